@@ -1,0 +1,27 @@
+// `heptapod info`: version, BLAS, threads and CPU features.
+#include <cstdio>
+
+#include "commands.h"
+#include "heptapod/core/cpu_info.h"
+#include "heptapod/core/threads.h"
+#include "heptapod/kernels/blas.h"
+
+namespace heptapod::app {
+
+Runner add_info_command(CLI::App& root) {
+  auto* cmd = root.add_subcommand("info", "Print version, BLAS, threads and CPU features");
+  auto threads = std::make_shared<int>(0);
+  cmd->add_option("--threads", *threads, "Threads to use (0: all cores)");
+  return [threads] {
+    set_num_threads(*threads);
+    const CpuInfo cpu = cpu_info();
+    std::printf("heptapod %s\n", HEPTAPOD_VERSION);
+    std::printf("blas:     %s\n", kernels::blas_description().c_str());
+    std::printf("threads:  %d (of %d logical cores)\n", num_threads(), cpu.logical_cores);
+    std::printf("cpu:      %s\n", cpu.brand.empty() ? "unknown" : cpu.brand.c_str());
+    std::printf("features: %s\n", cpu_features_string(cpu).c_str());
+    return 0;
+  };
+}
+
+}  // namespace heptapod::app

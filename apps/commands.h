@@ -1,0 +1,16 @@
+// The subcommands of the heptapod binary. Each registers its options on a CLI11 app and returns the
+// function that runs it; main() only dispatches.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace heptapod::app {
+
+using Runner = std::function<int()>;
+
+Runner add_info_command(CLI::App& root);
+Runner add_demo_command(CLI::App& root);
+Runner add_convert_command(CLI::App& root);
+
+}  // namespace heptapod::app

@@ -1,0 +1,45 @@
+# Every external dependency of Heptapod, in one place. All come from Debian 12 packages:
+#   libopenblas-openmp-dev  GEMM (BLAS), sharing the OpenMP runtime with our own kernels
+#   libomp / libgomp        OpenMP threading (ships with g++)
+#   nlohmann-json3-dev      JSON for configs and the model file header
+#   libcli11-dev            command-line parsing for the heptapod binary
+#   libgtest-dev            unit tests
+#   libbenchmark-dev        micro-benchmarks under bench/
+# HEPTAPOD_BLAS picks the GEMM provider; docs/blas.md records why the default is the default.
+
+set(HEPTAPOD_BLAS "openblas-openmp" CACHE STRING "BLAS provider: openblas-openmp, openblas-pthread or blis-openmp")
+set_property(CACHE HEPTAPOD_BLAS PROPERTY STRINGS openblas-openmp openblas-pthread blis-openmp)
+
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+
+set(_multiarch /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE})
+set(_multiarch_inc /usr/include/${CMAKE_LIBRARY_ARCHITECTURE})
+if(HEPTAPOD_BLAS STREQUAL "blis-openmp")
+  find_library(HEPTAPOD_BLAS_LIBRARY NAMES blis PATHS ${_multiarch}/blis-openmp NO_DEFAULT_PATH REQUIRED)
+  set(HEPTAPOD_BLAS_INCLUDE ${_multiarch_inc}/blis-openmp)
+  set(HEPTAPOD_BLAS_KIND 2)
+else()
+  find_library(HEPTAPOD_BLAS_LIBRARY NAMES openblas PATHS ${_multiarch}/${HEPTAPOD_BLAS} NO_DEFAULT_PATH REQUIRED)
+  set(HEPTAPOD_BLAS_INCLUDE ${_multiarch_inc}/${HEPTAPOD_BLAS})
+  set(HEPTAPOD_BLAS_KIND 1)
+endif()
+unset(HEPTAPOD_BLAS_LIBRARY_FOUND)
+message(STATUS "Heptapod BLAS: ${HEPTAPOD_BLAS} (${HEPTAPOD_BLAS_LIBRARY})")
+
+add_library(heptapod_blas INTERFACE)
+target_include_directories(heptapod_blas SYSTEM INTERFACE ${HEPTAPOD_BLAS_INCLUDE})
+target_link_libraries(heptapod_blas INTERFACE ${HEPTAPOD_BLAS_LIBRARY})
+target_compile_definitions(heptapod_blas INTERFACE
+  HEPTAPOD_BLAS_NAME="${HEPTAPOD_BLAS}" HEPTAPOD_BLAS_KIND=${HEPTAPOD_BLAS_KIND})
+
+add_library(heptapod_cli11 INTERFACE)
+target_include_directories(heptapod_cli11 SYSTEM INTERFACE ${CLI11_INCLUDE_DIR})
+
+if(HEPTAPOD_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(HEPTAPOD_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

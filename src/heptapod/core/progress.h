@@ -1,0 +1,37 @@
+// Progress reporting for long work: a live status line redrawn in place on a terminal, plain log lines
+// (at most one every few seconds) when output goes to a file or pipe.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace heptapod {
+
+class Progress {
+ public:
+  // total: the number of steps expected (0 if unknown); stream: where to draw (stderr by default).
+  explicit Progress(long total, std::FILE* stream = stderr, double log_interval_seconds = 5.0);
+
+  // Reports step `step` with a caller-formatted detail string ("loss 2.31 ppl 10.1 ..."). Adds elapsed
+  // time and ETA. Throttled: cheap to call every step.
+  void update(long step, const std::string& detail);
+  // Ends the live line (prints the final state and a newline).
+  void finish(long step, const std::string& detail);
+  double elapsed_seconds() const;
+  bool interactive() const { return interactive_; }
+
+ private:
+  std::string line(long step, const std::string& detail) const;
+  long total_;
+  std::FILE* stream_;
+  bool interactive_;
+  double log_interval_;
+  std::chrono::steady_clock::time_point start_;
+  double last_print_ = -1e9;
+};
+
+// "1h02m", "3m05s", "12s".
+std::string format_duration(double seconds);
+
+}  // namespace heptapod

@@ -1,0 +1,64 @@
+// Atomic write via temp file + fsync + rename (POSIX).
+#include "heptapod/io/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+namespace {
+void fsync_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      std::filesystem::remove(tmp);
+      throw;
+    }
+    out.flush();
+    if (!out) {
+      out.close();
+      std::filesystem::remove(tmp);
+      throw Error("cannot write " + path + ": write failed (disk full?)");
+    }
+  }
+  fsync_path(tmp);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::filesystem::remove(tmp);
+    throw Error("cannot write " + path + ": rename failed: " + reason);
+  }
+  const auto dir = std::filesystem::path(path).parent_path();
+  fsync_path(dir.empty() ? "." : dir.string());
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error("cannot read " + path);
+  return ss.str();
+}
+
+}  // namespace heptapod

@@ -1,0 +1,91 @@
+// Model file save and load with full validation.
+#include "heptapod/io/model_file.h"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+namespace {
+std::string shape_string(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+}  // namespace
+
+void save_model(const std::string& path, const Transformer<float>& model,
+                const std::map<std::string, std::string>& extra_metadata) {
+  SafetensorsWriter w;
+  for (const auto& [k, v] : extra_metadata) {
+    require(k != "format" && k != "format_version" && k != "config", "save_model: reserved metadata key " + k);
+    w.set_metadata(k, v);
+  }
+  w.set_metadata("format", kModelFormat);
+  w.set_metadata("format_version", std::to_string(kModelFormatVersion));
+  w.set_metadata("config", to_json(model.config()));
+  const auto& params = model.parameters();
+  for (std::size_t i = 0; i < params.specs().size(); ++i)
+    w.add(params.specs()[i].name, DType::F32, params.specs()[i].shape, params.values() + params.offset(i));
+  w.write(path);
+}
+
+ModelConfig read_model_config(const SafetensorsFile& file) {
+  const std::string& where = file.where();
+  auto it = file.metadata().find("format");
+  require(it != file.metadata().end() && it->second == kModelFormat,
+          where + ": not a Heptapod model file (metadata \"format\" is not \"" + kModelFormat + "\")");
+  const std::string& version = file.metadata("format_version");
+  require(version == std::to_string(kModelFormatVersion),
+          where + ": model format version " + version + " is not supported (this build reads version " +
+              std::to_string(kModelFormatVersion) + ")");
+  return model_config_from_json(file.metadata("config"), where);
+}
+
+template <typename T>
+void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, const std::string& prefix) {
+  const std::string& where = file.where();
+  std::set<std::string> expected;
+  for (std::size_t i = 0; i < params.specs().size(); ++i) {
+    const ParamSpec& spec = params.specs()[i];
+    const std::string name = prefix + spec.name;
+    expected.insert(name);
+    const TensorEntry* e = file.find(name);
+    require(e != nullptr, where + ": missing tensor \"" + name + "\"");
+    require(e->dtype == DType::F32, where + ": tensor \"" + name + "\" has dtype " + dtype_name(e->dtype) +
+                                        ", expected F32");
+    require(e->shape == spec.shape, where + ": tensor \"" + name + "\" has shape " + shape_string(e->shape) +
+                                        ", the config needs " + shape_string(spec.shape));
+    const unsigned char* src = file.data(*e);
+    T* dst = params.values() + params.offset(i);
+    for (std::int64_t k = 0; k < spec.numel(); ++k) {
+      float v;
+      std::memcpy(&v, src + 4 * k, 4);
+      require(std::isfinite(v), where + ": tensor \"" + name + "\" holds a non-finite value at index " +
+                                    std::to_string(k));
+      dst[k] = static_cast<T>(v);
+    }
+  }
+  for (const auto& e : file.tensors()) {
+    if (e.name.rfind(prefix, 0) != 0 || e.name.rfind("extra/", 0) == 0) continue;
+    require(expected.count(e.name) > 0, where + ": unexpected tensor \"" + e.name + "\" (not part of this config)");
+  }
+}
+
+std::unique_ptr<Transformer<float>> load_model(const SafetensorsFile& file) {
+  auto model = std::make_unique<Transformer<float>>(read_model_config(file));
+  load_parameters(file, model->parameters());
+  return model;
+}
+
+std::unique_ptr<Transformer<float>> load_model(const std::string& path) {
+  return load_model(SafetensorsFile::read(path));
+}
+
+template void load_parameters<float>(const SafetensorsFile&, ParameterStore<float>&, const std::string&);
+template void load_parameters<double>(const SafetensorsFile&, ParameterStore<double>&, const std::string&);
+
+}  // namespace heptapod

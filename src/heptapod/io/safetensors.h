@@ -1,0 +1,69 @@
+// Reading and writing the safetensors container (the layout of Heptapod model files, see
+// docs/model-format.md). The reader validates everything and names the problem; it never trusts the file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace heptapod {
+
+enum class DType { F32, F64, I32, I64, U8 };
+const char* dtype_name(DType d);
+std::size_t dtype_size(DType d);
+
+struct TensorEntry {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<std::int64_t> shape;
+  std::size_t begin = 0, end = 0;  // byte offsets within the data section
+  std::int64_t numel() const;
+};
+
+class SafetensorsFile {
+ public:
+  // Reads and validates a file. "where" in messages is the path.
+  static SafetensorsFile read(const std::string& path);
+  // Validates an in-memory image; `where` names it in messages.
+  static SafetensorsFile parse(std::string bytes, const std::string& where);
+
+  const std::string& where() const { return where_; }
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  // Throws Error if the key is missing.
+  const std::string& metadata(const std::string& key) const;
+  const std::vector<TensorEntry>& tensors() const { return tensors_; }
+  const TensorEntry* find(const std::string& name) const;
+  // Throws Error if missing.
+  const TensorEntry& at(const std::string& name) const;
+  const unsigned char* data(const TensorEntry& entry) const;
+  // Values of a float tensor (F32 or F64) converted to T; of an integer tensor (I32 or I64) as int.
+  template <typename T>
+  std::vector<T> floats(const std::string& name) const;
+  std::vector<int> ints(const std::string& name) const;
+
+ private:
+  std::string where_;
+  std::string bytes_;
+  std::size_t data_start_ = 0;
+  std::map<std::string, std::string> metadata_;
+  std::vector<TensorEntry> tensors_;
+  std::map<std::string, std::size_t> index_;
+};
+
+class SafetensorsWriter {
+ public:
+  void set_metadata(const std::string& key, const std::string& value) { metadata_[key] = value; }
+  // Copies `bytes` (numel * dtype_size bytes, little-endian).
+  void add(const std::string& name, DType dtype, std::vector<std::int64_t> shape, const void* bytes);
+  // Writes atomically (temp file + rename).
+  void write(const std::string& path) const;
+  std::string serialize() const;
+
+ private:
+  std::map<std::string, std::string> metadata_;
+  std::vector<TensorEntry> tensors_;
+  std::string data_;
+};
+
+}  // namespace heptapod

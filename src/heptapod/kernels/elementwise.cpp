@@ -1,0 +1,62 @@
+// Bias, ReLU and residual kernels: flat parallel loops the compiler vectorises.
+#include "heptapod/kernels/elementwise.h"
+
+#include "heptapod/kernels/parallel.h"
+
+namespace heptapod::kernels {
+
+template <typename T>
+void add_bias(T* y, const T* bias, int N, int C) {
+#pragma omp parallel for schedule(static) if (static_cast<long>(N) * C > kParallelMinWork)
+  for (int n = 0; n < N; ++n) {
+    T* row = y + static_cast<long>(n) * C;
+    for (int c = 0; c < C; ++c) row[c] += bias[c];
+  }
+}
+
+template <typename T>
+void bias_backward(const T* dy, T* dbias, int N, int C) {
+  for_column_blocks(C, static_cast<long>(N) * C, [&](int c0, int c1) {
+    for (int n = 0; n < N; ++n) {
+      const T* row = dy + static_cast<long>(n) * C;
+      for (int c = c0; c < c1; ++c) dbias[c] += row[c];
+    }
+  });
+}
+
+template <typename T>
+void relu_forward(T* x, long n) {
+#pragma omp parallel for schedule(static) if (n > kParallelMinWork)
+  for (long i = 0; i < n; ++i) x[i] = x[i] > T(0) ? x[i] : T(0);
+}
+
+template <typename T>
+void relu_backward(const T* y, T* grad, long n) {
+#pragma omp parallel for schedule(static) if (n > kParallelMinWork)
+  for (long i = 0; i < n; ++i) grad[i] = y[i] > T(0) ? grad[i] : T(0);
+}
+
+template <typename T>
+void add(const T* a, const T* b, T* out, long n) {
+#pragma omp parallel for schedule(static) if (n > kParallelMinWork)
+  for (long i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+template <typename T>
+void accumulate(T* dst, const T* src, long n) {
+#pragma omp parallel for schedule(static) if (n > kParallelMinWork)
+  for (long i = 0; i < n; ++i) dst[i] += src[i];
+}
+
+#define HEPTAPOD_INSTANTIATE(T)                              \
+  template void add_bias<T>(T*, const T*, int, int);         \
+  template void bias_backward<T>(const T*, T*, int, int);    \
+  template void relu_forward<T>(T*, long);                   \
+  template void relu_backward<T>(const T*, T*, long);        \
+  template void add<T>(const T*, const T*, T*, long);        \
+  template void accumulate<T>(T*, const T*, long);
+HEPTAPOD_INSTANTIATE(float)
+HEPTAPOD_INSTANTIATE(double)
+#undef HEPTAPOD_INSTANTIATE
+
+}  // namespace heptapod::kernels

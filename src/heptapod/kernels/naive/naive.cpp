@@ -1,0 +1,213 @@
+// Naive kernel twins. Written for obviousness, not speed; accumulate in long double where it is free to.
+#include "heptapod/kernels/naive/naive.h"
+
+#include <cmath>
+#include <vector>
+
+#include "heptapod/core/random.h"
+
+namespace heptapod::kernels::naive {
+
+template <typename T>
+void gemm(Trans ta, Trans tb, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
+          T* C, int ldc) {
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      long double s = 0;
+      for (int k = 0; k < K; ++k) {
+        const T a = ta == Trans::No ? A[i * lda + k] : A[k * lda + i];
+        const T b = tb == Trans::No ? B[k * ldb + j] : B[j * ldb + k];
+        s += static_cast<long double>(a) * b;
+      }
+      const T prev = beta == T(0) ? T(0) : beta * C[i * ldc + j];
+      C[i * ldc + j] = static_cast<T>(alpha * s + prev);
+    }
+  }
+}
+
+template <typename T>
+void masked_softmax_forward(T* scores, int B, int H, int Tq, int K, const int* key_len, bool causal, T scale) {
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < Tq; ++i) {
+        T* row = scores + ((static_cast<long>(b) * H + h) * Tq + i) * K;
+        std::vector<bool> visible(K);
+        bool any = false;
+        for (int j = 0; j < K; ++j) {
+          visible[j] = j < key_len[b] && !(causal && j > i);
+          any = any || visible[j];
+        }
+        long double max_v = -INFINITY, sum = 0;
+        for (int j = 0; j < K; ++j)
+          if (visible[j] && scale * row[j] > max_v) max_v = scale * row[j];
+        for (int j = 0; j < K; ++j)
+          if (visible[j]) sum += std::exp(static_cast<long double>(scale * row[j]) - max_v);
+        for (int j = 0; j < K; ++j)
+          row[j] = any && visible[j] ? static_cast<T>(std::exp(static_cast<long double>(scale * row[j]) - max_v) / sum)
+                                     : T(0);
+      }
+}
+
+template <typename T>
+void masked_softmax_backward(const T* probs, T* grad, int B, int H, int Tq, int K, T scale) {
+  const long rows = static_cast<long>(B) * H * Tq;
+  for (long r = 0; r < rows; ++r) {
+    std::vector<T> in(grad + r * K, grad + (r + 1) * K);
+    for (int j = 0; j < K; ++j) {
+      // dS_j = scale * sum_k dP_k * P_k * (delta_jk - P_j)
+      long double s = 0;
+      for (int k = 0; k < K; ++k) s += static_cast<long double>(in[k]) * probs[r * K + k] * ((j == k) - probs[r * K + j]);
+      grad[r * K + j] = static_cast<T>(scale * s);
+    }
+  }
+}
+
+template <typename T>
+void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps) {
+  for (int n = 0; n < N; ++n) {
+    long double m = 0, v = 0;
+    for (int c = 0; c < C; ++c) m += x[n * C + c];
+    m /= C;
+    for (int c = 0; c < C; ++c) v += (x[n * C + c] - m) * (x[n * C + c] - m);
+    v /= C;
+    const long double s = 1.0L / std::sqrt(v + eps);
+    for (int c = 0; c < C; ++c) y[n * C + c] = static_cast<T>((x[n * C + c] - m) * s * gamma[c] + beta[c]);
+    mean[n] = static_cast<T>(m);
+    rstd[n] = static_cast<T>(s);
+  }
+}
+
+template <typename T>
+void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
+                         T* dbeta, int N, int C, bool accumulate_dx) {
+  // Full Jacobian: dxhat_k/dx_j = s * (delta_jk - 1/C - xhat_j xhat_k / C).
+  for (int n = 0; n < N; ++n) {
+    for (int j = 0; j < C; ++j) {
+      long double s = 0;
+      const long double xhat_j = (x[n * C + j] - mean[n]) * static_cast<long double>(rstd[n]);
+      for (int k = 0; k < C; ++k) {
+        const long double xhat_k = (x[n * C + k] - mean[n]) * static_cast<long double>(rstd[n]);
+        s += static_cast<long double>(dy[n * C + k]) * gamma[k] * rstd[n] *
+             ((j == k) - 1.0L / C - xhat_j * xhat_k / C);
+      }
+      dx[n * C + j] = static_cast<T>(accumulate_dx ? dx[n * C + j] + s : s);
+    }
+    for (int c = 0; c < C; ++c) {
+      dgamma[c] += dy[n * C + c] * (x[n * C + c] - mean[n]) * rstd[n];
+      dbeta[c] += dy[n * C + c];
+    }
+  }
+}
+
+template <typename T>
+void add_bias(T* y, const T* bias, int N, int C) {
+  for (int n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c) y[n * C + c] += bias[c];
+}
+
+template <typename T>
+void bias_backward(const T* dy, T* dbias, int N, int C) {
+  for (int n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c) dbias[c] += dy[n * C + c];
+}
+
+template <typename T>
+void relu_forward(T* x, long n) {
+  for (long i = 0; i < n; ++i)
+    if (x[i] < 0) x[i] = 0;
+}
+
+template <typename T>
+void relu_backward(const T* y, T* grad, long n) {
+  for (long i = 0; i < n; ++i)
+    if (!(y[i] > 0)) grad[i] = 0;
+}
+
+template <typename T>
+void embedding_forward(const int* tokens, int B, int Tlen, const T* table, int C, T scale, const T* pe, T* out) {
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < Tlen; ++t)
+      for (int c = 0; c < C; ++c) {
+        const long row = static_cast<long>(b) * Tlen + t;
+        out[row * C + c] = table[static_cast<long>(tokens[row]) * C + c] * scale + pe[static_cast<long>(t) * C + c];
+      }
+}
+
+template <typename T>
+void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale, T* dtable) {
+  for (long n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c) dtable[static_cast<long>(tokens[n]) * C + c] += scale * dout[n * C + c];
+}
+
+template <typename T>
+void sinusoid_table(int L, int C, T* pe) {
+  for (int p = 0; p < L; ++p)
+    for (int i = 0; 2 * i < C; ++i) {
+      const long double angle = p / std::pow(10000.0L, 2.0L * i / C);
+      pe[p * C + 2 * i] = static_cast<T>(std::sin(angle));
+      if (2 * i + 1 < C) pe[p * C + 2 * i + 1] = static_cast<T>(std::cos(angle));
+    }
+}
+
+template <typename T>
+CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int* lengths, int B, int Tlen, int V,
+                                 T eps, T grad_scale, T* dlogits, T* row_nll) {
+  CrossEntropyTotals totals;
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < Tlen; ++t) {
+      const long n = static_cast<long>(b) * Tlen + t;
+      const T* x = logits + n * V;
+      if (t >= lengths[b]) {
+        for (int v = 0; v < V && dlogits; ++v) dlogits[n * V + v] = 0;
+        if (row_nll) row_nll[n] = 0;
+        continue;
+      }
+      long double z = 0;
+      for (int v = 0; v < V; ++v) z += std::exp(static_cast<long double>(x[v]));
+      std::vector<long double> logp(V);
+      for (int v = 0; v < V; ++v) logp[v] = x[v] - std::log(z);
+      // Smoothed target distribution q = (1 - eps) onehot(y) + eps / V.
+      long double loss = 0;
+      for (int v = 0; v < V; ++v) {
+        const long double q = (v == targets[n] ? 1.0L - eps : 0.0L) + static_cast<long double>(eps) / V;
+        loss -= q * logp[v];
+        if (dlogits) dlogits[n * V + v] = static_cast<T>(grad_scale * (std::exp(logp[v]) - q));
+      }
+      totals.loss += static_cast<double>(loss);
+      totals.nll += static_cast<double>(-logp[targets[n]]);
+      totals.tokens += 1;
+      if (row_nll) row_nll[n] = static_cast<T>(-logp[targets[n]]);
+    }
+  return totals;
+}
+
+template <typename T>
+void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
+  if (p <= 0) return;
+  for (long i = 0; i < n; ++i) {
+    const bool drop = counter_uniform(seed, stream, static_cast<std::uint64_t>(i)) < p;
+    x[i] = drop ? T(0) : static_cast<T>(x[i] / (1.0L - p));
+  }
+}
+
+#define HEPTAPOD_INSTANTIATE(T)                                                                                  \
+  template void gemm<T>(Trans, Trans, int, int, int, T, const T*, int, const T*, int, T, T*, int);              \
+  template void masked_softmax_forward<T>(T*, int, int, int, int, const int*, bool, T);                         \
+  template void masked_softmax_backward<T>(const T*, T*, int, int, int, int, T);                                \
+  template void layer_norm_forward<T>(const T*, const T*, const T*, T*, T*, T*, int, int, T);                   \
+  template void layer_norm_backward<T>(const T*, const T*, const T*, const T*, const T*, T*, T*, T*, int, int,  \
+                                       bool);                                                                    \
+  template void add_bias<T>(T*, const T*, int, int);                                                            \
+  template void bias_backward<T>(const T*, T*, int, int);                                                       \
+  template void relu_forward<T>(T*, long);                                                                      \
+  template void relu_backward<T>(const T*, T*, long);                                                           \
+  template void embedding_forward<T>(const int*, int, int, const T*, int, T, const T*, T*);                     \
+  template void embedding_backward<T>(const T*, const int*, long, int, T, T*);                                  \
+  template void sinusoid_table<T>(int, int, T*);                                                                \
+  template CrossEntropyTotals cross_entropy<T>(const T*, const int*, const int*, int, int, int, T, T, T*, T*);   \
+  template void dropout<T>(T*, long, float, std::uint64_t, std::uint64_t);
+HEPTAPOD_INSTANTIATE(float)
+HEPTAPOD_INSTANTIATE(double)
+#undef HEPTAPOD_INSTANTIATE
+
+}  // namespace heptapod::kernels::naive

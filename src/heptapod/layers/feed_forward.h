@@ -1,0 +1,32 @@
+// Position-wise feed-forward network: y = drop(relu(x W1^T + b1)) W2^T + b2.
+#pragma once
+
+#include "heptapod/core/arena.h"
+#include "heptapod/layers/dropout_site.h"
+#include "heptapod/layers/linear.h"
+
+namespace heptapod {
+
+template <typename T>
+struct FeedForward {
+  Linear<T> fc1;  // (F, C)
+  Linear<T> fc2;  // (C, F)
+};
+
+template <typename T>
+struct FeedForwardSaved {
+  T* hidden = nullptr;   // (N, F) relu output
+  T* dropped = nullptr;  // (N, F) after activation dropout (== hidden when the rate is 0)
+};
+
+// x: (N, C) -> y: (N, C) assigned.
+template <typename T>
+void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
+                          FeedForwardSaved<T>& saved, T* y);
+
+// dy: (N, C) -> dx: (N, C) assigned or accumulated; parameter gradients accumulated.
+template <typename T>
+void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, int N, const DropoutSite& drop,
+                           const FeedForwardSaved<T>& saved, Arena& arena, T* dx, bool accumulate_dx);
+
+}  // namespace heptapod

@@ -1,0 +1,34 @@
+// Layer norm as a layer: parameters plus the statistics saved for its backward pass.
+#pragma once
+
+#include "heptapod/core/arena.h"
+
+namespace heptapod {
+
+template <typename T>
+struct LayerNorm {
+  T* gamma = nullptr;   // (C)
+  T* beta = nullptr;    // (C)
+  T* dgamma = nullptr;  // (C) accumulated
+  T* dbeta = nullptr;   // (C) accumulated
+  int C = 0;
+  T eps = T(1e-5);
+};
+
+template <typename T>
+struct LayerNormSaved {
+  const T* x = nullptr;  // (N, C) the input
+  T* mean = nullptr;     // (N)
+  T* rstd = nullptr;     // (N)
+};
+
+// x: (N, C) -> returns y: (N, C) carved from the arena.
+template <typename T>
+T* layer_norm_forward(const LayerNorm<T>& ln, const T* x, int N, Arena& arena, LayerNormSaved<T>& saved);
+
+// dy: (N, C) -> dx: (N, C) assigned or accumulated; parameter gradients accumulated.
+template <typename T>
+void layer_norm_backward(const LayerNorm<T>& ln, const T* dy, int N, const LayerNormSaved<T>& saved, T* dx,
+                         bool accumulate_dx);
+
+}  // namespace heptapod

@@ -1,0 +1,59 @@
+// The residual sub-layer wrapper, post-norm (the paper: LN(x + drop(f(x)))) or pre-norm
+// (x + drop(f(LN(x)))), forward and backward around any sub-layer f.
+#pragma once
+
+#include <cstring>
+
+#include "heptapod/core/arena.h"
+#include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/elementwise.h"
+#include "heptapod/layers/dropout_site.h"
+#include "heptapod/layers/layer_norm.h"
+
+namespace heptapod {
+
+enum class NormPosition { Post, Pre };
+
+template <typename T>
+struct SublayerSaved {
+  LayerNormSaved<T> norm;
+  const T* inner_input = nullptr;  // (N, C) what f saw: x (post-norm) or LN(x) (pre-norm)
+};
+
+// x: (N, C) -> returns the sub-layer output (N, C), carved from the arena. f(in, out) writes f(in) to out,
+// both (N, C).
+template <typename T, typename F>
+T* sublayer_forward(NormPosition pos, const LayerNorm<T>& ln, const T* x, int N, const DropoutSite& drop,
+                    Arena& arena, SublayerSaved<T>& saved, F&& f) {
+  const long count = static_cast<long>(N) * ln.C;
+  T* y = arena.alloc<T>(count);  // (N, C) f's output, then the residual sum
+  saved.inner_input = pos == NormPosition::Pre ? layer_norm_forward(ln, x, N, arena, saved.norm) : x;
+  f(saved.inner_input, y);
+  kernels::dropout(y, count, drop.rate, drop.seed, drop.stream);
+  kernels::add(x, y, y, count);
+  return pos == NormPosition::Pre ? y : layer_norm_forward(ln, y, N, arena, saved.norm);
+}
+
+// dy: (N, C) -> dx: (N, C) assigned. f_back(dy_f, dx_inner, accumulate) back-propagates through f, writing
+// (accumulate false) or adding to (accumulate true) dx_inner.
+template <typename T, typename FB>
+void sublayer_backward(NormPosition pos, const LayerNorm<T>& ln, const T* dy, int N, const DropoutSite& drop,
+                       const SublayerSaved<T>& saved, Arena& arena, T* dx, FB&& f_back) {
+  const long count = static_cast<long>(N) * ln.C;
+  T* dinner = arena.alloc<T>(count);  // (N, C) gradient at f's output
+  if (pos == NormPosition::Pre) {
+    std::memcpy(dx, dy, sizeof(T) * count);
+    std::memcpy(dinner, dy, sizeof(T) * count);
+    kernels::dropout(dinner, count, drop.rate, drop.seed, drop.stream);
+    T* dnormed = arena.alloc<T>(count);  // (N, C)
+    f_back(dinner, dnormed, false);
+    layer_norm_backward(ln, dnormed, N, saved.norm, dx, true);
+  } else {
+    layer_norm_backward(ln, dy, N, saved.norm, dinner, false);
+    std::memcpy(dx, dinner, sizeof(T) * count);
+    kernels::dropout(dinner, count, drop.rate, drop.seed, drop.stream);
+    f_back(dinner, dx, true);
+  }
+}
+
+}  // namespace heptapod

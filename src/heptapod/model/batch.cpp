@@ -1,0 +1,70 @@
+// Batch construction and validation.
+#include "heptapod/model/batch.h"
+
+#include <algorithm>
+#include <string>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+long long Batch::target_tokens() const {
+  long long n = 0;
+  for (int l : tgt_len) n += l;
+  return n;
+}
+
+Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
+                 const ModelConfig& config) {
+  require(sources.size() == targets.size(), "make_batch: " + std::to_string(sources.size()) + " sources but " +
+                                                std::to_string(targets.size()) + " targets");
+  Batch b;
+  b.B = static_cast<int>(sources.size());
+  b.S = 1;
+  b.T = 1;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    b.S = std::max(b.S, static_cast<int>(sources[i].size()));
+    b.T = std::max(b.T, static_cast<int>(targets[i].size()) + 1);
+  }
+  b.src.assign(static_cast<std::size_t>(b.B) * b.S, config.pad_id);
+  b.tgt_in.assign(static_cast<std::size_t>(b.B) * b.T, config.pad_id);
+  b.tgt_out.assign(static_cast<std::size_t>(b.B) * b.T, config.pad_id);
+  for (int i = 0; i < b.B; ++i) {
+    const auto& s = sources[i];
+    const auto& t = targets[i];
+    std::copy(s.begin(), s.end(), b.src.begin() + static_cast<long>(i) * b.S);
+    b.src_len.push_back(static_cast<int>(s.size()));
+    int* in = b.tgt_in.data() + static_cast<long>(i) * b.T;
+    int* out = b.tgt_out.data() + static_cast<long>(i) * b.T;
+    in[0] = config.bos_id;
+    std::copy(t.begin(), t.end(), in + 1);
+    std::copy(t.begin(), t.end(), out);
+    out[t.size()] = config.eos_id;
+    b.tgt_len.push_back(static_cast<int>(t.size()) + 1);
+  }
+  validate_batch(b, config);
+  return b;
+}
+
+void validate_batch(const Batch& b, const ModelConfig& c) {
+  require(b.B > 0 && b.S > 0 && b.T > 0, "batch: empty dimensions");
+  require(b.src.size() == static_cast<std::size_t>(b.B) * b.S && b.src_len.size() == static_cast<std::size_t>(b.B) &&
+              b.tgt_in.size() == static_cast<std::size_t>(b.B) * b.T &&
+              b.tgt_out.size() == static_cast<std::size_t>(b.B) * b.T && b.tgt_len.size() == static_cast<std::size_t>(b.B),
+          "batch: tensor sizes do not match B, S, T");
+  for (int i = 0; i < b.B; ++i) {
+    require(b.src_len[i] >= 0 && b.src_len[i] <= b.S, "batch: source length out of range in row " + std::to_string(i));
+    require(b.tgt_len[i] >= 1 && b.tgt_len[i] <= b.T, "batch: target length out of range in row " + std::to_string(i));
+  }
+  auto check_ids = [](const std::vector<int>& ids, int vocab, const char* what) {
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      require(ids[k] >= 0 && ids[k] < vocab, std::string("batch: ") + what + " token id " + std::to_string(ids[k]) +
+                                                 " at position " + std::to_string(k) + " is outside the vocabulary of " +
+                                                 std::to_string(vocab));
+  };
+  check_ids(b.src, c.src_vocab_size, "source");
+  check_ids(b.tgt_in, c.tgt_vocab_size, "target input");
+  check_ids(b.tgt_out, c.tgt_vocab_size, "target output");
+}
+
+}  // namespace heptapod

@@ -1,0 +1,179 @@
+// Model configuration: validation, JSON and presets.
+#include "heptapod/model/config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "heptapod/core/error.h"
+#include "heptapod/model/parameter_layout.h"
+
+namespace heptapod {
+
+using nlohmann::json;
+
+namespace {
+
+const char* norm_name(NormPosition n) { return n == NormPosition::Pre ? "pre" : "post"; }
+
+const char* tying_name(EmbeddingTying t) {
+  switch (t) {
+    case EmbeddingTying::All: return "all";
+    case EmbeddingTying::TargetOutput: return "target_output";
+    case EmbeddingTying::None: return "none";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void validate(const ModelConfig& c) {
+  auto positive = [](int v, const char* field) {
+    require(v > 0, std::string("model config: ") + field + " must be positive, got " + std::to_string(v));
+  };
+  positive(c.src_vocab_size, "src_vocab_size");
+  positive(c.tgt_vocab_size, "tgt_vocab_size");
+  positive(c.d_model, "d_model");
+  positive(c.n_heads, "n_heads");
+  positive(c.d_ff, "d_ff");
+  positive(c.encoder_layers, "encoder_layers");
+  positive(c.decoder_layers, "decoder_layers");
+  require(c.d_model % c.n_heads == 0, "model config: d_model (" + std::to_string(c.d_model) +
+                                          ") must be divisible by n_heads (" + std::to_string(c.n_heads) + ")");
+  for (auto [rate, field] : {std::pair{c.dropout, "dropout"}, {c.attention_dropout, "attention_dropout"},
+                             {c.activation_dropout, "activation_dropout"}, {c.embedding_dropout, "embedding_dropout"}})
+    require(rate >= 0.0f && rate < 1.0f, std::string("model config: ") + field + " must be in [0, 1)");
+  require(c.layer_norm_eps > 0.0f, "model config: layer_norm_eps must be positive");
+  require(c.tie_embeddings != EmbeddingTying::All || c.src_vocab_size == c.tgt_vocab_size,
+          "model config: tie_embeddings \"all\" needs src_vocab_size == tgt_vocab_size");
+  for (auto [id, field] : {std::pair{c.pad_id, "pad_id"}, {c.bos_id, "bos_id"}, {c.eos_id, "eos_id"}})
+    require(id >= 0 && id < c.tgt_vocab_size && id < c.src_vocab_size,
+            std::string("model config: ") + field + " must be a valid token id in both vocabularies");
+}
+
+std::string to_json(const ModelConfig& c) {
+  json j = {{"src_vocab_size", c.src_vocab_size},
+            {"tgt_vocab_size", c.tgt_vocab_size},
+            {"d_model", c.d_model},
+            {"n_heads", c.n_heads},
+            {"d_ff", c.d_ff},
+            {"encoder_layers", c.encoder_layers},
+            {"decoder_layers", c.decoder_layers},
+            {"dropout", c.dropout},
+            {"attention_dropout", c.attention_dropout},
+            {"activation_dropout", c.activation_dropout},
+            {"embedding_dropout", c.embedding_dropout},
+            {"norm", norm_name(c.norm)},
+            {"final_norm", c.final_norm},
+            {"layer_norm_eps", c.layer_norm_eps},
+            {"tie_embeddings", tying_name(c.tie_embeddings)},
+            {"output_bias", c.output_bias},
+            {"pad_id", c.pad_id},
+            {"bos_id", c.bos_id},
+            {"eos_id", c.eos_id}};
+  return j.dump();
+}
+
+ModelConfig model_config_from_json(const std::string& text, const std::string& where) {
+  json j = json::parse(text, nullptr, false);
+  require(!j.is_discarded() && j.is_object(), where + ": model config is not a JSON object");
+  ModelConfig c;
+  std::set<std::string> seen;
+  auto field = [&](const char* name) -> const json& {
+    require(j.contains(name), where + ": model config is missing field \"" + name + "\"");
+    seen.insert(name);
+    return j.at(name);
+  };
+  auto get_int = [&](const char* name, int& out) {
+    const json& v = field(name);
+    require(v.is_number_integer(), where + ": model config field \"" + name + "\" must be an integer");
+    out = v.get<int>();
+  };
+  auto get_float = [&](const char* name, float& out) {
+    const json& v = field(name);
+    require(v.is_number(), where + ": model config field \"" + name + "\" must be a number");
+    out = v.get<float>();
+  };
+  auto get_bool = [&](const char* name, bool& out) {
+    const json& v = field(name);
+    require(v.is_boolean(), where + ": model config field \"" + name + "\" must be true or false");
+    out = v.get<bool>();
+  };
+  auto get_string = [&](const char* name) {
+    const json& v = field(name);
+    require(v.is_string(), where + ": model config field \"" + name + "\" must be a string");
+    return v.get<std::string>();
+  };
+  get_int("src_vocab_size", c.src_vocab_size);
+  get_int("tgt_vocab_size", c.tgt_vocab_size);
+  get_int("d_model", c.d_model);
+  get_int("n_heads", c.n_heads);
+  get_int("d_ff", c.d_ff);
+  get_int("encoder_layers", c.encoder_layers);
+  get_int("decoder_layers", c.decoder_layers);
+  get_float("dropout", c.dropout);
+  get_float("attention_dropout", c.attention_dropout);
+  get_float("activation_dropout", c.activation_dropout);
+  get_float("embedding_dropout", c.embedding_dropout);
+  const std::string norm = get_string("norm");
+  require(norm == "post" || norm == "pre", where + ": model config field \"norm\" must be \"post\" or \"pre\"");
+  c.norm = norm == "pre" ? NormPosition::Pre : NormPosition::Post;
+  get_bool("final_norm", c.final_norm);
+  get_float("layer_norm_eps", c.layer_norm_eps);
+  const std::string tie = get_string("tie_embeddings");
+  if (tie == "all") c.tie_embeddings = EmbeddingTying::All;
+  else if (tie == "target_output") c.tie_embeddings = EmbeddingTying::TargetOutput;
+  else if (tie == "none") c.tie_embeddings = EmbeddingTying::None;
+  else throw Error(where + ": model config field \"tie_embeddings\" must be \"all\", \"target_output\" or \"none\"");
+  get_bool("output_bias", c.output_bias);
+  get_int("pad_id", c.pad_id);
+  get_int("bos_id", c.bos_id);
+  get_int("eos_id", c.eos_id);
+  for (const auto& item : j.items())
+    require(seen.count(item.key()) > 0, where + ": model config has unknown field \"" + item.key() + "\"");
+  try {
+    validate(c);
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
+  return c;
+}
+
+ModelConfig model_preset(const std::string& name) {
+  ModelConfig c;  // defaults are the paper's base model
+  if (name == "base") return c;
+  if (name == "big") {
+    c.d_model = 1024;
+    c.n_heads = 16;
+    c.d_ff = 4096;
+    c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.3f;
+    return c;
+  }
+  if (name == "small") {
+    c.d_model = 256;
+    c.n_heads = 4;
+    c.d_ff = 1024;
+    c.encoder_layers = c.decoder_layers = 3;
+    return c;
+  }
+  if (name == "tiny") {
+    c.src_vocab_size = c.tgt_vocab_size = 64;
+    c.d_model = 64;
+    c.n_heads = 4;
+    c.d_ff = 128;
+    c.encoder_layers = c.decoder_layers = 2;
+    c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.0f;
+    return c;
+  }
+  throw Error("unknown model preset \"" + name + "\" (known: base, big, small, tiny)");
+}
+
+std::vector<std::string> model_preset_names() { return {"base", "big", "small", "tiny"}; }
+
+long long parameter_count(const ModelConfig& config) {
+  long long n = 0;
+  for (const auto& p : parameter_layout(config)) n += p.numel();
+  return n;
+}
+
+}  // namespace heptapod

@@ -1,0 +1,54 @@
+// The model configuration: every architectural number, typed, validated, and (de)serialised as the JSON that
+// the model file carries (docs/model-format.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "heptapod/layers/sublayer.h"
+
+namespace heptapod {
+
+enum class EmbeddingTying { All, TargetOutput, None };
+
+struct ModelConfig {
+  int src_vocab_size = 8000;
+  int tgt_vocab_size = 8000;
+  int d_model = 512;
+  int n_heads = 8;
+  int d_ff = 2048;
+  int encoder_layers = 6;
+  int decoder_layers = 6;
+  float dropout = 0.1f;             // residual: every sub-layer output
+  float attention_dropout = 0.1f;   // attention probabilities
+  float activation_dropout = 0.1f;  // FFN inner activation
+  float embedding_dropout = 0.1f;   // embedding + position sum
+  NormPosition norm = NormPosition::Post;
+  bool final_norm = false;  // post-norm only: a layer norm at the end of each stack (nn.Transformer has one)
+  float layer_norm_eps = 1e-5f;
+  EmbeddingTying tie_embeddings = EmbeddingTying::All;
+  bool output_bias = false;
+  int pad_id = 0;
+  int bos_id = 1;
+  int eos_id = 2;
+
+  int head_size() const { return d_model / n_heads; }
+  bool has_final_norm() const { return norm == NormPosition::Pre || final_norm; }
+};
+
+// Throws Error naming the first invalid field.
+void validate(const ModelConfig& config);
+
+// JSON text with every field; parse accepts exactly those fields and names any problem ("where" prefixes the
+// message, e.g. the file name).
+std::string to_json(const ModelConfig& config);
+ModelConfig model_config_from_json(const std::string& json_text, const std::string& where);
+
+// Presets: "base" and "big" are the paper's; "small" suits a 2-core CPU; "tiny" is for tests and demos.
+ModelConfig model_preset(const std::string& name);
+std::vector<std::string> model_preset_names();
+
+// Parameter count the config implies.
+long long parameter_count(const ModelConfig& config);
+
+}  // namespace heptapod

@@ -1,0 +1,39 @@
+// One decoder layer: causal self-attention, cross-attention over the encoder output, feed-forward; each
+// wrapped in residual + layer norm.
+#pragma once
+
+#include "heptapod/layers/attention.h"
+#include "heptapod/layers/feed_forward.h"
+#include "heptapod/layers/sublayer.h"
+#include "heptapod/model/config.h"
+#include "heptapod/model/dropout_streams.h"
+#include "heptapod/model/parameter_store.h"
+
+namespace heptapod {
+
+template <typename T>
+class DecoderLayer {
+ public:
+  DecoderLayer(ParameterStore<T>& params, const ModelConfig& config, int index);
+
+  // x: (B*T, C), memory: (B*S, C) -> returns (B*T, C) from the arena.
+  T* forward(const T* x, const T* memory, const AttentionShape& self_shape, const AttentionShape& cross_shape,
+             const DropoutContext& ctx, Arena& arena);
+  // dy: (B*T, C) -> dx: (B*T, C) assigned; dmemory: (B*S, C) accumulated.
+  void backward(const T* dy, const T* memory, const AttentionShape& self_shape, const AttentionShape& cross_shape,
+                const DropoutContext& ctx, Arena& arena, T* dx, T* dmemory);
+
+ private:
+  DropoutSite site(const DropoutContext& ctx, SublayerSlot slot, DropoutKind kind) const;
+
+  const ModelConfig& config_;
+  int index_;
+  MultiHeadAttention<T> self_attn_, cross_attn_;
+  LayerNorm<T> self_attn_norm_, cross_attn_norm_, ffn_norm_;
+  FeedForward<T> ffn_;
+  SublayerSaved<T> self_sub_, cross_sub_, ffn_sub_;
+  AttentionSaved<T> self_saved_, cross_saved_;
+  FeedForwardSaved<T> ffn_saved_;
+};
+
+}  // namespace heptapod

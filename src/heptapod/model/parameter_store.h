@@ -1,0 +1,57 @@
+// Parameters and their gradients, each in one flat buffer (llm.c style), carved by name.
+// Optimiser steps, gradient clipping, averaging and all-reduce are single loops over these buffers.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "heptapod/core/error.h"
+#include "heptapod/model/parameter_layout.h"
+
+namespace heptapod {
+
+template <typename T>
+class ParameterStore {
+ public:
+  explicit ParameterStore(std::vector<ParamSpec> specs) : specs_(std::move(specs)) {
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < specs_.size(); ++i) {
+      offsets_.push_back(offset);
+      index_[specs_[i].name] = i;
+      offset += static_cast<std::size_t>(specs_[i].numel());
+    }
+    values_.assign(offset, T(0));
+    grads_.assign(offset, T(0));
+  }
+
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+  std::size_t size() const { return values_.size(); }
+  T* values() { return values_.data(); }
+  const T* values() const { return values_.data(); }
+  T* grads() { return grads_.data(); }
+  const T* grads() const { return grads_.data(); }
+
+  bool contains(const std::string& name) const { return index_.count(name) > 0; }
+  std::size_t offset(const std::string& name) const { return offsets_[index_of(name)]; }
+  std::size_t offset(std::size_t i) const { return offsets_[i]; }
+  T* value(const std::string& name) { return values_.data() + offset(name); }
+  T* grad(const std::string& name) { return grads_.data() + offset(name); }
+
+  void zero_grads() { std::fill(grads_.begin(), grads_.end(), T(0)); }
+
+ private:
+  std::size_t index_of(const std::string& name) const {
+    auto it = index_.find(name);
+    require(it != index_.end(), "no parameter named \"" + name + "\"");
+    return it->second;
+  }
+
+  std::vector<ParamSpec> specs_;
+  std::vector<std::size_t> offsets_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::vector<T> values_;
+  std::vector<T> grads_;
+};
+
+}  // namespace heptapod

@@ -1,0 +1,76 @@
+// The Transformer encoder-decoder: embeddings, stacks, output projection and loss, forward and backward.
+// Owns its parameters (one flat buffer, see parameter_store.h); activations live in a caller's Arena.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "heptapod/core/arena.h"
+#include "heptapod/kernels/cross_entropy.h"
+#include "heptapod/layers/embedding.h"
+#include "heptapod/layers/layer_norm.h"
+#include "heptapod/model/batch.h"
+#include "heptapod/model/config.h"
+#include "heptapod/model/decoder_layer.h"
+#include "heptapod/model/dropout_streams.h"
+#include "heptapod/model/encoder_layer.h"
+#include "heptapod/model/parameter_store.h"
+#include "heptapod/model/positional_table.h"
+
+namespace heptapod {
+
+using LossTotals = kernels::CrossEntropyTotals;
+
+struct StepOptions {
+  bool training = false;         // dropout on
+  std::uint64_t seed = 0;        // dropout masks for this micro-batch
+  float label_smoothing = 0.0f;
+  double grad_normalizer = 0.0;  // the loss gradient is divided by this (an update's target tokens); 0: this batch's
+};
+
+template <typename T>
+class Transformer {
+ public:
+  explicit Transformer(const ModelConfig& config);
+  Transformer(const Transformer&) = delete;
+  Transformer& operator=(const Transformer&) = delete;
+
+  const ModelConfig& config() const { return config_; }
+  ParameterStore<T>& parameters() { return params_; }
+  const ParameterStore<T>& parameters() const { return params_; }
+
+  // One micro-batch: forward, loss, backward. Parameter gradients are accumulated (+=).
+  LossTotals forward_backward(const Batch& batch, const StepOptions& options, Arena& arena);
+  // Forward and loss only (no dropout). row_nll: optional (B*T) -log p(target) per position.
+  LossTotals evaluate(const Batch& batch, float label_smoothing, Arena& arena, T* row_nll = nullptr);
+  // Logits (B*T, V) carved from the arena (no dropout).
+  T* logits(const Batch& batch, Arena& arena);
+
+ private:
+  struct Shapes {
+    AttentionShape encoder_self, decoder_self, cross;
+  };
+  Shapes shapes(const Batch& batch) const;
+  T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);  // -> logits (B*T, V)
+  void backward(const Batch& batch, const DropoutContext& ctx, Arena& arena, T* dlogits);
+
+  ModelConfig config_;
+  ParameterStore<T> params_;
+  PositionalTable<T> positions_;
+  Embedding<T> src_embedding_, tgt_embedding_;
+  const T* output_w_ = nullptr;  // (V, C)
+  T* output_dw_ = nullptr;
+  const T* output_b_ = nullptr;  // (V) or null
+  T* output_db_ = nullptr;
+  std::vector<std::unique_ptr<EncoderLayer<T>>> encoder_;
+  std::vector<std::unique_ptr<DecoderLayer<T>>> decoder_;
+  LayerNorm<T> encoder_final_norm_, decoder_final_norm_;
+  bool has_final_norm_ = false;
+
+  // Forward state kept for backward (the layers keep their own).
+  T* memory_ = nullptr;  // (B*S, C) encoder output
+  T* hidden_ = nullptr;  // (B*T, C) decoder output before the projection
+  LayerNormSaved<T> encoder_final_saved_, decoder_final_saved_;
+};
+
+}  // namespace heptapod
