@@ -21,8 +21,8 @@ namespace {
 
 struct DemoOptions {
   std::string task = "copy";
-  int steps = 800;
-  int batch_size = 64;
+  int steps = 1500;
+  int batch_size = 128;
   int max_len = 10;
   int vocab = 24;
   int threads = 0;
@@ -45,7 +45,7 @@ int run_demo(const DemoOptions& o) {
   initialize_parameters(model.parameters(), config, o.seed);
   Adam<float> adam(model.parameters().size(), AdamConfig{});
   LrSchedule schedule;
-  schedule.warmup_steps = 100;
+  schedule.warmup_steps = 400;
   schedule.scale = 1.0;
   schedule.d_model = config.d_model;
   const bool reverse = o.task == "reverse";

@@ -1,5 +1,7 @@
 # Every external dependency of Heptapod, in one place. All come from Debian 12 packages:
-#   libopenblas-openmp-dev  GEMM (BLAS), sharing the OpenMP runtime with our own kernels
+#   libdnnl-dev             oneDNN's sgemm: the fastest float GEMM on this machine (docs/blas.md)
+#   libopenblas-openmp-dev  BLAS (double GEMM for gradient checks; float GEMM when HEPTAPOD_BLAS says so),
+#                           sharing the OpenMP runtime with our own kernels
 #   libomp / libgomp        OpenMP threading (ships with g++)
 #   nlohmann-json3-dev      JSON for configs and the model file header
 #   libcli11-dev            command-line parsing for the heptapod binary
@@ -7,8 +9,8 @@
 #   libbenchmark-dev        micro-benchmarks under bench/
 # HEPTAPOD_BLAS picks the GEMM provider; docs/blas.md records why the default is the default.
 
-set(HEPTAPOD_BLAS "openblas-openmp" CACHE STRING "BLAS provider: openblas-openmp, openblas-pthread or blis-openmp")
-set_property(CACHE HEPTAPOD_BLAS PROPERTY STRINGS openblas-openmp openblas-pthread blis-openmp)
+set(HEPTAPOD_BLAS "onednn" CACHE STRING "float GEMM provider: onednn, openblas-openmp, openblas-pthread or blis-openmp")
+set_property(CACHE HEPTAPOD_BLAS PROPERTY STRINGS onednn openblas-openmp openblas-pthread blis-openmp)
 
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(nlohmann_json 3.10 REQUIRED)
@@ -16,7 +18,13 @@ find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
 
 set(_multiarch /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE})
 set(_multiarch_inc /usr/include/${CMAKE_LIBRARY_ARCHITECTURE})
-if(HEPTAPOD_BLAS STREQUAL "blis-openmp")
+if(HEPTAPOD_BLAS STREQUAL "onednn")
+  # float GEMM from oneDNN, double GEMM (tests) from the OpenMP build of OpenBLAS.
+  find_library(HEPTAPOD_DNNL_LIBRARY NAMES dnnl REQUIRED)
+  find_library(HEPTAPOD_BLAS_LIBRARY NAMES openblas PATHS ${_multiarch}/openblas-openmp NO_DEFAULT_PATH REQUIRED)
+  set(HEPTAPOD_BLAS_INCLUDE ${_multiarch_inc}/openblas-openmp)
+  set(HEPTAPOD_BLAS_KIND 3)
+elseif(HEPTAPOD_BLAS STREQUAL "blis-openmp")
   find_library(HEPTAPOD_BLAS_LIBRARY NAMES blis PATHS ${_multiarch}/blis-openmp NO_DEFAULT_PATH REQUIRED)
   set(HEPTAPOD_BLAS_INCLUDE ${_multiarch_inc}/blis-openmp)
   set(HEPTAPOD_BLAS_KIND 2)
@@ -31,6 +39,9 @@ message(STATUS "Heptapod BLAS: ${HEPTAPOD_BLAS} (${HEPTAPOD_BLAS_LIBRARY})")
 add_library(heptapod_blas INTERFACE)
 target_include_directories(heptapod_blas SYSTEM INTERFACE ${HEPTAPOD_BLAS_INCLUDE})
 target_link_libraries(heptapod_blas INTERFACE ${HEPTAPOD_BLAS_LIBRARY})
+if(HEPTAPOD_BLAS_KIND EQUAL 3)
+  target_link_libraries(heptapod_blas INTERFACE ${HEPTAPOD_DNNL_LIBRARY})
+endif()
 target_compile_definitions(heptapod_blas INTERFACE
   HEPTAPOD_BLAS_NAME="${HEPTAPOD_BLAS}" HEPTAPOD_BLAS_KIND=${HEPTAPOD_BLAS_KIND})
 

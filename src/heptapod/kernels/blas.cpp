@@ -1,17 +1,24 @@
-// BLAS dispatch. HEPTAPOD_BLAS_KIND: 1 = OpenBLAS, 2 = BLIS (both expose the CBLAS interface).
+// BLAS dispatch. HEPTAPOD_BLAS_KIND: 1 = OpenBLAS, 2 = BLIS (both through CBLAS), 3 = oneDNN's sgemm for
+// float with OpenBLAS for double. docs/blas.md has the measurements behind the default.
 #include "heptapod/kernels/blas.h"
 
 #include <cblas.h>
+#include <omp.h>
 
 #include <string>
 
 #if HEPTAPOD_BLAS_KIND == 2
 #include <blis.h>
+#elif HEPTAPOD_BLAS_KIND == 3
+#include <dnnl.h>
 #endif
 
 namespace heptapod::kernels {
 
 namespace {
+#if HEPTAPOD_BLAS_KIND == 3
+constexpr double kOneDnnMinWork = 64.0 * 64 * 64;  // M * N * K
+#endif
 CBLAS_TRANSPOSE cblas_trans(Trans t) { return t == Trans::Yes ? CblasTrans : CblasNoTrans; }
 }  // namespace
 
@@ -19,6 +26,15 @@ template <>
 void gemm<float>(Trans ta, Trans tb, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                  int ldb, float beta, float* C, int ldc) {
   if (M == 0 || N == 0) return;
+#if HEPTAPOD_BLAS_KIND == 3
+  // oneDNN wins on large products but pays a fixed cost per call that dominates small ones (the per-head
+  // attention products, called from inside parallel loops); those go to OpenBLAS.
+  if (static_cast<double>(M) * N * K >= kOneDnnMinWork && !omp_in_parallel()) {
+    dnnl_sgemm(ta == Trans::Yes ? 'T' : 'N', tb == Trans::Yes ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C,
+               ldc);
+    return;
+  }
+#endif
   cblas_sgemm(CblasRowMajor, cblas_trans(ta), cblas_trans(tb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -29,10 +45,15 @@ void gemm<double>(Trans ta, Trans tb, int M, int N, int K, double alpha, const d
   cblas_dgemm(CblasRowMajor, cblas_trans(ta), cblas_trans(tb), M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-#if HEPTAPOD_BLAS_KIND == 1
+#if HEPTAPOD_BLAS_KIND == 1 || HEPTAPOD_BLAS_KIND == 3
 std::string blas_description() {
-  return std::string(HEPTAPOD_BLAS_NAME) + " (" + openblas_get_config() + ", core " + openblas_get_corename() +
-         ")";
+  std::string s = std::string(HEPTAPOD_BLAS_NAME);
+#if HEPTAPOD_BLAS_KIND == 3
+  const dnnl_version_t* v = dnnl_version();
+  s += " " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
+       " (float); double via";
+#endif
+  return s + " OpenBLAS (" + openblas_get_config() + ", core " + openblas_get_corename() + ")";
 }
 void blas_set_threads(int n) { openblas_set_num_threads(n); }
 #else

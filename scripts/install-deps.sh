@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package Heptapod needs to build and test (the list is also in README.md and
+# cmake/Dependencies.cmake). Runs apt-get as root, or through sudo.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+PACKAGES=(
+  build-essential cmake
+  libdnnl-dev libopenblas-openmp-dev
+  nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
