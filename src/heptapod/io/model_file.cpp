@@ -15,6 +15,36 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + ")";
 }
+
+// Checks that every tensor `specs` names is in the file with dtype F32 and the spec's shape (before any
+// buffer of the config's size is allocated, so a header that claims a huge model costs nothing).
+void check_tensors(const SafetensorsFile& file, const std::vector<ParamSpec>& specs, const std::string& prefix) {
+  const std::string& where = file.where();
+  for (const ParamSpec& spec : specs) {
+    const std::string name = prefix + spec.name;
+    const TensorEntry* e = file.find(name);
+    require(e != nullptr, where + ": missing tensor \"" + name + "\"");
+    require(e->dtype == DType::F32, where + ": tensor \"" + name + "\" has dtype " + dtype_name(e->dtype) +
+                                        ", expected F32");
+    require(e->shape == spec.shape, where + ": tensor \"" + name + "\" has shape " + shape_string(e->shape) +
+                                        ", the config needs " + shape_string(spec.shape));
+  }
+}
+
+// Every layer owns several tensors, so a file with fewer tensors than the config has layers lacks some.
+// Checked before parameter_layout(), whose size grows with the layer counts the (untrusted) config claims.
+void check_layer_count(const SafetensorsFile& file, const ModelConfig& c) {
+  const std::size_t n = file.tensors().size();
+  for (auto [layers, stack] : {std::pair{c.encoder_layers, "encoder"}, {c.decoder_layers, "decoder"}}) {
+    if (static_cast<std::size_t>(layers) <= n) continue;
+    // Some layer index <= n has no tensors at all; name the first such tensor.
+    for (std::size_t i = 0;; ++i) {
+      const std::string name = std::string(stack) + "/layers/" + std::to_string(i) + "/self_attn/q_proj/weight";
+      require(file.find(name) != nullptr, file.where() + ": missing tensor \"" + name + "\" (the config has " +
+                                              std::to_string(layers) + " " + stack + " layers)");
+    }
+  }
+}
 }  // namespace
 
 void save_model(const std::string& path, const Transformer<float>& model,
@@ -48,18 +78,13 @@ ModelConfig read_model_config(const SafetensorsFile& file) {
 template <typename T>
 void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, const std::string& prefix) {
   const std::string& where = file.where();
+  check_tensors(file, params.specs(), prefix);
   std::set<std::string> expected;
   for (std::size_t i = 0; i < params.specs().size(); ++i) {
     const ParamSpec& spec = params.specs()[i];
     const std::string name = prefix + spec.name;
     expected.insert(name);
-    const TensorEntry* e = file.find(name);
-    require(e != nullptr, where + ": missing tensor \"" + name + "\"");
-    require(e->dtype == DType::F32, where + ": tensor \"" + name + "\" has dtype " + dtype_name(e->dtype) +
-                                        ", expected F32");
-    require(e->shape == spec.shape, where + ": tensor \"" + name + "\" has shape " + shape_string(e->shape) +
-                                        ", the config needs " + shape_string(spec.shape));
-    const unsigned char* src = file.data(*e);
+    const unsigned char* src = file.data(file.at(name));
     T* dst = params.values() + params.offset(i);
     for (std::int64_t k = 0; k < spec.numel(); ++k) {
       float v;
@@ -76,7 +101,10 @@ void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, con
 }
 
 std::unique_ptr<Transformer<float>> load_model(const SafetensorsFile& file) {
-  auto model = std::make_unique<Transformer<float>>(read_model_config(file));
+  const ModelConfig config = read_model_config(file);
+  check_layer_count(file, config);
+  check_tensors(file, parameter_layout(config), "");
+  auto model = std::make_unique<Transformer<float>>(config);
   load_parameters(file, model->parameters());
   return model;
 }

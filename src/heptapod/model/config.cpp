@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <set>
 
 #include "heptapod/core/error.h"
@@ -87,11 +90,17 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   auto get_int = [&](const char* name, int& out) {
     const json& v = field(name);
     require(v.is_number_integer(), where + ": model config field \"" + name + "\" must be an integer");
+    constexpr std::int64_t lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+    require(v.is_number_unsigned() ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
+                                   : v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi,
+            where + ": model config field \"" + name + "\" is out of range");
     out = v.get<int>();
   };
   auto get_float = [&](const char* name, float& out) {
     const json& v = field(name);
     require(v.is_number(), where + ": model config field \"" + name + "\" must be a number");
+    require(std::abs(v.get<double>()) <= std::numeric_limits<float>::max(),
+            where + ": model config field \"" + name + "\" is out of range");
     out = v.get<float>();
   };
   auto get_bool = [&](const char* name, bool& out) {

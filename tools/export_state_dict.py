@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+# export_state_dict.py -- turn a PyTorch checkpoint into a safetensors state dict for `heptapod convert`.
+#
+# Heptapod reads weights trained in PyTorch from safetensors files, never from pickles. This script loads a
+# checkpoint with torch.load (on the CPU) and writes every tensor in it as F32 safetensors, under its
+# state-dict name. The checkpoint may be
+#   - a state dict (name -> tensor),
+#   - a dict holding one under "model" or "state_dict" (training checkpoints often look like that),
+#   - a whole pickled nn.Module (its class must be importable here, as torch.load needs it).
+#
+# Two steps from a PyTorch model to a Heptapod model file:
+#
+#   /usr/bin/python3 tools/export_state_dict.py checkpoint.pt -o state_dict.safetensors
+#   heptapod convert state_dict.safetensors --from nn-transformer --heads 8 -o model.htp
+#
+# (--from nn-transformer expects the layout of PyTorch's nn.Transformer translation tutorial; --heads must
+# be the model's nhead, which the weights do not record. See src/heptapod/io/torch_import.h.)
+#
+# Runs with Debian's interpreter and python3-torch (1.13); only torch and the standard library are used
+# (no safetensors package: the format is written by hand, see docs/model-format.md for the layout):
+#   u64 little-endian header length N, N bytes of JSON header padded with spaces to a multiple of 8,
+#   then the tensor data, little-endian, row-major, packed in header order.
+
+import argparse
+import array
+import json
+import os
+import struct
+import sys
+
+import torch
+
+CHUNK = 1 << 20  # elements converted to bytes at a time (keeps the Python lists small)
+
+
+def find_state_dict(obj, path):
+    """Returns (state dict, description of where it was found)."""
+    if isinstance(obj, torch.nn.Module):
+        return obj.state_dict(), "the nn.Module's state_dict()"
+    if isinstance(obj, dict):
+        for key in ("model", "state_dict"):
+            if key in obj:
+                inner = obj[key]
+                if isinstance(inner, torch.nn.Module):
+                    return inner.state_dict(), "checkpoint[%r].state_dict()" % key
+                if isinstance(inner, dict):
+                    return inner, "checkpoint[%r]" % key
+        if any(torch.is_tensor(v) for v in obj.values()):
+            return obj, "the checkpoint itself"
+    sys.exit("%s: no state dict found (expected a dict of tensors, a dict with a 'model' or 'state_dict' "
+             "entry, or an nn.Module; got %s)" % (path, type(obj).__name__))
+
+
+def tensor_bytes(t):
+    """The float32 values of t, little-endian, row-major."""
+    flat = t.detach().to("cpu", torch.float32).contiguous().reshape(-1)
+    out = bytearray()
+    for start in range(0, flat.numel(), CHUNK):
+        a = array.array("f", flat[start:start + CHUNK].tolist())
+        if sys.byteorder != "little":
+            a.byteswap()
+        out += a.tobytes()
+    return bytes(out)
+
+
+def write_safetensors(path, tensors, metadata):
+    """tensors: list of (name, tensor) in file order; metadata: dict of str -> str. Writes atomically."""
+    header = {"__metadata__": metadata}
+    blobs = []
+    offset = 0
+    for name, t in tensors:
+        blob = tensor_bytes(t)
+        assert len(blob) == 4 * t.numel()
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(blob)]}
+        offset += len(blob)
+        blobs.append(blob)
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    tmp = path + ".tmp.%d" % os.getpid()
+    try:
+        with open(tmp, "wb") as f:
+            f.write(struct.pack("<Q", len(text)))
+            f.write(text)
+            for blob in blobs:
+                f.write(blob)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return offset
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Write the tensors of a PyTorch checkpoint as an F32 "
+                                                 "safetensors state dict (input for `heptapod convert`).")
+    parser.add_argument("checkpoint", help="file saved with torch.save (state dict, training checkpoint or module)")
+    parser.add_argument("-o", "--output", required=True, help="safetensors file to write")
+    parser.add_argument("--strip-prefix", default="",
+                        help="remove this prefix from names that have it (e.g. 'module.' from DataParallel)")
+    args = parser.parse_args()
+
+    try:
+        obj = torch.load(args.checkpoint, map_location="cpu")
+    except Exception as e:  # a missing file, a bad pickle, a class that cannot be imported
+        sys.exit("%s: cannot load: %s" % (args.checkpoint, e))
+    state, where = find_state_dict(obj, args.checkpoint)
+
+    tensors = []
+    skipped = []
+    seen = set()
+    for name, value in state.items():
+        if not torch.is_tensor(value):
+            skipped.append(name)
+            continue
+        name = str(name)
+        if args.strip_prefix and name.startswith(args.strip_prefix):
+            name = name[len(args.strip_prefix):]
+        if name == "__metadata__" or name in seen:
+            sys.exit("%s: tensor name %r is reserved or appears twice" % (args.checkpoint, name))
+        seen.add(name)
+        if value.is_complex():
+            sys.exit("%s: tensor %r is complex; safetensors F32 cannot hold it" % (args.checkpoint, name))
+        if not value.is_floating_point() and value.numel() and value.abs().max().item() > 2 ** 24:
+            print("warning: %s holds integers beyond 2^24; F32 rounds them" % name, file=sys.stderr)
+        tensors.append((name, value))
+    if not tensors:
+        sys.exit("%s: %s holds no tensors" % (args.checkpoint, where))
+
+    metadata = {"format": "pytorch-state-dict", "source": os.path.basename(args.checkpoint)}
+    nbytes = write_safetensors(args.output, tensors, metadata)
+    count = sum(t.numel() for _, t in tensors)
+    print("wrote %s: %d tensors, %d values (%.1f MB) from %s"
+          % (args.output, len(tensors), count, nbytes / 1e6, where))
+    if skipped:
+        print("skipped %d non-tensor entries: %s" % (len(skipped), ", ".join(map(str, skipped[:8]))
+                                                      + (" ..." if len(skipped) > 8 else "")))
+
+
+if __name__ == "__main__":
+    main()
