@@ -1,0 +1,660 @@
+// Finite-difference gradient checks in double precision for every op, every layer and the whole model.
+// Each check defines a scalar loss L (a fixed random projection sum(out * R) of an op's output, or the model's
+// loss per token), runs the op's backward pass for the analytic gradient, and compares it with central
+// differences (L(x + h) - L(x - h)) / 2h for every element of every input and parameter (a fixed random
+// subset of kMaxSamples elements for bigger tensors). Dropout masks are a pure function of (seed, stream,
+// index), so the checks also hold with dropout on.
+//
+// Parameter gradients accumulate and the checks start them from non-zero values (the analytic gradient is
+// the difference), activation gradients documented as assigned start from NaN, those documented as
+// accumulated from non-zero values: the checks also enforce the gradient accumulation rule.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "heptapod/core/arena.h"
+#include "heptapod/core/random.h"
+#include "heptapod/kernels/cross_entropy.h"
+#include "heptapod/kernels/embedding.h"
+#include "heptapod/kernels/layer_norm.h"
+#include "heptapod/kernels/softmax.h"
+#include "heptapod/layers/attention.h"
+#include "heptapod/layers/embedding.h"
+#include "heptapod/layers/feed_forward.h"
+#include "heptapod/layers/layer_norm.h"
+#include "heptapod/layers/linear.h"
+#include "heptapod/layers/sublayer.h"
+#include "heptapod/model/batch.h"
+#include "heptapod/model/initialize.h"
+#include "heptapod/model/transformer.h"
+#include "test_util.h"
+
+namespace heptapod {
+namespace {
+
+using Vec = std::vector<double>;
+using test::fill_uniform;
+
+constexpr double kStep = 1e-6;           // h of the central difference
+constexpr double kTolerance = 1e-6;      // on max |analytic - numeric| / max |numeric| per tensor
+constexpr std::size_t kMaxSamples = 64;  // bigger tensors: this many elements, drawn at random
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Vec uniform(std::size_t n, unsigned seed, double lo = -1.0, double hi = 1.0) {
+  Vec v(n);
+  fill_uniform(v, seed, lo, hi);
+  return v;
+}
+
+double dot(const double* a, const double* b, std::size_t n) {
+  double s = 0;
+  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// One tensor to check: where its values live and the analytic gradient of the loss with respect to them.
+struct Checked {
+  std::string name;
+  double* values;
+  std::size_t n;
+  Vec analytic;
+};
+
+// The analytic gradient held in grad, minus what the buffer held before backward (parameter gradients and
+// accumulated activation gradients start non-zero).
+Vec delta(const double* grad, const Vec& before) {
+  Vec d(before.size());
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = grad[i] - before[i];
+  return d;
+}
+
+std::vector<std::size_t> sample(std::size_t n, std::uint64_t seed) {
+  std::vector<std::size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), std::size_t{0});
+  if (n <= kMaxSamples) return idx;
+  Rng rng(seed);
+  for (std::size_t i = 0; i < kMaxSamples; ++i) std::swap(idx[i], idx[i + rng.below(n - i)]);
+  idx.resize(kMaxSamples);
+  return idx;
+}
+
+// Compares every tensor's analytic gradient with central differences of loss(). The error of a tensor is
+// max |analytic - numeric| / max(max |numeric|, floor), with floor a small fraction of the largest gradient
+// in the whole check: a tensor whose exact gradient is zero (the k_proj bias: softmax ignores a shift shared
+// by all keys) is then measured against the check's scale instead of its own rounding noise.
+void gradcheck(std::vector<Checked>& tensors, const std::function<double()>& loss, double tolerance = kTolerance) {
+  double global = 0;
+  for (const Checked& t : tensors)
+    for (double g : t.analytic) {
+      ASSERT_FALSE(std::isnan(g)) << t.name << ": NaN in the analytic gradient";
+      global = std::max(global, std::abs(g));
+    }
+  ASSERT_GT(global, 0.0) << "every gradient is zero: the check would prove nothing";
+  const double floor = 1e-2 * global;
+  // The analytic gradients came from the threaded code; the thousands of tiny forward passes of the
+  // differences run on one thread, where forking would cost more than the work.
+  struct OneThread {
+    int saved = omp_get_max_threads();
+    OneThread() { omp_set_num_threads(1); }
+    ~OneThread() { omp_set_num_threads(saved); }
+  } one_thread;
+  std::uint64_t seed = 1;
+  for (Checked& t : tensors) {
+    ASSERT_EQ(t.analytic.size(), t.n) << t.name;
+    double max_diff = 0, max_numeric = 0;
+    std::size_t worst = 0;
+    double worst_a = 0, worst_n = 0;
+    for (std::size_t i : sample(t.n, ++seed)) {
+      const double old = t.values[i];
+      const double plus = old + kStep, minus = old - kStep;
+      t.values[i] = plus;
+      const double lp = loss();
+      t.values[i] = minus;
+      const double lm = loss();
+      t.values[i] = old;
+      const double numeric = (lp - lm) / (plus - minus);
+      const double diff = std::abs(numeric - t.analytic[i]);
+      if (diff > max_diff || std::isnan(diff)) {
+        max_diff = std::isnan(diff) ? INFINITY : diff;
+        worst = i;
+        worst_a = t.analytic[i];
+        worst_n = numeric;
+      }
+      max_numeric = std::max(max_numeric, std::abs(numeric));
+    }
+    const double err = max_diff / std::max(max_numeric, floor);
+    EXPECT_LT(err, tolerance) << t.name << ": relative error " << err << ", worst element " << worst << " analytic "
+                              << worst_a << " numeric " << worst_n << " (tensor scale " << max_numeric << ", floor "
+                              << floor << ")";
+  }
+}
+
+// -------------------------------------------------------------------------------------------- kernels
+
+TEST(GradCheck, MaskedSoftmax) {
+  const int B = 2, H = 2, Tq = 4, K = 5;
+  const double scale = 0.5;
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "not causal");
+    // Sentence 1 has padded keys (and, not causal, no visible key at all: all-zero rows).
+    const std::vector<int> key_len = {5, causal ? 2 : 0};
+    const std::size_t count = static_cast<std::size_t>(B) * H * Tq * K;
+    Vec scores = uniform(count, 1, -2, 2);
+    const Vec R = uniform(count, 2);
+    auto loss = [&] {
+      Vec p = scores;
+      kernels::masked_softmax_forward(p.data(), B, H, Tq, K, key_len.data(), causal, scale);
+      return dot(p.data(), R.data(), count);
+    };
+    Vec probs = scores;
+    kernels::masked_softmax_forward(probs.data(), B, H, Tq, K, key_len.data(), causal, scale);
+    Vec grad = R;  // dL/dprobs in, dL/dscores out
+    kernels::masked_softmax_backward(probs.data(), grad.data(), B, H, Tq, K, scale);
+    std::vector<Checked> t = {{"scores", scores.data(), count, grad}};
+    gradcheck(t, loss);
+  }
+}
+
+TEST(GradCheck, LayerNormKernel) {
+  const int N = 5, C = 7;
+  const std::size_t n = static_cast<std::size_t>(N) * C;
+  Vec x = uniform(n, 3, -2, 3), gamma = uniform(C, 4, 0.5, 1.5), beta = uniform(C, 5, -0.5, 0.5);
+  const Vec R = uniform(n, 6);
+  auto loss = [&] {
+    Vec y(n), mean(N), rstd(N);
+    kernels::layer_norm_forward(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), N, C, 1e-5);
+    return dot(y.data(), R.data(), n);
+  };
+  for (bool accumulate : {false, true}) {
+    SCOPED_TRACE(accumulate ? "accumulate dx" : "assign dx");
+    Vec y(n), mean(N), rstd(N);
+    kernels::layer_norm_forward(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), N, C, 1e-5);
+    const Vec dx0 = accumulate ? uniform(n, 7) : Vec(n, kNaN), dgamma0 = uniform(C, 8), dbeta0 = uniform(C, 9);
+    Vec dx = dx0, dgamma = dgamma0, dbeta = dbeta0;
+    kernels::layer_norm_backward(R.data(), x.data(), mean.data(), rstd.data(), gamma.data(), dx.data(), dgamma.data(),
+                                 dbeta.data(), N, C, accumulate);
+    std::vector<Checked> t = {{"x", x.data(), n, accumulate ? delta(dx.data(), dx0) : dx},
+                              {"gamma", gamma.data(), static_cast<std::size_t>(C), delta(dgamma.data(), dgamma0)},
+                              {"beta", beta.data(), static_cast<std::size_t>(C), delta(dbeta.data(), dbeta0)}};
+    gradcheck(t, loss);
+  }
+}
+
+TEST(GradCheck, EmbeddingKernelTableWithRepeatedTokens) {
+  const int B = 2, L = 6, C = 5, V = 4;
+  const std::vector<int> tokens = {1, 3, 1, 1, 0, 2, 3, 3, 1, 0, 0, 1};  // every id several times
+  const std::size_t n = static_cast<std::size_t>(B) * L * C;
+  Vec table = uniform(static_cast<std::size_t>(V) * C, 10);
+  Vec pe(static_cast<std::size_t>(L) * C);
+  kernels::sinusoid_table(L, C, pe.data());
+  const Vec R = uniform(n, 11);
+  const double scale = std::sqrt(double(C));
+  auto loss = [&] {
+    Vec out(n);
+    kernels::embedding_forward(tokens.data(), B, L, table.data(), C, scale, pe.data(), out.data());
+    return dot(out.data(), R.data(), n);
+  };
+  const Vec dtable0 = uniform(table.size(), 12);
+  Vec dtable = dtable0;
+  kernels::embedding_backward(R.data(), tokens.data(), static_cast<long>(B) * L, C, scale, dtable.data());
+  std::vector<Checked> t = {{"table", table.data(), table.size(), delta(dtable.data(), dtable0)}};
+  gradcheck(t, loss);
+}
+
+TEST(GradCheck, CrossEntropyWithLabelSmoothing) {
+  const int B = 3, T = 4, V = 7;
+  const std::vector<int> lengths = {4, 1, 0};
+  const std::vector<int> targets = {3, 0, 6, 3, 5, 1, 1, 1, 2, 2, 2, 2};
+  const double eps = 0.1, grad_scale = 1.0 / 5;  // a loss per token, as the model uses it
+  const std::size_t n = static_cast<std::size_t>(B) * T * V;
+  Vec logits = uniform(n, 13, -3, 3);
+  auto loss = [&] {
+    return grad_scale * kernels::cross_entropy(logits.data(), targets.data(), lengths.data(), B, T, V, eps, grad_scale,
+                                               static_cast<double*>(nullptr), static_cast<double*>(nullptr))
+                            .loss;
+  };
+  Vec dlogits(n, kNaN);
+  kernels::cross_entropy(logits.data(), targets.data(), lengths.data(), B, T, V, eps, grad_scale, dlogits.data(),
+                         static_cast<double*>(nullptr));
+  std::vector<Checked> t = {{"logits", logits.data(), n, dlogits}};
+  gradcheck(t, loss);
+}
+
+// ------------------------------------------------------------------------------------------- linear
+
+// A linear layer's parameters and gradient buffers, gradients pre-filled with non-zero values.
+struct LinearParams {
+  Vec w, b, dw, db, dw0, db0;
+  Linear<double> layer(int out, int in) { return Linear<double>{w.data(), b.data(), dw.data(), db.data(), in, out}; }
+  LinearParams(int out, int in, unsigned seed)
+      : w(uniform(static_cast<std::size_t>(out) * in, seed, -0.6, 0.6)),
+        b(uniform(out, seed + 1, -0.2, 0.2)),
+        dw(uniform(w.size(), seed + 2)),
+        db(uniform(out, seed + 3)),
+        dw0(dw),
+        db0(db) {}
+  void restart() {  // gradients back to their pre-filled values, in place (the Linear views keep pointing here)
+    std::copy(dw0.begin(), dw0.end(), dw.begin());
+    std::copy(db0.begin(), db0.end(), db.begin());
+  }
+  void add_checks(std::vector<Checked>& t, const std::string& name) {
+    t.push_back({name + ".w", w.data(), w.size(), delta(dw.data(), dw0)});
+    t.push_back({name + ".b", b.data(), b.size(), delta(db.data(), db0)});
+  }
+};
+
+TEST(GradCheck, Linear) {
+  const int N = 5, in = 7, out = 6;
+  for (bool accumulate : {false, true}) {
+    SCOPED_TRACE(accumulate ? "accumulate dx" : "assign dx");
+    LinearParams p(out, in, 20);
+    const Linear<double> l = p.layer(out, in);
+    Vec x = uniform(static_cast<std::size_t>(N) * in, 24);
+    const Vec R = uniform(static_cast<std::size_t>(N) * out, 25);
+    auto loss = [&] {
+      Vec y(static_cast<std::size_t>(N) * out);
+      linear_forward(l, x.data(), N, y.data());
+      return dot(y.data(), R.data(), y.size());
+    };
+    const Vec dx0 = accumulate ? uniform(x.size(), 26) : Vec(x.size(), kNaN);
+    Vec dx = dx0;
+    linear_backward(l, R.data(), x.data(), N, dx.data(), accumulate);
+    std::vector<Checked> t = {{"x", x.data(), x.size(), accumulate ? delta(dx.data(), dx0) : dx}};
+    p.add_checks(t, "linear");
+    gradcheck(t, loss);
+
+    // dx == nullptr skips the input gradient; the parameter gradients are the same.
+    LinearParams q(out, in, 20);
+    linear_backward(q.layer(out, in), R.data(), x.data(), N, static_cast<double*>(nullptr), false);
+    EXPECT_EQ(q.dw, p.dw);
+    EXPECT_EQ(q.db, p.db);
+  }
+}
+
+// ---------------------------------------------------------------------------------------- attention
+
+constexpr int kC = 8, kHeads = 2, kF = 12;
+
+struct AttentionParams {
+  LinearParams q{kC, kC, 30}, k{kC, kC, 40}, v{kC, kC, 50}, o{kC, kC, 60};
+  MultiHeadAttention<double> attn() {
+    return {q.layer(kC, kC), k.layer(kC, kC), v.layer(kC, kC), o.layer(kC, kC), kHeads};
+  }
+  void restart() {
+    for (LinearParams* l : {&q, &k, &v, &o}) l->restart();
+  }
+  void add_checks(std::vector<Checked>& t, const std::string& name) {
+    q.add_checks(t, name + ".q_proj");
+    k.add_checks(t, name + ".k_proj");
+    v.add_checks(t, name + ".v_proj");
+    o.add_checks(t, name + ".out_proj");
+  }
+};
+
+void check_self_attention(bool causal, std::vector<int> key_len, float dropout) {
+  const int B = static_cast<int>(key_len.size()), T = 5, N = B * T;
+  AttentionParams p;
+  const MultiHeadAttention<double> attn = p.attn();
+  const AttentionShape shape{B, T, T, key_len.data(), causal};
+  const DropoutSite drop{dropout, 1234, 77};
+  Vec x = uniform(static_cast<std::size_t>(N) * kC, 70);
+  const Vec R = uniform(x.size(), 71);
+  Arena arena;
+  auto loss = [&] {
+    arena.reset();
+    AttentionSaved<double> saved;
+    Vec y(x.size());
+    attention_forward(attn, x.data(), x.data(), shape, drop, arena, saved, y.data());
+    return dot(y.data(), R.data(), y.size());
+  };
+  arena.reset();
+  AttentionSaved<double> saved;
+  Vec y(x.size());
+  attention_forward(attn, x.data(), x.data(), shape, drop, arena, saved, y.data());
+  Vec dx(x.size(), kNaN);  // self-attention: dxq == dxkv, assigned by the Q projection, accumulated by K and V
+  attention_backward(attn, R.data(), x.data(), x.data(), shape, drop, saved, arena, dx.data(), false, dx.data());
+  std::vector<Checked> t = {{"x", x.data(), x.size(), dx}};
+  p.add_checks(t, "self_attn");
+  gradcheck(t, loss);
+}
+
+TEST(GradCheck, CausalSelfAttentionWithPaddedKeys) { check_self_attention(true, {5, 3, 1}, 0.0f); }
+TEST(GradCheck, SelfAttentionWithEmptySentenceAndDropout) { check_self_attention(false, {5, 0, 2}, 0.3f); }
+TEST(GradCheck, CausalSelfAttentionWithDropout) { check_self_attention(true, {4, 5}, 0.3f); }
+
+void check_cross_attention(float dropout) {
+  const std::vector<int> key_len = {6, 2, 1};
+  const int B = 3, Tq = 4, Tk = 6, Nq = B * Tq, Nk = B * Tk;
+  AttentionParams p;
+  const MultiHeadAttention<double> attn = p.attn();
+  const AttentionShape shape{B, Tq, Tk, key_len.data(), false};
+  const DropoutSite drop{dropout, 99, 5};
+  Vec xq = uniform(static_cast<std::size_t>(Nq) * kC, 80), xkv = uniform(static_cast<std::size_t>(Nk) * kC, 81);
+  const Vec R = uniform(xq.size(), 82);
+  Arena arena;
+  auto loss = [&] {
+    arena.reset();
+    AttentionSaved<double> saved;
+    Vec y(xq.size());
+    attention_forward(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data());
+    return dot(y.data(), R.data(), y.size());
+  };
+  for (bool accumulate_dxq : {false, true}) {
+    SCOPED_TRACE(accumulate_dxq ? "accumulate dxq" : "assign dxq");
+    p.restart();
+    arena.reset();
+    AttentionSaved<double> saved;
+    Vec y(xq.size());
+    attention_forward(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data());
+    // dxkv is always accumulated (the encoder output feeds every decoder layer): pre-fill it.
+    const Vec dxq0 = accumulate_dxq ? uniform(xq.size(), 83) : Vec(xq.size(), kNaN), dxkv0 = uniform(xkv.size(), 84);
+    Vec dxq = dxq0, dxkv = dxkv0;
+    attention_backward(attn, R.data(), xq.data(), xkv.data(), shape, drop, saved, arena, dxq.data(), accumulate_dxq,
+                       dxkv.data());
+    std::vector<Checked> t = {{"xq", xq.data(), xq.size(), accumulate_dxq ? delta(dxq.data(), dxq0) : dxq},
+                              {"xkv", xkv.data(), xkv.size(), delta(dxkv.data(), dxkv0)}};
+    p.add_checks(t, "cross_attn");
+    gradcheck(t, loss);
+  }
+}
+
+TEST(GradCheck, CrossAttention) { check_cross_attention(0.0f); }
+TEST(GradCheck, CrossAttentionWithDropout) { check_cross_attention(0.3f); }
+
+// ------------------------------------------------------------------------------------- feed-forward
+
+struct FfnParams {
+  LinearParams fc1{kF, kC, 90}, fc2{kC, kF, 95};
+  FeedForward<double> ffn() { return {fc1.layer(kF, kC), fc2.layer(kC, kF)}; }
+  void add_checks(std::vector<Checked>& t, const std::string& name) {
+    fc1.add_checks(t, name + ".fc1");
+    fc2.add_checks(t, name + ".fc2");
+  }
+};
+
+void check_feed_forward(float dropout, bool accumulate) {
+  const int N = 7;
+  FfnParams p;
+  const FeedForward<double> ffn = p.ffn();
+  const DropoutSite drop{dropout, 4321, 3};
+  Vec x = uniform(static_cast<std::size_t>(N) * kC, 100);
+  const Vec R = uniform(x.size(), 101);
+  Arena arena;
+  auto loss = [&] {
+    arena.reset();
+    FeedForwardSaved<double> saved;
+    Vec y(x.size());
+    feed_forward_forward(ffn, x.data(), N, drop, arena, saved, y.data());
+    return dot(y.data(), R.data(), y.size());
+  };
+  arena.reset();
+  FeedForwardSaved<double> saved;
+  Vec y(x.size());
+  feed_forward_forward(ffn, x.data(), N, drop, arena, saved, y.data());
+  const Vec dx0 = accumulate ? uniform(x.size(), 102) : Vec(x.size(), kNaN);
+  Vec dx = dx0;
+  feed_forward_backward(ffn, R.data(), x.data(), N, drop, saved, arena, dx.data(), accumulate);
+  std::vector<Checked> t = {{"x", x.data(), x.size(), accumulate ? delta(dx.data(), dx0) : dx}};
+  p.add_checks(t, "ffn");
+  gradcheck(t, loss);
+}
+
+TEST(GradCheck, FeedForward) { check_feed_forward(0.0f, false); }
+TEST(GradCheck, FeedForwardWithDropoutAccumulatingDx) { check_feed_forward(0.3f, true); }
+
+// ----------------------------------------------------------------------------------- layer norm layer
+
+struct NormParams {
+  Vec gamma = uniform(kC, 110, 0.5, 1.5), beta = uniform(kC, 111, -0.3, 0.3);
+  Vec dgamma = uniform(kC, 112), dbeta = uniform(kC, 113), dgamma0 = dgamma, dbeta0 = dbeta;
+  LayerNorm<double> ln() { return {gamma.data(), beta.data(), dgamma.data(), dbeta.data(), kC, 1e-5}; }
+  void add_checks(std::vector<Checked>& t, const std::string& name) {
+    t.push_back({name + ".gamma", gamma.data(), gamma.size(), delta(dgamma.data(), dgamma0)});
+    t.push_back({name + ".beta", beta.data(), beta.size(), delta(dbeta.data(), dbeta0)});
+  }
+};
+
+TEST(GradCheck, LayerNormLayer) {
+  const int N = 6;
+  NormParams p;
+  const LayerNorm<double> ln = p.ln();
+  Vec x = uniform(static_cast<std::size_t>(N) * kC, 114, -1, 2);
+  const Vec R = uniform(x.size(), 115);
+  Arena arena;
+  auto loss = [&] {
+    arena.reset();
+    LayerNormSaved<double> saved;
+    const double* y = layer_norm_forward(ln, x.data(), N, arena, saved);
+    return dot(y, R.data(), x.size());
+  };
+  arena.reset();
+  LayerNormSaved<double> saved;
+  layer_norm_forward(ln, x.data(), N, arena, saved);
+  Vec dx(x.size(), kNaN);
+  layer_norm_backward(ln, R.data(), N, saved, dx.data(), false);
+  std::vector<Checked> t = {{"x", x.data(), x.size(), dx}};
+  p.add_checks(t, "norm");
+  gradcheck(t, loss);
+}
+
+// ------------------------------------------------------------------------------------------ sublayer
+
+enum class Inner { FeedForward, SelfAttention };
+
+void check_sublayer(NormPosition pos, Inner inner, float residual_dropout, float inner_dropout) {
+  const std::vector<int> key_len = {4, 2};
+  const int B = 2, T = 4, N = B * T;
+  NormParams np;
+  FfnParams fp;
+  AttentionParams ap;
+  const LayerNorm<double> ln = np.ln();
+  const FeedForward<double> ffn = fp.ffn();
+  const MultiHeadAttention<double> attn = ap.attn();
+  const AttentionShape shape{B, T, T, key_len.data(), true};
+  const DropoutSite res_drop{residual_dropout, 555, 1}, inner_drop{inner_dropout, 555, 2};
+  Vec x = uniform(static_cast<std::size_t>(N) * kC, 120, -1, 2);
+  const Vec R = uniform(x.size(), 121);
+  Arena arena;
+  SublayerSaved<double> sub;
+  FeedForwardSaved<double> fsaved;
+  AttentionSaved<double> asaved;
+  auto f = [&](const double* in, double* out) {
+    if (inner == Inner::FeedForward) {
+      feed_forward_forward(ffn, in, N, inner_drop, arena, fsaved, out);
+    } else {
+      attention_forward(attn, in, in, shape, inner_drop, arena, asaved, out);
+    }
+  };
+  auto f_back = [&](const double* dout, double* din, bool accumulate) {
+    if (inner == Inner::FeedForward) {
+      feed_forward_backward(ffn, dout, sub.inner_input, N, inner_drop, fsaved, arena, din, accumulate);
+    } else {
+      attention_backward(attn, dout, sub.inner_input, sub.inner_input, shape, inner_drop, asaved, arena, din,
+                         accumulate, din);
+    }
+  };
+  auto loss = [&] {
+    arena.reset();
+    const double* y = sublayer_forward(pos, ln, x.data(), N, res_drop, arena, sub, f);
+    return dot(y, R.data(), x.size());
+  };
+  arena.reset();
+  sublayer_forward(pos, ln, x.data(), N, res_drop, arena, sub, f);
+  Vec dx(x.size(), kNaN);  // assigned
+  sublayer_backward(pos, ln, R.data(), N, res_drop, sub, arena, dx.data(), f_back);
+  std::vector<Checked> t = {{"x", x.data(), x.size(), dx}};
+  np.add_checks(t, "norm");
+  if (inner == Inner::FeedForward) {
+    fp.add_checks(t, "ffn");
+  } else {
+    ap.add_checks(t, "self_attn");
+  }
+  gradcheck(t, loss);
+}
+
+TEST(GradCheck, PostNormSublayerAroundFeedForward) {
+  check_sublayer(NormPosition::Post, Inner::FeedForward, 0.0f, 0.0f);
+}
+TEST(GradCheck, PreNormSublayerAroundFeedForward) { check_sublayer(NormPosition::Pre, Inner::FeedForward, 0.0f, 0.0f); }
+TEST(GradCheck, PostNormSublayerAroundAttentionWithDropout) {
+  check_sublayer(NormPosition::Post, Inner::SelfAttention, 0.3f, 0.3f);
+}
+TEST(GradCheck, PreNormSublayerAroundAttentionWithDropout) {
+  check_sublayer(NormPosition::Pre, Inner::SelfAttention, 0.3f, 0.3f);
+}
+TEST(GradCheck, PreNormSublayerAroundFeedForwardWithDropout) {
+  check_sublayer(NormPosition::Pre, Inner::FeedForward, 0.3f, 0.3f);
+}
+
+// ---------------------------------------------------------------------------------- embedding layer
+
+void check_embedding_layer(float dropout) {
+  const int B = 2, L = 5, C = 6, V = 7;
+  const std::vector<int> tokens = {3, 4, 3, 6, 0, 4, 4, 1, 3, 0};
+  Vec table = uniform(static_cast<std::size_t>(V) * C, 130);
+  const Vec dtable0 = uniform(table.size(), 131);
+  Vec dtable = dtable0;
+  const Embedding<double> emb{table.data(), dtable.data(), C};
+  Vec pe(static_cast<std::size_t>(L + 2) * C);
+  kernels::sinusoid_table(L + 2, C, pe.data());
+  const DropoutSite drop{dropout, 8, 9};
+  const std::size_t n = static_cast<std::size_t>(B) * L * C;
+  const Vec R = uniform(n, 132);
+  Arena arena;
+  auto loss = [&] {
+    arena.reset();
+    const double* x = embedding_forward(emb, tokens.data(), B, L, pe.data(), drop, arena);
+    return dot(x, R.data(), n);
+  };
+  Vec dx = R;  // modified in place
+  embedding_backward(emb, dx.data(), tokens.data(), B, L, drop);
+  std::vector<Checked> t = {{"table", table.data(), table.size(), delta(dtable.data(), dtable0)}};
+  gradcheck(t, loss);
+}
+
+TEST(GradCheck, EmbeddingLayer) { check_embedding_layer(0.0f); }
+TEST(GradCheck, EmbeddingLayerWithDropout) { check_embedding_layer(0.3f); }
+
+// ------------------------------------------------------------------------------------- whole model
+
+ModelConfig tiny_config() {
+  ModelConfig c;
+  c.src_vocab_size = c.tgt_vocab_size = 11;
+  c.d_model = 8;
+  c.n_heads = 2;
+  c.d_ff = 12;
+  c.encoder_layers = 2;
+  c.decoder_layers = 2;
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.0f;
+  return c;
+}
+
+// Unequal lengths on both sides, a source of length 1, repeated tokens, ids shared by source and target.
+Batch tiny_batch(const ModelConfig& c) {
+  return make_batch({{3, 4, 5, 6, 7}, {8}, {9, 10, 3, 3}}, {{4, 5}, {6, 7, 8, 9, 10}, {3}}, c);
+}
+
+void check_model(const ModelConfig& config, bool dropout) {
+  Transformer<double> model(config);
+  ParameterStore<double>& params = model.parameters();
+  initialize_parameters(params, config, 2024);
+  // Perturb everything so layer-norm gains, biases and zero-initialised parameters are not special.
+  Rng rng(7);
+  for (std::size_t i = 0; i < params.size(); ++i) params.values()[i] += 0.1 * (2 * rng.uniform() - 1);
+  const Batch batch = tiny_batch(config);
+  StepOptions options;
+  options.training = dropout;
+  options.seed = 31337;
+  options.label_smoothing = 0.1f;
+  Arena arena;
+
+  arena.reset();
+  params.zero_grads();
+  const LossTotals totals = model.forward_backward(batch, options, arena);
+  ASSERT_EQ(totals.tokens, batch.target_tokens());
+  const Vec grads(params.grads(), params.grads() + params.size());
+
+  auto loss = [&] {
+    arena.reset();
+    // The loss with dropout needs the training forward pass; forward_backward's gradients are ignored here.
+    const LossTotals t = dropout ? model.forward_backward(batch, options, arena) : model.evaluate(batch, 0.1f, arena);
+    return t.loss / static_cast<double>(t.tokens);
+  };
+  if (!dropout) {
+    EXPECT_NEAR(loss(), totals.loss / totals.tokens, 1e-14) << "evaluate and forward_backward disagree";
+  }
+
+  std::vector<Checked> t;
+  for (std::size_t i = 0; i < params.specs().size(); ++i) {
+    const ParamSpec& spec = params.specs()[i];
+    const std::size_t off = params.offset(i), n = static_cast<std::size_t>(spec.numel());
+    t.push_back({spec.name, params.values() + off, n, Vec(grads.begin() + off, grads.begin() + off + n)});
+  }
+  gradcheck(t, loss);
+
+  // The gradient is divided by grad_normalizer when one is given (an update's tokens over micro-batches), and
+  // parameter gradients accumulate: two micro-batches normalised by twice the tokens add up to the gradient.
+  StepOptions halved = options;
+  halved.grad_normalizer = 2.0 * static_cast<double>(batch.target_tokens());
+  params.zero_grads();
+  for (int micro_batch = 0; micro_batch < 2; ++micro_batch) {
+    arena.reset();
+    model.forward_backward(batch, halved, arena);
+  }
+  double worst = 0, scale = 0;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    worst = std::max(worst, std::abs(params.grads()[i] - grads[i]));
+    scale = std::max(scale, std::abs(grads[i]));
+  }
+  EXPECT_LT(worst, 1e-12 * scale) << "two micro-batches with grad_normalizer = 2 * tokens";
+}
+
+TEST(GradCheck, ModelPostNormTiedAll) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Post;
+  c.tie_embeddings = EmbeddingTying::All;
+  check_model(c, false);
+}
+
+TEST(GradCheck, ModelPreNormUntiedWithOutputBias) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Pre;
+  c.tie_embeddings = EmbeddingTying::None;
+  c.output_bias = true;
+  check_model(c, false);
+}
+
+TEST(GradCheck, ModelPostNormFinalNormTiedTargetOutput) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Post;
+  c.final_norm = true;
+  c.tie_embeddings = EmbeddingTying::TargetOutput;
+  check_model(c, false);
+}
+
+TEST(GradCheck, ModelPostNormTiedAllWithDropout) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Post;
+  c.tie_embeddings = EmbeddingTying::All;
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.3f;
+  check_model(c, true);
+}
+
+TEST(GradCheck, ModelPreNormTiedAllWithDropoutAndOutputBias) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Pre;
+  c.tie_embeddings = EmbeddingTying::All;
+  c.output_bias = true;
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
+  check_model(c, true);
+}
+
+}  // namespace
+}  // namespace heptapod

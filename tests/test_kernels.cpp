@@ -1,0 +1,586 @@
+// Every fast kernel against its naive twin (kernels/naive/naive.h), in float and double, on tiny, odd and
+// large shapes (the large ones cross kParallelMinWork so the OpenMP paths run), plus the invariants each
+// kernel's header promises (all-zero rows, untouched padding, assigned vs accumulated outputs, dropout's
+// mask properties).
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "heptapod/core/random.h"
+#include "heptapod/kernels/blas.h"
+#include "heptapod/kernels/cross_entropy.h"
+#include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/elementwise.h"
+#include "heptapod/kernels/embedding.h"
+#include "heptapod/kernels/layer_norm.h"
+#include "heptapod/kernels/naive/naive.h"
+#include "heptapod/kernels/parallel.h"
+#include "heptapod/kernels/softmax.h"
+#include "heptapod/kernels/visible_keys.h"
+#include "test_util.h"
+
+namespace heptapod {
+namespace {
+
+namespace k = kernels;
+namespace nv = kernels::naive;
+using k::Trans;
+using test::fill_uniform;
+using test::max_rel_error;
+
+template <typename T>
+double tol() {
+  return std::is_same_v<T, float> ? 1e-5 : 1e-12;
+}
+
+template <typename T>
+std::vector<T> uniform(std::size_t n, unsigned seed, double lo = -1.0, double hi = 1.0) {
+  std::vector<T> v(n);
+  fill_uniform(v, seed, lo, hi);
+  return v;
+}
+
+template <typename T>
+constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+
+// Whole-tensor relative error of got against want (naive), with a message naming the check. floor is the
+// smallest scale the error is measured against: the tensor's natural magnitude where the exact answer can be
+// all zeros (a layer norm over one column, a one-class softmax), so that rounding noise is not divided by 0.
+template <typename T>
+void expect_close(const std::vector<T>& got, const std::vector<T>& want, double tolerance, const std::string& what,
+                  double floor = 1e-30) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_FALSE(std::isnan(got[i]) && !std::isnan(want[i])) << what << ": NaN at " << i;
+  EXPECT_LE(max_rel_error(got.data(), want.data(), got.size(), floor), tolerance) << what;
+}
+
+template <typename T>
+class KernelTest : public ::testing::Test {};
+using ScalarTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(KernelTest, ScalarTypes);
+
+// ---------------------------------------------------------------------------------------------- GEMM
+
+TYPED_TEST(KernelTest, GemmMatchesNaiveForEveryTransposeAndLeadingDimension) {
+  using T = TypeParam;
+  struct Shape {
+    int M, N, K;
+  };
+  // Tiny and odd shapes, then products at and above 64^3, where a oneDNN build hands float GEMM to oneDNN
+  // (smaller ones stay with OpenBLAS), including a single row and a single column.
+  const Shape shapes[] = {{1, 1, 1},    {7, 13, 5},   {1, 9, 4},     {6, 1, 3},     {5, 4, 1},    {1, 1, 17},
+                          {33, 65, 47}, {64, 64, 64}, {130, 70, 90}, {1, 513, 600}, {300, 1, 900}};
+  struct Scalars {
+    double alpha, beta;
+  };
+  const Scalars scalars[] = {{1, 0}, {1, 1}, {0.5, -2}, {-1.25, 0.75}, {2, 1}};
+  unsigned seed = 1;
+  for (const Shape& s : shapes)
+    for (Trans ta : {Trans::No, Trans::Yes})
+      for (Trans tb : {Trans::No, Trans::Yes})
+        for (const Scalars& sc : scalars) {
+          const int rows_a = ta == Trans::No ? s.M : s.K, cols_a = ta == Trans::No ? s.K : s.M;
+          const int rows_b = tb == Trans::No ? s.K : s.N, cols_b = tb == Trans::No ? s.N : s.K;
+          const int lda = cols_a + 3, ldb = cols_b + 2, ldc = s.N + 5;  // wider than the used width
+          const auto A = uniform<T>(static_cast<std::size_t>(rows_a) * lda, ++seed);
+          const auto B = uniform<T>(static_cast<std::size_t>(rows_b) * ldb, ++seed);
+          auto C0 = uniform<T>(static_cast<std::size_t>(s.M) * ldc, ++seed);
+          if (sc.beta == 0)  // beta = 0 must ignore C (the arena hands out uninitialised memory)
+            for (int i = 0; i < s.M; ++i)
+              for (int j = 0; j < s.N; ++j) C0[i * ldc + j] = kNaN<T>;
+          auto fast = C0, slow = C0;
+          k::gemm<T>(ta, tb, s.M, s.N, s.K, T(sc.alpha), A.data(), lda, B.data(), ldb, T(sc.beta), fast.data(), ldc);
+          nv::gemm<T>(ta, tb, s.M, s.N, s.K, T(sc.alpha), A.data(), lda, B.data(), ldb, T(sc.beta), slow.data(), ldc);
+          const std::string what = "gemm M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
+                                   " K=" + std::to_string(s.K) + " ta=" + std::to_string(ta == Trans::Yes) +
+                                   " tb=" + std::to_string(tb == Trans::Yes) + " alpha=" + std::to_string(sc.alpha) +
+                                   " beta=" + std::to_string(sc.beta);
+          expect_close(fast, slow, 4 * tol<T>(), what);
+          for (int i = 0; i < s.M; ++i)  // the columns past N belong to someone else
+            for (int j = s.N; j < ldc; ++j)
+              ASSERT_EQ(fast[i * ldc + j], C0[i * ldc + j]) << what << ": wrote padding at " << i << "," << j;
+        }
+}
+
+TYPED_TEST(KernelTest, GemmOnHeadColumnBlocks) {
+  // The attention pattern: Q_h K_h^T on column block h of two (T, C) matrices, result into (T, T).
+  using T = TypeParam;
+  const int Tq = 9, Tk = 11, C = 12, H = 3, D = C / H;
+  const auto Q = uniform<T>(static_cast<std::size_t>(Tq) * C, 11), K = uniform<T>(static_cast<std::size_t>(Tk) * C, 12);
+  for (int h = 0; h < H; ++h) {
+    std::vector<T> fast(static_cast<std::size_t>(Tq) * Tk, kNaN<T>), slow = fast;
+    k::gemm<T>(Trans::No, Trans::Yes, Tq, Tk, D, T(1), Q.data() + h * D, C, K.data() + h * D, C, T(0), fast.data(), Tk);
+    nv::gemm<T>(Trans::No, Trans::Yes, Tq, Tk, D, T(1), Q.data() + h * D, C, K.data() + h * D, C, T(0), slow.data(),
+                Tk);
+    expect_close(fast, slow, tol<T>(), "head " + std::to_string(h));
+    // And one element by hand.
+    double dot = 0;
+    for (int d = 0; d < D; ++d) dot += static_cast<double>(Q[2 * C + h * D + d]) * K[5 * C + h * D + d];
+    EXPECT_NEAR(fast[2 * Tk + 5], dot, 1e-5);
+  }
+}
+
+// ------------------------------------------------------------------------------------ masked softmax
+
+struct SoftmaxCase {
+  int B, H, Tq, K;
+  std::vector<int> key_len;
+  double lo, hi;  // score range
+};
+
+std::vector<SoftmaxCase> softmax_cases() {
+  return {
+      {1, 1, 1, 1, {1}, -1, 1},
+      {1, 1, 1, 1, {0}, -1, 1},               // one all-padding row
+      {3, 2, 5, 7, {7, 1, 0}, -3, 3},         // odd sizes, length 1 and 0
+      {2, 1, 9, 4, {4, 2}, -3, 3},            // more queries than keys
+      {2, 3, 6, 6, {6, 3}, -200, 200},        // large scores: needs the max subtraction
+      {4, 4, 33, 37, {37, 20, 1, 0}, -4, 4},  // 19536 elements: the parallel path
+  };
+}
+
+TYPED_TEST(KernelTest, MaskedSoftmaxForwardMatchesNaive) {
+  using T = TypeParam;
+  unsigned seed = 100;
+  for (const SoftmaxCase& c : softmax_cases())
+    for (bool causal : {false, true}) {
+      const long count = static_cast<long>(c.B) * c.H * c.Tq * c.K;
+      const auto scores = uniform<T>(count, ++seed, c.lo, c.hi);
+      const T scale = T(0.37);
+      auto fast = scores, slow = scores;
+      k::masked_softmax_forward(fast.data(), c.B, c.H, c.Tq, c.K, c.key_len.data(), causal, scale);
+      nv::masked_softmax_forward(slow.data(), c.B, c.H, c.Tq, c.K, c.key_len.data(), causal, scale);
+      const std::string what = "softmax B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) +
+                               " Tq=" + std::to_string(c.Tq) + " K=" + std::to_string(c.K) +
+                               " causal=" + std::to_string(causal);
+      expect_close(fast, slow, tol<T>(), what);
+      // Rows: visible prefix sums to 1, the rest is exactly 0, a row with no visible key is all zeros.
+      for (int b = 0; b < c.B; ++b)
+        for (int h = 0; h < c.H; ++h)
+          for (int i = 0; i < c.Tq; ++i) {
+            const T* row = fast.data() + ((static_cast<long>(b) * c.H + h) * c.Tq + i) * c.K;
+            const int visible = k::visible_keys(c.key_len[b], c.K, causal, i);
+            double sum = 0;
+            for (int j = 0; j < c.K; ++j) {
+              if (j >= visible) {
+                ASSERT_EQ(row[j], T(0)) << what << " b=" << b << " i=" << i << " j=" << j;
+              }
+              ASSERT_GE(row[j], T(0));
+              sum += row[j];
+            }
+            EXPECT_NEAR(sum, visible > 0 ? 1.0 : 0.0, 1e-5) << what << " b=" << b << " i=" << i;
+          }
+    }
+}
+
+TYPED_TEST(KernelTest, MaskedSoftmaxBackwardMatchesNaive) {
+  using T = TypeParam;
+  unsigned seed = 200;
+  for (const SoftmaxCase& c : softmax_cases())
+    for (bool causal : {false, true}) {
+      const long count = static_cast<long>(c.B) * c.H * c.Tq * c.K;
+      auto probs = uniform<T>(count, ++seed, c.lo, c.hi);
+      nv::masked_softmax_forward(probs.data(), c.B, c.H, c.Tq, c.K, c.key_len.data(), causal, T(0.37));
+      const auto dprobs = uniform<T>(count, ++seed);
+      auto fast = dprobs, slow = dprobs;
+      k::masked_softmax_backward(probs.data(), fast.data(), c.B, c.H, c.Tq, c.K, T(0.37));
+      nv::masked_softmax_backward(probs.data(), slow.data(), c.B, c.H, c.Tq, c.K, T(0.37));
+      const std::string what = "softmax backward B=" + std::to_string(c.B) + " K=" + std::to_string(c.K) +
+                               " causal=" + std::to_string(causal);
+      expect_close(fast, slow, tol<T>(), what);
+      // Masked scores (probability 0) get exactly zero gradient, so padding never leaks into the keys.
+      for (long r = 0; r < count; ++r)
+        if (probs[r] == T(0)) {
+          ASSERT_EQ(fast[r], T(0)) << what << " at " << r;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------- layer norm
+
+struct NC {
+  int N, C;
+};
+const NC kLayerNormShapes[] = {{1, 1}, {1, 5}, {7, 13}, {4, 64}, {300, 67}};  // 300*67 = 20100: parallel
+
+TYPED_TEST(KernelTest, LayerNormForwardMatchesNaive) {
+  using T = TypeParam;
+  unsigned seed = 300;
+  for (const NC s : kLayerNormShapes) {
+    const std::size_t n = static_cast<std::size_t>(s.N) * s.C;
+    const auto x = uniform<T>(n, ++seed, -2, 3);
+    const auto gamma = uniform<T>(s.C, ++seed, 0.5, 1.5), beta = uniform<T>(s.C, ++seed, -0.5, 0.5);
+    std::vector<T> y(n, kNaN<T>), mean(s.N, kNaN<T>), rstd(s.N, kNaN<T>);
+    auto y0 = y, mean0 = mean, rstd0 = rstd;
+    k::layer_norm_forward(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), s.N, s.C, T(1e-5));
+    nv::layer_norm_forward(x.data(), gamma.data(), beta.data(), y0.data(), mean0.data(), rstd0.data(), s.N, s.C,
+                           T(1e-5));
+    const std::string what = "layer norm N=" + std::to_string(s.N) + " C=" + std::to_string(s.C);
+    expect_close(y, y0, tol<T>(), what + " y");
+    expect_close(mean, mean0, tol<T>(), what + " mean");
+    expect_close(rstd, rstd0, tol<T>(), what + " rstd");
+  }
+}
+
+TYPED_TEST(KernelTest, LayerNormBackwardMatchesNaive) {
+  using T = TypeParam;
+  unsigned seed = 400;
+  for (const NC s : kLayerNormShapes)
+    for (bool accumulate : {false, true}) {
+      const std::size_t n = static_cast<std::size_t>(s.N) * s.C;
+      const auto x = uniform<T>(n, ++seed, -2, 3);
+      const auto gamma = uniform<T>(s.C, ++seed, 0.5, 1.5), beta = uniform<T>(s.C, ++seed, -0.5, 0.5);
+      std::vector<T> y(n), mean(s.N), rstd(s.N);
+      nv::layer_norm_forward(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), s.N, s.C,
+                             T(1e-5));
+      const auto dy = uniform<T>(n, ++seed);
+      // dx assigned: start from NaN; accumulated: from random values. dgamma/dbeta always accumulate.
+      auto dx = accumulate ? uniform<T>(n, ++seed) : std::vector<T>(n, kNaN<T>);
+      auto dgamma = uniform<T>(s.C, ++seed, 1, 2), dbeta = uniform<T>(s.C, ++seed, -2, -1);
+      auto dx0 = dx, dgamma0 = dgamma, dbeta0 = dbeta;
+      k::layer_norm_backward(dy.data(), x.data(), mean.data(), rstd.data(), gamma.data(), dx.data(), dgamma.data(),
+                             dbeta.data(), s.N, s.C, accumulate);
+      nv::layer_norm_backward(dy.data(), x.data(), mean.data(), rstd.data(), gamma.data(), dx0.data(), dgamma0.data(),
+                              dbeta0.data(), s.N, s.C, accumulate);
+      const std::string what = "layer norm backward N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
+                               " accumulate=" + std::to_string(accumulate);
+      // dx's natural scale is rstd * |dy * gamma|; with C = 1 the exact dx is 0 and rstd = eps^-1/2.
+      double dx_scale = 0;
+      for (int r = 0; r < s.N; ++r) dx_scale = std::max(dx_scale, static_cast<double>(rstd[r]));
+      dx_scale *= 1.5;  // max |dy * gamma|
+      expect_close(dx, dx0, 2 * tol<T>(), what + " dx", dx_scale);
+      expect_close(dgamma, dgamma0, tol<T>(), what + " dgamma");
+      expect_close(dbeta, dbeta0, tol<T>(), what + " dbeta");
+    }
+}
+
+// --------------------------------------------------------------------------------- bias, relu, add
+
+TYPED_TEST(KernelTest, BiasForwardAndBackwardMatchNaive) {
+  using T = TypeParam;
+  unsigned seed = 500;
+  for (const NC s : {NC{1, 1}, NC{7, 13}, NC{300, 67}, NC{20, 1000}}) {
+    const std::size_t n = static_cast<std::size_t>(s.N) * s.C;
+    const auto bias = uniform<T>(s.C, ++seed);
+    auto y = uniform<T>(n, ++seed), y0 = y;
+    k::add_bias(y.data(), bias.data(), s.N, s.C);
+    nv::add_bias(y0.data(), bias.data(), s.N, s.C);
+    const std::string what = "bias N=" + std::to_string(s.N) + " C=" + std::to_string(s.C);
+    expect_close(y, y0, tol<T>(), what + " add_bias");
+
+    const auto dy = uniform<T>(n, ++seed);
+    auto db = uniform<T>(s.C, ++seed, 3, 4), db0 = db;  // accumulates onto non-zero values
+    k::bias_backward(dy.data(), db.data(), s.N, s.C);
+    nv::bias_backward(dy.data(), db0.data(), s.N, s.C);
+    expect_close(db, db0, tol<T>(), what + " bias_backward");
+  }
+}
+
+TYPED_TEST(KernelTest, ReluForwardAndBackwardMatchNaive) {
+  using T = TypeParam;
+  unsigned seed = 600;
+  for (long n : {1L, 13L, 20001L}) {
+    auto x = uniform<T>(n, ++seed);
+    for (long i = 0; i < n; i += 5) x[i] = T(0);  // exact zeros: the gradient there is zero
+    if (n > 3) x[3] = -T(0);
+    auto y = x, y0 = x;
+    k::relu_forward(y.data(), n);
+    nv::relu_forward(y0.data(), n);
+    for (long i = 0; i < n; ++i) ASSERT_EQ(y[i], y0[i]) << "relu_forward n=" << n << " at " << i;
+
+    const auto g = uniform<T>(n, ++seed);
+    auto d = g, d0 = g;
+    k::relu_backward(y.data(), d.data(), n);
+    nv::relu_backward(y0.data(), d0.data(), n);
+    for (long i = 0; i < n; ++i) {
+      ASSERT_EQ(d[i], d0[i]) << "relu_backward n=" << n << " at " << i;
+      ASSERT_EQ(d[i], x[i] > T(0) ? g[i] : T(0));
+    }
+  }
+}
+
+TYPED_TEST(KernelTest, AddAndAccumulate) {
+  using T = TypeParam;
+  for (long n : {1L, 20001L}) {
+    const auto a = uniform<T>(n, 701), b = uniform<T>(n, 702);
+    std::vector<T> out(n, kNaN<T>);
+    k::add(a.data(), b.data(), out.data(), n);
+    auto alias = a;
+    k::add(alias.data(), b.data(), alias.data(), n);  // out may alias a
+    auto acc = a;
+    k::accumulate(acc.data(), b.data(), n);
+    for (long i = 0; i < n; ++i) {
+      ASSERT_EQ(out[i], a[i] + b[i]);
+      ASSERT_EQ(alias[i], a[i] + b[i]);
+      ASSERT_EQ(acc[i], a[i] + b[i]);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------- embedding
+
+struct EmbeddingCase {
+  int B, Tlen, C, V;
+  bool one_token;  // every position the same token: the worst case for a racy scatter
+};
+
+TYPED_TEST(KernelTest, EmbeddingForwardAndBackwardMatchNaive) {
+  using T = TypeParam;
+  const EmbeddingCase cases[] = {
+      {1, 1, 1, 1, false},
+      {3, 5, 13, 7, false},    // repeated tokens within and across sentences
+      {4, 50, 96, 20, false},  // 19200 elements, 6 column blocks: the parallel path
+      {4, 64, 80, 9, true},
+  };
+  unsigned seed = 800;
+  for (const EmbeddingCase& c : cases) {
+    const long N = static_cast<long>(c.B) * c.Tlen;
+    std::vector<int> tokens(N);
+    std::uint64_t s = 12345 + seed;
+    for (auto& t : tokens) t = c.one_token ? c.V / 2 : static_cast<int>((s = mix64(s)) % c.V);
+    const auto table = uniform<T>(static_cast<std::size_t>(c.V) * c.C, ++seed);
+    std::vector<T> pe(static_cast<std::size_t>(c.Tlen + 3) * c.C);  // longer than needed, as the model's is
+    nv::sinusoid_table(c.Tlen + 3, c.C, pe.data());
+    const T scale = std::sqrt(T(c.C));
+    std::vector<T> out(N * c.C, kNaN<T>), out0 = out;
+    k::embedding_forward(tokens.data(), c.B, c.Tlen, table.data(), c.C, scale, pe.data(), out.data());
+    nv::embedding_forward(tokens.data(), c.B, c.Tlen, table.data(), c.C, scale, pe.data(), out0.data());
+    const std::string what = "embedding B=" + std::to_string(c.B) + " T=" + std::to_string(c.Tlen) +
+                             " C=" + std::to_string(c.C) + " V=" + std::to_string(c.V);
+    expect_close(out, out0, tol<T>(), what + " forward");
+
+    const auto dout = uniform<T>(N * c.C, ++seed);
+    auto dtable = uniform<T>(table.size(), ++seed, 1, 2), dtable0 = dtable;  // accumulates
+    k::embedding_backward(dout.data(), tokens.data(), N, c.C, scale, dtable.data());
+    nv::embedding_backward(dout.data(), tokens.data(), N, c.C, scale, dtable0.data());
+    expect_close(dtable, dtable0, tol<T>(), what + " backward");
+  }
+}
+
+TYPED_TEST(KernelTest, SinusoidTableMatchesNaiveAndThePaper) {
+  using T = TypeParam;
+  for (int L : {1, 50})
+    for (int C : {1, 7, 16, 512}) {
+      std::vector<T> pe(static_cast<std::size_t>(L) * C, kNaN<T>), pe0 = pe;
+      k::sinusoid_table(L, C, pe.data());
+      nv::sinusoid_table(L, C, pe0.data());
+      expect_close(pe, pe0, tol<T>(), "sinusoid L=" + std::to_string(L) + " C=" + std::to_string(C));
+      for (int c = 0; c < C; ++c) EXPECT_EQ(pe[c], c % 2 == 0 ? T(0) : T(1)) << "position 0, column " << c;
+      for (int p = 0; p < L; ++p) {
+        EXPECT_NEAR(pe[static_cast<long>(p) * C], std::sin(static_cast<double>(p)), 1e-6);
+        if (C > 1) {
+          EXPECT_NEAR(pe[static_cast<long>(p) * C + 1], std::cos(static_cast<double>(p)), 1e-6);
+        }
+        if (C > 5) {  // PE(p, 2i) with i = 2
+          EXPECT_NEAR(pe[static_cast<long>(p) * C + 4], std::sin(p / std::pow(10000.0, 4.0 / C)), 1e-6);
+        }
+      }
+    }
+}
+
+// ------------------------------------------------------------------------------------ cross-entropy
+
+struct CrossEntropyCase {
+  int B, Tlen, V;
+  std::vector<int> lengths;
+};
+
+TYPED_TEST(KernelTest, CrossEntropyMatchesNaive) {
+  using T = TypeParam;
+  const CrossEntropyCase cases[] = {
+      {1, 1, 1, {1}},
+      {3, 5, 11, {5, 2, 0}},
+      {1, 7, 2, {3}},
+      {4, 40, 123, {40, 17, 1, 33}},  // 19680 logits: the parallel path
+  };
+  unsigned seed = 900;
+  for (const CrossEntropyCase& c : cases)
+    for (double eps : {0.0, 0.1}) {
+      const long N = static_cast<long>(c.B) * c.Tlen;
+      const auto logits = uniform<T>(N * c.V, ++seed, -6, 6);
+      std::vector<int> targets(N);
+      std::uint64_t s = seed;
+      for (long n = 0; n < N; ++n) {
+        const bool valid = n % c.Tlen < c.lengths[n / c.Tlen];
+        // Rows past the length are never read: give them ids no vocabulary has.
+        targets[n] = valid ? static_cast<int>((s = mix64(s)) % c.V) : c.V + 1000;
+      }
+      const T grad_scale = T(0.37);
+      const std::string what = "cross-entropy B=" + std::to_string(c.B) + " T=" + std::to_string(c.Tlen) +
+                               " V=" + std::to_string(c.V) + " eps=" + std::to_string(eps);
+
+      std::vector<T> d(N * c.V, kNaN<T>), d0 = d, nll(N, kNaN<T>), nll0 = nll;
+      const auto tot = k::cross_entropy(logits.data(), targets.data(), c.lengths.data(), c.B, c.Tlen, c.V, T(eps),
+                                        grad_scale, d.data(), nll.data());
+      const auto tot0 = nv::cross_entropy(logits.data(), targets.data(), c.lengths.data(), c.B, c.Tlen, c.V, T(eps),
+                                          grad_scale, d0.data(), nll0.data());
+      long long valid_rows = 0;
+      for (int l : c.lengths) valid_rows += l;
+      EXPECT_EQ(tot.tokens, valid_rows) << what;
+      EXPECT_EQ(tot.tokens, tot0.tokens) << what;
+      EXPECT_NEAR(tot.loss, tot0.loss, tol<T>() * std::max(1.0, std::abs(tot0.loss))) << what << " loss";
+      EXPECT_NEAR(tot.nll, tot0.nll, tol<T>() * std::max(1.0, std::abs(tot0.nll))) << what << " nll";
+      // With V = 1 the exact gradient and nll are 0; measure against their natural scales.
+      expect_close(d, d0, tol<T>(), what + " dlogits", grad_scale);
+      expect_close(nll, nll0, tol<T>(), what + " row_nll", 1.0);
+
+      // Sum of row_nll is the nll total; invalid rows have zero gradient and zero row_nll; each valid
+      // gradient row sums to zero (softmax minus a distribution).
+      double nll_sum = 0;
+      for (long n = 0; n < N; ++n) {
+        nll_sum += nll[n];
+        const bool valid = n % c.Tlen < c.lengths[n / c.Tlen];
+        double row_sum = 0;
+        for (int v = 0; v < c.V; ++v) {
+          if (!valid) {
+            ASSERT_EQ(d[n * c.V + v], T(0)) << what << " invalid row " << n;
+          }
+          row_sum += d[n * c.V + v];
+        }
+        if (!valid) {
+          ASSERT_EQ(nll[n], T(0)) << what << " invalid row " << n;
+        }
+        EXPECT_NEAR(row_sum, 0.0, 1e-5) << what << " row " << n;
+      }
+      EXPECT_NEAR(nll_sum, tot.nll, 1e-4 * std::max(1.0, tot.nll)) << what;
+
+      // dlogits aliasing logits: the gradient overwrites the logits in place, as the model does.
+      auto inplace = logits;
+      const auto tot_inplace = k::cross_entropy(inplace.data(), targets.data(), c.lengths.data(), c.B, c.Tlen, c.V,
+                                                T(eps), grad_scale, inplace.data(), static_cast<T*>(nullptr));
+      expect_close(inplace, d0, tol<T>(), what + " dlogits in place", grad_scale);
+      EXPECT_EQ(tot_inplace.loss, tot.loss) << what;
+
+      // No outputs at all: the totals alone.
+      const auto tot_only = k::cross_entropy(logits.data(), targets.data(), c.lengths.data(), c.B, c.Tlen, c.V, T(eps),
+                                             grad_scale, static_cast<T*>(nullptr), static_cast<T*>(nullptr));
+      EXPECT_EQ(tot_only.loss, tot.loss) << what;
+      EXPECT_EQ(tot_only.nll, tot.nll) << what;
+    }
+}
+
+TYPED_TEST(KernelTest, CrossEntropyOfUniformLogitsIsLogV) {
+  // Every class equally likely: -log p_j = log V for all j, so the smoothed loss is log V for any eps.
+  using T = TypeParam;
+  const int V = 17, B = 2, Tlen = 3;
+  const std::vector<T> logits(static_cast<std::size_t>(B) * Tlen * V, T(0.25));
+  const std::vector<int> targets = {0, 5, 16, 3, 3, 9}, lengths = {3, 2};
+  for (double eps : {0.0, 0.1}) {
+    const auto tot = k::cross_entropy(logits.data(), targets.data(), lengths.data(), B, Tlen, V, T(eps), T(1),
+                                      static_cast<T*>(nullptr), static_cast<T*>(nullptr));
+    EXPECT_EQ(tot.tokens, 5);
+    EXPECT_NEAR(tot.loss / tot.tokens, std::log(17.0), 1e-6);
+    EXPECT_NEAR(tot.nll / tot.tokens, std::log(17.0), 1e-6);
+  }
+}
+
+// ------------------------------------------------------------------------------------------ dropout
+
+TYPED_TEST(KernelTest, DropoutMatchesNaive) {
+  using T = TypeParam;
+  for (long n : {1L, 37L, 100000L})
+    for (float p : {0.1f, 0.3f, 0.9f}) {
+      const auto x = uniform<T>(n, 1000 + n, 0.5, 1.5);
+      auto fast = x, slow = x;
+      k::dropout(fast.data(), n, p, 42, 7);
+      nv::dropout(slow.data(), n, p, 42, 7);
+      for (long i = 0; i < n; ++i) ASSERT_EQ(fast[i] == T(0), slow[i] == T(0)) << "mask differs at " << i;
+      expect_close(fast, slow, tol<T>(), "dropout n=" + std::to_string(n) + " p=" + std::to_string(p));
+    }
+}
+
+TYPED_TEST(KernelTest, DropoutWithZeroRateIsANoOp) {
+  using T = TypeParam;
+  const long n = 50000;
+  const auto x = uniform<T>(n, 1100);
+  auto y = x;
+  k::dropout(y.data(), n, 0.0f, 42, 7);
+  EXPECT_EQ(std::memcmp(x.data(), y.data(), sizeof(T) * n), 0);
+}
+
+TYPED_TEST(KernelTest, DropoutMaskProperties) {
+  using T = TypeParam;
+  const long n = 200000;
+  const float p = 0.3f;
+  const auto x = uniform<T>(n, 1200, 0.5, 1.5);  // no zeros: a zero output means dropped
+  auto run_n = [&](std::uint64_t seed, std::uint64_t stream, long count) {
+    std::vector<T> y(x.begin(), x.begin() + count);
+    k::dropout(y.data(), count, p, seed, stream);
+    return y;
+  };
+  auto run = [&](std::uint64_t seed, std::uint64_t stream) { return run_n(seed, stream, n); };
+  const auto a = run(42, 7);
+
+  // Same (seed, stream): the same mask and values, bit for bit (this is what the backward pass relies on).
+  const auto again = run(42, 7);
+  EXPECT_EQ(std::memcmp(a.data(), again.data(), sizeof(T) * n), 0);
+
+  // Kept fraction near 1 - p (the standard deviation is 0.001); kept values scaled by 1 / (1 - p).
+  long kept = 0;
+  const double keep_scale = 1.0 / (1.0 - static_cast<double>(p));
+  for (long i = 0; i < n; ++i)
+    if (a[i] != T(0)) {
+      ++kept;
+      ASSERT_NEAR(a[i], x[i] * keep_scale, 4 * tol<T>() * std::abs(x[i] * keep_scale)) << "element " << i;
+    }
+  EXPECT_NEAR(static_cast<double>(kept) / n, 1.0 - p, 0.01);
+
+  // A mask depends only on (seed, stream, index), not on how many elements the call covers.
+  const auto prefix = run_n(42, 7, 1000);
+  EXPECT_EQ(std::memcmp(a.data(), prefix.data(), sizeof(T) * 1000), 0);
+
+  // Different streams or seeds: independent masks, which differ in about 2 p (1 - p) = 42% of places.
+  for (const std::vector<T>& other : {run(42, 8), run(43, 7)}) {
+    long differ = 0;
+    for (long i = 0; i < n; ++i) differ += (a[i] == T(0)) != (other[i] == T(0));
+    EXPECT_NEAR(static_cast<double>(differ) / n, 2 * p * (1 - p), 0.02);
+  }
+}
+
+TYPED_TEST(KernelTest, DropoutIndependentOfThreadCount) {
+  using T = TypeParam;
+  const long n = 100000;  // well past the dropout kernel's parallel threshold
+  ASSERT_GT(n, k::kParallelMinWork);
+  const auto x = uniform<T>(n, 1300);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  auto one = x;
+  k::dropout(one.data(), n, 0.3f, 99, 5);
+  omp_set_num_threads(2);
+  auto two = x;
+  k::dropout(two.data(), n, 0.3f, 99, 5);
+  omp_set_num_threads(saved);
+  EXPECT_EQ(std::memcmp(one.data(), two.data(), sizeof(T) * n), 0);
+}
+
+TYPED_TEST(KernelTest, ColumnBlockReductionsIndependentOfThreadCount) {
+  // bias_backward, layer_norm_backward's dgamma/dbeta and embedding_backward split columns between threads;
+  // each column is summed in the same order whatever the split, so the result is bit-identical.
+  using T = TypeParam;
+  const int N = 300, C = 67, V = 9;
+  const auto dy = uniform<T>(static_cast<std::size_t>(N) * C, 1400);
+  std::vector<int> tokens(N);
+  for (int n = 0; n < N; ++n) tokens[n] = (n * 7) % V;
+  const int saved = omp_get_max_threads();
+  std::vector<T> db[2], dt[2];
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    db[threads - 1].assign(C, T(0.5));
+    dt[threads - 1].assign(static_cast<std::size_t>(V) * C, T(0.5));
+    k::bias_backward(dy.data(), db[threads - 1].data(), N, C);
+    k::embedding_backward(dy.data(), tokens.data(), N, C, T(3), dt[threads - 1].data());
+  }
+  omp_set_num_threads(saved);
+  EXPECT_EQ(std::memcmp(db[0].data(), db[1].data(), sizeof(T) * C), 0);
+  EXPECT_EQ(std::memcmp(dt[0].data(), dt[1].data(), sizeof(T) * dt[0].size()), 0);
+}
+
+}  // namespace
+}  // namespace heptapod
