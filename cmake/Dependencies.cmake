@@ -3,6 +3,7 @@
 #   libopenblas-openmp-dev  BLAS (double GEMM for gradient checks; float GEMM when HEPTAPOD_BLAS says so),
 #                           sharing the OpenMP runtime with our own kernels
 #   libomp / libgomp        OpenMP threading (ships with g++)
+#   libsentencepiece-dev    sub-word vocabularies (training and encoding)
 #   nlohmann-json3-dev      JSON for configs and the model file header
 #   libcli11-dev            command-line parsing for the heptapod binary
 #   libgtest-dev            unit tests
@@ -15,6 +16,12 @@ set_property(CACHE HEPTAPOD_BLAS PROPERTY STRINGS onednn openblas-openmp openbla
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+find_path(SENTENCEPIECE_INCLUDE_DIR sentencepiece_processor.h REQUIRED)
+find_library(SENTENCEPIECE_LIBRARY sentencepiece REQUIRED)
+find_library(SENTENCEPIECE_TRAIN_LIBRARY sentencepiece_train REQUIRED)
+add_library(heptapod_sentencepiece INTERFACE)
+target_include_directories(heptapod_sentencepiece SYSTEM INTERFACE ${SENTENCEPIECE_INCLUDE_DIR})
+target_link_libraries(heptapod_sentencepiece INTERFACE ${SENTENCEPIECE_TRAIN_LIBRARY} ${SENTENCEPIECE_LIBRARY})
 
 set(_multiarch /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE})
 set(_multiarch_inc /usr/include/${CMAKE_LIBRARY_ARCHITECTURE})

@@ -7,7 +7,7 @@ SUDO=""
 PACKAGES=(
   build-essential cmake
   libdnnl-dev libopenblas-openmp-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libsentencepiece-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 missing=()

@@ -1,5 +1,6 @@
-// Greedy decoding by full recomputation: every step re-runs the whole model on the prefix. Slow (quadratic)
-// but obviously correct; it is the oracle the incremental decoder is tested against, and enough for demos.
+// Greedy decoding by full recomputation: every step re-runs the whole model on the prefixes. Quadratic in
+// the output length, but obviously correct; it is the oracle the incremental decoder is tested against,
+// and serves demos and validation until that decoder lands.
 #pragma once
 
 #include <vector>
@@ -9,8 +10,11 @@
 
 namespace heptapod {
 
-// Returns the target tokens (without bos/eos) for one source sentence, at most max_len of them.
-std::vector<int> greedy_reference(Transformer<float>& model, const std::vector<int>& source, int max_len,
-                                  Arena& arena);
+// Target tokens (without bos/eos) for each source sentence; sentence i gets at most max_lens[i] tokens.
+std::vector<std::vector<int>> greedy_reference(Transformer<float>& model, const std::vector<std::vector<int>>& sources,
+                                               const std::vector<int>& max_lens, Arena& arena);
+
+// One sentence.
+std::vector<int> greedy_reference(Transformer<float>& model, const std::vector<int>& source, int max_len, Arena& arena);
 
 }  // namespace heptapod

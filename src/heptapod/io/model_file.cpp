@@ -48,7 +48,8 @@ void check_layer_count(const SafetensorsFile& file, const ModelConfig& c) {
 }  // namespace
 
 void save_model(const std::string& path, const Transformer<float>& model,
-                const std::map<std::string, std::string>& extra_metadata) {
+                const std::map<std::string, std::string>& extra_metadata,
+                const std::vector<ExtraTensor>& extra_tensors) {
   SafetensorsWriter w;
   for (const auto& [k, v] : extra_metadata) {
     require(k != "format" && k != "format_version" && k != "config", "save_model: reserved metadata key " + k);
@@ -60,6 +61,10 @@ void save_model(const std::string& path, const Transformer<float>& model,
   const auto& params = model.parameters();
   for (std::size_t i = 0; i < params.specs().size(); ++i)
     w.add(params.specs()[i].name, DType::F32, params.specs()[i].shape, params.values() + params.offset(i));
+  for (const ExtraTensor& e : extra_tensors) {
+    require(e.name.rfind("extra/", 0) == 0, "save_model: extra tensor \"" + e.name + "\" must be named extra/...");
+    w.add(e.name, e.dtype, e.shape, e.data);
+  }
   w.write(path);
 }
 

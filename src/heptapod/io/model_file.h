@@ -14,9 +14,18 @@ namespace heptapod {
 inline constexpr const char* kModelFormat = "heptapod-model";
 inline constexpr int kModelFormatVersion = 1;
 
+// Tensors stored beside the parameters; their names must start with "extra/" (vocabularies, optimizer state).
+struct ExtraTensor {
+  std::string name;
+  DType dtype = DType::U8;
+  std::vector<std::int64_t> shape;
+  const void* data = nullptr;
+};
+
 // Writes the model atomically. extra_metadata keys must not clash with format, format_version or config.
 void save_model(const std::string& path, const Transformer<float>& model,
-                const std::map<std::string, std::string>& extra_metadata = {});
+                const std::map<std::string, std::string>& extra_metadata = {},
+                const std::vector<ExtraTensor>& extra_tensors = {});
 
 // Reads, validates and builds the model; any problem is an Error naming the file and the field or tensor.
 std::unique_ptr<Transformer<float>> load_model(const std::string& path);

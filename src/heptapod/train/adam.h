@@ -25,6 +25,8 @@ class Adam {
   const AdamConfig& config() const { return config_; }
   std::vector<T>& first_moment() { return m_; }
   std::vector<T>& second_moment() { return v_; }
+  const std::vector<T>& first_moment() const { return m_; }
+  const std::vector<T>& second_moment() const { return v_; }
   void set_steps(long s) { step_ = s; }
 
  private:

@@ -1,0 +1,107 @@
+// `heptapod train`: trains a model from raw parallel text (see train/trainer.h for what it writes).
+// Every flag fills a field of TrainConfig; rerunning the same command resumes.
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "heptapod/core/error.h"
+#include "heptapod/train/trainer.h"
+
+namespace heptapod::app {
+
+namespace {
+
+struct TrainFlags {
+  TrainConfig config;
+  std::string preset = "small";
+  std::string vocab_model = "bpe";
+  std::string schedule = "noam";
+  std::string norm, tie;
+  int d_model = 0, heads = 0, d_ff = 0, layers = 0, encoder_layers = 0, decoder_layers = 0;
+  float dropout = -1, attention_dropout = -1, activation_dropout = -1, embedding_dropout = -1;
+  bool separate_vocab = false;
+};
+
+int run_train(TrainFlags f) {
+  TrainConfig& c = f.config;
+  c.model = model_preset(f.preset);
+  if (f.d_model > 0) c.model.d_model = f.d_model;
+  if (f.heads > 0) c.model.n_heads = f.heads;
+  if (f.d_ff > 0) c.model.d_ff = f.d_ff;
+  if (f.layers > 0) c.model.encoder_layers = c.model.decoder_layers = f.layers;
+  if (f.encoder_layers > 0) c.model.encoder_layers = f.encoder_layers;
+  if (f.decoder_layers > 0) c.model.decoder_layers = f.decoder_layers;
+  if (f.dropout >= 0) c.model.dropout = f.dropout;
+  if (f.attention_dropout >= 0) c.model.attention_dropout = f.attention_dropout;
+  if (f.activation_dropout >= 0) c.model.activation_dropout = f.activation_dropout;
+  if (f.embedding_dropout >= 0) c.model.embedding_dropout = f.embedding_dropout;
+  if (!f.norm.empty()) c.model.norm = f.norm == "pre" ? NormPosition::Pre : NormPosition::Post;
+  if (!f.tie.empty())
+    c.model.tie_embeddings = f.tie == "all" ? EmbeddingTying::All
+                             : f.tie == "target_output" ? EmbeddingTying::TargetOutput
+                                                        : EmbeddingTying::None;
+  c.vocab_config.model = vocab_model_from_name(f.vocab_model);
+  c.joint_vocab = !f.separate_vocab;
+  c.schedule.kind = f.schedule == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;
+  const TrainResult r = train(c);
+  std::printf("stopped after %ld updates (%s); model: %s\n", r.state.step, r.stop_reason.c_str(), r.model_path.c_str());
+  return 0;
+}
+
+}  // namespace
+
+Runner add_train_command(CLI::App& root) {
+  auto* cmd = root.add_subcommand("train", "Train a model from raw parallel text (rerun to resume)");
+  auto f = std::make_shared<TrainFlags>();
+  TrainConfig& c = f->config;
+  cmd->add_option("--source", c.train_source, "Training source text, one sentence per line")->required();
+  cmd->add_option("--target", c.train_target, "Training target text, line-aligned with --source")->required();
+  cmd->add_option("--valid-source", c.valid_source, "Dev source text");
+  cmd->add_option("--valid-target", c.valid_target, "Dev target text");
+  cmd->add_option("-o,--output", c.output_dir, "Output directory (checkpoints, metrics, model)");
+  cmd->add_option("--vocab", c.vocab, "Joint SentencePiece vocabulary (from heptapod vocab)");
+  cmd->add_option("--source-vocab", c.source_vocab, "Source vocabulary (with --target-vocab)");
+  cmd->add_option("--target-vocab", c.target_vocab, "Target vocabulary (with --source-vocab)");
+  cmd->add_option("--vocab-size", c.vocab_config.size, "Pieces per vocabulary when one is trained here");
+  cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram or char")->check(CLI::IsMember({"bpe", "unigram", "char"}));
+  cmd->add_flag("--separate-vocab", f->separate_vocab, "Train separate source and target vocabularies");
+  cmd->add_option("--preset", f->preset, "Model preset: tiny, small, base, big")
+      ->check(CLI::IsMember({"tiny", "small", "base", "big"}));
+  cmd->add_option("--d-model", f->d_model, "Override d_model");
+  cmd->add_option("--heads", f->heads, "Override attention heads");
+  cmd->add_option("--d-ff", f->d_ff, "Override the feed-forward size");
+  cmd->add_option("--layers", f->layers, "Override encoder and decoder layers");
+  cmd->add_option("--encoder-layers", f->encoder_layers, "Override encoder layers");
+  cmd->add_option("--decoder-layers", f->decoder_layers, "Override decoder layers");
+  cmd->add_option("--dropout", f->dropout, "Residual dropout");
+  cmd->add_option("--attention-dropout", f->attention_dropout, "Attention-probability dropout");
+  cmd->add_option("--activation-dropout", f->activation_dropout, "FFN activation dropout");
+  cmd->add_option("--embedding-dropout", f->embedding_dropout, "Embedding dropout");
+  cmd->add_option("--norm", f->norm, "post (the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
+  cmd->add_option("--tie", f->tie, "Embedding tying: all, target_output, none")
+      ->check(CLI::IsMember({"all", "target_output", "none"}));
+  cmd->add_option("--max-length", c.filter.max_tokens, "Drop pairs with a side longer than this (tokens)");
+  cmd->add_option("--max-ratio", c.filter.max_ratio, "Drop pairs whose length ratio exceeds this (0: off)");
+  cmd->add_option("--batch-tokens", c.batch_tokens, "Padded source+target tokens per micro-batch");
+  cmd->add_option("--accumulate", c.accumulate, "Micro-batches per update (gradient accumulation)");
+  cmd->add_option("--window", c.window, "Sentences sorted by length together when batching");
+  cmd->add_option("--lr-schedule", f->schedule, "noam (the paper) or inverse-sqrt")
+      ->check(CLI::IsMember({"noam", "inverse-sqrt"}));
+  cmd->add_option("--warmup", c.schedule.warmup_steps, "Warm-up updates");
+  cmd->add_option("--lr-scale", c.schedule.scale, "Factor on the noam learning rate");
+  cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt)");
+  cmd->add_option("--label-smoothing", c.label_smoothing, "Label smoothing epsilon");
+  cmd->add_option("--clip-norm", c.clip_norm, "Clip the global gradient norm (0: off)");
+  cmd->add_option("--steps", c.max_steps, "Stop after this many updates");
+  cmd->add_option("--epochs", c.max_epochs, "Stop after this many epochs (0: no limit)");
+  cmd->add_option("--valid-every", c.valid_every, "Updates between validations and checkpoints");
+  cmd->add_option("--keep-checkpoints", c.keep_checkpoints, "Checkpoints kept");
+  cmd->add_option("--patience", c.patience, "Stop after this many validations without improvement (0: off)");
+  cmd->add_option("--valid-bleu-sentences", c.valid_bleu_sentences, "Dev sentences translated for BLEU (0: none)");
+  cmd->add_option("--log-every", c.log_every, "Updates between metrics records");
+  cmd->add_option("--seed", c.seed, "Random seed (initialisation, data order, dropout)");
+  cmd->add_option("--threads", c.threads, "Threads (0: all cores)");
+  return [f] { return run_train(*f); };
+}
+
+}  // namespace heptapod::app

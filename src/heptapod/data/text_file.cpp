@@ -1,0 +1,40 @@
+// Validated line reading.
+#include "heptapod/data/text_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "heptapod/core/error.h"
+#include "heptapod/data/utf8.h"
+
+namespace heptapod {
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::size_t bad = find_invalid_utf8(line);
+    if (bad != std::string::npos)
+      throw Error(path + ":" + std::to_string(lines.size() + 1) + ": invalid UTF-8 at byte " + std::to_string(bad + 1) +
+                  " of the line");
+    lines.push_back(std::move(line));
+  }
+  if (in.bad()) throw Error("cannot read " + path + ": " + std::strerror(errno));
+  return lines;
+}
+
+ParallelText read_parallel_text(const std::string& source_path, const std::string& target_path) {
+  ParallelText t;
+  t.source = read_lines(source_path);
+  t.target = read_lines(target_path);
+  require(t.source.size() == t.target.size(),
+          "line counts differ: " + source_path + " has " + std::to_string(t.source.size()) + " lines, " + target_path +
+              " has " + std::to_string(t.target.size()));
+  return t;
+}
+
+}  // namespace heptapod

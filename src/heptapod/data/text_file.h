@@ -1,0 +1,21 @@
+// Reading user text files line by line with validation: every line must be UTF-8; errors name the file and
+// the line. Parallel corpora must have the same number of lines on both sides.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace heptapod {
+
+// All lines of a UTF-8 text file, without line terminators ("\n" or "\r\n"). Throws Error naming the file
+// (and line, for invalid UTF-8).
+std::vector<std::string> read_lines(const std::string& path);
+
+struct ParallelText {
+  std::vector<std::string> source, target;
+};
+
+// Both sides of a line-aligned corpus; a line-count mismatch is an Error naming both files and both counts.
+ParallelText read_parallel_text(const std::string& source_path, const std::string& target_path);
+
+}  // namespace heptapod

@@ -1,0 +1,24 @@
+// Vocabularies inside model files: tensors extra/vocab/source and extra/vocab/target hold SentencePiece's
+// serialized models (U8), so `translate` needs nothing but the model file.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "heptapod/data/vocabulary.h"
+#include "heptapod/io/model_file.h"
+
+namespace heptapod {
+
+struct ModelVocabularies {
+  Vocabulary source, target;
+};
+
+// Extra tensors pointing into the vocabularies' serialized models (keep them alive until written).
+std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& vocabs);
+
+// The vocabularies stored in a model file, or nothing if it has none; a damaged one is an Error. Also checks
+// that their sizes match the model config.
+std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, const ModelConfig& config);
+
+}  // namespace heptapod

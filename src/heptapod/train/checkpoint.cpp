@@ -1,0 +1,102 @@
+// Checkpoint save/load.
+#include "heptapod/train/checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "heptapod/core/error.h"
+#include "heptapod/io/model_file.h"
+
+namespace heptapod {
+
+using nlohmann::json;
+
+namespace {
+
+std::string state_to_json(const TrainState& s) {
+  json j = {{"step", s.step},
+            {"epoch", s.epoch},
+            {"batch_in_epoch", s.batch_in_epoch},
+            {"best_valid", std::isfinite(s.best_valid) ? json(s.best_valid) : json(nullptr)},
+            {"best_step", s.best_step},
+            {"bad_validations", s.bad_validations},
+            {"elapsed_seconds", s.elapsed_seconds},
+            {"target_tokens", s.target_tokens}};
+  return j.dump();
+}
+
+TrainState state_from_json(const std::string& text, const std::string& where) {
+  const json j = json::parse(text, nullptr, false);
+  require(!j.is_discarded() && j.is_object(), where + ": train_state is not a JSON object");
+  TrainState s;
+  try {
+    s.step = j.at("step").get<long>();
+    s.epoch = j.at("epoch").get<std::uint64_t>();
+    s.batch_in_epoch = j.at("batch_in_epoch").get<std::uint64_t>();
+    s.best_valid = j.at("best_valid").is_null() ? std::numeric_limits<double>::infinity() : j.at("best_valid").get<double>();
+    s.best_step = j.at("best_step").get<long>();
+    s.bad_validations = j.at("bad_validations").get<int>();
+    s.elapsed_seconds = j.at("elapsed_seconds").get<double>();
+    s.target_tokens = j.at("target_tokens").get<long long>();
+  } catch (const json::exception& e) {
+    throw Error(where + ": train_state is incomplete: " + e.what());
+  }
+  return s;
+}
+
+void copy_floats(const SafetensorsFile& f, const std::string& name, std::vector<float>& out) {
+  const TensorEntry& e = f.at(name);
+  require(e.dtype == DType::F32 && static_cast<std::size_t>(e.numel()) == out.size(),
+          f.where() + ": tensor " + name + " does not match the model's parameter count");
+  std::memcpy(out.data(), f.data(e), out.size() * sizeof(float));
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const Transformer<float>& model, const Adam<float>& adam,
+                     const TrainState& state, const std::string& resume_key, const ModelVocabularies& vocabs) {
+  std::vector<ExtraTensor> extras = vocabulary_tensors(vocabs);
+  const auto n = static_cast<std::int64_t>(adam.first_moment().size());
+  extras.push_back({"extra/adam/m", DType::F32, {n}, adam.first_moment().data()});
+  extras.push_back({"extra/adam/v", DType::F32, {n}, adam.second_moment().data()});
+  save_model(path, model,
+             {{"train_state", state_to_json(state)},
+              {"resume_key", resume_key},
+              {"adam_steps", std::to_string(adam.steps())}},
+             extras);
+}
+
+std::string load_checkpoint(const std::string& path, Transformer<float>& model, Adam<float>& adam, TrainState& state) {
+  const SafetensorsFile f = SafetensorsFile::read(path);
+  require(to_json(read_model_config(f)) == to_json(model.config()), path + ": checkpoint config differs from the model");
+  load_parameters(f, model.parameters());
+  copy_floats(f, "extra/adam/m", adam.first_moment());
+  copy_floats(f, "extra/adam/v", adam.second_moment());
+  adam.set_steps(std::stol(f.metadata("adam_steps")));
+  state = state_from_json(f.metadata("train_state"), path);
+  return f.metadata("resume_key");
+}
+
+std::string checkpoint_path(const std::string& dir, long step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "step-%08ld.htp", step);
+  return (std::filesystem::path(dir) / name).string();
+}
+
+std::vector<std::string> list_checkpoints(const std::string& dir) {
+  std::vector<std::string> out;
+  if (!std::filesystem::is_directory(dir)) return out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() == 17 && name.rfind("step-", 0) == 0 && name.substr(13) == ".htp") out.push_back(entry.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace heptapod

@@ -1,0 +1,40 @@
+// Training checkpoints: a model file (loadable by every command that takes a model) plus the optimizer
+// moments, the training state (step, data position, best validation, ...) and the settings a resume must
+// match. Written atomically; the last K are kept.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "heptapod/io/model_vocab.h"
+#include "heptapod/model/transformer.h"
+#include "heptapod/train/adam.h"
+
+namespace heptapod {
+
+struct TrainState {
+  long step = 0;                      // updates done
+  std::uint64_t epoch = 0;            // epoch of the next batch
+  std::uint64_t batch_in_epoch = 0;   // index of the next batch in that epoch's plan
+  double best_valid = std::numeric_limits<double>::infinity();  // best validation cross-entropy so far
+  long best_step = 0;
+  int bad_validations = 0;            // validations since the best
+  double elapsed_seconds = 0;         // training time over all runs
+  long long target_tokens = 0;        // target tokens trained on
+};
+
+void save_checkpoint(const std::string& path, const Transformer<float>& model, const Adam<float>& adam,
+                     const TrainState& state, const std::string& resume_key, const ModelVocabularies& vocabs);
+
+// Restores model parameters, optimizer state and training state from a checkpoint written by
+// save_checkpoint; returns the resume key it was written with. The model must have the checkpoint's config
+// (check read_model_config first).
+std::string load_checkpoint(const std::string& path, Transformer<float>& model, Adam<float>& adam, TrainState& state);
+
+// Checkpoint files in dir (named step-NNNNNNNN.htp), oldest first.
+std::vector<std::string> list_checkpoints(const std::string& dir);
+std::string checkpoint_path(const std::string& dir, long step);
+
+}  // namespace heptapod

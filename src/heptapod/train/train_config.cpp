@@ -1,0 +1,52 @@
+// Training configuration checks.
+#include "heptapod/train/train_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+void validate(const TrainConfig& c) {
+  require(!c.train_source.empty() && !c.train_target.empty(), "train: --source and --target are required");
+  require(c.valid_source.empty() == c.valid_target.empty(), "train: give both --valid-source and --valid-target, or neither");
+  require(c.source_vocab.empty() == c.target_vocab.empty(), "train: give both --source-vocab and --target-vocab, or neither");
+  require(c.vocab.empty() || c.source_vocab.empty(), "train: --vocab and --source-vocab/--target-vocab exclude each other");
+  require(c.batch_tokens >= 16, "train: --batch-tokens must be at least 16");
+  require(c.accumulate >= 1, "train: --accumulate must be at least 1");
+  require(c.max_steps >= 1, "train: --steps must be at least 1");
+  require(c.valid_every >= 1, "train: --valid-every must be at least 1");
+  require(c.keep_checkpoints >= 1, "train: --keep-checkpoints must be at least 1");
+  require(c.label_smoothing >= 0 && c.label_smoothing < 1, "train: --label-smoothing must be in [0, 1)");
+  require(c.clip_norm >= 0, "train: --clip-norm must be >= 0");
+  require(c.schedule.warmup_steps >= 1, "train: --warmup must be at least 1");
+  require(c.filter.max_tokens >= 1, "train: --max-length must be at least 1");
+  require(c.filter.max_tokens + 1 <= c.batch_tokens / 2,
+          "train: --batch-tokens (" + std::to_string(c.batch_tokens) + ") is too small for sentences of --max-length " +
+              std::to_string(c.filter.max_tokens));
+  validate(c.model);
+}
+
+std::string resume_key(const TrainConfig& c) {
+  nlohmann::json j = {
+      {"model", nlohmann::json::parse(to_json(c.model))},
+      {"train_source", c.train_source},
+      {"train_target", c.train_target},
+      {"max_length", c.filter.max_tokens},
+      {"max_ratio", c.filter.max_ratio},
+      {"batch_tokens", c.batch_tokens},
+      {"accumulate", c.accumulate},
+      {"window", c.window},
+      {"schedule", {{"kind", c.schedule.kind == LrSchedule::Kind::Noam ? "noam" : "inverse_sqrt"},
+                    {"warmup", c.schedule.warmup_steps},
+                    {"scale", c.schedule.scale},
+                    {"peak_lr", c.schedule.peak_lr}}},
+      {"adam", {c.adam.beta1, c.adam.beta2, c.adam.eps}},
+      {"label_smoothing", c.label_smoothing},
+      {"clip_norm", c.clip_norm},
+      {"seed", c.seed},
+  };
+  return j.dump();
+}
+
+}  // namespace heptapod

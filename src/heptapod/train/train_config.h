@@ -1,0 +1,60 @@
+// Everything `heptapod train` needs, typed. Filled from the command line at the boundary and stored in every
+// checkpoint, so a resume can check it is continuing the same run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "heptapod/data/parallel_corpus.h"
+#include "heptapod/data/vocabulary.h"
+#include "heptapod/model/config.h"
+#include "heptapod/train/adam.h"
+#include "heptapod/train/lr_schedule.h"
+
+namespace heptapod {
+
+struct TrainConfig {
+  // Data.
+  std::string train_source, train_target;
+  std::string valid_source, valid_target;  // optional
+  std::string vocab;                        // joint vocabulary file; or source_vocab + target_vocab
+  std::string source_vocab, target_vocab;
+  VocabConfig vocab_config;                 // used to train vocabularies when none is given
+  bool joint_vocab = true;
+  LengthFilter filter;
+  std::string output_dir = "runs/train";
+
+  // Model.
+  ModelConfig model;
+
+  // Batching and optimisation.
+  int batch_tokens = 4096;   // padded source + target tokens per micro-batch
+  int accumulate = 1;        // micro-batches per update
+  int window = 100000;       // sentences sorted together when batching
+  LrSchedule schedule;
+  AdamConfig adam;
+  float label_smoothing = 0.1f;
+  double clip_norm = 0.0;    // global gradient-norm clipping; 0 disables
+  long max_steps = 100000;   // updates
+  int max_epochs = 0;        // 0: no limit
+
+  // Validation and checkpoints.
+  int valid_every = 1000;        // updates between validations (and checkpoints)
+  int keep_checkpoints = 5;
+  int patience = 0;              // stop after this many validations without improvement; 0 disables
+  int valid_bleu_sentences = 500;  // dev sentences decoded for BLEU (0: no BLEU)
+  int valid_max_output = 50;       // decode up to source length + this
+
+  std::uint64_t seed = 1;
+  int threads = 0;
+  int log_every = 100;  // updates between metrics lines
+};
+
+// Throws Error naming the first invalid setting.
+void validate(const TrainConfig& config);
+
+// The settings a resume must agree on (model, data, batching, optimisation) as JSON text; run-length
+// settings (max_steps, patience, ...) may change between runs.
+std::string resume_key(const TrainConfig& config);
+
+}  // namespace heptapod
