@@ -1,0 +1,193 @@
+// End-to-end tests of `heptapod train` on the committed numbers corpus: exact resume after kill -9, a
+// regression check of the loss log, and clear errors for bad input.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "heptapod/io/model_file.h"
+#include "test_process.h"
+
+namespace heptapod {
+namespace {
+
+using test::quoted;
+using test::run_heptapod;
+using test::TempDir;
+
+std::string data(const std::string& name) { return std::string(HEPTAPOD_FIXTURES) + "/../data/" + name; }
+
+// A small, fast, fully deterministic training command.
+std::string train_args(const std::string& out, int steps, const std::string& extra = "", int valid_every = 20) {
+  return "train --source " + quoted(data("numbers.train.en")) + " --target " + quoted(data("numbers.train.es")) +
+         " -o " + quoted(out) +
+         " --preset tiny --vocab-size 200 --batch-tokens 1024 --warmup 50 --threads 2 --log-every 5"
+         " --valid-every " + std::to_string(valid_every) + " --steps " + std::to_string(steps) + " " + extra;
+}
+
+// step -> loss of the "train" records of a metrics file.
+std::map<long, double> train_losses(const std::string& metrics_path) {
+  std::map<long, double> losses;
+  std::istringstream in(test::slurp(metrics_path));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["type"] == "train") losses[j["step"].get<long>()] = j["loss"].get<double>();
+  }
+  return losses;
+}
+
+TEST(TrainCli, ResumeAfterKillReproducesTheUninterruptedRun) {
+  TempDir dir;
+  std::string log;
+  const std::string a = dir.file("a"), b = dir.file("b");
+  ASSERT_EQ(run_heptapod(train_args(a, 60), dir, log), 0) << log;
+
+  // Kill the second run with SIGKILL at a random moment after its first checkpoint, then rerun it.
+  std::mt19937 rng(12345);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const std::string cmd = quoted(HEPTAPOD_BINARY) + " " + train_args(b, 60) + " > /dev/null 2>&1";
+      execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    const std::string first = b + "/checkpoints/step-" + std::string(attempt == 0 ? "00000020" : "00000040") + ".htp";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!test::fs::exists(first) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 400)(rng)));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
+  ASSERT_EQ(run_heptapod(train_args(b, 60), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "resuming from");
+
+  const auto expected = train_losses(a + "/metrics.jsonl");
+  const auto resumed = train_losses(b + "/metrics.jsonl");
+  ASSERT_EQ(expected.size(), 12u);
+  EXPECT_EQ(resumed, expected);  // bit-identical loss curve
+  EXPECT_EQ(test::slurp(a + "/model.htp"), test::slurp(b + "/model.htp"));
+}
+
+TEST(TrainCli, LossLogMatchesTheRecordedRegressionValues) {
+  TempDir dir;
+  std::string log;
+  ASSERT_EQ(run_heptapod(train_args(dir.file("run"), 30) + " --seed 7", dir, log), 0) << log;
+  const auto losses = train_losses(dir.file("run") + "/metrics.jsonl");
+  // Recorded with this command on the project machine (oneDNN float GEMM, 2 threads).
+  const std::map<long, double> expected = {{5, 5.11172056}, {10, 4.36202978}, {15, 3.95137068},
+                                          {20, 3.89057823}, {25, 3.62333328}, {30, 3.46217941}};
+  ASSERT_EQ(losses.size(), expected.size());
+  for (const auto& [step, loss] : expected) EXPECT_NEAR(losses.at(step), loss, 1e-3 * loss) << "step " << step;
+}
+
+TEST(TrainCli, MismatchedLineCountsNameBothFilesAndCounts) {
+  TempDir dir;
+  std::ofstream(dir.file("a.txt")) << "one\ntwo\nthree\n";
+  std::ofstream(dir.file("b.txt")) << "uno\ndos\n";
+  std::string log;
+  EXPECT_EQ(run_heptapod("train --source " + quoted(dir.file("a.txt")) + " --target " + quoted(dir.file("b.txt")) +
+                             " --vocab-model char -o " + quoted(dir.file("out")),
+                         dir, log),
+            1);
+  EXPECT_HAS_SUBSTR(log, dir.file("a.txt") + " has 3 lines");
+  EXPECT_HAS_SUBSTR(log, dir.file("b.txt") + " has 2");
+}
+
+TEST(TrainCli, InvalidUtf8NamesFileAndLine) {
+  TempDir dir;
+  std::ofstream(dir.file("a.txt")) << "one\ntw\xff" "o\nthree\n";
+  std::ofstream(dir.file("b.txt")) << "uno\ndos\ntres\n";
+  std::string log;
+  EXPECT_EQ(run_heptapod("train --source " + quoted(dir.file("a.txt")) + " --target " + quoted(dir.file("b.txt")) +
+                             " -o " + quoted(dir.file("out")),
+                         dir, log),
+            1);
+  EXPECT_HAS_SUBSTR(log, dir.file("a.txt") + ":2: invalid UTF-8");
+}
+
+TEST(TrainCli, MissingInputAndUnwritableOutputAreClearErrors) {
+  TempDir dir;
+  std::string log;
+  EXPECT_EQ(run_heptapod("train --source " + quoted(dir.file("nope.en")) + " --target " + quoted(dir.file("nope.es")) +
+                             " -o " + quoted(dir.file("out")),
+                         dir, log),
+            1);
+  EXPECT_HAS_SUBSTR(log, "cannot open " + dir.file("nope.en"));
+  std::ofstream(dir.file("plain-file")) << "x";
+  EXPECT_EQ(run_heptapod(train_args(dir.file("plain-file") + "/out", 1), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "cannot create output directory");
+}
+
+TEST(TrainCli, EmptyAndOverlongPairsAreSkippedAndCounted) {
+  TempDir dir;
+  std::ofstream(dir.file("a.txt")) << "one two\n\nthree\nfour five six seven eight nine ten eleven twelve\nsix\n";
+  std::ofstream(dir.file("b.txt")) << "uno dos\ncero\n\ncuatro\nseis\n";
+  std::string log;
+  EXPECT_EQ(run_heptapod("train --source " + quoted(dir.file("a.txt")) + " --target " + quoted(dir.file("b.txt")) +
+                             " --vocab-model char --max-length 20 --batch-tokens 64 --preset tiny --steps 2 -o " +
+                             quoted(dir.file("out")),
+                         dir, log),
+            0)
+      << log;
+  EXPECT_HAS_SUBSTR(log, "kept 2 of 5 pairs (empty 2, too long 1, length ratio 0)");
+}
+
+TEST(TrainCli, ResumeWithADifferentModelIsRefused) {
+  TempDir dir;
+  std::string log;
+  ASSERT_EQ(run_heptapod(train_args(dir.file("run"), 20), dir, log), 0) << log;
+  EXPECT_EQ(run_heptapod(train_args(dir.file("run"), 40, "--d-model 32"), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "its model config differs");
+}
+
+TEST(TrainCli, DivergenceStopsWithAMessageAndKeepsTheLastCheckpoint) {
+  TempDir dir;
+  std::string log;
+  const std::string out = dir.file("run");
+  // A learning rate of ~1e26 makes the weights explode after the first update (checkpointed: valid-every 1).
+  EXPECT_EQ(run_heptapod(train_args(out, 50, "--lr-scale 1e30", 1), dir, log), 1) << log;
+  EXPECT_HAS_SUBSTR(log, "not finite");
+  EXPECT_HAS_SUBSTR(log, "last good checkpoint is intact");
+  EXPECT_NO_THROW(load_model(out + "/checkpoints/step-00000001.htp"));
+}
+
+TEST(TrainCli, AverageIsTheParameterMeanAndPlotDrawsTheCurves) {
+  TempDir dir;
+  std::string log;
+  const std::string out = dir.file("run");
+  ASSERT_EQ(run_heptapod(train_args(out, 40), dir, log), 0) << log;
+  const std::string avg = dir.file("avg.htp");
+  ASSERT_EQ(run_heptapod("average --dir " + quoted(out + "/checkpoints") + " --last 2 -o " + quoted(avg), dir, log), 0)
+      << log;
+  auto a = load_model(out + "/checkpoints/step-00000020.htp");
+  auto b = load_model(out + "/checkpoints/step-00000040.htp");
+  auto m = load_model(avg);
+  const auto& pa = a->parameters();
+  const auto& pb = b->parameters();
+  const auto& pm = m->parameters();
+  ASSERT_EQ(pm.size(), pa.size());
+  double max_err = 0;
+  for (std::size_t i = 0; i < pm.size(); ++i)
+    max_err = std::max(max_err, std::abs(pm.values()[i] - 0.5 * (pa.values()[i] + pb.values()[i])));
+  EXPECT_LT(max_err, 1e-6);
+  EXPECT_NE(SafetensorsFile::read(avg).find("extra/vocab/target"), nullptr);  // still translatable on its own
+
+  ASSERT_EQ(run_heptapod("plot " + quoted(out + "/metrics.jsonl") + " -o " + quoted(dir.file("c.svg")), dir, log), 0)
+      << log;
+  const std::string svg = test::slurp(dir.file("c.svg"));
+  EXPECT_HAS_SUBSTR(svg, "<svg");
+  EXPECT_HAS_SUBSTR(svg, "<polyline");
+  std::ofstream(dir.file("bad.jsonl")) << "{\"type\":\"train\",\"step\":1,\"loss\":2}\nnot json\n";
+  EXPECT_EQ(run_heptapod("plot " + quoted(dir.file("bad.jsonl")) + " -o " + quoted(dir.file("d.svg")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, dir.file("bad.jsonl") + ":2: not a metrics record");
+}
+
+}  // namespace
+}  // namespace heptapod
