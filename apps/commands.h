@@ -12,5 +12,6 @@ using Runner = std::function<int()>;
 Runner add_info_command(CLI::App& root);
 Runner add_demo_command(CLI::App& root);
 Runner add_convert_command(CLI::App& root);
+Runner add_bleu_command(CLI::App& root);
 
 }  // namespace heptapod::app

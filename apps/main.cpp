@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add(heptapod::app::add_info_command);
   add(heptapod::app::add_demo_command);
   add(heptapod::app::add_convert_command);
+  add(heptapod::app::add_bleu_command);
   try {
     root.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
