@@ -13,5 +13,9 @@ Runner add_info_command(CLI::App& root);
 Runner add_demo_command(CLI::App& root);
 Runner add_convert_command(CLI::App& root);
 Runner add_bleu_command(CLI::App& root);
+Runner add_vocab_command(CLI::App& root);
+Runner add_train_command(CLI::App& root);
+Runner add_average_command(CLI::App& root);
+Runner add_plot_command(CLI::App& root);
 
 }  // namespace heptapod::app

@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
   };
   add(heptapod::app::add_info_command);
   add(heptapod::app::add_demo_command);
+  add(heptapod::app::add_vocab_command);
+  add(heptapod::app::add_train_command);
+  add(heptapod::app::add_average_command);
+  add(heptapod::app::add_plot_command);
   add(heptapod::app::add_convert_command);
   add(heptapod::app::add_bleu_command);
   try {

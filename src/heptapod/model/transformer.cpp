@@ -1,6 +1,7 @@
 // The Transformer's forward pass, loss and backward pass (the forward pass read in reverse).
 #include "heptapod/model/transformer.h"
 
+#include "heptapod/core/error.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/elementwise.h"
 #include "heptapod/model/bind.h"
@@ -42,21 +43,35 @@ typename Transformer<T>::Shapes Transformer<T>::shapes(const Batch& b) const {
 }
 
 template <typename T>
+T* Transformer<T>::encode_stack(const int* src, int B, int S, const int* src_len, const DropoutContext& ctx,
+                                Arena& arena) {
+  const AttentionShape shape{B, S, S, src_len, false};
+  T* x = embedding_forward(src_embedding_, src, B, S, positions_.table(S),
+                           ctx.site(config_, Stack::Encoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding),
+                           arena);
+  for (auto& layer : encoder_) x = layer->forward(x, shape, ctx, arena);
+  if (has_final_norm_) x = layer_norm_forward(encoder_final_norm_, x, B * S, arena, encoder_final_saved_);
+  return x;  // (B*S, C)
+}
+
+template <typename T>
+T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Arena& arena) {
+  for (int b = 0; b < B; ++b)
+    for (int s = 0; s < S; ++s)
+      require(src[b * S + s] >= 0 && src[b * S + s] < config_.src_vocab_size,
+              "encode: source token id " + std::to_string(src[b * S + s]) + " is outside the vocabulary");
+  return encode_stack(src, B, S, src_len, DropoutContext{}, arena);
+}
+
+template <typename T>
 T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena) {
   const ModelConfig& c = config_;
   const Shapes sh = shapes(b);
   const int Nt = b.B * b.T;
-  const T* pe = positions_.table(std::max(b.S, b.T));
-
-  // Encoder.
-  T* x = embedding_forward(src_embedding_, b.src.data(), b.B, b.S, pe,
-                           ctx.site(c, Stack::Encoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding), arena);
-  for (auto& layer : encoder_) x = layer->forward(x, sh.encoder_self, ctx, arena);
-  if (has_final_norm_) x = layer_norm_forward(encoder_final_norm_, x, b.B * b.S, arena, encoder_final_saved_);
-  memory_ = x;  // (B*S, C)
+  memory_ = encode_stack(b.src.data(), b.B, b.S, b.src_len.data(), ctx, arena);  // (B*S, C)
 
   // Decoder.
-  T* y = embedding_forward(tgt_embedding_, b.tgt_in.data(), b.B, b.T, pe,
+  T* y = embedding_forward(tgt_embedding_, b.tgt_in.data(), b.B, b.T, positions_.table(b.T),
                            ctx.site(c, Stack::Decoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding), arena);
   for (auto& layer : decoder_) y = layer->forward(y, memory_, sh.decoder_self, sh.cross, ctx, arena);
   if (has_final_norm_) y = layer_norm_forward(decoder_final_norm_, y, Nt, arena, decoder_final_saved_);

@@ -45,6 +45,11 @@ class Transformer {
   LossTotals evaluate(const Batch& batch, float label_smoothing, Arena& arena, T* row_nll = nullptr);
   // Logits (B*T, V) carved from the arena (no dropout).
   T* logits(const Batch& batch, Arena& arena);
+  // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena.
+  // The incremental decoder (decode/) starts from here.
+  T* encode(const int* src, int B, int S, const int* src_len, Arena& arena);
+  // pe: (>= length, C) sinusoidal positions.
+  const T* positions(int length) { return positions_.table(length); }
 
  private:
   struct Shapes {
@@ -52,6 +57,7 @@ class Transformer {
   };
   Shapes shapes(const Batch& batch) const;
   T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);  // -> logits (B*T, V)
+  T* encode_stack(const int* src, int B, int S, const int* src_len, const DropoutContext& ctx, Arena& arena);
   void backward(const Batch& batch, const DropoutContext& ctx, Arena& arena, T* dlogits);
 
   ModelConfig config_;

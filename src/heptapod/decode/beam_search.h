@@ -1,0 +1,33 @@
+// Beam search as in the paper (beam 4, GNMT length penalty alpha 0.6, at most source length + 50 tokens),
+// batched over sentences on the incremental decoder; greedy search is beam 1. Finished sentences leave the
+// batch; a sentence stops once `beam` hypotheses have ended (as fairseq does).
+#pragma once
+
+#include <vector>
+
+#include "heptapod/decode/incremental_decoder.h"
+
+namespace heptapod {
+
+struct SearchOptions {
+  int beam = 4;
+  float length_penalty = 0.6f;  // alpha of lp(Y) = ((5 + |Y|) / 6)^alpha; 0 ranks by log-probability
+  int max_extra_length = 50;    // outputs stop at source length + this many tokens
+  int nbest = 1;                // hypotheses returned per sentence (<= beam)
+};
+
+struct Hypothesis {
+  std::vector<int> tokens;     // without bos/eos
+  float score = 0;             // log-probability / lp(|Y|), |Y| counting the end token
+  float log_prob = 0;          // total log-probability, end token included
+  std::vector<int> alignment;  // per output token, the source position it attended most (last layer, heads averaged)
+};
+
+// Translates token sequences; result[i] holds up to nbest hypotheses for sources[i], best first.
+std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
+                                                 const SearchOptions& options, int bos_id, int eos_id, int pad_id);
+
+// GNMT length penalty ((5 + length) / 6)^alpha.
+float length_penalty(int length, float alpha);
+
+}  // namespace heptapod

@@ -1,0 +1,221 @@
+// Incremental decoding: one position per call, caching self-attention keys/values per layer.
+#include "heptapod/decode/incremental_decoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "heptapod/core/error.h"
+#include "heptapod/kernels/blas.h"
+#include "heptapod/kernels/elementwise.h"
+#include "heptapod/kernels/embedding.h"
+#include "heptapod/kernels/layer_norm.h"
+#include "heptapod/kernels/parallel.h"
+#include "heptapod/model/bind.h"
+#include "heptapod/model/parameter_layout.h"
+
+namespace heptapod {
+
+IncrementalDecoder::IncrementalDecoder(Transformer<float>& model) : model_(model), config_(model.config()) {
+  auto& p = model.parameters();
+  const ModelConfig& c = config_;
+  for (int i = 0; i < c.decoder_layers; ++i) {
+    const std::string prefix = "decoder/layers/" + std::to_string(i);
+    Layer l;
+    l.self_attn = bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads);
+    l.self_norm = bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps);
+    l.cross_attn = bind_attention(p, prefix + "/cross_attn", c.d_model, c.n_heads);
+    l.cross_norm = bind_layer_norm(p, prefix + "/cross_attn_norm", c.d_model, c.layer_norm_eps);
+    l.ffn = bind_feed_forward(p, prefix + "/ffn", c.d_model, c.d_ff);
+    l.ffn_norm = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
+    layers_.push_back(std::move(l));
+  }
+  has_final_norm_ = c.has_final_norm();
+  if (has_final_norm_) final_norm_ = bind_layer_norm(p, "decoder/final_norm", c.d_model, c.layer_norm_eps);
+  output_w_ = p.value(output_projection_name(c));
+  if (c.output_bias) output_b_ = p.value("decoder/output_proj/bias");
+  embedding_ = p.value(target_embedding_name(c));
+}
+
+void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps) {
+  require(B > 0 && S > 0 && rows_per_sentence > 0 && max_steps > 0, "decoder: empty batch");
+  const int C = config_.d_model;
+  B_ = B;
+  S_ = S;
+  rows_ = B * rows_per_sentence;
+  position_ = 0;
+  max_steps_ = max_steps;
+  src_len_.assign(src_len, src_len + B);
+  row_sentence_.resize(rows_);
+  for (int r = 0; r < rows_; ++r) row_sentence_[r] = r / rows_per_sentence;
+
+  arena_.reset();
+  const float* memory = model_.encode(src, B, S, src_len, arena_);  // (B*S, C)
+  for (Layer& l : layers_) {
+    l.cross_k = arena_.alloc<float>(static_cast<std::size_t>(B) * S * C);
+    l.cross_v = arena_.alloc<float>(static_cast<std::size_t>(B) * S * C);
+    linear_forward(l.cross_attn.k_proj, memory, B * S, l.cross_k);
+    linear_forward(l.cross_attn.v_proj, memory, B * S, l.cross_v);
+    l.k_cache.resize(static_cast<std::size_t>(rows_) * max_steps * C);
+    l.v_cache.resize(static_cast<std::size_t>(rows_) * max_steps * C);
+  }
+  const std::size_t rc = static_cast<std::size_t>(rows_) * C;
+  for (auto* v : {&x_, &normed_, &q_, &k_, &v_, &ctx_, &attn_out_}) v->resize(rc);
+  hidden_.resize(static_cast<std::size_t>(rows_) * config_.d_ff);
+  logits_.resize(static_cast<std::size_t>(rows_) * config_.tgt_vocab_size);
+  scores_.resize(static_cast<std::size_t>(rows_) * config_.n_heads * std::max(S, max_steps));
+  alignment_.resize(static_cast<std::size_t>(rows_) * S);
+  mean_.resize(rows_);
+  rstd_.resize(rows_);
+  cache_scratch_.resize(static_cast<std::size_t>(rows_) * max_steps * C);
+}
+
+void IncrementalDecoder::attend(const float* q, const float* keys, const float* values, long key_stride_rows,
+                                bool cross, float* out, float* probs_out) {
+  const int C = config_.d_model, H = config_.n_heads, D = C / H;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const int key_cap = std::max(S_, max_steps_);
+#pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
+  for (int rh = 0; rh < rows_ * H; ++rh) {
+    const int r = rh / H, h = rh % H;
+    const long base = cross ? static_cast<long>(row_sentence_[r]) * key_stride_rows * C : static_cast<long>(r) * key_stride_rows * C;
+    const int count = cross ? std::min(src_len_[row_sentence_[r]], S_) : position_ + 1;
+    const float* qr = q + static_cast<long>(r) * C + h * D;
+    float* s = scores_.data() + static_cast<long>(rh) * key_cap;
+    float* o = out + static_cast<long>(r) * C + h * D;
+    std::fill(o, o + D, 0.0f);
+    if (count <= 0) continue;
+    float max_v = -INFINITY;
+    for (int j = 0; j < count; ++j) {
+      const float* kj = keys + base + static_cast<long>(j) * C + h * D;
+      float dot = 0;
+      for (int d = 0; d < D; ++d) dot += qr[d] * kj[d];
+      s[j] = dot * scale;
+      max_v = std::max(max_v, s[j]);
+    }
+    float sum = 0;
+    for (int j = 0; j < count; ++j) {
+      s[j] = std::exp(s[j] - max_v);
+      sum += s[j];
+    }
+    const float inv = 1.0f / sum;
+    for (int j = 0; j < count; ++j) {
+      s[j] *= inv;
+      const float* vj = values + base + static_cast<long>(j) * C + h * D;
+      for (int d = 0; d < D; ++d) o[d] += s[j] * vj[d];
+    }
+  }
+  if (!probs_out) return;
+  // Alignment: head-averaged attention over the source, (rows, S).
+  std::fill(probs_out, probs_out + static_cast<long>(rows_) * S_, 0.0f);
+  for (int r = 0; r < rows_; ++r) {
+    const int count = std::min(src_len_[row_sentence_[r]], S_);
+    for (int h = 0; h < H; ++h) {
+      const float* s = scores_.data() + static_cast<long>(r * H + h) * key_cap;
+      for (int j = 0; j < count; ++j) probs_out[static_cast<long>(r) * S_ + j] += s[j] / H;
+    }
+  }
+}
+
+void IncrementalDecoder::sublayer_norm(const LayerNorm<float>& ln, float* x, float* y) {
+  kernels::layer_norm_forward(x, ln.gamma, ln.beta, y, mean_.data(), rstd_.data(), rows_, ln.C, ln.eps);
+}
+
+const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
+  require(static_cast<int>(tokens.size()) == rows_, "decoder: one token per row expected");
+  require(position_ < max_steps_, "decoder: past the maximum output length");
+  const int C = config_.d_model, V = config_.tgt_vocab_size;
+  for (int t : tokens) require(t >= 0 && t < V, "decoder: token id outside the target vocabulary");
+  const bool pre = config_.norm == NormPosition::Pre;
+  const long rc = static_cast<long>(rows_) * C;
+  float* x = x_.data();
+  const float* pe = model_.positions(position_ + 1) + static_cast<long>(position_) * C;
+  kernels::embedding_forward(tokens.data(), rows_, 1, embedding_, C, std::sqrt(static_cast<float>(C)), pe, x);
+
+  // Runs one residual sub-layer: f reads the sub-layer input and writes attn_out_.
+  auto sublayer = [&](const LayerNorm<float>& ln, auto&& f) {
+    const float* in = x;
+    if (pre) {
+      sublayer_norm(ln, x, normed_.data());
+      in = normed_.data();
+    }
+    f(in);
+    kernels::add(x, attn_out_.data(), x, rc);
+    if (!pre) {
+      sublayer_norm(ln, x, normed_.data());
+      std::memcpy(x, normed_.data(), sizeof(float) * rc);
+    }
+  };
+
+  for (std::size_t li = 0; li < layers_.size(); ++li) {
+    Layer& l = layers_[li];
+    sublayer(l.self_norm, [&](const float* in) {
+      linear_forward(l.self_attn.q_proj, in, rows_, q_.data());
+      linear_forward(l.self_attn.k_proj, in, rows_, k_.data());
+      linear_forward(l.self_attn.v_proj, in, rows_, v_.data());
+      for (int r = 0; r < rows_; ++r) {
+        const long slot = (static_cast<long>(r) * max_steps_ + position_) * C;
+        std::memcpy(l.k_cache.data() + slot, k_.data() + static_cast<long>(r) * C, sizeof(float) * C);
+        std::memcpy(l.v_cache.data() + slot, v_.data() + static_cast<long>(r) * C, sizeof(float) * C);
+      }
+      attend(q_.data(), l.k_cache.data(), l.v_cache.data(), max_steps_, false, ctx_.data(), nullptr);
+      linear_forward(l.self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
+    });
+    sublayer(l.cross_norm, [&](const float* in) {
+      linear_forward(l.cross_attn.q_proj, in, rows_, q_.data());
+      const bool last = li + 1 == layers_.size();
+      attend(q_.data(), l.cross_k, l.cross_v, S_, true, ctx_.data(), last ? alignment_.data() : nullptr);
+      linear_forward(l.cross_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
+    });
+    sublayer(l.ffn_norm, [&](const float* in) {
+      linear_forward(l.ffn.fc1, in, rows_, hidden_.data());
+      kernels::relu_forward(hidden_.data(), static_cast<long>(rows_) * config_.d_ff);
+      linear_forward(l.ffn.fc2, hidden_.data(), rows_, attn_out_.data());
+    });
+  }
+  if (has_final_norm_) {
+    sublayer_norm(final_norm_, x, normed_.data());
+    x = normed_.data();
+  }
+  float* logits = logits_.data();
+  kernels::gemm<float>(kernels::Trans::No, kernels::Trans::Yes, rows_, V, C, 1.0f, x, C, output_w_, C, 0.0f, logits, V);
+  if (output_b_) kernels::add_bias(logits, output_b_, rows_, V);
+#pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * V > kernels::kParallelMinWork)
+  for (int r = 0; r < rows_; ++r) {
+    float* row = logits + static_cast<long>(r) * V;
+    const float m = *std::max_element(row, row + V);
+    double sum = 0;
+    for (int v = 0; v < V; ++v) sum += std::exp(static_cast<double>(row[v] - m));
+    const float log_z = m + static_cast<float>(std::log(sum));
+    for (int v = 0; v < V; ++v) row[v] -= log_z;
+  }
+  ++position_;
+  return logits;
+}
+
+void IncrementalDecoder::reorder(const std::vector<int>& order) {
+  const int C = config_.d_model;
+  const int n = static_cast<int>(order.size());
+  for (int r : order) require(r >= 0 && r < rows_, "decoder: reorder index out of range");
+  const long row_floats = static_cast<long>(max_steps_) * C, used = static_cast<long>(position_) * C;
+  for (Layer& l : layers_) {
+    for (auto* cache : {&l.k_cache, &l.v_cache}) {
+      for (int i = 0; i < n; ++i)
+        std::memcpy(cache_scratch_.data() + i * row_floats, cache->data() + order[i] * row_floats, sizeof(float) * used);
+      std::swap(*cache, cache_scratch_);
+      cache_scratch_.resize(cache->size());
+    }
+  }
+  std::vector<int> sentences(n);
+  std::vector<float> alignment(static_cast<std::size_t>(n) * S_);
+  for (int i = 0; i < n; ++i) {
+    sentences[i] = row_sentence_[order[i]];
+    std::memcpy(alignment.data() + static_cast<long>(i) * S_, alignment_.data() + static_cast<long>(order[i]) * S_,
+                sizeof(float) * S_);
+  }
+  row_sentence_ = std::move(sentences);
+  std::memcpy(alignment_.data(), alignment.data(), sizeof(float) * alignment.size());
+  rows_ = n;
+}
+
+}  // namespace heptapod

@@ -1,0 +1,75 @@
+// The decoder run one position at a time for search: a per-layer key/value cache for self-attention, and
+// cross-attention keys/values computed once per sentence from the encoder output. Rows ("hypotheses") can be
+// reordered (beam search keeps the best) and dropped (finished sentences leave the batch).
+#pragma once
+
+#include <vector>
+
+#include "heptapod/core/arena.h"
+#include "heptapod/layers/attention.h"
+#include "heptapod/layers/feed_forward.h"
+#include "heptapod/layers/layer_norm.h"
+#include "heptapod/model/transformer.h"
+
+namespace heptapod {
+
+class IncrementalDecoder {
+ public:
+  explicit IncrementalDecoder(Transformer<float>& model);
+
+  // Starts decoding B sentences: source tokens (B, S) with lengths (B). Each sentence begins with
+  // `rows_per_sentence` hypotheses (the beam), all at position 0. max_steps bounds the output length.
+  void start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps);
+
+  // Feeds one token per row at the current position; returns log-probabilities (rows, V), valid until the
+  // next call. Afterwards the position advances by one.
+  const float* step(const std::vector<int>& tokens);
+
+  // Keeps rows `order` (each an index into the current rows, repeats allowed, at most as many as start()
+  // made) in that order: after beam selection, or to drop the rows of finished sentences.
+  void reorder(const std::vector<int>& order);
+
+  // Cross-attention of each row over the source at the last step (rows, S), averaged over heads, from the
+  // last decoder layer; valid until the next call.
+  const float* last_cross_attention() const { return alignment_.data(); }
+
+  int rows() const { return rows_; }
+  int vocabulary_size() const { return config_.tgt_vocab_size; }
+  int position() const { return position_; }
+  int sentence_of(int row) const { return row_sentence_[row]; }  // index into the B of start()
+  int source_length(int row) const { return src_len_[row_sentence_[row]]; }
+  int padded_source_length() const { return S_; }
+
+ private:
+  struct Layer {
+    MultiHeadAttention<float> self_attn, cross_attn;
+    LayerNorm<float> self_norm, cross_norm, ffn_norm;
+    FeedForward<float> ffn;
+    std::vector<float> k_cache, v_cache;  // (rows, max_steps, C)
+    float* cross_k = nullptr;             // (B*S, C), in the arena
+    float* cross_v = nullptr;             // (B*S, C)
+  };
+
+  // q: (rows, C) query rows; keys/values of row r start at key_base(r) with row stride `ld`.
+  void attend(const float* q, const float* keys, const float* values, long key_stride_rows, bool cross, float* out,
+              float* probs_out);
+  void sublayer_norm(const LayerNorm<float>& ln, float* x, float* normed);
+
+  Transformer<float>& model_;
+  ModelConfig config_;
+  std::vector<Layer> layers_;
+  LayerNorm<float> final_norm_;
+  bool has_final_norm_ = false;
+  const float* output_w_ = nullptr;
+  const float* output_b_ = nullptr;
+  const float* embedding_ = nullptr;
+  Arena arena_;  // encoder output and cross keys/values for the current batch
+
+  int B_ = 0, S_ = 0, rows_ = 0, position_ = 0, max_steps_ = 0;
+  std::vector<int> src_len_, row_sentence_;
+  // Per-step scratch, sized for the largest row count seen.
+  std::vector<float> x_, normed_, q_, k_, v_, ctx_, attn_out_, hidden_, logits_, scores_, alignment_, mean_, rstd_;
+  std::vector<float> cache_scratch_;
+};
+
+}  // namespace heptapod

@@ -1,0 +1,150 @@
+// Incremental decoding and beam search: the cached decoder equals full recomputation, beam 1 equals greedy,
+// batched search equals one sentence at a time, scores are the model's log-probabilities, and output is
+// deterministic.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "heptapod/decode/beam_search.h"
+#include "heptapod/decode/greedy_reference.h"
+#include "heptapod/model/initialize.h"
+#include "test_util.h"
+
+namespace heptapod {
+namespace {
+
+ModelConfig decode_config(NormPosition norm, EmbeddingTying tie) {
+  ModelConfig c = model_preset("tiny");
+  c.src_vocab_size = c.tgt_vocab_size = 29;
+  c.d_model = 32;
+  c.n_heads = 4;
+  c.d_ff = 48;
+  c.norm = norm;
+  c.tie_embeddings = tie;
+  c.output_bias = tie == EmbeddingTying::None;
+  return c;
+}
+
+std::unique_ptr<Transformer<float>> random_model(const ModelConfig& c, std::uint64_t seed) {
+  auto m = std::make_unique<Transformer<float>>(c);
+  initialize_parameters(m->parameters(), c, seed);
+  // Sharpen the output distribution so searches are not ties between near-uniform choices.
+  std::vector<float> noise(m->parameters().size());
+  test::fill_uniform(noise, static_cast<unsigned>(seed), -0.3, 0.3);
+  for (std::size_t i = 0; i < noise.size(); ++i) m->parameters().values()[i] += noise[i];
+  return m;
+}
+
+std::vector<std::vector<int>> sources() {
+  return {{5, 6, 7, 8, 9, 10}, {11, 4}, {20}, {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {}};
+}
+
+class DecodeTest : public ::testing::TestWithParam<std::pair<NormPosition, EmbeddingTying>> {};
+
+TEST_P(DecodeTest, IncrementalLogProbsEqualFullRecomputation) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  auto model = random_model(c, 3);
+  const auto src = sources();
+  // Teacher-forced targets of different lengths.
+  std::vector<std::vector<int>> tgt = {{4, 5, 6, 7}, {8, 9}, {10, 11, 12, 13, 14, 15}, {16}, {17, 18, 19}};
+  const Batch batch = make_batch(src, tgt, c);
+  Arena arena;
+  const float* logits = model->logits(batch, arena);  // (B*T, V)
+
+  IncrementalDecoder dec(*model);
+  dec.start(batch.src.data(), batch.B, batch.S, batch.src_len.data(), 1, batch.T);
+  const int V = c.tgt_vocab_size;
+  double worst = 0;
+  for (int t = 0; t < batch.T; ++t) {
+    std::vector<int> tokens(batch.B);
+    for (int b = 0; b < batch.B; ++b) tokens[b] = batch.tgt_in[b * batch.T + t];
+    const float* logp = dec.step(tokens);
+    for (int b = 0; b < batch.B; ++b) {
+      if (t >= batch.tgt_len[b]) continue;  // past the sentence: padding tokens, not compared
+      const float* row = logits + (static_cast<long>(b) * batch.T + t) * V;
+      double m = row[0], z = 0;
+      for (int v = 1; v < V; ++v) m = std::max<double>(m, row[v]);
+      for (int v = 0; v < V; ++v) z += std::exp(row[v] - m);
+      std::vector<double> expect(V);
+      for (int v = 0; v < V; ++v) expect[v] = row[v] - m - std::log(z);
+      worst = std::max(worst, test::max_rel_error(logp + static_cast<long>(b) * V, expect.data(), V));
+    }
+  }
+  EXPECT_LT(worst, 1e-5);
+}
+
+TEST_P(DecodeTest, BeamOneEqualsGreedy) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  auto model = random_model(c, 4);
+  IncrementalDecoder dec(*model);
+  SearchOptions o;
+  o.beam = 1;
+  o.max_extra_length = 8;
+  const auto src = sources();
+  const auto out = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  Arena arena;
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    const auto expect = greedy_reference(*model, src[i], static_cast<int>(src[i].size()) + 8, arena);
+    ASSERT_EQ(out[i].size(), 1u);
+    EXPECT_EQ(out[i][0].tokens, expect) << "sentence " << i;
+  }
+}
+
+TEST_P(DecodeTest, BatchedBeamEqualsOneByOneAndIsDeterministic) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  auto model = random_model(c, 5);
+  IncrementalDecoder dec(*model);
+  SearchOptions o;
+  o.beam = 4;
+  o.nbest = 4;
+  o.max_extra_length = 6;
+  const auto src = sources();
+  const auto batched = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  const auto again = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    const auto single = beam_search(dec, {src[i]}, o, c.bos_id, c.eos_id, c.pad_id);
+    ASSERT_EQ(batched[i].size(), single[0].size()) << "sentence " << i;
+    ASSERT_FALSE(batched[i].empty());
+    for (std::size_t h = 0; h < batched[i].size(); ++h) {
+      EXPECT_EQ(batched[i][h].tokens, single[0][h].tokens) << "sentence " << i << " hypothesis " << h;
+      EXPECT_NEAR(batched[i][h].score, single[0][h].score, 1e-4);
+      EXPECT_EQ(batched[i][h].tokens, again[i][h].tokens);
+      EXPECT_EQ(batched[i][h].score, again[i][h].score);
+    }
+    for (std::size_t h = 1; h < batched[i].size(); ++h) EXPECT_GE(batched[i][h - 1].score, batched[i][h].score);
+  }
+}
+
+TEST_P(DecodeTest, HypothesisScoresAreTheModelsLogProbabilities) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  auto model = random_model(c, 6);
+  IncrementalDecoder dec(*model);
+  SearchOptions o;
+  o.beam = 3;
+  o.nbest = 3;
+  o.max_extra_length = 5;
+  const auto src = sources();
+  const auto out = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  Arena arena;
+  for (std::size_t i = 0; i < src.size(); ++i)
+    for (const Hypothesis& h : out[i]) {
+      // Full forward pass over the hypothesis: its log-probability (the end token included when it was produced).
+      const Batch b = make_batch({src[i]}, {h.tokens}, c);
+      std::vector<float> nll(b.T);
+      arena.reset();
+      model->evaluate(b, 0.0f, arena, nll.data());
+      const bool ended = static_cast<int>(h.tokens.size()) < static_cast<int>(src[i].size()) + o.max_extra_length;
+      double lp = 0;
+      for (std::size_t t = 0; t < h.tokens.size() + (ended ? 1 : 0); ++t) lp -= nll[t];
+      EXPECT_NEAR(h.log_prob, lp, 1e-3 * std::max(1.0, std::abs(lp))) << "sentence " << i;
+      EXPECT_NEAR(h.score, h.log_prob / length_penalty(static_cast<int>(h.tokens.size()) + (ended ? 1 : 0), 0.6f), 1e-4);
+      EXPECT_EQ(h.alignment.size(), h.tokens.size());
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Decode, DecodeTest,
+                         ::testing::Values(std::pair{NormPosition::Post, EmbeddingTying::All},
+                                           std::pair{NormPosition::Pre, EmbeddingTying::None}));
+
+}  // namespace
+}  // namespace heptapod
