@@ -98,6 +98,7 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--keep-checkpoints", c.keep_checkpoints, "Checkpoints kept");
   cmd->add_option("--patience", c.patience, "Stop after this many validations without improvement (0: off)");
   cmd->add_option("--valid-bleu-sentences", c.valid_bleu_sentences, "Dev sentences translated for BLEU (0: none)");
+  cmd->add_option("--valid-beam", c.valid_search.beam, "Beam size for the dev BLEU translations")->check(CLI::Range(1, 64));
   cmd->add_option("--log-every", c.log_every, "Updates between metrics records");
   cmd->add_option("--seed", c.seed, "Random seed (initialisation, data order, dropout)");
   cmd->add_option("--threads", c.threads, "Threads (0: all cores)");

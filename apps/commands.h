@@ -17,5 +17,7 @@ Runner add_vocab_command(CLI::App& root);
 Runner add_train_command(CLI::App& root);
 Runner add_average_command(CLI::App& root);
 Runner add_plot_command(CLI::App& root);
+Runner add_translate_command(CLI::App& root);
+Runner add_score_command(CLI::App& root);
 
 }  // namespace heptapod::app

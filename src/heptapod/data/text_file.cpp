@@ -27,6 +27,20 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
+LenientLines read_lines_lenient(std::istream& in) {
+  LenientLines out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (find_invalid_utf8(line) != std::string::npos) {
+      out.invalid_lines.push_back(out.lines.size() + 1);
+      line.clear();
+    }
+    out.lines.push_back(std::move(line));
+  }
+  return out;
+}
+
 ParallelText read_parallel_text(const std::string& source_path, const std::string& target_path) {
   ParallelText t;
   t.source = read_lines(source_path);

@@ -2,6 +2,7 @@
 // the line. Parallel corpora must have the same number of lines on both sides.
 #pragma once
 
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,14 @@ namespace heptapod {
 // All lines of a UTF-8 text file, without line terminators ("\n" or "\r\n"). Throws Error naming the file
 // (and line, for invalid UTF-8).
 std::vector<std::string> read_lines(const std::string& path);
+
+// Lines of a stream for tools that must not lose a file over one bad line: a line with invalid UTF-8 is
+// replaced by an empty line and its 1-based number recorded in `invalid_lines`.
+struct LenientLines {
+  std::vector<std::string> lines;
+  std::vector<std::size_t> invalid_lines;
+};
+LenientLines read_lines_lenient(std::istream& in);
 
 struct ParallelText {
   std::vector<std::string> source, target;

@@ -7,6 +7,7 @@
 
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/vocabulary.h"
+#include "heptapod/decode/beam_search.h"
 #include "heptapod/model/config.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/lr_schedule.h"
@@ -43,7 +44,7 @@ struct TrainConfig {
   int keep_checkpoints = 5;
   int patience = 0;              // stop after this many validations without improvement; 0 disables
   int valid_bleu_sentences = 500;  // dev sentences decoded for BLEU (0: no BLEU)
-  int valid_max_output = 50;       // decode up to source length + this
+  SearchOptions valid_search;      // beam 4, alpha 0.6, up to source length + 50, as for translation
 
   std::uint64_t seed = 1;
   int threads = 0;

@@ -276,7 +276,7 @@ TrainResult train(const TrainConfig& config) {
       bool stop = false;
       if (dev) {
         const ValidationResult v = validate_model(model, *dev, vocabs, c.batch_tokens, c.valid_bleu_sentences,
-                                                  c.valid_max_output, arena);
+                                                  c.valid_search, arena);
         const bool improved = v.cross_entropy < state.best_valid;
         if (improved) {
           state.best_valid = v.cross_entropy;

@@ -5,13 +5,13 @@
 #include <cmath>
 
 #include "heptapod/data/batcher.h"
-#include "heptapod/decode/greedy_reference.h"
+#include "heptapod/decode/beam_search.h"
 #include "heptapod/eval/bleu.h"
 
 namespace heptapod {
 
 ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, const ModelVocabularies& vocabs,
-                                int batch_tokens, int bleu_sentences, int max_extra_length, Arena& arena) {
+                                int batch_tokens, int bleu_sentences, const SearchOptions& search, Arena& arena) {
   ValidationResult r;
   double nll = 0;
   for (const auto& indices : plan_in_order(dev.corpus, batch_tokens)) {
@@ -26,16 +26,17 @@ ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, co
   const std::size_t n = std::min<std::size_t>(dev.corpus.size(), static_cast<std::size_t>(std::max(bleu_sentences, 0)));
   if (n == 0) return r;
   std::vector<std::string> hypotheses, references;
-  const std::size_t chunk = 64;
+  IncrementalDecoder decoder(model);
+  const ModelConfig& c = model.config();
+  const std::size_t chunk = 32;
   for (std::size_t start = 0; start < n; start += chunk) {
     std::vector<std::vector<int>> sources;
-    std::vector<int> max_lens;
     for (std::size_t i = start; i < std::min(n, start + chunk); ++i) {
       sources.emplace_back(dev.corpus.source(i).begin(), dev.corpus.source(i).end());
-      max_lens.push_back(static_cast<int>(sources.back().size()) + max_extra_length);
       references.push_back(dev.references[i]);
     }
-    for (const auto& out : greedy_reference(model, sources, max_lens, arena)) hypotheses.push_back(vocabs.target.decode(out));
+    for (const auto& out : beam_search(decoder, sources, search, c.bos_id, c.eos_id, c.pad_id))
+      hypotheses.push_back(out.empty() ? std::string() : vocabs.target.decode(out[0].tokens));
   }
   r.bleu = eval::corpus_bleu(hypotheses, {references}).score;
   r.bleu_sentences = static_cast<int>(n);

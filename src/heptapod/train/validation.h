@@ -1,5 +1,5 @@
-// Validation on a dev set: cross-entropy and perplexity over every pair, and BLEU of greedy translations of
-// the first sentences against the raw reference lines.
+// Validation on a dev set: cross-entropy and perplexity over every pair, and BLEU of beam-search
+// translations of the first sentences against the raw reference lines.
 #pragma once
 
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "heptapod/core/arena.h"
 #include "heptapod/data/parallel_corpus.h"
+#include "heptapod/decode/beam_search.h"
 #include "heptapod/io/model_vocab.h"
 #include "heptapod/model/transformer.h"
 
@@ -26,6 +27,6 @@ struct DevSet {
 };
 
 ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, const ModelVocabularies& vocabs,
-                                int batch_tokens, int bleu_sentences, int max_extra_length, Arena& arena);
+                                int batch_tokens, int bleu_sentences, const SearchOptions& search, Arena& arena);
 
 }  // namespace heptapod

@@ -1,0 +1,66 @@
+// The Translator: everything between text in and text out, shared by `heptapod translate`, `heptapod score`
+// and any program (or future server) that links the library. It loads a model file (which carries its
+// vocabularies), batches sentences by length under a token budget, searches, and restores input order.
+//
+//   heptapod::Translator translator("model.htp");
+//   heptapod::TranslateOptions options;  // beam 4, alpha 0.6, up to source length + 50
+//   auto result = translator.translate({"hola mundo"}, options);
+//   std::cout << result[0].hypotheses[0].text << "\n";
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heptapod/decode/beam_search.h"
+#include "heptapod/io/model_vocab.h"
+#include "heptapod/model/transformer.h"
+
+namespace heptapod {
+
+struct TranslateOptions {
+  SearchOptions search;
+  int batch_tokens = 4096;       // source tokens per search batch (sentences sorted by length)
+  int max_input_tokens = 1024;   // longer inputs are truncated to this many tokens (or rejected)
+  bool reject_long_inputs = false;
+};
+
+struct TranslatedHypothesis {
+  std::string text;
+  std::vector<int> tokens;
+  float score = 0;          // length-normalised log-probability
+  float log_prob = 0;
+  std::string alignment;    // "i-j" pairs: source token i aligned to output token j (sub-word positions)
+};
+
+struct Translation {
+  std::vector<TranslatedHypothesis> hypotheses;  // best first; empty for an empty input line
+  std::string warning;                           // e.g. truncation; empty if none
+};
+
+struct SentenceScore {
+  double log_prob = 0;             // natural log-probability of the target given the source (end token included)
+  std::vector<double> token_log_probs;
+  int tokens = 0;
+};
+
+class Translator {
+ public:
+  // Loads the model and its vocabularies; a file that does not load, or has no vocabularies, is an Error.
+  explicit Translator(const std::string& model_path);
+
+  std::vector<Translation> translate(const std::vector<std::string>& sentences, const TranslateOptions& options);
+  // Log-probabilities of target sentences given source sentences (same count).
+  std::vector<SentenceScore> score(const std::vector<std::string>& sources, const std::vector<std::string>& targets,
+                                   int batch_tokens = 4096);
+
+  const ModelConfig& config() const { return model_->config(); }
+  const ModelVocabularies& vocabularies() const { return vocabs_; }
+
+ private:
+  std::unique_ptr<Transformer<float>> model_;
+  ModelVocabularies vocabs_;
+  std::unique_ptr<IncrementalDecoder> decoder_;
+};
+
+}  // namespace heptapod

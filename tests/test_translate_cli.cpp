@@ -1,0 +1,116 @@
+// Translation end to end: the Translator API and `heptapod translate` / `heptapod score` on a model with
+// vocabularies (random weights: the tests check plumbing and invariants, not quality).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "heptapod/data/text_file.h"
+#include "heptapod/decode/translator.h"
+#include "heptapod/model/initialize.h"
+#include "test_process.h"
+
+namespace heptapod {
+namespace {
+
+using test::quoted;
+using test::run_heptapod;
+using test::TempDir;
+
+std::string data(const std::string& name) { return std::string(HEPTAPOD_FIXTURES) + "/../data/" + name; }
+
+// Writes a small model with random weights and vocabularies trained on the numbers corpus.
+std::string make_model(const TempDir& dir) {
+  const std::string path = dir.file("model.htp");
+  std::vector<std::string> text = read_lines(data("numbers.dev.en"));
+  const auto es = read_lines(data("numbers.dev.es"));
+  text.insert(text.end(), es.begin(), es.end());
+  VocabConfig vc;
+  vc.size = 120;
+  ModelVocabularies vocabs{Vocabulary::train(text, vc), {}};
+  vocabs.target = vocabs.source;
+  ModelConfig c = model_preset("tiny");
+  c.src_vocab_size = c.tgt_vocab_size = vocabs.source.size();
+  c.d_model = 32;
+  c.d_ff = 48;
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 9);
+  save_model(path, model, {}, vocabulary_tensors(vocabs));
+  return path;
+}
+
+TEST(Translate, BatchedTranslationEqualsOneByOneAndScoresAgree) {
+  TempDir dir;
+  Translator translator(make_model(dir));
+  const std::vector<std::string> input = {"three hundred", "", "twelve thousand and five", "one"};
+  TranslateOptions o;
+  o.search.max_extra_length = 10;
+  o.batch_tokens = 16;  // several batches
+  const auto all = translator.translate(input, o);
+  ASSERT_EQ(all.size(), input.size());
+  EXPECT_TRUE(all[1].hypotheses.empty());  // empty line in, empty line out
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    if (input[i].empty()) continue;
+    const auto one = translator.translate({input[i]}, o);
+    ASSERT_EQ(one[0].hypotheses.size(), 1u);
+    EXPECT_EQ(all[i].hypotheses[0].tokens, one[0].hypotheses[0].tokens) << input[i];
+    // `score` of the output agrees with the search's own log-probability when the output ended with eos.
+    const auto& h = all[i].hypotheses[0];
+    const std::string target = translator.vocabularies().target.decode(h.tokens);
+    if (translator.vocabularies().target.encode(target) != h.tokens) continue;  // not a round trip
+    const auto s = translator.score({input[i]}, {target});
+    const bool ended = static_cast<int>(h.tokens.size()) <
+                       static_cast<int>(translator.vocabularies().source.encode(input[i]).size()) + 10;
+    if (ended) EXPECT_NEAR(s[0].log_prob, h.log_prob, 1e-3 * std::max(1.0, std::abs(static_cast<double>(h.log_prob))));
+  }
+}
+
+TEST(Translate, CliPreservesLinesReportsBadInputAndTruncates) {
+  TempDir dir;
+  const std::string model = make_model(dir);
+  std::ofstream(dir.file("in.txt")) << "seven\n\nbad \xff line\n" << std::string(400, 'x') << "\nnine\n";
+  std::string log;
+  ASSERT_EQ(run_heptapod("translate -m " + quoted(model) + " -i " + quoted(dir.file("in.txt")) + " -o " +
+                             quoted(dir.file("out.txt")) + " --max-extra-length 5 --max-input-tokens 50",
+                         dir, log),
+            0)
+      << log;
+  const std::string out = test::slurp(dir.file("out.txt"));
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 5);  // one output line per input line
+  EXPECT_HAS_SUBSTR(log, "in.txt:3: invalid UTF-8");
+  EXPECT_HAS_SUBSTR(log, "line 4: input truncated");
+
+  ASSERT_EQ(run_heptapod("translate -m " + quoted(model) + " -i " + quoted(dir.file("in.txt")) +
+                             " --max-extra-length 3 --nbest 3 --alignments",
+                         dir, log),
+            0)
+      << log;
+  EXPECT_HAS_SUBSTR(log, "0 ||| ");
+  EXPECT_HAS_SUBSTR(log, "4 ||| ");
+
+  ASSERT_EQ(run_heptapod("score -m " + quoted(model) + " --source " + quoted(data("numbers.dev.en")) + " --target " +
+                             quoted(data("numbers.dev.es")) + " -o " + quoted(dir.file("scores.txt")) + " --per-token",
+                         dir, log),
+            0)
+      << log;
+  const auto scores = read_lines(dir.file("scores.txt"));
+  ASSERT_EQ(scores.size(), 200u);
+  EXPECT_LT(std::stod(scores[0]), 0.0);
+}
+
+TEST(Translate, ModelsThatDoNotLoadGiveClearErrors) {
+  TempDir dir;
+  std::string log;
+  EXPECT_EQ(run_heptapod("translate -m " + quoted(dir.file("missing.htp")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "missing.htp");
+  std::ofstream(dir.file("junk.htp")) << "not a model";
+  EXPECT_EQ(run_heptapod("translate -m " + quoted(dir.file("junk.htp")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "junk.htp");
+  ModelConfig c = model_preset("tiny");
+  Transformer<float> model(c);
+  save_model(dir.file("novocab.htp"), model);
+  EXPECT_EQ(run_heptapod("translate -m " + quoted(dir.file("novocab.htp")) + " < /dev/null", dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "holds no vocabularies");
+}
+
+}  // namespace
+}  // namespace heptapod
