@@ -4,6 +4,8 @@
 // the Python string rules (UTF-8, whitespace, lowercase), and `heptapod bleu` end to end.
 #include <gtest/gtest.h>
 
+#include "test_process.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,14 +27,15 @@
 namespace heptapod::eval {
 namespace {
 
+using test::quoted;
+using test::run_heptapod;
+using test::TempDir;
+
 namespace fs = std::filesystem;
 using Lines = std::vector<std::string>;
 using Streams = std::vector<std::vector<std::string>>;
 
 constexpr double kTol = 1e-4;  // on 0..100 scores
-
-#define EXPECT_HAS_SUBSTR(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "expected \"" << (part) << "\" in: " << (text)
 
 // The README example of sacreBLEU, used throughout its test/test_bleu.py: two reference streams.
 const Lines kHyps = {"The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."};
@@ -561,46 +564,6 @@ TEST(ChrfHand, WordNgramsChrFPlusPlus) {
 // ---------------------------------------------------------------------------------------------------------
 // heptapod bleu
 // ---------------------------------------------------------------------------------------------------------
-
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("heptapod_test_bleu_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(file(name), std::ios::binary) << text;
-    return file(name);
-  }
-
- private:
-  fs::path path_;
-};
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return q + "'";
-}
-
-// Runs the heptapod binary with `args`; returns the exit status, output (stdout and stderr) in `log`.
-int run_heptapod(const std::string& args, const TempDir& dir, std::string& log) {
-  const std::string log_path = dir.file("heptapod.log");
-  const std::string command = quoted(HEPTAPOD_BINARY) + " " + args + " > " + quoted(log_path) + " 2>&1";
-  const int status = std::system(command.c_str());
-  log = fs::exists(log_path) ? read_file(log_path) : "";
-  fs::remove(log_path);
-  if (status == -1 || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
-}
 
 std::string join_lines(const Lines& lines) {
   std::string text;

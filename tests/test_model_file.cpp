@@ -30,6 +30,7 @@
 #include "heptapod/model/batch.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
+#include "test_process.h"
 #include "test_util.h"
 
 namespace heptapod {
@@ -38,40 +39,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using nlohmann::ordered_json;
+using test::quoted;
+using test::run_heptapod;
+using test::TempDir;
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------------------
-
-#define EXPECT_HAS_SUBSTR(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "expected \"" << (part) << "\" in: " << (text)
-
-// A fresh directory, removed with everything in it at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("heptapod_test_model_file_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  fs::path path_;
-};
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -932,23 +906,6 @@ TEST(ModelFileAtomicWrite, SaveModelOverAnotherModel) {
 // ---------------------------------------------------------------------------------------------------------
 // heptapod convert
 // ---------------------------------------------------------------------------------------------------------
-
-std::string quoted(const std::string& s) {
-  std::string q = "'";
-  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return q + "'";
-}
-
-// Runs the heptapod binary with `args`; returns the exit status, output (stdout and stderr) in `log`.
-int run_heptapod(const std::string& args, const TempDir& dir, std::string& log) {
-  const std::string log_path = dir.file("heptapod.log");
-  const std::string command = quoted(HEPTAPOD_BINARY) + " " + args + " > " + quoted(log_path) + " 2>&1";
-  const int status = std::system(command.c_str());
-  log = fs::exists(log_path) ? read_file(log_path) : "";
-  fs::remove(log_path);
-  if (status == -1 || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
-}
 
 TEST(ModelFileConvert, NnTransformerStateDictMatchesPyTorch) {
   TempDir dir;

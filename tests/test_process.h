@@ -35,6 +35,11 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   std::string file(const std::string& name) const { return (path_ / name).string(); }
+  // Writes `text` to the file `name` in this directory and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name), std::ios::binary) << text;
+    return file(name);
+  }
   const fs::path& path() const { return path_; }
   std::vector<std::string> entries() const {
     std::vector<std::string> names;
@@ -46,6 +51,9 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+// A file of the committed test corpora (tests/data).
+inline std::string data_file(const std::string& name) { return std::string(HEPTAPOD_FIXTURES) + "/../data/" + name; }
 
 // Single-quotes s for the shell.
 inline std::string quoted(const std::string& s) {

@@ -18,7 +18,7 @@ using test::quoted;
 using test::run_heptapod;
 using test::TempDir;
 
-std::string data(const std::string& name) { return std::string(HEPTAPOD_FIXTURES) + "/../data/" + name; }
+std::string data(const std::string& name) { return test::data_file(name); }
 
 // A small, fast, fully deterministic training command.
 std::string train_args(const std::string& out, int steps, const std::string& extra = "", int valid_every = 20) {

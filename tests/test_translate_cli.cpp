@@ -16,7 +16,7 @@ using test::quoted;
 using test::run_heptapod;
 using test::TempDir;
 
-std::string data(const std::string& name) { return std::string(HEPTAPOD_FIXTURES) + "/../data/" + name; }
+std::string data(const std::string& name) { return test::data_file(name); }
 
 // Writes a small model with random weights and vocabularies trained on the numbers corpus.
 std::string make_model(const TempDir& dir) {
