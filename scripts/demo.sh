@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
-# The demo: installs dependencies, builds, trains a small Transformer on a synthetic copy task (data are
-# generated, nothing is downloaded), then translates held-out examples with it and reports accuracy.
+# The demo, end to end on a fresh Debian 12 machine: installs dependencies, builds, trains a small
+# Transformer on the built-in English->Spanish numbers corpus (tests/data, made by
+# tools/make_numbers_corpus.py; nothing is downloaded), evaluates it with BLEU/chrF on held-out sentences,
+# and shows a few translations. About two minutes on 2 cores. Rerunning resumes (or reuses) runs/demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-mkdir -p runs/demo
-build/apps/heptapod info
-build/apps/heptapod demo --task copy -o runs/demo/model.htp "$@"
+heptapod=build/apps/heptapod
+data=tests/data
+out=runs/demo
+mkdir -p "$out"
+$heptapod info
+$heptapod train --source $data/numbers.train.en --target $data/numbers.train.es \
+  --valid-source $data/numbers.dev.en --valid-target $data/numbers.dev.es -o "$out" \
+  --preset tiny --vocab-size 200 --batch-tokens 2048 --warmup 100 --steps 600 --valid-every 200 "$@"
+$heptapod translate -m "$out/model.htp" -i $data/numbers.dev.en -o "$out/dev.hyp"
+echo "== held-out sentences (beam 4):"
+$heptapod bleu $data/numbers.dev.es -i "$out/dev.hyp" --metrics bleu,chrf
+echo "== examples (source => translation):"
+paste -d'\t' <(head -5 $data/numbers.dev.en) <(head -5 "$out/dev.hyp") | sed 's/\t/  =>  /'
+echo "== your own input:"
+printf 'two hundred and forty-one\nninety-nine thousand nine hundred and ninety-nine\n' | $heptapod translate -m "$out/model.htp"
+$heptapod plot "$out/metrics.jsonl" -o "$out/curves.svg"
+echo "model: $out/model.htp  metrics: $out/metrics.jsonl  curves: $out/curves.svg"

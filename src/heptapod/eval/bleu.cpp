@@ -9,63 +9,26 @@
 #include <unordered_map>
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/utf8.h"
 
 namespace heptapod::eval {
 
 // ---- UTF-8 ------------------------------------------------------------------------------------------------
 
-bool decode_utf8(std::string_view text, std::u32string& out, std::size_t* bad_offset) {
-  out.clear();
-  out.reserve(text.size());
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char b = s[i];
-    if (b < 0x80) {
-      out.push_back(b);
-      ++i;
-      continue;
-    }
-    int len = 0;
-    char32_t cp = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte (Unicode table 3-7)
-    if (b >= 0xC2 && b <= 0xDF) {
-      len = 2, cp = b & 0x1F;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      len = 3, cp = b & 0x0F;
-      if (b == 0xE0) lo = 0xA0;  // no overlongs
-      if (b == 0xED) hi = 0x9F;  // no surrogates
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      len = 4, cp = b & 0x07;
-      if (b == 0xF0) lo = 0x90;  // no overlongs
-      if (b == 0xF4) hi = 0x8F;  // nothing past U+10FFFF
-    } else {
-      if (bad_offset) *bad_offset = i;
-      return false;
-    }
-    if (i + len > n) {
-      if (bad_offset) *bad_offset = i;
-      return false;
-    }
-    for (int k = 1; k < len; ++k) {
-      const unsigned char c = s[i + k];
-      const bool ok = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
-      if (!ok) {
-        if (bad_offset) *bad_offset = i;
-        return false;
-      }
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    out.push_back(cp);
-    i += len;
-  }
-  return true;
+// Validation and decoding are data/utf8.h's; these adapt them to the shapes the metrics use.
+bool is_valid_utf8(std::string_view text, std::size_t* bad_offset) {
+  const std::size_t bad = find_invalid_utf8(text);
+  if (bad == std::string_view::npos) return true;
+  if (bad_offset) *bad_offset = bad;
+  return false;
 }
 
-bool is_valid_utf8(std::string_view text, std::size_t* bad_offset) {
-  std::u32string scratch;
-  return decode_utf8(text, scratch, bad_offset);
+bool decode_utf8(std::string_view text, std::u32string& out, std::size_t* bad_offset) {
+  out.clear();
+  if (!is_valid_utf8(text, bad_offset)) return false;
+  const std::vector<char32_t> code_points = heptapod::decode_utf8(text);
+  out.assign(code_points.begin(), code_points.end());
+  return true;
 }
 
 std::u32string to_u32(std::string_view utf8) {
