@@ -187,6 +187,9 @@ struct RoundTripCase {
   std::function<void(ModelConfig&)> edit;
 };
 
+// Test logs show the case's name instead of its bytes.
+void PrintTo(const RoundTripCase& c, std::ostream* os) { *os << c.name; }
+
 ModelConfig tiny_variant(const RoundTripCase& rc) {
   ModelConfig c = model_preset("tiny");
   rc.edit(c);
