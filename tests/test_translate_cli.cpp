@@ -60,7 +60,9 @@ TEST(Translate, BatchedTranslationEqualsOneByOneAndScoresAgree) {
     const auto s = translator.score({input[i]}, {target});
     const bool ended = static_cast<int>(h.tokens.size()) <
                        static_cast<int>(translator.vocabularies().source.encode(input[i]).size()) + 10;
-    if (ended) EXPECT_NEAR(s[0].log_prob, h.log_prob, 1e-3 * std::max(1.0, std::abs(static_cast<double>(h.log_prob))));
+    if (ended) {
+      EXPECT_NEAR(s[0].log_prob, h.log_prob, 1e-3 * std::max(1.0, std::abs(static_cast<double>(h.log_prob))));
+    }
   }
 }
 

@@ -1,13 +1,10 @@
 // Cross-entropy: one pass per row for max and log-sum-exp, one to write the gradient.
 #include "heptapod/kernels/cross_entropy.h"
 
-#include <omp.h>
-
 #include <algorithm>
-#include <array>
 #include <cmath>
 
-#include "heptapod/kernels/parallel.h"
+#include "heptapod/kernels/reduce.h"
 
 namespace heptapod::kernels {
 
@@ -15,19 +12,9 @@ template <typename T>
 CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int* lengths, int B, int Tlen, int V,
                                  T eps, T grad_scale, T* dlogits, T* row_nll) {
   const long N = static_cast<long>(B) * Tlen;
-  // Rows run in parallel in fixed blocks; the per-row results are summed in a fixed order (reduce.h), so the
-  // reported loss is reproducible run to run.
-  double loss_sum = 0, nll_sum = 0;
-  std::int64_t tokens = 0;
-  const int threads = N * V > kParallelMinWork ? std::min(omp_get_max_threads(), 256) : 1;
-  std::array<double, 256> loss_part{}, nll_part{};
-  std::array<std::int64_t, 256> token_part{};
-  int used = 1;
-#pragma omp parallel num_threads(threads)
-  {
-    const int th = omp_get_thread_num(), nt = omp_get_num_threads();
-    if (th == 0) used = nt;
-    for (long n = N * th / nt; n < N * (th + 1) / nt; ++n) {
+  // Totals are summed in a fixed order (reduce.h), so the reported loss is reproducible run to run.
+  return deterministic_reduce<CrossEntropyTotals>(N, N * V, [&](long begin, long end, CrossEntropyTotals& acc) {
+    for (long n = begin; n < end; ++n) {
       const T* x = logits + n * V;
       const bool valid = (n % Tlen) < lengths[n / Tlen];
       if (!valid) {
@@ -46,9 +33,9 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int*
       const int y = targets[n];
       const T nll = log_z - x[y];
       const T smooth = log_z - sum_x / V;  // mean_j(-log p_j)
-      loss_part[th] += static_cast<double>((T(1) - eps) * nll + eps * smooth);
-      nll_part[th] += static_cast<double>(nll);
-      token_part[th] += 1;
+      acc.loss += static_cast<double>((T(1) - eps) * nll + eps * smooth);
+      acc.nll += static_cast<double>(nll);
+      acc.tokens += 1;
       if (row_nll) row_nll[n] = nll;
       if (dlogits) {
         T* d = dlogits + n * V;
@@ -57,13 +44,7 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int*
         d[y] -= grad_scale * (T(1) - eps);
       }
     }
-  }
-  for (int th = 0; th < used; ++th) {
-    loss_sum += loss_part[th];
-    nll_sum += nll_part[th];
-    tokens += token_part[th];
-  }
-  return {loss_sum, nll_sum, tokens};
+  });
 }
 
 template CrossEntropyTotals cross_entropy<float>(const float*, const int*, const int*, int, int, int, float, float,

@@ -9,6 +9,12 @@ struct CrossEntropyTotals {
   double loss = 0;    // sum over valid rows of the label-smoothed loss
   double nll = 0;     // sum over valid rows of -log p(target), for perplexity
   std::int64_t tokens = 0;
+  CrossEntropyTotals& operator+=(const CrossEntropyTotals& o) {
+    loss += o.loss;
+    nll += o.nll;
+    tokens += o.tokens;
+    return *this;
+  }
 };
 
 // logits: (B*T, V); targets: (B*T); row b*T+t is valid iff t < lengths[b].
