@@ -63,7 +63,7 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--source-vocab", c.source_vocab, "Source vocabulary (with --target-vocab)");
   cmd->add_option("--target-vocab", c.target_vocab, "Target vocabulary (with --source-vocab)");
   cmd->add_option("--vocab-size", c.vocab_config.size, "Pieces per vocabulary when one is trained here");
-  cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram or char")->check(CLI::IsMember({"bpe", "unigram", "char"}));
+  cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
   cmd->add_flag("--separate-vocab", f->separate_vocab, "Train separate source and target vocabularies");
   cmd->add_option("--preset", f->preset, "Model preset: tiny, small, base, big")
       ->check(CLI::IsMember({"tiny", "small", "base", "big"}));

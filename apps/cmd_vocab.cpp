@@ -40,7 +40,7 @@ Runner add_vocab_command(CLI::App& root) {
   cmd->add_option("inputs", f->inputs, "Text files, one sentence per line (all are joined)")->required();
   cmd->add_option("-o,--output", f->output, "Vocabulary file to write")->required();
   cmd->add_option("--size", f->config.size, "Number of pieces (bpe, unigram)");
-  cmd->add_option("--model", f->model, "bpe, unigram or char")->check(CLI::IsMember({"bpe", "unigram", "char"}));
+  cmd->add_option("--model", f->model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
   cmd->add_option("--character-coverage", f->config.character_coverage, "Share of characters kept (rest -> unk)");
   cmd->add_option("--seed", f->config.seed, "Random seed");
   return [f] { return run_vocab(*f); };

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   add(heptapod::app::add_plot_command);
   add(heptapod::app::add_convert_command);
   add(heptapod::app::add_bleu_command);
+  add(heptapod::app::add_error_rate_command);
   try {
     root.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

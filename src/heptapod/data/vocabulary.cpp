@@ -40,13 +40,17 @@ VocabConfig::Model vocab_model_from_name(const std::string& name) {
   if (name == "bpe") return VocabConfig::Model::Bpe;
   if (name == "unigram") return VocabConfig::Model::Unigram;
   if (name == "char") return VocabConfig::Model::Char;
-  throw Error("unknown vocabulary model \"" + name + "\" (known: bpe, unigram, char)");
+  if (name == "word") return VocabConfig::Model::Word;
+  throw Error("unknown vocabulary model \"" + name + "\" (known: bpe, unigram, char, word)");
 }
 
 Vocabulary Vocabulary::train(const std::vector<std::string>& sentences, const VocabConfig& c) {
   require(!sentences.empty(), "cannot train a vocabulary on no text");
   std::unordered_map<std::string, std::string> args = {
-      {"model_type", c.model == VocabConfig::Model::Bpe ? "bpe" : c.model == VocabConfig::Model::Unigram ? "unigram" : "char"},
+      {"model_type", c.model == VocabConfig::Model::Bpe       ? "bpe"
+                     : c.model == VocabConfig::Model::Unigram ? "unigram"
+                     : c.model == VocabConfig::Model::Char    ? "char"
+                                                              : "word"},
       {"character_coverage", std::to_string(c.character_coverage)},
       {"input_sentence_size", std::to_string(c.max_training_sentences)},
       {"shuffle_input_sentence", "true"},
@@ -58,7 +62,7 @@ Vocabulary Vocabulary::train(const std::vector<std::string>& sentences, const Vo
       {"num_threads", "2"},
       {"minloglevel", "2"},
   };
-  if (c.model == VocabConfig::Model::Char) {
+  if (c.model == VocabConfig::Model::Char || c.model == VocabConfig::Model::Word) {
     args["vocab_size"] = "1000000";
     args["hard_vocab_limit"] = "false";
     args["use_all_vocab"] = "true";

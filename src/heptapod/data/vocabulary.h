@@ -1,4 +1,5 @@
-// Sub-word vocabularies: SentencePiece models (BPE, unigram or characters) trained from raw text, with
+// Sub-word vocabularies: SentencePiece models (BPE, unigram, characters, or whole space-separated words for
+// pre-tokenized symbol sequences such as phonemes) trained from raw text, with
 // Heptapod's fixed special ids (pad 0, bos 1, eos 2, unk 3). A vocabulary is stored as SentencePiece's own
 // serialized model, so it can travel inside a model file and be read by SentencePiece tools.
 #pragma once
@@ -17,14 +18,14 @@ namespace heptapod {
 inline constexpr int kPadId = 0, kBosId = 1, kEosId = 2, kUnkId = 3;
 
 struct VocabConfig {
-  enum class Model { Bpe, Unigram, Char } model = Model::Bpe;
-  int size = 8000;                   // ignored for Char: every character seen becomes a piece
+  enum class Model { Bpe, Unigram, Char, Word } model = Model::Bpe;
+  int size = 8000;                   // ignored for Char and Word: every character (word) seen becomes a piece
   float character_coverage = 1.0f;   // below 1, the rarest characters map to unk
   int max_training_sentences = 2000000;  // sampled when the corpus is larger
   std::uint64_t seed = 1;
 };
 
-VocabConfig::Model vocab_model_from_name(const std::string& name);  // "bpe", "unigram", "char"
+VocabConfig::Model vocab_model_from_name(const std::string& name);  // "bpe", "unigram", "char", "word"
 
 class Vocabulary {
  public:
