@@ -15,8 +15,9 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-Progress::Progress(long total, std::FILE* stream, double log_interval_seconds)
+Progress::Progress(long total, long first_step, std::FILE* stream, double log_interval_seconds)
     : total_(total),
+      first_step_(first_step),
       stream_(stream),
       interactive_(::isatty(::fileno(stream)) != 0),
       log_interval_(log_interval_seconds),
@@ -31,7 +32,8 @@ std::string Progress::line(long step, const std::string& detail) const {
   std::string s = "step " + std::to_string(step);
   if (total_ > 0) s += "/" + std::to_string(total_);
   s += " | " + detail + " | " + format_duration(elapsed);
-  if (total_ > 0 && step > 0) s += " elapsed, ETA " + format_duration(elapsed / step * (total_ - step));
+  if (total_ > 0 && step > first_step_)
+    s += " elapsed, ETA " + format_duration(elapsed / (step - first_step_) * (total_ - step));
   return s;
 }
 

@@ -10,8 +10,9 @@ namespace heptapod {
 
 class Progress {
  public:
-  // total: the number of steps expected (0 if unknown); stream: where to draw (stderr by default).
-  explicit Progress(long total, std::FILE* stream = stderr, double log_interval_seconds = 5.0);
+  // total: the number of steps expected (0 if unknown); first_step: where this run starts (a resumed run
+  // starts past 0, and the ETA counts only the steps this run has done); stream: where to draw.
+  explicit Progress(long total, long first_step = 0, std::FILE* stream = stderr, double log_interval_seconds = 5.0);
 
   // Reports step `step` with a caller-formatted detail string ("loss 2.31 ppl 10.1 ..."). Adds elapsed
   // time and ETA. Throttled: cheap to call every step.
@@ -24,6 +25,7 @@ class Progress {
  private:
   std::string line(long step, const std::string& detail) const;
   long total_;
+  long first_step_;
   std::FILE* stream_;
   bool interactive_;
   double log_interval_;

@@ -183,7 +183,7 @@ TrainResult train(const TrainConfig& config) {
   MetricsLog metrics((fs::path(c.output_dir) / "metrics.jsonl").string(), state.step);
   BatchStream stream(corpus, BatchingConfig{c.batch_tokens, c.window, c.seed});
   Arena arena;
-  Progress progress(c.max_steps);
+  Progress progress(c.max_steps, state.step);
   TrainResult result;
   const std::string best_path = (fs::path(c.output_dir) / "best.htp").string();
   const double run_start_elapsed = state.elapsed_seconds;
