@@ -20,14 +20,8 @@ IncrementalDecoder::IncrementalDecoder(Transformer<float>& model) : model_(model
   auto& p = model.parameters();
   const ModelConfig& c = config_;
   for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string prefix = "decoder/layers/" + std::to_string(i);
     Layer l;
-    l.self_attn = bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads);
-    l.self_norm = bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps);
-    l.cross_attn = bind_attention(p, prefix + "/cross_attn", c.d_model, c.n_heads);
-    l.cross_norm = bind_layer_norm(p, prefix + "/cross_attn_norm", c.d_model, c.layer_norm_eps);
-    l.ffn = bind_feed_forward(p, prefix + "/ffn", c.d_model, c.d_ff);
-    l.ffn_norm = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
+    l.p = bind_decoder_layer(p, c, i);
     layers_.push_back(std::move(l));
   }
   has_final_norm_ = c.has_final_norm();
@@ -54,8 +48,8 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   for (Layer& l : layers_) {
     l.cross_k = arena_.alloc<float>(static_cast<std::size_t>(B) * S * C);
     l.cross_v = arena_.alloc<float>(static_cast<std::size_t>(B) * S * C);
-    linear_forward(l.cross_attn.k_proj, memory, B * S, l.cross_k);
-    linear_forward(l.cross_attn.v_proj, memory, B * S, l.cross_v);
+    linear_forward(l.p.cross_attn.k_proj, memory, B * S, l.cross_k);
+    linear_forward(l.p.cross_attn.v_proj, memory, B * S, l.cross_v);
     l.k_cache.resize(static_cast<std::size_t>(rows_) * max_steps * C);
     l.v_cache.resize(static_cast<std::size_t>(rows_) * max_steps * C);
   }
@@ -149,28 +143,28 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
 
   for (std::size_t li = 0; li < layers_.size(); ++li) {
     Layer& l = layers_[li];
-    sublayer(l.self_norm, [&](const float* in) {
-      linear_forward(l.self_attn.q_proj, in, rows_, q_.data());
-      linear_forward(l.self_attn.k_proj, in, rows_, k_.data());
-      linear_forward(l.self_attn.v_proj, in, rows_, v_.data());
+    sublayer(l.p.self_attn_norm, [&](const float* in) {
+      linear_forward(l.p.self_attn.q_proj, in, rows_, q_.data());
+      linear_forward(l.p.self_attn.k_proj, in, rows_, k_.data());
+      linear_forward(l.p.self_attn.v_proj, in, rows_, v_.data());
       for (int r = 0; r < rows_; ++r) {
         const long slot = (static_cast<long>(r) * max_steps_ + position_) * C;
         std::memcpy(l.k_cache.data() + slot, k_.data() + static_cast<long>(r) * C, sizeof(float) * C);
         std::memcpy(l.v_cache.data() + slot, v_.data() + static_cast<long>(r) * C, sizeof(float) * C);
       }
       attend(q_.data(), l.k_cache.data(), l.v_cache.data(), max_steps_, false, ctx_.data(), nullptr);
-      linear_forward(l.self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
+      linear_forward(l.p.self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
-    sublayer(l.cross_norm, [&](const float* in) {
-      linear_forward(l.cross_attn.q_proj, in, rows_, q_.data());
+    sublayer(l.p.cross_attn_norm, [&](const float* in) {
+      linear_forward(l.p.cross_attn.q_proj, in, rows_, q_.data());
       const bool last = li + 1 == layers_.size();
       attend(q_.data(), l.cross_k, l.cross_v, S_, true, ctx_.data(), last ? alignment_.data() : nullptr);
-      linear_forward(l.cross_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
+      linear_forward(l.p.cross_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
-    sublayer(l.ffn_norm, [&](const float* in) {
-      linear_forward(l.ffn.fc1, in, rows_, hidden_.data());
+    sublayer(l.p.ffn_norm, [&](const float* in) {
+      linear_forward(l.p.ffn.fc1, in, rows_, hidden_.data());
       kernels::relu_forward(hidden_.data(), static_cast<long>(rows_) * config_.d_ff);
-      linear_forward(l.ffn.fc2, hidden_.data(), rows_, attn_out_.data());
+      linear_forward(l.p.ffn.fc2, hidden_.data(), rows_, attn_out_.data());
     });
   }
   if (has_final_norm_) {

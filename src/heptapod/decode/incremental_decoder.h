@@ -9,6 +9,7 @@
 #include "heptapod/layers/attention.h"
 #include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/layer_norm.h"
+#include "heptapod/model/bind.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {
@@ -42,9 +43,7 @@ class IncrementalDecoder {
 
  private:
   struct Layer {
-    MultiHeadAttention<float> self_attn, cross_attn;
-    LayerNorm<float> self_norm, cross_norm, ffn_norm;
-    FeedForward<float> ffn;
+    DecoderLayerParams<float> p;
     std::vector<float> k_cache, v_cache;  // (rows, max_steps, C)
     float* cross_k = nullptr;             // (B*S, C), in the arena
     float* cross_v = nullptr;             // (B*S, C)

@@ -7,6 +7,7 @@
 #include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/layer_norm.h"
 #include "heptapod/layers/linear.h"
+#include "heptapod/model/config.h"
 #include "heptapod/model/parameter_store.h"
 
 namespace heptapod {
@@ -33,6 +34,45 @@ MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const std::string& pr
 template <typename T>
 FeedForward<T> bind_feed_forward(ParameterStore<T>& p, const std::string& prefix, int C, int F) {
   return FeedForward<T>{bind_linear(p, prefix + "/fc1", F, C), bind_linear(p, prefix + "/fc2", C, F)};
+}
+
+// The parameters of one encoder layer.
+template <typename T>
+struct EncoderLayerParams {
+  MultiHeadAttention<T> self_attn;
+  LayerNorm<T> self_attn_norm;
+  FeedForward<T> ffn;
+  LayerNorm<T> ffn_norm;
+};
+
+// The parameters of one decoder layer (shared by the training decoder and the incremental decoder).
+template <typename T>
+struct DecoderLayerParams {
+  MultiHeadAttention<T> self_attn, cross_attn;
+  LayerNorm<T> self_attn_norm, cross_attn_norm, ffn_norm;
+  FeedForward<T> ffn;
+};
+
+template <typename T>
+EncoderLayerParams<T> bind_encoder_layer(ParameterStore<T>& p, const ModelConfig& c, int index) {
+  const std::string prefix = "encoder/layers/" + std::to_string(index);
+  return {bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads),
+          bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps),
+          bind_feed_forward(p, prefix + "/ffn", c.d_model, c.d_ff),
+          bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps)};
+}
+
+template <typename T>
+DecoderLayerParams<T> bind_decoder_layer(ParameterStore<T>& p, const ModelConfig& c, int index) {
+  const std::string prefix = "decoder/layers/" + std::to_string(index);
+  DecoderLayerParams<T> l;
+  l.self_attn = bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads);
+  l.cross_attn = bind_attention(p, prefix + "/cross_attn", c.d_model, c.n_heads);
+  l.self_attn_norm = bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps);
+  l.cross_attn_norm = bind_layer_norm(p, prefix + "/cross_attn_norm", c.d_model, c.layer_norm_eps);
+  l.ffn_norm = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
+  l.ffn = bind_feed_forward(p, prefix + "/ffn", c.d_model, c.d_ff);
+  return l;
 }
 
 }  // namespace heptapod

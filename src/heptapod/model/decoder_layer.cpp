@@ -6,15 +6,8 @@
 namespace heptapod {
 
 template <typename T>
-DecoderLayer<T>::DecoderLayer(ParameterStore<T>& p, const ModelConfig& c, int index) : config_(c), index_(index) {
-  const std::string prefix = "decoder/layers/" + std::to_string(index);
-  self_attn_ = bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads);
-  self_attn_norm_ = bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps);
-  cross_attn_ = bind_attention(p, prefix + "/cross_attn", c.d_model, c.n_heads);
-  cross_attn_norm_ = bind_layer_norm(p, prefix + "/cross_attn_norm", c.d_model, c.layer_norm_eps);
-  ffn_ = bind_feed_forward(p, prefix + "/ffn", c.d_model, c.d_ff);
-  ffn_norm_ = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
-}
+DecoderLayer<T>::DecoderLayer(ParameterStore<T>& p, const ModelConfig& c, int index)
+    : config_(c), index_(index), p_(bind_decoder_layer(p, c, index)) {}
 
 template <typename T>
 DropoutSite DecoderLayer<T>::site(const DropoutContext& ctx, SublayerSlot slot, DropoutKind kind) const {
@@ -26,22 +19,22 @@ T* DecoderLayer<T>::forward(const T* x, const T* memory, const AttentionShape& s
                             const AttentionShape& cross_shape, const DropoutContext& ctx, Arena& arena) {
   const int N = self_shape.B * self_shape.Tq;
   const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
-  T* h1 = sublayer_forward(config_.norm, self_attn_norm_, x, N,
+  T* h1 = sublayer_forward(config_.norm, p_.self_attn_norm, x, N,
                            site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), arena, self_sub_,
                            [&](const T* in, T* out) {
-                             attention_forward(self_attn_, in, in, self_shape, self_drop, arena, self_saved_, out);
+                             attention_forward(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out);
                            });
   const DropoutSite cross_drop = site(ctx, SublayerSlot::CrossAttention, DropoutKind::Attention);
-  T* h2 = sublayer_forward(config_.norm, cross_attn_norm_, h1, N,
+  T* h2 = sublayer_forward(config_.norm, p_.cross_attn_norm, h1, N,
                            site(ctx, SublayerSlot::CrossAttention, DropoutKind::Residual), arena, cross_sub_,
                            [&](const T* in, T* out) {
-                             attention_forward(cross_attn_, in, memory, cross_shape, cross_drop, arena, cross_saved_,
+                             attention_forward(p_.cross_attn, in, memory, cross_shape, cross_drop, arena, cross_saved_,
                                                out);
                            });
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
-  return sublayer_forward(config_.norm, ffn_norm_, h2, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
+  return sublayer_forward(config_.norm, p_.ffn_norm, h2, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
                           arena, ffn_sub_, [&](const T* in, T* out) {
-                            feed_forward_forward(ffn_, in, N, act_drop, arena, ffn_saved_, out);
+                            feed_forward_forward(p_.ffn, in, N, act_drop, arena, ffn_saved_, out);
                           });
 }
 
@@ -54,24 +47,24 @@ void DecoderLayer<T>::backward(const T* dy, const T* memory, const AttentionShap
   T* dh2 = arena.alloc<T>(count);  // (B*T, C)
   T* dh1 = arena.alloc<T>(count);  // (B*T, C)
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
-  sublayer_backward(config_.norm, ffn_norm_, dy, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
+  sublayer_backward(config_.norm, p_.ffn_norm, dy, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
                     ffn_sub_, arena, dh2, [&](const T* dout, T* din, bool accumulate) {
-                      feed_forward_backward(ffn_, dout, ffn_sub_.inner_input, N, act_drop, ffn_saved_, arena, din,
+                      feed_forward_backward(p_.ffn, dout, ffn_sub_.inner_input, N, act_drop, ffn_saved_, arena, din,
                                             accumulate);
                     });
   const DropoutSite cross_drop = site(ctx, SublayerSlot::CrossAttention, DropoutKind::Attention);
-  sublayer_backward(config_.norm, cross_attn_norm_, dh2, N,
+  sublayer_backward(config_.norm, p_.cross_attn_norm, dh2, N,
                     site(ctx, SublayerSlot::CrossAttention, DropoutKind::Residual), cross_sub_, arena, dh1,
                     [&](const T* dout, T* din, bool accumulate) {
-                      attention_backward(cross_attn_, dout, cross_sub_.inner_input, memory, cross_shape, cross_drop,
+                      attention_backward(p_.cross_attn, dout, cross_sub_.inner_input, memory, cross_shape, cross_drop,
                                          cross_saved_, arena, din, accumulate, dmemory);
                     });
   const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
-  sublayer_backward(config_.norm, self_attn_norm_, dh1, N,
+  sublayer_backward(config_.norm, p_.self_attn_norm, dh1, N,
                     site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), self_sub_, arena, dx,
                     [&](const T* dout, T* din, bool accumulate) {
                       const T* in = self_sub_.inner_input;
-                      attention_backward(self_attn_, dout, in, in, self_shape, self_drop, self_saved_, arena, din,
+                      attention_backward(p_.self_attn, dout, in, in, self_shape, self_drop, self_saved_, arena, din,
                                          accumulate, din);
                     });
 }

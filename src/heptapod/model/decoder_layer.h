@@ -5,6 +5,7 @@
 #include "heptapod/layers/attention.h"
 #include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/sublayer.h"
+#include "heptapod/model/bind.h"
 #include "heptapod/model/config.h"
 #include "heptapod/model/dropout_streams.h"
 #include "heptapod/model/parameter_store.h"
@@ -28,9 +29,7 @@ class DecoderLayer {
 
   const ModelConfig& config_;
   int index_;
-  MultiHeadAttention<T> self_attn_, cross_attn_;
-  LayerNorm<T> self_attn_norm_, cross_attn_norm_, ffn_norm_;
-  FeedForward<T> ffn_;
+  DecoderLayerParams<T> p_;
   SublayerSaved<T> self_sub_, cross_sub_, ffn_sub_;
   AttentionSaved<T> self_saved_, cross_saved_;
   FeedForwardSaved<T> ffn_saved_;

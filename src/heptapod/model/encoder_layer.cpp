@@ -6,13 +6,8 @@
 namespace heptapod {
 
 template <typename T>
-EncoderLayer<T>::EncoderLayer(ParameterStore<T>& p, const ModelConfig& c, int index) : config_(c), index_(index) {
-  const std::string prefix = "encoder/layers/" + std::to_string(index);
-  self_attn_ = bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads);
-  self_attn_norm_ = bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps);
-  ffn_ = bind_feed_forward(p, prefix + "/ffn", c.d_model, c.d_ff);
-  ffn_norm_ = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
-}
+EncoderLayer<T>::EncoderLayer(ParameterStore<T>& p, const ModelConfig& c, int index)
+    : config_(c), index_(index), p_(bind_encoder_layer(p, c, index)) {}
 
 template <typename T>
 DropoutSite EncoderLayer<T>::site(const DropoutContext& ctx, SublayerSlot slot, DropoutKind kind) const {
@@ -23,15 +18,15 @@ template <typename T>
 T* EncoderLayer<T>::forward(const T* x, const AttentionShape& shape, const DropoutContext& ctx, Arena& arena) {
   const int N = shape.B * shape.Tq;
   const DropoutSite attn_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
-  T* h = sublayer_forward(config_.norm, self_attn_norm_, x, N,
+  T* h = sublayer_forward(config_.norm, p_.self_attn_norm, x, N,
                           site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), arena, attn_sub_,
                           [&](const T* in, T* out) {
-                            attention_forward(self_attn_, in, in, shape, attn_drop, arena, attn_saved_, out);
+                            attention_forward(p_.self_attn, in, in, shape, attn_drop, arena, attn_saved_, out);
                           });
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
-  return sublayer_forward(config_.norm, ffn_norm_, h, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
+  return sublayer_forward(config_.norm, p_.ffn_norm, h, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
                           arena, ffn_sub_, [&](const T* in, T* out) {
-                            feed_forward_forward(ffn_, in, N, act_drop, arena, ffn_saved_, out);
+                            feed_forward_forward(p_.ffn, in, N, act_drop, arena, ffn_saved_, out);
                           });
 }
 
@@ -41,17 +36,17 @@ void EncoderLayer<T>::backward(const T* dy, const AttentionShape& shape, const D
   const int N = shape.B * shape.Tq;
   T* dh = arena.alloc<T>(static_cast<std::size_t>(N) * config_.d_model);  // (N, C)
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
-  sublayer_backward(config_.norm, ffn_norm_, dy, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
+  sublayer_backward(config_.norm, p_.ffn_norm, dy, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
                     ffn_sub_, arena, dh, [&](const T* dout, T* din, bool accumulate) {
-                      feed_forward_backward(ffn_, dout, ffn_sub_.inner_input, N, act_drop, ffn_saved_, arena, din,
+                      feed_forward_backward(p_.ffn, dout, ffn_sub_.inner_input, N, act_drop, ffn_saved_, arena, din,
                                             accumulate);
                     });
   const DropoutSite attn_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
-  sublayer_backward(config_.norm, self_attn_norm_, dh, N,
+  sublayer_backward(config_.norm, p_.self_attn_norm, dh, N,
                     site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), attn_sub_, arena, dx,
                     [&](const T* dout, T* din, bool accumulate) {
                       const T* in = attn_sub_.inner_input;
-                      attention_backward(self_attn_, dout, in, in, shape, attn_drop, attn_saved_, arena, din,
+                      attention_backward(p_.self_attn, dout, in, in, shape, attn_drop, attn_saved_, arena, din,
                                          accumulate, din);
                     });
 }

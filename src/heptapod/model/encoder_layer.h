@@ -4,6 +4,7 @@
 #include "heptapod/layers/attention.h"
 #include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/sublayer.h"
+#include "heptapod/model/bind.h"
 #include "heptapod/model/config.h"
 #include "heptapod/model/dropout_streams.h"
 #include "heptapod/model/parameter_store.h"
@@ -25,10 +26,7 @@ class EncoderLayer {
 
   const ModelConfig& config_;
   int index_;
-  MultiHeadAttention<T> self_attn_;
-  LayerNorm<T> self_attn_norm_;
-  FeedForward<T> ffn_;
-  LayerNorm<T> ffn_norm_;
+  EncoderLayerParams<T> p_;
   SublayerSaved<T> attn_sub_, ffn_sub_;
   AttentionSaved<T> attn_saved_;
   FeedForwardSaved<T> ffn_saved_;
