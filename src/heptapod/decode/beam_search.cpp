@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "heptapod/core/error.h"
 
@@ -55,6 +56,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   for (int r = 0; r < B * k; ++r) rows[r].log_prob = r % k == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
   std::vector<std::vector<Hypothesis>> finished(B);
   const int vocab = decoder.vocabulary_size();
+  std::vector<int> ids(vocab);  // token ids, partially sorted per row
 
   while (decoder.rows() > 0) {
     const int step = decoder.position();
@@ -73,8 +75,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       for (int r = base; r < base + k; ++r) {
         if (!std::isfinite(rows[r].log_prob)) continue;
         const float* lp = logp + static_cast<long>(r) * vocab;
-        std::vector<int> ids(vocab);
-        for (int v = 0; v < vocab; ++v) ids[v] = v;
+        std::iota(ids.begin(), ids.end(), 0);
         const int top = std::min(2 * k, vocab);
         std::partial_sort(ids.begin(), ids.begin() + top, ids.end(), [&](int a, int b) { return lp[a] > lp[b] || (lp[a] == lp[b] && a < b); });
         for (int i = 0; i < top; ++i) cands.push_back({rows[r].log_prob + lp[ids[i]], r, ids[i]});

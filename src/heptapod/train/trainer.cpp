@@ -195,7 +195,12 @@ TrainResult train(const TrainConfig& config) {
   std::vector<std::vector<std::uint32_t>> micro(c.accumulate);
   std::vector<Batch> batches;
 
-  auto save = [&](const std::string& path) { save_checkpoint(path, model, adam, state, key, vocabs); };
+  // Writes the checkpoint of the current step and keeps only the newest keep_checkpoints.
+  auto checkpoint = [&] {
+    save_checkpoint(checkpoint_path(checkpoint_dir, state.step), model, adam, state, key, vocabs);
+    const auto all = list_checkpoints(checkpoint_dir);
+    for (std::size_t i = 0; i + c.keep_checkpoints < all.size(); ++i) fs::remove(all[i]);
+  };
 
   while (true) {
     if (state.step >= c.max_steps) {
@@ -298,18 +303,14 @@ TrainResult train(const TrainConfig& config) {
         log_line(line);
         stop = c.patience > 0 && state.bad_validations >= c.patience;
       }
-      save(checkpoint_path(checkpoint_dir, state.step));
-      auto all = list_checkpoints(checkpoint_dir);
-      for (std::size_t i = 0; i + c.keep_checkpoints < all.size(); ++i) fs::remove(all[i]);
+      checkpoint();
       if (stop) {
         result.stop_reason = "early stopping";
         break;
       }
     }
   }
-  if (list_checkpoints(checkpoint_dir).empty() || state.step % c.valid_every != 0) {
-    if (state.step > first_step) save(checkpoint_path(checkpoint_dir, state.step));
-  }
+  if (state.step > first_step && state.step % c.valid_every != 0) checkpoint();  // validation steps saved already
   char detail[96];
   std::snprintf(detail, sizeof detail, "done (%s), %s this run", result.stop_reason.c_str(),
                 format_duration(state.elapsed_seconds - run_start_elapsed).c_str());
