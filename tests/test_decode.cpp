@@ -90,6 +90,22 @@ TEST_P(DecodeTest, BeamOneEqualsGreedy) {
   }
 }
 
+TEST_P(DecodeTest, MinLengthBansTheEndTokenUntilReached) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  auto model = random_model(c, 6);
+  IncrementalDecoder dec(*model);
+  SearchOptions o;
+  o.max_extra_length = 0;  // outputs stop at the source length...
+  o.min_length = 1000;     // ...and may not end before: every output is exactly as long as its source
+  const auto src = sources();
+  const auto out = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    ASSERT_FALSE(out[i].empty());
+    EXPECT_EQ(out[i][0].tokens.size(), std::max<std::size_t>(src[i].size(), 1)) << "sentence " << i;
+    for (int t : out[i][0].tokens) EXPECT_NE(t, c.eos_id);
+  }
+}
+
 TEST_P(DecodeTest, BatchedBeamEqualsOneByOneAndIsDeterministic) {
   const ModelConfig c = decode_config(GetParam().first, GetParam().second);
   auto model = random_model(c, 5);

@@ -22,6 +22,7 @@
 #include "heptapod/kernels/naive/naive.h"
 #include "heptapod/kernels/parallel.h"
 #include "heptapod/kernels/softmax.h"
+#include "heptapod/kernels/vector_math.h"
 #include "heptapod/kernels/visible_keys.h"
 #include "test_util.h"
 
@@ -580,6 +581,40 @@ TYPED_TEST(KernelTest, ColumnBlockReductionsIndependentOfThreadCount) {
   omp_set_num_threads(saved);
   EXPECT_EQ(std::memcmp(db[0].data(), db[1].data(), sizeof(T) * C), 0);
   EXPECT_EQ(std::memcmp(dt[0].data(), dt[1].data(), sizeof(T) * dt[0].size()), 0);
+}
+
+TEST(VectorMath, ExpMatchesTheLibraryOverTheWholeRange) {
+  std::vector<float> x;
+  for (float v = -100.0f; v <= 88.0f; v += 0.0137f) x.push_back(v);
+  x.push_back(-INFINITY);
+  std::vector<float> out(x.size(), -1.0f);
+  k::exp_sum(x.data(), static_cast<long>(x.size()), 0.0f, 1.0f, out.data());  // (the sum overflows float here)
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double e = std::exp(static_cast<double>(x[i]));
+    if (x[i] < -87.3f) {
+      EXPECT_EQ(out[i], 0.0f) << x[i];  // flushed to zero, no denormals
+    } else {
+      EXPECT_NEAR(out[i] / e, 1.0, 3e-7) << x[i];
+    }
+  }
+}
+
+TEST(VectorMath, RowPrimitivesEqualTheScalarLoopsOnEveryLength) {
+  for (int n : {0, 1, 7, 8, 9, 31, 1000, 37003}) {
+    std::vector<float> x(n), y(n), out(n), out_scalar(n);
+    fill_uniform(x, n + 1, -6.0, 6.0);
+    fill_uniform(y, n + 2, -1.0, 1.0);
+    EXPECT_EQ(k::max_value(x.data(), n), k::max_value_scalar(x.data(), n)) << n;
+    EXPECT_NEAR(k::sum_value(x.data(), n), k::sum_value_scalar(x.data(), n), 1e-5 * (n + 1)) << n;
+    double dot = 0;
+    for (int i = 0; i < n; ++i) dot += static_cast<double>(x[i]) * y[i];
+    EXPECT_NEAR(k::dot(x.data(), y.data(), n), dot, 1e-5 * (n + 1)) << n;
+    const float s = k::exp_sum(x.data(), n, 1.5f, 0.7f, out.data());
+    const float s_scalar = k::exp_sum_scalar(x.data(), n, 1.5f, 0.7f, out_scalar.data());
+    EXPECT_NEAR(s, s_scalar, 1e-5 * std::abs(s_scalar)) << n;
+    for (int i = 0; i < n; ++i) ASSERT_NEAR(out[i], out_scalar[i], 3e-7 * out_scalar[i]) << n << " " << i;
+    EXPECT_NEAR(k::exp_sum(x.data(), n, 1.5f, 0.7f, nullptr), s, 1e-6 * std::abs(s)) << "sum only, " << n;
+  }
 }
 
 }  // namespace

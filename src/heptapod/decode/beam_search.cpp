@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "heptapod/core/error.h"
 
@@ -29,12 +28,25 @@ struct Candidate {
   int token;
 };
 
+// The `top` largest entries of lp (V), best first; ties go to the smaller id. One pass: an entry is inserted
+// into the small sorted list only when it beats the current last one.
+void top_tokens(const float* lp, int V, int top, std::vector<int>& ids) {
+  ids.clear();
+  for (int v = 0; v < V; ++v) {
+    if (static_cast<int>(ids.size()) == top && !(lp[v] > lp[ids.back()])) continue;
+    if (static_cast<int>(ids.size()) == top) ids.pop_back();
+    auto at = ids.end();
+    while (at != ids.begin() && lp[v] > lp[*(at - 1)]) --at;
+    ids.insert(at, v);
+  }
+}
+
 }  // namespace
 
 std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
                                                  const SearchOptions& o, int bos_id, int eos_id, int pad_id) {
   require(o.beam >= 1 && o.nbest >= 1 && o.nbest <= o.beam, "search: need beam >= 1 and 1 <= nbest <= beam");
-  require(o.max_extra_length >= 0, "search: max extra length must be >= 0");
+  require(o.max_extra_length >= 0 && o.min_length >= 0, "search: max extra length and min length must be >= 0");
   const int B = static_cast<int>(sources.size());
   std::vector<std::vector<Hypothesis>> results(B);
   if (B == 0) return results;
@@ -56,7 +68,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   for (int r = 0; r < B * k; ++r) rows[r].log_prob = r % k == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
   std::vector<std::vector<Hypothesis>> finished(B);
   const int vocab = decoder.vocabulary_size();
-  std::vector<int> ids(vocab);  // token ids, partially sorted per row
+  std::vector<int> ids;  // a row's best token ids
 
   while (decoder.rows() > 0) {
     const int step = decoder.position();
@@ -75,10 +87,8 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       for (int r = base; r < base + k; ++r) {
         if (!std::isfinite(rows[r].log_prob)) continue;
         const float* lp = logp + static_cast<long>(r) * vocab;
-        std::iota(ids.begin(), ids.end(), 0);
-        const int top = std::min(2 * k, vocab);
-        std::partial_sort(ids.begin(), ids.begin() + top, ids.end(), [&](int a, int b) { return lp[a] > lp[b] || (lp[a] == lp[b] && a < b); });
-        for (int i = 0; i < top; ++i) cands.push_back({rows[r].log_prob + lp[ids[i]], r, ids[i]});
+        top_tokens(lp, vocab, std::min(2 * k, vocab), ids);
+        for (int id : ids) cands.push_back({rows[r].log_prob + lp[id], r, id});
       }
       std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.total > b.total; });
       auto extend = [&](const Candidate& c) {
@@ -104,6 +114,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       for (std::size_t i = 0; i < cands.size() && static_cast<int>(beam.size()) < k; ++i) {
         const Candidate& c = cands[i];
         if (c.token == eos_id) {
+          if (step < o.min_length) continue;  // too short to end
           if (static_cast<int>(i) < k) finish(extend(c), true);  // only ends ranked within the beam count
           continue;
         }

@@ -14,6 +14,7 @@ struct SearchOptions {
   float length_penalty = 0.6f;  // alpha of lp(Y) = ((5 + |Y|) / 6)^alpha; 0 ranks by log-probability
   int max_extra_length = 50;    // outputs stop at source length + this many tokens
   int nbest = 1;                // hypotheses returned per sentence (<= beam)
+  int min_length = 0;           // the end token is banned until the output has this many tokens
 };
 
 struct Hypothesis {

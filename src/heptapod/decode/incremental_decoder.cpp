@@ -11,6 +11,7 @@
 #include "heptapod/kernels/embedding.h"
 #include "heptapod/kernels/layer_norm.h"
 #include "heptapod/kernels/parallel.h"
+#include "heptapod/kernels/vector_math.h"
 #include "heptapod/model/bind.h"
 #include "heptapod/model/parameter_layout.h"
 
@@ -79,20 +80,8 @@ void IncrementalDecoder::attend(const float* q, const float* keys, const float* 
     float* o = out + static_cast<long>(r) * C + h * D;
     std::fill(o, o + D, 0.0f);
     if (count <= 0) continue;
-    float max_v = -INFINITY;
-    for (int j = 0; j < count; ++j) {
-      const float* kj = keys + base + static_cast<long>(j) * C + h * D;
-      float dot = 0;
-      for (int d = 0; d < D; ++d) dot += qr[d] * kj[d];
-      s[j] = dot * scale;
-      max_v = std::max(max_v, s[j]);
-    }
-    float sum = 0;
-    for (int j = 0; j < count; ++j) {
-      s[j] = std::exp(s[j] - max_v);
-      sum += s[j];
-    }
-    const float inv = 1.0f / sum;
+    for (int j = 0; j < count; ++j) s[j] = kernels::dot(qr, keys + base + static_cast<long>(j) * C + h * D, D);
+    const float inv = 1.0f / kernels::exp_sum(s, count, kernels::max_value(s, count), scale, s);
     for (int j = 0; j < count; ++j) {
       s[j] *= inv;
       const float* vj = values + base + static_cast<long>(j) * C + h * D;
@@ -177,10 +166,8 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * V > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
     float* row = logits + static_cast<long>(r) * V;
-    const float m = *std::max_element(row, row + V);
-    double sum = 0;
-    for (int v = 0; v < V; ++v) sum += std::exp(static_cast<double>(row[v] - m));
-    const float log_z = m + static_cast<float>(std::log(sum));
+    const float m = kernels::max_value(row, V);
+    const float log_z = m + std::log(kernels::exp_sum(row, V, m, 1.0f, nullptr));
     for (int v = 0; v < V; ++v) row[v] -= log_z;
   }
   ++position_;
@@ -191,13 +178,17 @@ void IncrementalDecoder::reorder(const std::vector<int>& order) {
   const int C = config_.d_model;
   const int n = static_cast<int>(order.size());
   for (int r : order) require(r >= 0 && r < rows_, "decoder: reorder index out of range");
+  // Only rows whose source differs move: their sources are gathered first (into the scratch), then written.
+  std::vector<int> moved;
+  for (int i = 0; i < n; ++i)
+    if (order[i] != i) moved.push_back(i);
   const long row_floats = static_cast<long>(max_steps_) * C, used = static_cast<long>(position_) * C;
   for (Layer& l : layers_) {
     for (auto* cache : {&l.k_cache, &l.v_cache}) {
-      for (int i = 0; i < n; ++i)
-        std::memcpy(cache_scratch_.data() + i * row_floats, cache->data() + order[i] * row_floats, sizeof(float) * used);
-      std::swap(*cache, cache_scratch_);
-      cache_scratch_.resize(cache->size());
+      for (std::size_t m = 0; m < moved.size(); ++m)
+        std::memcpy(cache_scratch_.data() + m * used, cache->data() + order[moved[m]] * row_floats, sizeof(float) * used);
+      for (std::size_t m = 0; m < moved.size(); ++m)
+        std::memcpy(cache->data() + moved[m] * row_floats, cache_scratch_.data() + m * used, sizeof(float) * used);
     }
   }
   std::vector<int> sentences(n);

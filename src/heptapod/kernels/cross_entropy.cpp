@@ -1,10 +1,11 @@
-// Cross-entropy: one pass per row for max and log-sum-exp, one to write the gradient.
+// Cross-entropy: vectorised passes per row for the max, log-sum-exp and sum, one more to write the gradient.
 #include "heptapod/kernels/cross_entropy.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "heptapod/kernels/reduce.h"
+#include "heptapod/kernels/vector_math.h"
 
 namespace heptapod::kernels {
 
@@ -22,14 +23,9 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int*
         if (row_nll) row_nll[n] = 0;
         continue;
       }
-      T max_v = x[0];
-      for (int v = 1; v < V; ++v) max_v = std::max(max_v, x[v]);
-      T sum_exp = 0, sum_x = 0;
-      for (int v = 0; v < V; ++v) {
-        sum_exp += std::exp(x[v] - max_v);
-        sum_x += x[v];
-      }
-      const T log_z = max_v + std::log(sum_exp);
+      const T max_v = max_value(x, V);
+      const T log_z = max_v + std::log(exp_sum(x, V, max_v, T(1), static_cast<T*>(nullptr)));
+      const T sum_x = sum_value(x, V);
       const int y = targets[n];
       const T nll = log_z - x[y];
       const T smooth = log_z - sum_x / V;  // mean_j(-log p_j)
@@ -40,7 +36,8 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int*
       if (dlogits) {
         T* d = dlogits + n * V;
         const T off = eps / V;
-        for (int v = 0; v < V; ++v) d[v] = grad_scale * (std::exp(x[v] - log_z) - off);
+        exp_sum(x, V, log_z, T(1), d);  // softmax
+        for (int v = 0; v < V; ++v) d[v] = grad_scale * (d[v] - off);
         d[y] -= grad_scale * (T(1) - eps);
       }
     }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "heptapod/kernels/parallel.h"
+#include "heptapod/kernels/vector_math.h"
 #include "heptapod/kernels/visible_keys.h"
 
 namespace heptapod::kernels {
@@ -18,13 +19,7 @@ void masked_softmax_forward(T* scores, int B, int H, int Tq, int K, const int* k
     const int i = static_cast<int>(r % Tq);
     T* row = scores + r * K;
     const int visible = visible_keys(key_len[b], K, causal, i);
-    T max_v = -INFINITY;
-    for (int j = 0; j < visible; ++j) max_v = std::max(max_v, row[j]);
-    T sum = 0;
-    for (int j = 0; j < visible; ++j) {
-      row[j] = std::exp((row[j] - max_v) * scale);
-      sum += row[j];
-    }
+    const T sum = exp_sum(row, visible, max_value(row, visible), scale, row);
     const T inv = visible > 0 ? T(1) / sum : T(0);
     for (int j = 0; j < visible; ++j) row[j] *= inv;
     std::fill(row + visible, row + K, T(0));

@@ -1,0 +1,256 @@
+// Heptapod's side of the benchmark against PyTorch (bench/vs_pytorch.sh runs both and prints the table).
+//   heptapod_bench workload -o W.json [--train-batches N --translate-batches N --latency-sentences N --seed S]
+//   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency --model small|base [--threads N]
+//   heptapod_bench ceiling --workload W.json --model small|base [--threads N]
+// `run` and `ceiling` print one JSON line; each phase runs in its own process so peak RSS is the phase's.
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "heptapod/core/error.h"
+#include "heptapod/core/threads.h"
+#include "heptapod/decode/beam_search.h"
+#include "heptapod/io/atomic_file.h"
+#include "heptapod/kernels/blas.h"
+#include "heptapod/model/initialize.h"
+#include "heptapod/model/transformer.h"
+#include "heptapod/train/adam.h"
+#include "workload.h"
+
+namespace heptapod::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;
+}
+
+// Random real tokens (ids 4..V-1) of the given lengths.
+std::vector<std::vector<int>> random_sentences(const std::vector<int>& lengths, int vocab, std::mt19937& rng) {
+  std::uniform_int_distribution<int> id(4, vocab - 1);
+  std::vector<std::vector<int>> out;
+  for (int n : lengths) {
+    std::vector<int> s(n);
+    for (int& t : s) t = id(rng);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+json train_phase(const ModelConfig& c, const Workload& w) {
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 1);
+  Adam<float> adam(model.parameters().size(), AdamConfig{});
+  std::mt19937 rng(7);
+  std::vector<Batch> batches;
+  for (const auto& b : w.train) {
+    std::vector<int> tgt_tokens(b.tgt_lengths.size());  // targets without the bos/eos shift
+    std::transform(b.tgt_lengths.begin(), b.tgt_lengths.end(), tgt_tokens.begin(), [](int t) { return t - 1; });
+    batches.push_back(make_batch(random_sentences(b.src_lengths, c.src_vocab_size, rng),
+                                 random_sentences(tgt_tokens, c.tgt_vocab_size, rng), c));
+  }
+  Arena arena;
+  StepOptions options;
+  options.training = true;
+  options.label_smoothing = 0.1f;
+  long long tokens = 0;
+  double flops = 0;
+  Clock::time_point t0;
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    if (static_cast<int>(i) == w.train_warmup) t0 = Clock::now();
+    model.parameters().zero_grads();
+    arena.reset();
+    options.seed = i;
+    model.forward_backward(batches[i], options, arena);
+    adam.step(model.parameters().values(), model.parameters().grads(), 1e-4);
+    if (static_cast<int>(i) >= w.train_warmup) {
+      tokens += batches[i].target_tokens();
+      flops += training_flops(c, w.train[i]);
+    }
+  }
+  const double seconds = seconds_since(t0);
+  return {{"tokens", tokens}, {"seconds", seconds}, {"gflop", flops / 1e9}};
+}
+
+// Translates each batch with the end token banned, so every sentence decodes exactly as many tokens as its
+// source has (the rival does the same).
+json translate_phase(const ModelConfig& c, const std::vector<std::vector<int>>& batches, int warmup, int beam) {
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 1);
+  IncrementalDecoder decoder(model);
+  SearchOptions options;
+  options.beam = beam;
+  options.max_extra_length = 0;
+  options.min_length = 1 << 20;
+  std::mt19937 rng(11);
+  long long tokens = 0;
+  double flops = 0;
+  Clock::time_point t0;
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    if (static_cast<int>(i) == warmup) t0 = Clock::now();
+    const auto sources = random_sentences(batches[i], c.src_vocab_size, rng);
+    const auto result = beam_search(decoder, sources, options, c.bos_id, c.eos_id, c.pad_id);
+    if (static_cast<int>(i) < warmup) continue;
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      require(result[s].front().tokens.size() == sources[s].size(), "benchmark: unexpected output length");
+      tokens += static_cast<long long>(sources[s].size());
+      flops += translation_flops(c, static_cast<int>(sources[s].size()), beam);
+    }
+  }
+  const double seconds = seconds_since(t0);
+  return {{"tokens", tokens}, {"seconds", seconds}, {"gflop", flops / 1e9}};
+}
+
+// Memory read bandwidth (GB/s): the best of a few parallel sums over 512 MB, the floor of weight-bound
+// batch-1 decoding.
+double read_bandwidth() {
+  const long n = 128L << 20;
+  std::vector<float> data(n, 1.0f);
+  double best = 1e30, sink = 0;
+  for (int r = 0; r < 4; ++r) {
+    const auto t0 = Clock::now();
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (long i = 0; i < n; i += 8) sum += data[i] + data[i + 1] + data[i + 2] + data[i + 3] + data[i + 4] + data[i + 5] + data[i + 6] + data[i + 7];
+    best = std::min(best, seconds_since(t0));
+    sink += sum;
+  }
+  require(sink > 0, "benchmark: bandwidth sum");
+  return n * sizeof(float) / best / 1e9;
+}
+
+// sgemm GFLOP/s on the linear layers' GEMMs of the timed training batches (forward, input and weight
+// gradients), each product timed through the same dispatch the model uses.
+json ceiling_phase(const ModelConfig& c, const Workload& w) {
+  struct Gemm {
+    kernels::Trans ta, tb;
+    int M, N, K;
+    auto key() const { return std::tuple(ta, tb, M, N, K); }
+    bool operator<(const Gemm& o) const { return key() < o.key(); }
+  };
+  std::map<Gemm, int> counts;
+  auto linear = [&](int rows, int in, int out, int times) {
+    using kernels::Trans;
+    counts[{Trans::No, Trans::Yes, rows, out, in}] += times;  // y = x W^T
+    counts[{Trans::No, Trans::No, rows, in, out}] += times;   // dx = dy W
+    counts[{Trans::Yes, Trans::No, out, in, rows}] += times;  // dW = dy^T x
+  };
+  const int d = c.d_model, f = c.d_ff, V = c.tgt_vocab_size;
+  for (std::size_t i = w.train_warmup; i < w.train.size(); ++i) {
+    const auto& b = w.train[i];
+    const int B = static_cast<int>(b.src_lengths.size());
+    const int ns = B * *std::max_element(b.src_lengths.begin(), b.src_lengths.end());
+    const int nt = B * *std::max_element(b.tgt_lengths.begin(), b.tgt_lengths.end());
+    linear(ns, d, d, 4 * c.encoder_layers + 2 * c.decoder_layers);  // encoder q,k,v,o; cross k,v
+    linear(ns, d, f, c.encoder_layers);
+    linear(ns, f, d, c.encoder_layers);
+    linear(nt, d, d, 6 * c.decoder_layers);  // self q,k,v,o; cross q,o
+    linear(nt, d, f, c.decoder_layers);
+    linear(nt, f, d, c.decoder_layers);
+    linear(nt, d, V, 1);
+  }
+  double flops = 0, seconds = 0;
+  for (const auto& [g, times] : counts) {
+    const int rows_a = g.ta == kernels::Trans::No ? g.M : g.K, cols_a = g.ta == kernels::Trans::No ? g.K : g.M;
+    const int rows_b = g.tb == kernels::Trans::No ? g.K : g.N, cols_b = g.tb == kernels::Trans::No ? g.N : g.K;
+    std::vector<float> A(static_cast<std::size_t>(rows_a) * cols_a, 0.5f), Bm(static_cast<std::size_t>(rows_b) * cols_b, 0.25f),
+        C(static_cast<std::size_t>(g.M) * g.N);
+    auto run = [&] { kernels::gemm<float>(g.ta, g.tb, g.M, g.N, g.K, 1.0f, A.data(), cols_a, Bm.data(), cols_b, 0.0f, C.data(), g.N); };
+    run();  // warm-up
+    double best = 1e30;
+    for (int r = 0; r < 3; ++r) {
+      const auto t0 = Clock::now();
+      run();
+      best = std::min(best, seconds_since(t0));
+    }
+    flops += 2.0 * g.M * g.N * g.K * times;
+    seconds += best * times;
+  }
+  return {{"gflop", flops / 1e9}, {"seconds", seconds}, {"gflops", flops / 1e9 / seconds},
+          {"read_gb_per_s", read_bandwidth()}};
+}
+
+Workload load_workload(const std::string& path) {
+  return workload_from_json(read_file(path), path);
+}
+
+int main(int argc, char** argv) {
+  CLI::App app{"Heptapod's side of the benchmark against PyTorch"};
+  app.require_subcommand(1);
+  std::string out_path, workload_path, phase, model_name;
+  int train_batches = 8, translate_batches = 4, latency_sentences = 6, threads = 2;
+  unsigned seed = 1;
+  auto* make = app.add_subcommand("workload", "Write the benchmark workload (JSON)");
+  make->add_option("-o,--output", out_path)->required();
+  make->add_option("--train-batches", train_batches);
+  make->add_option("--translate-batches", translate_batches);
+  make->add_option("--latency-sentences", latency_sentences);
+  make->add_option("--seed", seed);
+  auto* run = app.add_subcommand("run", "Run one phase and print its JSON line");
+  auto* ceiling = app.add_subcommand("ceiling", "Measure the sgemm ceiling on the training GEMM shapes");
+  for (auto* sub : {run, ceiling}) {
+    sub->add_option("--workload", workload_path)->required();
+    sub->add_option("--model", model_name)->required()->check(CLI::IsMember({"small", "base"}));
+    sub->add_option("--threads", threads);
+  }
+  run->add_option("--phase", phase)->required()->check(CLI::IsMember({"train", "beam4", "greedy", "latency"}));
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (make->parsed()) {
+      const std::string text = to_json(make_workload(seed, train_batches, translate_batches, latency_sentences));
+      write_file_atomic(out_path, [&](std::ostream& out) { out << text; });
+      return 0;
+    }
+    set_num_threads(threads);
+    const Workload w = load_workload(workload_path);
+    const ModelConfig c = bench_model(model_name);
+    json result;
+    if (ceiling->parsed()) {
+      result = ceiling_phase(c, w);
+      phase = "ceiling";
+    } else if (phase == "train") {
+      result = train_phase(c, w);
+    } else if (phase == "latency") {
+      std::vector<std::vector<int>> singles;
+      for (int n : w.latency) singles.push_back({n});
+      result = translate_phase(c, singles, w.latency_warmup, 1);
+      result["ms_per_sentence"] = result["seconds"].get<double>() * 1000 / (singles.size() - w.latency_warmup);
+    } else {
+      result = translate_phase(c, w.translate, w.translate_warmup, phase == "beam4" ? 4 : 1);
+    }
+    result["side"] = "heptapod";
+    result["phase"] = phase;
+    result["model"] = model_name;
+    result["threads"] = threads;
+    if (result.contains("tokens")) result["tokens_per_second"] = result["tokens"].get<double>() / result["seconds"].get<double>();
+    result["peak_rss_mb"] = peak_rss_mb();
+    result["model_mb"] = parameter_count(c) * 4.0 / (1 << 20);
+    result["decode_weight_mb"] = decode_weight_bytes(c) / (1 << 20);
+    result["blas"] = kernels::blas_description();
+    std::cout << result.dump() << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "heptapod_bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace heptapod::bench
+
+int main(int argc, char** argv) { return heptapod::bench::main(argc, argv); }

@@ -1,0 +1,162 @@
+// Benchmark workload: generation, JSON exchange with the PyTorch rival, and useful-FLOP counts.
+#include "workload.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod::bench {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kTranslateBatch = 32;
+constexpr int kTrainBudget = 4096;  // padded tokens per training batch: B * max(S, T)
+
+struct LengthMix {
+  std::mt19937 rng;
+  std::lognormal_distribution<double> length{std::log(20.0), 0.55};
+  std::uniform_real_distribution<double> ratio{0.8, 1.25};
+  explicit LengthMix(unsigned seed) : rng(seed) {}
+  int source() { return std::clamp(static_cast<int>(std::lround(length(rng))), 2, 100); }
+  int target(int source) { return std::clamp(static_cast<int>(std::lround(source * ratio(rng))), 2, 100) + 1; }
+};
+
+}  // namespace
+
+Workload make_workload(unsigned seed, int train_batches, int translate_batches, int latency_sentences) {
+  Workload w;
+  LengthMix mix(seed);
+  // Training: a pool of pairs sorted by length, cut under the token budget, then batches drawn at random.
+  std::vector<std::pair<int, int>> pairs(4000);
+  for (auto& p : pairs) {
+    p.first = mix.source();
+    p.second = mix.target(p.first);
+  }
+  std::sort(pairs.begin(), pairs.end(),
+            [](auto a, auto b) { return std::max(a.first, a.second) < std::max(b.first, b.second); });
+  std::vector<TrainBatch> all;
+  TrainBatch current;
+  int longest = 0;
+  for (const auto& [s, t] : pairs) {
+    const int len = std::max({longest, s, t});
+    if (!current.src_lengths.empty() && len * static_cast<int>(current.src_lengths.size() + 1) > kTrainBudget) {
+      all.push_back(std::move(current));
+      current = {};
+    }
+    longest = current.src_lengths.empty() ? std::max(s, t) : len;
+    current.src_lengths.push_back(s);
+    current.tgt_lengths.push_back(t);
+  }
+  std::shuffle(all.begin(), all.end(), mix.rng);
+  // The largest batch goes first (a warm-up batch), so that neither side times its memory growing.
+  auto padded = [](const TrainBatch& b) {
+    return b.src_lengths.size() * static_cast<std::size_t>(*std::max_element(b.src_lengths.begin(), b.src_lengths.end()) +
+                                                          *std::max_element(b.tgt_lengths.begin(), b.tgt_lengths.end()));
+  };
+  std::iter_swap(all.begin(), std::max_element(all.begin(), all.end(), [&](auto& a, auto& b) { return padded(a) < padded(b); }));
+  all.resize(std::min<std::size_t>(all.size(), train_batches + w.train_warmup));
+  w.train = std::move(all);
+  // Translation: sorted by length and cut into batches of 32, as `heptapod translate` batches its input.
+  std::vector<int> sources(static_cast<std::size_t>(kTranslateBatch) * (translate_batches + w.translate_warmup));
+  for (int& s : sources) s = mix.source();
+  std::sort(sources.begin(), sources.end());
+  for (std::size_t i = 0; i < sources.size(); i += kTranslateBatch)
+    w.translate.emplace_back(sources.begin() + i, sources.begin() + i + kTranslateBatch);
+  std::shuffle(w.translate.begin(), w.translate.end(), mix.rng);
+  for (int i = 0; i < latency_sentences + w.latency_warmup; ++i) w.latency.push_back(mix.source());
+  return w;
+}
+
+std::string to_json(const Workload& w) {
+  json j;
+  for (const char* name : {"small", "base"}) {
+    const ModelConfig c = bench_model(name);
+    j["models"][name] = {{"d_model", c.d_model},          {"heads", c.n_heads},
+                         {"d_ff", c.d_ff},                {"encoder_layers", c.encoder_layers},
+                         {"decoder_layers", c.decoder_layers}, {"vocab", c.tgt_vocab_size}};
+  }
+  j["train"]["warmup"] = w.train_warmup;
+  j["train"]["batches"] = json::array();
+  for (const auto& b : w.train)
+    j["train"]["batches"].push_back({{"src_lengths", b.src_lengths}, {"tgt_lengths", b.tgt_lengths}});
+  j["translate"]["warmup"] = w.translate_warmup;
+  j["translate"]["batches"] = json::array();
+  for (const auto& b : w.translate) j["translate"]["batches"].push_back({{"src_lengths", b}});
+  j["latency"] = {{"warmup", w.latency_warmup}, {"src_lengths", w.latency}};
+  return j.dump();
+}
+
+Workload workload_from_json(const std::string& text, const std::string& where) {
+  try {
+    const json j = json::parse(text);
+    Workload w;
+    w.train_warmup = j.at("train").at("warmup").get<int>();
+    for (const auto& b : j.at("train").at("batches"))
+      w.train.push_back({b.at("src_lengths").get<std::vector<int>>(), b.at("tgt_lengths").get<std::vector<int>>()});
+    w.translate_warmup = j.at("translate").at("warmup").get<int>();
+    for (const auto& b : j.at("translate").at("batches")) w.translate.push_back(b.at("src_lengths").get<std::vector<int>>());
+    w.latency_warmup = j.at("latency").at("warmup").get<int>();
+    w.latency = j.at("latency").at("src_lengths").get<std::vector<int>>();
+    return w;
+  } catch (const json::exception& e) {
+    throw Error(where + ": not a benchmark workload: " + e.what());
+  }
+}
+
+ModelConfig bench_model(const std::string& name) {
+  require(name == "small" || name == "base", "benchmark model must be small or base, got \"" + name + "\"");
+  ModelConfig c = model_preset(name);
+  c.src_vocab_size = c.tgt_vocab_size = name == "small" ? 8000 : 37000;
+  c.tie_embeddings = EmbeddingTying::All;
+  return c;
+}
+
+namespace {
+
+// One encoder layer over s tokens; one decoder layer's per-position work for t positions attending tk
+// previous keys each (self) and s source tokens (cross), cross keys/values excluded.
+double encoder_layer_flops(const ModelConfig& c, double s) {
+  const double d = c.d_model, f = c.d_ff;
+  return 8 * s * d * d + 4 * s * s * d + 4 * s * d * f;
+}
+double decoder_position_flops(const ModelConfig& c, double self_keys, double s) {
+  const double d = c.d_model, f = c.d_ff;
+  return 12 * d * d + 4 * self_keys * d + 4 * s * d + 4 * d * f;
+}
+double cross_kv_flops(const ModelConfig& c, double s) { return 4 * s * c.d_model * static_cast<double>(c.d_model); }
+
+}  // namespace
+
+double training_flops(const ModelConfig& c, const TrainBatch& batch) {
+  double forward = 0;
+  for (std::size_t i = 0; i < batch.src_lengths.size(); ++i) {
+    const double s = batch.src_lengths[i], t = batch.tgt_lengths[i];
+    forward += c.encoder_layers * encoder_layer_flops(c, s);
+    // Decoder self-attention over all t keys per position, as a batched GEMM computes it.
+    forward += c.decoder_layers * (t * decoder_position_flops(c, t, s) + cross_kv_flops(c, s));
+    forward += 2 * t * c.d_model * static_cast<double>(c.tgt_vocab_size);
+  }
+  return 3 * forward;
+}
+
+double translation_flops(const ModelConfig& c, int n, int rows) {
+  double total = c.encoder_layers * encoder_layer_flops(c, n) + c.decoder_layers * cross_kv_flops(c, n);
+  for (int step = 0; step < n; ++step)
+    total += rows * (c.decoder_layers * decoder_position_flops(c, step + 1, n) +
+                     2.0 * c.d_model * static_cast<double>(c.tgt_vocab_size));
+  return total;
+}
+
+double decode_weight_bytes(const ModelConfig& c) {
+  const double d = c.d_model, f = c.d_ff;
+  const double layer = 2 * (4 * d * d + 4 * d) + (2 * d * f + d + f) + 3 * 2 * d;  // attentions, FFN, norms
+  return 4 * (c.decoder_layers * layer + d * c.tgt_vocab_size);
+}
+
+}  // namespace heptapod::bench

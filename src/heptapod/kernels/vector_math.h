@@ -1,0 +1,152 @@
+// Vectorised row primitives for softmax-like kernels: max, sum, dot product, and exp with its sum. The float versions use
+// AVX2+FMA when the build targets it (an 8-lane Cephes-style exp: range reduction by ln 2, degree-6
+// polynomial, relative error below 2e-7 on [-87, 88], exactly 0 below -87.3); double and non-AVX2 builds take
+// the scalar loops, which are also the naive twins the kernel tests compare against.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define HEPTAPOD_HAVE_AVX2 1
+#endif
+
+namespace heptapod::kernels {
+
+template <typename T>
+T max_value_scalar(const T* x, long n) {
+  T m = -INFINITY;
+  for (long i = 0; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+template <typename T>
+T sum_value_scalar(const T* x, long n) {
+  T s = 0;
+  for (long i = 0; i < n; ++i) s += x[i];
+  return s;
+}
+
+// out[i] = exp(scale * (x[i] - shift)) (out may be x, or null to only sum); returns the sum of those.
+template <typename T>
+T exp_sum_scalar(const T* x, long n, T shift, T scale, T* out) {
+  T s = 0;
+  for (long i = 0; i < n; ++i) {
+    const T e = std::exp(scale * (x[i] - shift));
+    if (out) out[i] = e;
+    s += e;
+  }
+  return s;
+}
+
+#ifdef HEPTAPOD_HAVE_AVX2
+namespace avx2 {
+
+inline __m256 exp8(__m256 x) {
+  const __m256 lo = _mm256_set1_ps(-87.3f);
+  const __m256 underflow = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
+  x = _mm256_min_ps(_mm256_max_ps(x, lo), _mm256_set1_ps(88.37f));
+  // x = n ln2 + r, |r| <= ln2 / 2; ln2 split in two for an exact product.
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i pow2n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_andnot_ps(underflow, _mm256_mul_ps(p, _mm256_castsi256_ps(pow2n)));
+}
+
+inline float horizontal_sum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+inline float horizontal_max(__m256 v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_max_ss(m, _mm_movehdup_ps(m));
+  return _mm_cvtss_f32(m);
+}
+
+}  // namespace avx2
+#endif
+
+inline float max_value(const float* x, long n) {
+  long i = 0;
+  float m = -INFINITY;
+#ifdef HEPTAPOD_HAVE_AVX2
+  __m256 vm = _mm256_set1_ps(-INFINITY);
+  for (; i + 8 <= n; i += 8) vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + i));
+  m = avx2::horizontal_max(vm);
+#endif
+  return std::max(m, max_value_scalar(x + i, n - i));
+}
+
+inline float sum_value(const float* x, long n) {
+  long i = 0;
+  float s = 0;
+#ifdef HEPTAPOD_HAVE_AVX2
+  __m256 vs = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) vs = _mm256_add_ps(vs, _mm256_loadu_ps(x + i));
+  s = avx2::horizontal_sum(vs);
+#endif
+  return s + sum_value_scalar(x + i, n - i);
+}
+
+inline float exp_sum(const float* x, long n, float shift, float scale, float* out) {
+  long i = 0;
+  float s = 0;
+#ifdef HEPTAPOD_HAVE_AVX2
+  const __m256 vshift = _mm256_set1_ps(shift), vscale = _mm256_set1_ps(scale);
+  __m256 vs = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = avx2::exp8(_mm256_mul_ps(vscale, _mm256_sub_ps(_mm256_loadu_ps(x + i), vshift)));
+    if (out) _mm256_storeu_ps(out + i, e);
+    vs = _mm256_add_ps(vs, e);
+  }
+  s = avx2::horizontal_sum(vs);
+  // The tail goes through the same polynomial (padded to 8 lanes) so every element rounds alike.
+  if (i < n) {
+    alignas(32) float tail[8];
+    for (int j = 0; j < 8; ++j) tail[j] = i + j < n ? x[i + j] : shift - 1000.0f / std::max(scale, 1e-3f);
+    const __m256 e = avx2::exp8(_mm256_mul_ps(vscale, _mm256_sub_ps(_mm256_load_ps(tail), vshift)));
+    _mm256_store_ps(tail, e);
+    for (long j = 0; i + j < n; ++j) {
+      if (out) out[i + j] = tail[j];
+      s += tail[j];
+    }
+  }
+  return s;
+#else
+  return exp_sum_scalar(x, n, shift, scale, out);
+#endif
+}
+
+inline float dot(const float* a, const float* b, long n) {
+  long i = 0;
+  float s = 0;
+#ifdef HEPTAPOD_HAVE_AVX2
+  __m256 vs = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) vs = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), vs);
+  s = avx2::horizontal_sum(vs);
+#endif
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline double max_value(const double* x, long n) { return max_value_scalar(x, n); }
+inline double sum_value(const double* x, long n) { return sum_value_scalar(x, n); }
+inline double exp_sum(const double* x, long n, double shift, double scale, double* out) {
+  return exp_sum_scalar(x, n, shift, scale, out);
+}
+
+}  // namespace heptapod::kernels
