@@ -15,4 +15,8 @@ $heptapod train --source $data/train.es --target $data/train.en --valid-source $
 $heptapod translate -m "$out/model.htp" -i $data/test.es -o "$out/test.hyp" --beam 4
 echo "== test books (Mark, Ruth, Jonah), beam 4:"
 $heptapod bleu $data/test.en -i "$out/test.hyp" --metrics bleu,chrf
-ls -la "$out/model.htp"
+echo "== examples from the test books (source / reference / Heptapod):"
+for line in 1 2 3 500; do
+  for f in $data/test.ref $data/test.es $data/test.en "$out/test.hyp"; do sed -n "${line}p" "$f"; done | sed '2,$s/^/  /'
+done
+echo "model: $out/model.htp ($(du -h "$out/model.htp" | cut -f1))"
