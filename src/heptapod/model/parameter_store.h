@@ -2,6 +2,9 @@
 // Optimiser steps, gradient clipping, averaging and all-reduce are single loops over these buffers.
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,23 +25,26 @@ class ParameterStore {
       offset += static_cast<std::size_t>(specs_[i].numel());
     }
     values_.assign(offset, T(0));
-    grads_.assign(offset, T(0));
+    // Zeroed by calloc, whose large blocks are fresh pages: a model that is only used for inference never
+    // touches them, so its gradients cost address space but no memory.
+    grads_.reset(static_cast<T*>(std::calloc(std::max<std::size_t>(offset, 1), sizeof(T))));
+    require(grads_ != nullptr, "out of memory for " + std::to_string(offset) + " parameter gradients");
   }
 
   const std::vector<ParamSpec>& specs() const { return specs_; }
   std::size_t size() const { return values_.size(); }
   T* values() { return values_.data(); }
   const T* values() const { return values_.data(); }
-  T* grads() { return grads_.data(); }
-  const T* grads() const { return grads_.data(); }
+  T* grads() { return grads_.get(); }
+  const T* grads() const { return grads_.get(); }
 
   bool contains(const std::string& name) const { return index_.count(name) > 0; }
   std::size_t offset(const std::string& name) const { return offsets_[index_of(name)]; }
   std::size_t offset(std::size_t i) const { return offsets_[i]; }
   T* value(const std::string& name) { return values_.data() + offset(name); }
-  T* grad(const std::string& name) { return grads_.data() + offset(name); }
+  T* grad(const std::string& name) { return grads_.get() + offset(name); }
 
-  void zero_grads() { std::fill(grads_.begin(), grads_.end(), T(0)); }
+  void zero_grads() { std::fill(grads_.get(), grads_.get() + values_.size(), T(0)); }
 
  private:
   std::size_t index_of(const std::string& name) const {
@@ -51,7 +57,10 @@ class ParameterStore {
   std::vector<std::size_t> offsets_;
   std::unordered_map<std::string, std::size_t> index_;
   std::vector<T> values_;
-  std::vector<T> grads_;
+  struct Free {
+    void operator()(T* p) const { std::free(p); }
+  };
+  std::unique_ptr<T[], Free> grads_;
 };
 
 }  // namespace heptapod

@@ -1,6 +1,8 @@
 // The Transformer's forward pass, loss and backward pass (the forward pass read in reverse).
 #include "heptapod/model/transformer.h"
 
+#include <algorithm>
+
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/elementwise.h"
@@ -42,15 +44,24 @@ typename Transformer<T>::Shapes Transformer<T>::shapes(const Batch& b) const {
   return s;
 }
 
+// Training keeps every layer's activations in `arena` for backward. Inference (layer_scratch given) runs each
+// layer in the scratch arena and keeps only its output, so memory does not grow with depth.
 template <typename T>
 T* Transformer<T>::encode_stack(const int* src, int B, int S, const int* src_len, const DropoutContext& ctx,
-                                Arena& arena) {
+                                Arena& arena, Arena* layer_scratch) {
   const AttentionShape shape{B, S, S, src_len, false};
   T* x = embedding_forward(src_embedding_, src, B, S, positions_.table(S),
                            ctx.site(config_, Stack::Encoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding),
-                           arena);
-  for (auto& layer : encoder_) x = layer->forward(x, shape, ctx, arena);
-  if (has_final_norm_) x = layer_norm_forward(encoder_final_norm_, x, B * S, arena, encoder_final_saved_);
+                           arena);  // (B*S, C)
+  Arena& layer_arena = layer_scratch ? *layer_scratch : arena;
+  auto keep = [&](T* y) {  // y: (B*S, C), a layer's output
+    if (!layer_scratch) return y;
+    std::copy_n(y, static_cast<std::size_t>(B) * S * config_.d_model, x);
+    layer_scratch->reset();
+    return x;
+  };
+  for (auto& layer : encoder_) x = keep(layer->forward(x, shape, ctx, layer_arena));
+  if (has_final_norm_) x = keep(layer_norm_forward(encoder_final_norm_, x, B * S, layer_arena, encoder_final_saved_));
   return x;  // (B*S, C)
 }
 
@@ -60,7 +71,7 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
     for (int s = 0; s < S; ++s)
       require(src[b * S + s] >= 0 && src[b * S + s] < config_.src_vocab_size,
               "encode: source token id " + std::to_string(src[b * S + s]) + " is outside the vocabulary");
-  return encode_stack(src, B, S, src_len, DropoutContext{}, arena);
+  return encode_stack(src, B, S, src_len, DropoutContext{}, arena, &inference_scratch_);
 }
 
 template <typename T>
@@ -68,7 +79,7 @@ T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& are
   const ModelConfig& c = config_;
   const Shapes sh = shapes(b);
   const int Nt = b.B * b.T;
-  memory_ = encode_stack(b.src.data(), b.B, b.S, b.src_len.data(), ctx, arena);  // (B*S, C)
+  memory_ = encode_stack(b.src.data(), b.B, b.S, b.src_len.data(), ctx, arena, nullptr);  // (B*S, C)
 
   // Decoder.
   T* y = embedding_forward(tgt_embedding_, b.tgt_in.data(), b.B, b.T, positions_.table(b.T),

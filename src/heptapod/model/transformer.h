@@ -57,7 +57,8 @@ class Transformer {
   };
   Shapes shapes(const Batch& batch) const;
   T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);  // -> logits (B*T, V)
-  T* encode_stack(const int* src, int B, int S, const int* src_len, const DropoutContext& ctx, Arena& arena);
+  T* encode_stack(const int* src, int B, int S, const int* src_len, const DropoutContext& ctx, Arena& arena,
+                  Arena* layer_scratch);
   void backward(const Batch& batch, const DropoutContext& ctx, Arena& arena, T* dlogits);
 
   ModelConfig config_;
@@ -77,6 +78,7 @@ class Transformer {
   T* memory_ = nullptr;  // (B*S, C) encoder output
   T* hidden_ = nullptr;  // (B*T, C) decoder output before the projection
   LayerNormSaved<T> encoder_final_saved_, decoder_final_saved_;
+  Arena inference_scratch_;  // one encoder layer's activations during encode()
 };
 
 }  // namespace heptapod
