@@ -77,7 +77,8 @@ TYPED_TEST(KernelTest, GemmMatchesNaiveForEveryTransposeAndLeadingDimension) {
   // Tiny and odd shapes, then products at and above 64^3, where a oneDNN build hands float GEMM to oneDNN
   // (smaller ones stay with OpenBLAS), including a single row and a single column.
   const Shape shapes[] = {{1, 1, 1},    {7, 13, 5},   {1, 9, 4},     {6, 1, 3},     {5, 4, 1},    {1, 1, 17},
-                          {33, 65, 47}, {64, 64, 64}, {130, 70, 90}, {1, 513, 600}, {300, 1, 900}};
+                          {33, 65, 47}, {64, 64, 64}, {130, 70, 90}, {1, 513, 600}, {300, 1, 900},
+                          {4, 300, 257},  {3, 1500, 131}};  // up to kFewRows rows: the decoding kernel
   struct Scalars {
     double alpha, beta;
   };

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "heptapod/kernels/few_rows_gemm.h"
+
 #if HEPTAPOD_BLAS_KIND == 2
 #include <blis.h>
 #elif HEPTAPOD_BLAS_KIND == 3
@@ -26,6 +28,10 @@ template <>
 void gemm<float>(Trans ta, Trans tb, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                  int ldb, float beta, float* C, int ldc) {
   if (M == 0 || N == 0) return;
+  if (M <= kFewRows && ta == Trans::No && tb == Trans::Yes && K > 0) {  // a decoding step's x W^T
+    few_rows_gemm_nt(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
 #if HEPTAPOD_BLAS_KIND == 3
   // oneDNN wins on large products but pays a fixed cost per call that dominates small ones (the per-head
   // attention products, called from inside parallel loops); those go to OpenBLAS.
