@@ -62,7 +62,6 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   alignment_.resize(static_cast<std::size_t>(rows_) * S);
   mean_.resize(rows_);
   rstd_.resize(rows_);
-  cache_scratch_.resize(static_cast<std::size_t>(rows_) * max_steps * C);
 }
 
 void IncrementalDecoder::attend(const float* q, const float* keys, const float* values, long key_stride_rows,
@@ -183,6 +182,7 @@ void IncrementalDecoder::reorder(const std::vector<int>& order) {
   for (int i = 0; i < n; ++i)
     if (order[i] != i) moved.push_back(i);
   const long row_floats = static_cast<long>(max_steps_) * C, used = static_cast<long>(position_) * C;
+  if (cache_scratch_.size() < moved.size() * used) cache_scratch_.resize(moved.size() * used);
   for (Layer& l : layers_) {
     for (auto* cache : {&l.k_cache, &l.v_cache}) {
       for (std::size_t m = 0; m < moved.size(); ++m)
