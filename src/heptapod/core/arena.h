@@ -1,7 +1,8 @@
 // Arena: the bump allocator that holds a step's activations and their gradients.
 // A step calls reset(), then carves tensors with alloc<T>(n). When a step outgrows the arena, the extra
 // space comes from overflow blocks and the next reset() merges everything into one block of the high-water
-// size, so after the largest batch has been seen once the steady state performs no heap allocation.
+// size plus a quarter, so after the largest batch has been seen once the steady state performs no heap
+// allocation.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +31,7 @@ class Arena {
     return p;
   }
 
-  // Frees every allocation at once; grows the main block to the high-water mark if it overflowed.
+  // Frees every allocation at once; grows the main block to the high-water mark (+25%) if it overflowed.
   void reset();
   // Makes sure the main block holds at least `bytes` (used to plan memory from a token budget).
   void reserve(std::size_t bytes);
