@@ -59,6 +59,8 @@ Runner add_translate_command(CLI::App& root) {
   cmd->add_option("--beam", s.beam, "Beam size (1: greedy)")->check(CLI::Range(1, 256));
   cmd->add_option("--alpha", s.length_penalty, "Length penalty alpha, ((5 + |Y|) / 6)^alpha");
   cmd->add_option("--max-extra-length", s.max_extra_length, "Outputs stop at input length + this many tokens");
+  cmd->add_option("--min-length", s.min_length, "The end token is banned until the output has this many tokens")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--nbest", s.nbest, "Print this many hypotheses per line as: id ||| text ||| score")
       ->check(CLI::Range(1, 256));
   cmd->add_flag("--scores", f->scores, "Append ||| score (length-normalised log-probability)");
