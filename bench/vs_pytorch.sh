@@ -19,7 +19,7 @@ if ! /usr/bin/python3 -c 'import torch' 2>/dev/null || [ ! -e $tcmalloc ]; then
   exit 1
 fi
 mkdir -p "$out"
-$bench workload -o "$out/workload.json" --train-batches 6 --translate-batches 4 --latency-sentences 6
+$bench workload -o "$out/workload.json" --train-batches 6 --translate-batches 8 --latency-sentences 12
 run_both() {  # model phase
   echo "== $1 $2" >&2
   $bench run --workload "$out/workload.json" --model "$1" --phase "$2" --threads 2 > "$out/heptapod-$2-$1.json"
