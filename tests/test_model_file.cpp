@@ -390,6 +390,24 @@ TEST(ModelFileDamage, TruncatedFileOnDisk) {
   }
 }
 
+TEST(ModelFileDamage, MappedFileReleasedTensorsReadBackUnchanged) {
+  TempDir dir;
+  const std::string path = dir.file("mapped.htp");
+  write_bytes(path, valid_bytes());
+  const SafetensorsFile f = SafetensorsFile::read(path);
+  for (const auto& e : f.tensors()) {
+    const std::string before(reinterpret_cast<const char*>(f.data(e)), e.end - e.begin);
+    f.release(e);  // the pages go; reading again brings them back from the file
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(f.data(e)), e.end - e.begin), before) << e.name;
+  }
+  try {
+    SafetensorsFile::read(dir.path().string());
+    ADD_FAILURE() << "no error for a directory";
+  } catch (const Error& e) {
+    EXPECT_HAS_SUBSTR(e.what(), "not a regular file");
+  }
+}
+
 TEST(ModelFileDamage, HeaderLengthField) {
   const std::string& valid = valid_bytes();
   const std::uint64_t n = header_length(valid);

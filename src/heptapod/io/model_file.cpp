@@ -89,7 +89,8 @@ void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, con
     const ParamSpec& spec = params.specs()[i];
     const std::string name = prefix + spec.name;
     expected.insert(name);
-    const unsigned char* src = file.data(file.at(name));
+    const TensorEntry& entry = file.at(name);
+    const unsigned char* src = file.data(entry);
     T* dst = params.values() + params.offset(i);
     for (std::int64_t k = 0; k < spec.numel(); ++k) {
       float v;
@@ -98,6 +99,7 @@ void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, con
                                     std::to_string(k));
       dst[k] = static_cast<T>(v);
     }
+    file.release(entry);  // copied: the file's pages need not stay in memory
   }
   for (const auto& e : file.tensors()) {
     if (e.name.rfind(prefix, 0) != 0 || e.name.rfind("extra/", 0) == 0) continue;

@@ -59,12 +59,24 @@ std::int64_t TensorEntry::numel() const {
   return n;
 }
 
-SafetensorsFile SafetensorsFile::read(const std::string& path) { return parse(read_file(path), path); }
+SafetensorsFile SafetensorsFile::read(const std::string& path) {
+  auto mapped = MappedFile::open(path);
+  SafetensorsFile f = parse_view(mapped->bytes(), path);
+  f.mapped_ = std::move(mapped);
+  return f;
+}
 
 SafetensorsFile SafetensorsFile::parse(std::string bytes, const std::string& where) {
+  auto owned = std::make_shared<const std::string>(std::move(bytes));
+  SafetensorsFile f = parse_view(*owned, where);
+  f.owned_ = std::move(owned);
+  return f;
+}
+
+SafetensorsFile SafetensorsFile::parse_view(std::string_view bytes, const std::string& where) {
   SafetensorsFile f;
   f.where_ = where;
-  f.bytes_ = std::move(bytes);
+  f.bytes_ = bytes;
   const std::size_t size = f.bytes_.size();
   require(size >= 8, where + ": file too short (" + std::to_string(size) + " bytes) to be a model file");
   std::uint64_t header_len = 0;
@@ -153,6 +165,10 @@ const TensorEntry& SafetensorsFile::at(const std::string& name) const {
 
 const unsigned char* SafetensorsFile::data(const TensorEntry& e) const {
   return reinterpret_cast<const unsigned char*>(bytes_.data()) + data_start_ + e.begin;
+}
+
+void SafetensorsFile::release(const TensorEntry& e) const {
+  if (mapped_) mapped_->release(data_start_ + e.begin, data_start_ + e.end);
 }
 
 template <typename T>

@@ -4,8 +4,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "heptapod/io/mapped_file.h"
 
 namespace heptapod {
 
@@ -23,7 +27,7 @@ struct TensorEntry {
 
 class SafetensorsFile {
  public:
-  // Reads and validates a file. "where" in messages is the path.
+  // Maps (reads in place) and validates a file. "where" in messages is the path.
   static SafetensorsFile read(const std::string& path);
   // Validates an in-memory image; `where` names it in messages.
   static SafetensorsFile parse(std::string bytes, const std::string& where);
@@ -37,14 +41,21 @@ class SafetensorsFile {
   // Throws Error if missing.
   const TensorEntry& at(const std::string& name) const;
   const unsigned char* data(const TensorEntry& entry) const;
+  // Gives back the memory of a tensor already copied out (a mapped file's pages; nothing for an in-memory
+  // image). Its data may still be read afterwards (the pages come back from the file).
+  void release(const TensorEntry& entry) const;
   // Values of a float tensor (F32 or F64) converted to T; of an integer tensor (I32 or I64) as int.
   template <typename T>
   std::vector<T> floats(const std::string& name) const;
   std::vector<int> ints(const std::string& name) const;
 
  private:
+  static SafetensorsFile parse_view(std::string_view bytes, const std::string& where);
+
   std::string where_;
-  std::string bytes_;
+  std::shared_ptr<const std::string> owned_;     // the image, when parsed from memory
+  std::shared_ptr<const MappedFile> mapped_;     // or the mapping, when read from a file
+  std::string_view bytes_;                       // the whole file
   std::size_t data_start_ = 0;
   std::map<std::string, std::string> metadata_;
   std::vector<TensorEntry> tensors_;
