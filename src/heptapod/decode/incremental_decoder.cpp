@@ -165,8 +165,7 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * V > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
     float* row = logits + static_cast<long>(r) * V;
-    const float m = kernels::max_value(row, V);
-    const float log_z = m + std::log(kernels::exp_sum(row, V, m, 1.0f, nullptr));
+    const float log_z = kernels::log_sum_exp(row, static_cast<long>(V));
     for (int v = 0; v < V; ++v) row[v] -= log_z;
   }
   ++position_;

@@ -23,8 +23,7 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int*
         if (row_nll) row_nll[n] = 0;
         continue;
       }
-      const T max_v = max_value(x, V);
-      const T log_z = max_v + std::log(exp_sum(x, V, max_v, T(1), static_cast<T*>(nullptr)));
+      const T log_z = log_sum_exp(x, V);
       const T sum_x = sum_value(x, V);
       const int y = targets[n];
       const T nll = log_z - x[y];

@@ -1,7 +1,7 @@
-// Vectorised row primitives for softmax-like kernels: max, sum, dot product, and exp with its sum. The float versions use
-// AVX2+FMA when the build targets it (an 8-lane Cephes-style exp: range reduction by ln 2, degree-6
-// polynomial, relative error below 2e-7 on [-87, 88], exactly 0 below -87.3); double and non-AVX2 builds take
-// the scalar loops, which are also the naive twins the kernel tests compare against.
+// Vectorised row primitives for softmax-like kernels: max, sum, dot product, exp with its sum, log-sum-exp.
+// The float versions use AVX2+FMA when the build targets it (an 8-lane Cephes-style exp: range reduction by
+// ln 2, degree-6 polynomial, relative error below 2e-7 on [-87, 88], exactly 0 below -87.3); double and
+// non-AVX2 builds take the scalar loops, which are also the naive twins the kernel tests compare against.
 #pragma once
 
 #include <algorithm>
@@ -117,7 +117,7 @@ inline float exp_sum(const float* x, long n, float shift, float scale, float* ou
   // The tail goes through the same polynomial (padded to 8 lanes) so every element rounds alike.
   if (i < n) {
     alignas(32) float tail[8];
-    for (int j = 0; j < 8; ++j) tail[j] = i + j < n ? x[i + j] : shift - 1000.0f / std::max(scale, 1e-3f);
+    for (int j = 0; j < 8; ++j) tail[j] = i + j < n ? x[i + j] : shift;  // padding lanes are not used
     const __m256 e = avx2::exp8(_mm256_mul_ps(vscale, _mm256_sub_ps(_mm256_load_ps(tail), vshift)));
     _mm256_store_ps(tail, e);
     for (long j = 0; i + j < n; ++j) {
@@ -147,6 +147,13 @@ inline double max_value(const double* x, long n) { return max_value_scalar(x, n)
 inline double sum_value(const double* x, long n) { return sum_value_scalar(x, n); }
 inline double exp_sum(const double* x, long n, double shift, double scale, double* out) {
   return exp_sum_scalar(x, n, shift, scale, out);
+}
+
+// log(sum_i exp(x[i])), computed stably from the row's maximum.
+template <typename T>
+T log_sum_exp(const T* x, long n) {
+  const T m = max_value(x, n);
+  return m + std::log(exp_sum(x, n, m, T(1), static_cast<T*>(nullptr)));
 }
 
 }  // namespace heptapod::kernels
