@@ -91,6 +91,7 @@ json train_phase(const ModelConfig& c, const Workload& w) {
 json translate_phase(const ModelConfig& c, const std::vector<std::vector<int>>& batches, int warmup, int beam) {
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 1);
+  model.pack_for_inference();
   IncrementalDecoder decoder(model);
   SearchOptions options;
   options.beam = beam;

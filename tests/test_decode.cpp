@@ -158,6 +158,45 @@ TEST_P(DecodeTest, HypothesisScoresAreTheModelsLogProbabilities) {
     }
 }
 
+// A model packed for inference (weights in the GEMM's layout, row-major copies released, a tied embedding read
+// through the packed projection) computes what the unpacked model computes, and refuses training.
+TEST_P(DecodeTest, PackedModelMatchesTheUnpackedOneAndRefusesTraining) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  auto plain = random_model(c, 8);
+  auto packed = std::make_unique<Transformer<float>>(c);
+  std::copy_n(plain->parameters().values(), plain->parameters().size(), packed->parameters().values());
+  packed->pack_for_inference();
+  ASSERT_TRUE(packed->packed_for_inference());
+
+  const auto src = sources();
+  std::vector<std::vector<int>> tgt = {{4, 5, 6, 7}, {8, 9}, {10, 11, 12, 13, 14, 15}, {16}, {17, 18, 19}};
+  const Batch batch = make_batch(src, tgt, c);
+  Arena a1, a2;
+  const float* want = plain->logits(batch, a1);
+  const float* got = packed->logits(batch, a2);
+  EXPECT_LT(test::max_rel_error(got, want, static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size), 1e-5);
+
+  SearchOptions o;
+  o.beam = 3;
+  o.max_extra_length = 6;
+  IncrementalDecoder plain_dec(*plain), packed_dec(*packed);
+  const auto expect = beam_search(plain_dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  const auto out = beam_search(packed_dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  ASSERT_EQ(out.size(), expect.size());
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    ASSERT_EQ(out[i].size(), expect[i].size()) << "sentence " << i;
+    for (std::size_t k = 0; k < out[i].size(); ++k) {
+      EXPECT_EQ(out[i][k].tokens, expect[i][k].tokens) << "sentence " << i << " hypothesis " << k;
+      EXPECT_NEAR(out[i][k].log_prob, expect[i][k].log_prob, 1e-4) << "sentence " << i << " hypothesis " << k;
+    }
+  }
+
+  StepOptions train;
+  train.training = true;
+  EXPECT_THROW(packed->forward_backward(batch, train, a2), Error);
+  EXPECT_THROW(packed->parameters().values(), Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(Decode, DecodeTest,
                          ::testing::Values(std::pair{NormPosition::Post, EmbeddingTying::All},
                                            std::pair{NormPosition::Pre, EmbeddingTying::None}));

@@ -18,18 +18,12 @@
 namespace heptapod {
 
 IncrementalDecoder::IncrementalDecoder(Transformer<float>& model) : model_(model), config_(model.config()) {
-  auto& p = model.parameters();
   const ModelConfig& c = config_;
-  for (int i = 0; i < c.decoder_layers; ++i) {
-    Layer l;
-    l.p = bind_decoder_layer(p, c, i);
-    layers_.push_back(std::move(l));
-  }
+  layers_.resize(c.decoder_layers);
+  for (int i = 0; i < c.decoder_layers; ++i) layers_[i].p = &model.decoder_layer(i);
   has_final_norm_ = c.has_final_norm();
-  if (has_final_norm_) final_norm_ = bind_layer_norm(p, "decoder/final_norm", c.d_model, c.layer_norm_eps);
-  output_w_ = p.value(output_projection_name(c));
-  if (c.output_bias) output_b_ = p.value("decoder/output_proj/bias");
-  embedding_ = p.value(target_embedding_name(c));
+  if (has_final_norm_)
+    final_norm_ = bind_layer_norm(model.parameters(), "decoder/final_norm", c.d_model, c.layer_norm_eps);
 }
 
 void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps) {
@@ -38,6 +32,7 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   B_ = B;
   S_ = S;
   rows_ = B * rows_per_sentence;
+  cache_rows_ = rows_;
   position_ = 0;
   max_steps_ = max_steps;
   src_len_.assign(src_len, src_len + B);
@@ -49,13 +44,13 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   for (Layer& l : layers_) {
     l.cross_k = arena_.alloc<float>(static_cast<std::size_t>(B) * S * C);
     l.cross_v = arena_.alloc<float>(static_cast<std::size_t>(B) * S * C);
-    linear_forward(l.p.cross_attn.k_proj, memory, B * S, l.cross_k);
-    linear_forward(l.p.cross_attn.v_proj, memory, B * S, l.cross_v);
-    l.k_cache.resize(static_cast<std::size_t>(rows_) * max_steps * C);
-    l.v_cache.resize(static_cast<std::size_t>(rows_) * max_steps * C);
+    linear_forward(l.p->cross_attn.k_proj, memory, B * S, l.cross_k);
+    linear_forward(l.p->cross_attn.v_proj, memory, B * S, l.cross_v);
+    l.k_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C);
+    l.v_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C);
   }
   const std::size_t rc = static_cast<std::size_t>(rows_) * C;
-  for (auto* v : {&x_, &normed_, &q_, &k_, &v_, &ctx_, &attn_out_}) v->resize(rc);
+  for (auto* v : {&x_, &normed_, &q_, &ctx_, &attn_out_}) v->resize(rc);
   hidden_.resize(static_cast<std::size_t>(rows_) * config_.d_ff);
   logits_.resize(static_cast<std::size_t>(rows_) * config_.tgt_vocab_size);
   scores_.resize(static_cast<std::size_t>(rows_) * config_.n_heads * std::max(S, max_steps));
@@ -64,26 +59,28 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   rstd_.resize(rows_);
 }
 
-void IncrementalDecoder::attend(const float* q, const float* keys, const float* values, long key_stride_rows,
-                                bool cross, float* out, float* probs_out) {
+void IncrementalDecoder::attend(const float* q, const float* keys, const float* values, bool cross, float* out,
+                                float* probs_out) {
   const int C = config_.d_model, H = config_.n_heads, D = C / H;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
   for (int rh = 0; rh < rows_ * H; ++rh) {
     const int r = rh / H, h = rh % H;
-    const long base = cross ? static_cast<long>(row_sentence_[r]) * key_stride_rows * C : static_cast<long>(r) * key_stride_rows * C;
+    // Cross keys are (B, S, C) per sentence; cached self keys are (position, cache_rows_, C).
+    const long base = cross ? static_cast<long>(row_sentence_[r]) * S_ * C : static_cast<long>(r) * C;
+    const long stride = cross ? C : static_cast<long>(cache_rows_) * C;
     const int count = cross ? std::min(src_len_[row_sentence_[r]], S_) : position_ + 1;
     const float* qr = q + static_cast<long>(r) * C + h * D;
     float* s = scores_.data() + static_cast<long>(rh) * key_cap;
     float* o = out + static_cast<long>(r) * C + h * D;
     std::fill(o, o + D, 0.0f);
     if (count <= 0) continue;
-    for (int j = 0; j < count; ++j) s[j] = kernels::dot(qr, keys + base + static_cast<long>(j) * C + h * D, D);
+    for (int j = 0; j < count; ++j) s[j] = kernels::dot(qr, keys + base + j * stride + h * D, D);
     const float inv = 1.0f / kernels::exp_sum(s, count, kernels::max_value(s, count), scale, s);
     for (int j = 0; j < count; ++j) {
       s[j] *= inv;
-      const float* vj = values + base + static_cast<long>(j) * C + h * D;
+      const float* vj = values + base + j * stride + h * D;
       for (int d = 0; d < D; ++d) o[d] += s[j] * vj[d];
     }
   }
@@ -112,7 +109,7 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
   const long rc = static_cast<long>(rows_) * C;
   float* x = x_.data();
   const float* pe = model_.positions(position_ + 1) + static_cast<long>(position_) * C;
-  kernels::embedding_forward(tokens.data(), rows_, 1, embedding_, C, std::sqrt(static_cast<float>(C)), pe, x);
+  embed(model_.target_embedding(), tokens.data(), rows_, 1, pe, x);
 
   // Runs one residual sub-layer: f reads the sub-layer input and writes attn_out_.
   auto sublayer = [&](const LayerNorm<float>& ln, auto&& f) {
@@ -131,28 +128,24 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
 
   for (std::size_t li = 0; li < layers_.size(); ++li) {
     Layer& l = layers_[li];
-    sublayer(l.p.self_attn_norm, [&](const float* in) {
-      linear_forward(l.p.self_attn.q_proj, in, rows_, q_.data());
-      linear_forward(l.p.self_attn.k_proj, in, rows_, k_.data());
-      linear_forward(l.p.self_attn.v_proj, in, rows_, v_.data());
-      for (int r = 0; r < rows_; ++r) {
-        const long slot = (static_cast<long>(r) * max_steps_ + position_) * C;
-        std::memcpy(l.k_cache.data() + slot, k_.data() + static_cast<long>(r) * C, sizeof(float) * C);
-        std::memcpy(l.v_cache.data() + slot, v_.data() + static_cast<long>(r) * C, sizeof(float) * C);
-      }
-      attend(q_.data(), l.k_cache.data(), l.v_cache.data(), max_steps_, false, ctx_.data(), nullptr);
-      linear_forward(l.p.self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
+    sublayer(l.p->self_attn_norm, [&](const float* in) {
+      // This position's keys and values go straight into their cache slab.
+      const long slab = static_cast<long>(position_) * cache_rows_ * C;
+      linear_forward(l.p->self_attn.q_proj, in, rows_, q_.data());
+      linear_forward(l.p->self_attn.k_proj, in, rows_, l.k_cache.data() + slab);
+      linear_forward(l.p->self_attn.v_proj, in, rows_, l.v_cache.data() + slab);
+      attend(q_.data(), l.k_cache.data(), l.v_cache.data(), false, ctx_.data(), nullptr);
+      linear_forward(l.p->self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
-    sublayer(l.p.cross_attn_norm, [&](const float* in) {
-      linear_forward(l.p.cross_attn.q_proj, in, rows_, q_.data());
+    sublayer(l.p->cross_attn_norm, [&](const float* in) {
+      linear_forward(l.p->cross_attn.q_proj, in, rows_, q_.data());
       const bool last = li + 1 == layers_.size();
-      attend(q_.data(), l.cross_k, l.cross_v, S_, true, ctx_.data(), last ? alignment_.data() : nullptr);
-      linear_forward(l.p.cross_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
+      attend(q_.data(), l.cross_k, l.cross_v, true, ctx_.data(), last ? alignment_.data() : nullptr);
+      linear_forward(l.p->cross_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
-    sublayer(l.p.ffn_norm, [&](const float* in) {
-      linear_forward(l.p.ffn.fc1, in, rows_, hidden_.data());
-      kernels::relu_forward(hidden_.data(), static_cast<long>(rows_) * config_.d_ff);
-      linear_forward(l.p.ffn.fc2, hidden_.data(), rows_, attn_out_.data());
+    sublayer(l.p->ffn_norm, [&](const float* in) {
+      linear_relu_forward(l.p->ffn.fc1, in, rows_, hidden_.data());
+      linear_forward(l.p->ffn.fc2, hidden_.data(), rows_, attn_out_.data());
     });
   }
   if (has_final_norm_) {
@@ -160,8 +153,7 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
     x = normed_.data();
   }
   float* logits = logits_.data();
-  kernels::gemm<float>(kernels::Trans::No, kernels::Trans::Yes, rows_, V, C, 1.0f, x, C, output_w_, C, 0.0f, logits, V);
-  if (output_b_) kernels::add_bias(logits, output_b_, rows_, V);
+  model_.project_output(x, rows_, logits);
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * V > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
     float* row = logits + static_cast<long>(r) * V;
@@ -180,14 +172,16 @@ void IncrementalDecoder::reorder(const std::vector<int>& order) {
   std::vector<int> moved;
   for (int i = 0; i < n; ++i)
     if (order[i] != i) moved.push_back(i);
-  const long row_floats = static_cast<long>(max_steps_) * C, used = static_cast<long>(position_) * C;
-  if (cache_scratch_.size() < moved.size() * used) cache_scratch_.resize(moved.size() * used);
+  if (cache_scratch_.size() < moved.size() * C) cache_scratch_.resize(moved.size() * C);
   for (Layer& l : layers_) {
     for (auto* cache : {&l.k_cache, &l.v_cache}) {
-      for (std::size_t m = 0; m < moved.size(); ++m)
-        std::memcpy(cache_scratch_.data() + m * used, cache->data() + order[moved[m]] * row_floats, sizeof(float) * used);
-      for (std::size_t m = 0; m < moved.size(); ++m)
-        std::memcpy(cache->data() + moved[m] * row_floats, cache_scratch_.data() + m * used, sizeof(float) * used);
+      for (int j = 0; j < position_; ++j) {
+        float* slab = cache->data() + static_cast<long>(j) * cache_rows_ * C;  // (cache_rows_, C)
+        for (std::size_t m = 0; m < moved.size(); ++m)
+          std::memcpy(cache_scratch_.data() + m * C, slab + static_cast<long>(order[moved[m]]) * C, sizeof(float) * C);
+        for (std::size_t m = 0; m < moved.size(); ++m)
+          std::memcpy(slab + static_cast<long>(moved[m]) * C, cache_scratch_.data() + m * C, sizeof(float) * C);
+      }
     }
   }
   std::vector<int> sentences(n);

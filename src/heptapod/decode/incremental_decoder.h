@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heptapod/core/arena.h"
+#include "heptapod/core/page_buffer.h"
 #include "heptapod/layers/attention.h"
 #include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/layer_norm.h"
@@ -43,15 +44,16 @@ class IncrementalDecoder {
 
  private:
   struct Layer {
-    DecoderLayerParams<float> p;
-    std::vector<float> k_cache, v_cache;  // (rows, max_steps, C)
+    const DecoderLayerParams<float>* p = nullptr;
+    // (max_steps, cache_rows_, C), position-major: pages are touched only as positions are written, by the
+    // rows still decoding, and the memory of one batch is reused by the next.
+    PageBuffer k_cache, v_cache;
     float* cross_k = nullptr;             // (B*S, C), in the arena
     float* cross_v = nullptr;             // (B*S, C)
   };
 
-  // q: (rows, C) query rows; keys/values of row r start at key_base(r) with row stride `ld`.
-  void attend(const float* q, const float* keys, const float* values, long key_stride_rows, bool cross, float* out,
-              float* probs_out);
+  // q: (rows, C) query rows against the cross keys/values (B*S, C) or the self-attention cache; out: (rows, C).
+  void attend(const float* q, const float* keys, const float* values, bool cross, float* out, float* probs_out);
   void sublayer_norm(const LayerNorm<float>& ln, float* x, float* normed);
 
   Transformer<float>& model_;
@@ -59,15 +61,12 @@ class IncrementalDecoder {
   std::vector<Layer> layers_;
   LayerNorm<float> final_norm_;
   bool has_final_norm_ = false;
-  const float* output_w_ = nullptr;
-  const float* output_b_ = nullptr;
-  const float* embedding_ = nullptr;
   Arena arena_;  // encoder output and cross keys/values for the current batch
 
-  int B_ = 0, S_ = 0, rows_ = 0, position_ = 0, max_steps_ = 0;
+  int B_ = 0, S_ = 0, rows_ = 0, cache_rows_ = 0, position_ = 0, max_steps_ = 0;
   std::vector<int> src_len_, row_sentence_;
   // Per-step scratch, sized for the largest row count seen.
-  std::vector<float> x_, normed_, q_, k_, v_, ctx_, attn_out_, hidden_, logits_, scores_, alignment_, mean_, rstd_;
+  std::vector<float> x_, normed_, q_, ctx_, attn_out_, hidden_, logits_, scores_, alignment_, mean_, rstd_;
   std::vector<float> cache_scratch_;  // the moved rows' cached keys or values during reorder()
 };
 

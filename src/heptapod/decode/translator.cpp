@@ -42,6 +42,7 @@ Translator::Translator(const std::string& model_path) {
   require(vocabs.has_value(), model_path + ": the model file holds no vocabularies (models written by heptapod train do; "
                                            "a converted model needs them added)");
   vocabs_ = std::move(*vocabs);
+  model_->pack_for_inference();
   decoder_ = std::make_unique<IncrementalDecoder>(*model_);
 }
 

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "heptapod/core/error.h"
+#include "heptapod/core/pages.h"
 
 namespace heptapod {
 
@@ -41,9 +42,8 @@ MappedFile::~MappedFile() {
 }
 
 void MappedFile::release(std::size_t begin, std::size_t end) const {
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t first = (begin + page - 1) / page * page, last = std::min(end, size_) / page * page;
-  if (base_ && first < last) ::madvise(static_cast<char*>(base_) + first, last - first, MADV_DONTNEED);
+  end = std::min(end, size_);
+  if (base_ && begin < end) release_pages(static_cast<char*>(base_) + begin, end - begin);
 }
 
 }  // namespace heptapod

@@ -20,6 +20,17 @@ void embedding_forward(const int* tokens, int B, int Tlen, const T* table, int C
 }
 
 template <typename T>
+void scale_add_positions(T* x, int B, int Tlen, int C, T scale, const T* pe) {
+  const long N = static_cast<long>(B) * Tlen;
+#pragma omp parallel for schedule(static) if (N * C > kParallelMinWork)
+  for (long n = 0; n < N; ++n) {
+    const T* p = pe + (n % Tlen) * C;
+    T* o = x + n * C;
+    for (int c = 0; c < C; ++c) o[c] = o[c] * scale + p[c];
+  }
+}
+
+template <typename T>
 void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale, T* dtable) {
   for_column_blocks(C, N * C, [&](int c0, int c1) {
     for (long n = 0; n < N; ++n) {
@@ -43,6 +54,8 @@ void sinusoid_table(int L, int C, T* pe) {
 
 template void embedding_forward<float>(const int*, int, int, const float*, int, float, const float*, float*);
 template void embedding_forward<double>(const int*, int, int, const double*, int, double, const double*, double*);
+template void scale_add_positions<float>(float*, int, int, int, float, const float*);
+template void scale_add_positions<double>(double*, int, int, int, double, const double*);
 template void embedding_backward<float>(const float*, const int*, long, int, float, float*);
 template void embedding_backward<double>(const double*, const int*, long, int, double, double*);
 template void sinusoid_table<float>(int, int, float*);

@@ -8,6 +8,10 @@ namespace heptapod::kernels {
 template <typename T>
 void embedding_forward(const int* tokens, int B, int Tlen, const T* table, int C, T scale, const T* pe, T* out);
 
+// x: (B*T, C) holding table rows -> x * scale + pe[t], in place (for rows gathered from elsewhere).
+template <typename T>
+void scale_add_positions(T* x, int B, int Tlen, int C, T scale, const T* pe);
+
 // dout: (B*T, C) -> dtable: (V, C) += scale * dout scattered to each row's token.
 template <typename T>
 void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale, T* dtable);

@@ -2,18 +2,34 @@
 #include "heptapod/layers/embedding.h"
 
 #include <cmath>
+#include <type_traits>
 
 #include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/embedding.h"
+#include "heptapod/kernels/parallel.h"
 
 namespace heptapod {
+
+template <typename T>
+void embed(const Embedding<T>& emb, const int* tokens, int B, int L, const T* pe, T* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (emb.packed) {
+      const long N = static_cast<long>(B) * L;
+#pragma omp parallel for schedule(static) if (N * emb.C > kernels::kParallelMinWork)
+      for (long n = 0; n < N; ++n) emb.packed->row(tokens[n], out + n * emb.C);
+      kernels::scale_add_positions(out, B, L, emb.C, std::sqrt(T(emb.C)), pe);
+      return;
+    }
+  }
+  kernels::embedding_forward(tokens, B, L, emb.table, emb.C, std::sqrt(T(emb.C)), pe, out);
+}
 
 template <typename T>
 T* embedding_forward(const Embedding<T>& emb, const int* tokens, int B, int L, const T* pe, const DropoutSite& drop,
                      Arena& arena) {
   const long count = static_cast<long>(B) * L * emb.C;
   T* x = arena.alloc<T>(count);
-  kernels::embedding_forward(tokens, B, L, emb.table, emb.C, std::sqrt(T(emb.C)), pe, x);
+  embed(emb, tokens, B, L, pe, x);
   kernels::dropout(x, count, drop.rate, drop.seed, drop.stream);
   return x;
 }
@@ -25,6 +41,8 @@ void embedding_backward(const Embedding<T>& emb, T* dx, const int* tokens, int B
   kernels::embedding_backward(dx, tokens, N, emb.C, std::sqrt(T(emb.C)), emb.dtable);
 }
 
+template void embed<float>(const Embedding<float>&, const int*, int, int, const float*, float*);
+template void embed<double>(const Embedding<double>&, const int*, int, int, const double*, double*);
 template float* embedding_forward<float>(const Embedding<float>&, const int*, int, int, const float*,
                                          const DropoutSite&, Arena&);
 template double* embedding_forward<double>(const Embedding<double>&, const int*, int, int, const double*,

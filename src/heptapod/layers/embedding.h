@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heptapod/core/arena.h"
+#include "heptapod/kernels/packed_weights.h"
 #include "heptapod/layers/dropout_site.h"
 
 namespace heptapod {
@@ -11,7 +12,14 @@ struct Embedding {
   const T* table = nullptr;  // (V, C), possibly shared with other roles
   T* dtable = nullptr;       // (V, C) gradient, accumulated
   int C = 0;
+  // A model packed for inference reads a table tied to the output projection through the packed projection
+  // (table is then null).
+  const kernels::PackedWeights* packed = nullptr;
 };
+
+// tokens: (B, L); pe: (>= L, C) -> out: (B*L, C) = E[token] * sqrt(C) + pe[position], no dropout.
+template <typename T>
+void embed(const Embedding<T>& emb, const int* tokens, int B, int L, const T* pe, T* out);
 
 // tokens: (B, L); pe: (>= L, C) -> returns x: (B*L, C) carved from the arena.
 template <typename T>

@@ -13,8 +13,7 @@ void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const Dr
                           FeedForwardSaved<T>& saved, T* y) {
   const long hidden_count = static_cast<long>(N) * ffn.fc1.out;
   saved.hidden = arena.alloc<T>(hidden_count);
-  linear_forward(ffn.fc1, x, N, saved.hidden);
-  kernels::relu_forward(saved.hidden, hidden_count);
+  linear_relu_forward(ffn.fc1, x, N, saved.hidden);
   saved.dropped = saved.hidden;
   if (drop.rate > 0) {
     saved.dropped = arena.alloc<T>(hidden_count);

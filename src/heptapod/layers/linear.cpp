@@ -1,6 +1,9 @@
 // Linear layer on GEMM: forward one GEMM plus bias, backward two GEMMs plus the bias reduction.
 #include "heptapod/layers/linear.h"
 
+#include <type_traits>
+
+#include "heptapod/core/error.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/elementwise.h"
 
@@ -11,12 +14,31 @@ using kernels::Trans;
 
 template <typename T>
 void linear_forward(const Linear<T>& l, const T* x, int N, T* y) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (l.packed) {
+      l.packed->forward(x, N, l.b, false, y);
+      return;
+    }
+  }
   gemm<T>(Trans::No, Trans::Yes, N, l.out, l.in, T(1), x, l.in, l.w, l.in, T(0), y, l.out);
   if (l.b) kernels::add_bias(y, l.b, N, l.out);
 }
 
 template <typename T>
+void linear_relu_forward(const Linear<T>& l, const T* x, int N, T* y) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (l.packed) {
+      l.packed->forward(x, N, l.b, true, y);
+      return;
+    }
+  }
+  linear_forward(l, x, N, y);
+  kernels::relu_forward(y, static_cast<long>(N) * l.out);
+}
+
+template <typename T>
 void linear_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx, bool accumulate_dx) {
+  require(l.w != nullptr, "linear_backward: the weights were packed for inference");
   if (dx) gemm<T>(Trans::No, Trans::No, N, l.in, l.out, T(1), dy, l.out, l.w, l.in, accumulate_dx ? T(1) : T(0), dx, l.in);
   gemm<T>(Trans::Yes, Trans::No, l.out, l.in, N, T(1), dy, l.out, x, l.in, T(1), l.dw, l.in);
   if (l.b) kernels::bias_backward(dy, l.db, N, l.out);
@@ -24,6 +46,8 @@ void linear_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx, 
 
 template void linear_forward<float>(const Linear<float>&, const float*, int, float*);
 template void linear_forward<double>(const Linear<double>&, const double*, int, double*);
+template void linear_relu_forward<float>(const Linear<float>&, const float*, int, float*);
+template void linear_relu_forward<double>(const Linear<double>&, const double*, int, double*);
 template void linear_backward<float>(const Linear<float>&, const float*, const float*, int, float*, bool);
 template void linear_backward<double>(const Linear<double>&, const double*, const double*, int, double*, bool);
 

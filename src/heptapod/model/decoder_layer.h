@@ -24,6 +24,9 @@ class DecoderLayer {
   void backward(const T* dy, const T* memory, const AttentionShape& self_shape, const AttentionShape& cross_shape,
                 const DropoutContext& ctx, Arena& arena, T* dx, T* dmemory);
 
+  DecoderLayerParams<T>& params() { return p_; }
+  const DecoderLayerParams<T>& params() const { return p_; }
+
  private:
   DropoutSite site(const DropoutContext& ctx, SublayerSlot slot, DropoutKind kind) const;
 

@@ -21,6 +21,8 @@ class EncoderLayer {
   // dy: (B*S, C) -> dx: (B*S, C) assigned. Uses the state saved by the last forward.
   void backward(const T* dy, const AttentionShape& shape, const DropoutContext& ctx, Arena& arena, T* dx);
 
+  EncoderLayerParams<T>& params() { return p_; }
+
  private:
   DropoutSite site(const DropoutContext& ctx, SublayerSlot slot, DropoutKind kind) const;
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/core/pages.h"
 #include "heptapod/model/parameter_layout.h"
 
 namespace heptapod {
@@ -33,8 +34,12 @@ class ParameterStore {
 
   const std::vector<ParamSpec>& specs() const { return specs_; }
   std::size_t size() const { return values_.size(); }
-  T* values() { return values_.data(); }
-  const T* values() const { return values_.data(); }
+  // The whole value buffer (optimiser, averaging, saving): refused once any tensor has been released.
+  T* values() {
+    require(!released_, "the parameters were packed for inference and can no longer be read as a whole");
+    return values_.data();
+  }
+  const T* values() const { return const_cast<ParameterStore*>(this)->values(); }
   T* grads() { return grads_.get(); }
   const T* grads() const { return grads_.get(); }
 
@@ -43,6 +48,13 @@ class ParameterStore {
   std::size_t offset(std::size_t i) const { return offsets_[i]; }
   T* value(const std::string& name) { return values_.data() + offset(name); }
   T* grad(const std::string& name) { return grads_.get() + offset(name); }
+
+  // Inference: `count` values at `p` were copied elsewhere (packed weights); their pages go back to the system.
+  void release(const T* p, std::size_t count) {
+    require(p >= values_.data() && p + count <= values_.data() + values_.size(), "release: not a parameter range");
+    release_pages(const_cast<T*>(p), count * sizeof(T));
+    released_ = true;
+  }
 
   void zero_grads() { std::fill(grads_.get(), grads_.get() + values_.size(), T(0)); }
 
@@ -57,6 +69,7 @@ class ParameterStore {
   std::vector<std::size_t> offsets_;
   std::unordered_map<std::string, std::size_t> index_;
   std::vector<T> values_;
+  bool released_ = false;
   struct Free {
     void operator()(T* p) const { std::free(p); }
   };

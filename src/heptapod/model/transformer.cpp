@@ -2,6 +2,7 @@
 #include "heptapod/model/transformer.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/blas.h"
@@ -11,21 +12,20 @@
 
 namespace heptapod {
 
-using kernels::gemm;
-using kernels::Trans;
-
 template <typename T>
 Transformer<T>::Transformer(const ModelConfig& config)
     : config_((validate(config), config)), params_(parameter_layout(config_)), positions_(config_.d_model) {
   const ModelConfig& c = config_;
   src_embedding_ = {params_.value(source_embedding_name(c)), params_.grad(source_embedding_name(c)), c.d_model};
   tgt_embedding_ = {params_.value(target_embedding_name(c)), params_.grad(target_embedding_name(c)), c.d_model};
-  output_w_ = params_.value(output_projection_name(c));
-  output_dw_ = params_.grad(output_projection_name(c));
+  output_.w = params_.value(output_projection_name(c));
+  output_.dw = params_.grad(output_projection_name(c));
   if (c.output_bias) {
-    output_b_ = params_.value("decoder/output_proj/bias");
-    output_db_ = params_.grad("decoder/output_proj/bias");
+    output_.b = params_.value("decoder/output_proj/bias");
+    output_.db = params_.grad("decoder/output_proj/bias");
   }
+  output_.in = c.d_model;
+  output_.out = c.tgt_vocab_size;
   for (int i = 0; i < c.encoder_layers; ++i) encoder_.push_back(std::make_unique<EncoderLayer<T>>(params_, config_, i));
   for (int i = 0; i < c.decoder_layers; ++i) decoder_.push_back(std::make_unique<DecoderLayer<T>>(params_, config_, i));
   has_final_norm_ = c.has_final_norm();
@@ -90,9 +90,7 @@ T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& are
 
   // Output projection: logits (B*T, V) = hidden W_out^T (+ b).
   T* logits = arena.alloc<T>(static_cast<std::size_t>(Nt) * c.tgt_vocab_size);
-  gemm<T>(Trans::No, Trans::Yes, Nt, c.tgt_vocab_size, c.d_model, T(1), hidden_, c.d_model, output_w_, c.d_model, T(0),
-          logits, c.tgt_vocab_size);
-  if (output_b_) kernels::add_bias(logits, output_b_, Nt, c.tgt_vocab_size);
+  project_output(hidden_, Nt, logits);
   return logits;
 }
 
@@ -100,13 +98,11 @@ template <typename T>
 void Transformer<T>::backward(const Batch& b, const DropoutContext& ctx, Arena& arena, T* dlogits) {
   const ModelConfig& c = config_;
   const Shapes sh = shapes(b);
-  const int Nt = b.B * b.T, Ns = b.B * b.S, C = c.d_model, V = c.tgt_vocab_size;
+  const int Nt = b.B * b.T, Ns = b.B * b.S, C = c.d_model;
 
   // Output projection.
   T* dy = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (B*T, C)
-  gemm<T>(Trans::No, Trans::No, Nt, C, V, T(1), dlogits, V, output_w_, C, T(0), dy, C);
-  gemm<T>(Trans::Yes, Trans::No, V, C, Nt, T(1), dlogits, V, hidden_, C, T(1), output_dw_, C);
-  if (output_db_) kernels::bias_backward(dlogits, output_db_, Nt, V);
+  linear_backward(output_, dlogits, hidden_, Nt, dy, false);
 
   // Decoder, last layer first; every cross-attention adds into dmemory.
   if (has_final_norm_) {
@@ -140,7 +136,49 @@ void Transformer<T>::backward(const Batch& b, const DropoutContext& ctx, Arena& 
 }
 
 template <typename T>
+void Transformer<T>::pack_for_inference() {
+  require(std::is_same_v<T, float>, "pack_for_inference: float models only");
+  if (packed_for_inference()) return;
+  auto pack = [&](Linear<T>& l) {
+    if constexpr (std::is_same_v<T, float>) {
+      packed_.push_back(std::make_unique<kernels::PackedWeights>(l.w, l.out, l.in));
+      l.packed = packed_.back().get();
+    }
+  };
+  auto release = [&](Linear<T>& l) {
+    params_.release(l.w, static_cast<std::size_t>(l.out) * l.in);
+    l.w = nullptr;
+  };
+  for (auto& layer : encoder_) {
+    auto& p = layer->params();
+    for (Linear<T>* l : {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj, &p.self_attn.out_proj,
+                         &p.ffn.fc1, &p.ffn.fc2}) {
+      pack(*l);
+      release(*l);
+    }
+  }
+  for (auto& layer : decoder_) {
+    auto& p = layer->params();
+    for (Linear<T>* l : {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj, &p.self_attn.out_proj,
+                         &p.cross_attn.q_proj, &p.cross_attn.k_proj, &p.cross_attn.v_proj, &p.cross_attn.out_proj,
+                         &p.ffn.fc1, &p.ffn.fc2}) {
+      pack(*l);
+      release(*l);
+    }
+  }
+  // The output projection; an embedding table that is the same matrix reads it through the packed copy.
+  pack(output_);
+  for (Embedding<T>* e : {&src_embedding_, &tgt_embedding_}) {
+    if (e->table != output_.w) continue;
+    e->packed = output_.packed;
+    e->table = nullptr;
+  }
+  release(output_);
+}
+
+template <typename T>
 LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& options, Arena& arena) {
+  require(!packed_for_inference(), "forward_backward: the model was packed for inference");
   validate_batch(b, config_);
   const DropoutContext ctx{options.training, options.seed};
   T* logits = forward(b, ctx, arena);

@@ -9,6 +9,7 @@
 #include "heptapod/kernels/cross_entropy.h"
 #include "heptapod/layers/embedding.h"
 #include "heptapod/layers/layer_norm.h"
+#include "heptapod/layers/linear.h"
 #include "heptapod/model/batch.h"
 #include "heptapod/model/config.h"
 #include "heptapod/model/decoder_layer.h"
@@ -51,6 +52,20 @@ class Transformer {
   // pe: (>= length, C) sinusoidal positions.
   const T* positions(int length) { return positions_.table(length); }
 
+  // Inference only, and one way: every linear layer's weights and the output projection move into the GEMM
+  // kernels' own layout (kernels/packed_weights.h) and their row-major copies are released, so the model's
+  // memory does not grow; an embedding tied to the output projection reads through the packed projection.
+  // Translation runs faster; training, backward, averaging or saving the model afterwards is an error.
+  // Float models only.
+  void pack_for_inference();
+  bool packed_for_inference() const { return !packed_.empty(); }
+
+  // The pieces the incremental decoder (decode/) runs one position at a time.
+  const Embedding<T>& target_embedding() const { return tgt_embedding_; }
+  const DecoderLayerParams<T>& decoder_layer(int i) const { return decoder_[i]->params(); }
+  // hidden: (rows, C) -> logits: (rows, V) = hidden W_out^T (+ b).
+  void project_output(const T* hidden, int rows, T* logits) const { linear_forward(output_, hidden, rows, logits); }
+
  private:
   struct Shapes {
     AttentionShape encoder_self, decoder_self, cross;
@@ -65,10 +80,8 @@ class Transformer {
   ParameterStore<T> params_;
   PositionalTable<T> positions_;
   Embedding<T> src_embedding_, tgt_embedding_;
-  const T* output_w_ = nullptr;  // (V, C)
-  T* output_dw_ = nullptr;
-  const T* output_b_ = nullptr;  // (V) or null
-  T* output_db_ = nullptr;
+  Linear<T> output_;  // (V, C), tied to an embedding table or not
+  std::vector<std::unique_ptr<kernels::PackedWeights>> packed_;  // owned by pack_for_inference()
   std::vector<std::unique_ptr<EncoderLayer<T>>> encoder_;
   std::vector<std::unique_ptr<DecoderLayer<T>>> decoder_;
   LayerNorm<T> encoder_final_norm_, decoder_final_norm_;

@@ -1,0 +1,46 @@
+// See page_buffer.h: one private anonymous mapping, kept while it is large enough.
+#include "heptapod/core/page_buffer.h"
+
+#include <sys/mman.h>
+
+#include <string>
+#include <utility>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+PageBuffer::~PageBuffer() {
+  if (data_) ::munmap(data_, capacity_ * sizeof(float));
+}
+
+PageBuffer::PageBuffer(PageBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      capacity_(std::exchange(other.capacity_, 0)) {}
+
+PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
+  if (this != &other) {
+    this->~PageBuffer();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+  }
+  return *this;
+}
+
+void PageBuffer::reset(std::size_t count) {
+  if (count > capacity_) {
+    this->~PageBuffer();
+    data_ = nullptr;
+    capacity_ = 0;
+    void* p = ::mmap(nullptr, count * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+    require(p != MAP_FAILED, "out of memory for a " + std::to_string(count * sizeof(float) >> 20) + " MB buffer");
+    data_ = static_cast<float*>(p);
+    capacity_ = count;
+  }
+  size_ = count;
+}
+
+}  // namespace heptapod

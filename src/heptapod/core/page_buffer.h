@@ -1,0 +1,32 @@
+// A float buffer made of fresh anonymous pages: pages never written cost no memory. For caches sized for the
+// worst case but filled as work proceeds (the decoder's key/value cache is sized for the longest output and
+// all rows; most rows stop earlier).
+#pragma once
+
+#include <cstddef>
+
+namespace heptapod {
+
+class PageBuffer {
+ public:
+  PageBuffer() = default;
+  ~PageBuffer();
+  PageBuffer(PageBuffer&& other) noexcept;
+  PageBuffer& operator=(PageBuffer&& other) noexcept;
+  PageBuffer(const PageBuffer&) = delete;
+  PageBuffer& operator=(const PageBuffer&) = delete;
+
+  // Room for `count` floats, contents undefined. The mapping is kept while it is large enough, so pages
+  // touched before are reused rather than faulted in again.
+  void reset(std::size_t count);
+
+  float* data() { return data_; }
+  const float* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  float* data_ = nullptr;
+  std::size_t size_ = 0, capacity_ = 0;  // in floats
+};
+
+}  // namespace heptapod

@@ -1,0 +1,13 @@
+// Returning memory to the system page by page.
+#pragma once
+
+#include <cstddef>
+
+namespace heptapod {
+
+// Gives back the whole pages inside [begin, begin + bytes) (madvise MADV_DONTNEED on private memory): they
+// stop counting towards the resident set and read as zeros if touched again. Partial pages at either end
+// are kept.
+void release_pages(void* begin, std::size_t bytes);
+
+}  // namespace heptapod

@@ -1,0 +1,18 @@
+// See onednn_engine.h.
+#if HEPTAPOD_BLAS_KIND == 3
+#include "heptapod/kernels/onednn_engine.h"
+
+namespace heptapod::kernels {
+
+const dnnl::engine& onednn_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& onednn_stream() {
+  thread_local dnnl::stream stream(onednn_engine());
+  return stream;
+}
+
+}  // namespace heptapod::kernels
+#endif

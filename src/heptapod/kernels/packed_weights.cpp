@@ -1,0 +1,205 @@
+// See packed_weights.h. With oneDNN: W is reordered once into the blocked layout the matmul primitive picks
+// for it (the same layout for every row count), and one primitive per (rows, in, out, bias, ReLU) is
+// created and shared by all weights of that shape. Creating one costs 0.3-1.5 ms, and the encoder meets a new
+// row count with almost every batch, so rows are cut into chunks of at most kChunkRows and each chunk is
+// padded to one of about twenty row counts (padded_rows). Up to kPanelRows rows go to panel_gemv instead.
+#include "heptapod/kernels/packed_weights.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "heptapod/core/error.h"
+#include "heptapod/kernels/blas.h"
+#include "heptapod/kernels/elementwise.h"
+#include "heptapod/kernels/panel_gemv.h"
+
+#if HEPTAPOD_BLAS_KIND == 3
+#include <dnnl.hpp>
+
+#include "heptapod/kernels/onednn_engine.h"
+#endif
+
+namespace heptapod::kernels {
+
+#if HEPTAPOD_BLAS_KIND == 3
+
+namespace {
+using dnnl::memory;
+constexpr auto f32 = memory::data_type::f32;
+constexpr int kChunkRows = 256;
+constexpr int kPanelRows = 4;  // up to this many rows go to panel_gemv (batch-1 decoding, beam up to 4)
+
+// The row count a chunk of m rows runs as: itself below 8, else a multiple of 8 up to 64, of 32 above.
+int padded_rows(int m) {
+  if (m < 8) return m;
+  const int step = m <= 64 ? 8 : 32;
+  return (m + step - 1) / step * step;
+}
+
+struct Entry {
+  dnnl::matmul primitive;
+  memory::desc src, dst, bias;
+};
+std::mutex cache_mutex;
+std::map<std::tuple<int, int, int, bool, bool>, Entry> cache;  // (rows, in, out, bias, relu)
+}  // namespace
+
+struct PackedWeights::Impl {
+  memory::desc packed_desc;  // logical (in, out): the product's "weights" operand
+  memory packed;
+  std::vector<std::size_t> in_offsets;  // offset(i, 0) - offset(0, 0): the layout is separable in (k, n)
+  int panel_k = 0;  // > 0 when the layout is panel_gemv's (64-column panels of panel_k rows): few rows go there
+
+  // y (rows, out) = x (rows, in) W^T (+ bias) (ReLU), through the cached primitive for `rows`.
+  void run(const float* x, int rows, const float* bias, bool relu, float* y);
+
+  dnnl::matmul::primitive_desc describe(int rows, int in, int out, bool bias, bool relu,
+                                        const memory::desc& weights) const {
+    dnnl::primitive_attr attr;
+    if (relu) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
+    const memory::desc src({rows, in}, f32, memory::format_tag::ab);
+    const memory::desc dst({rows, out}, f32, memory::format_tag::ab);
+    if (!bias) return {dnnl::matmul::desc(src, weights, dst), attr, onednn_engine()};
+    const memory::desc b({1, out}, f32, memory::format_tag::ab);
+    return {dnnl::matmul::desc(src, weights, b, dst), attr, onednn_engine()};
+  }
+
+  // Offset (in floats) of logical element (k, n) in the blocked layout, as oneDNN's blocking descriptor
+  // defines it: outer blocks by stride, then the inner blocks as mixed-radix digits, outermost first.
+  std::size_t offset(int k, int n) const {
+    const dnnl_memory_desc_t& md = packed_desc.data;
+    const auto& blk = md.format_desc.blocking;
+    const long idx[2] = {k, n};
+    long block[2] = {1, 1};
+    for (int i = 0; i < blk.inner_nblks; ++i) block[blk.inner_idxs[i]] *= blk.inner_blks[i];
+    long off = md.offset0;
+    for (int d = 0; d < 2; ++d) off += (idx[d] / block[d]) * blk.strides[d];
+    long inner = 0, rest[2] = {idx[0] % block[0], idx[1] % block[1]}, below[2] = {block[0], block[1]};
+    for (int i = 0; i < blk.inner_nblks; ++i) {
+      const int d = blk.inner_idxs[i];
+      below[d] /= blk.inner_blks[i];
+      inner = inner * blk.inner_blks[i] + (rest[d] / below[d]) % blk.inner_blks[i];
+    }
+    return static_cast<std::size_t>(off + inner);
+  }
+};
+
+PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
+  require(out > 0 && in > 0, "packed weights: empty matrix");
+  const memory::desc any({in, out}, f32, memory::format_tag::any);
+  impl_->packed_desc = impl_->describe(32, in, out, false, false, any).weights_desc();
+  require(impl_->packed_desc.data.format_kind == dnnl_blocked, "packed weights: oneDNN chose a non-blocked layout");
+  impl_->packed = memory(impl_->packed_desc, onednn_engine());
+  const memory::desc plain_desc({in, out}, f32, memory::format_tag::ba);  // W (out, in) read as (in, out)
+  memory plain(plain_desc, onednn_engine(), const_cast<float*>(w));
+  dnnl::reorder(plain, impl_->packed).execute(onednn_stream(), plain, impl_->packed);
+  onednn_stream().wait();
+  impl_->in_offsets.resize(in);
+  for (int i = 0; i < in; ++i) impl_->in_offsets[i] = impl_->offset(i, 0) - impl_->offset(0, 0);
+  // panel_gemv's layout: element (k, n) at (n / 64) * k_padded * 64 + k * 64 + n % 64.
+  const auto& blk = impl_->packed_desc.data.format_desc.blocking;
+  const long k_padded = impl_->packed_desc.data.padded_dims[0];
+  if (blk.inner_nblks == 2 && blk.inner_idxs[0] == 0 && blk.inner_idxs[1] == 1 && blk.inner_blks[1] == kPanelWidth &&
+      blk.strides[0] == blk.inner_blks[0] * kPanelWidth && blk.strides[1] == k_padded * kPanelWidth &&
+      impl_->packed_desc.data.offset0 == 0)
+    impl_->panel_k = static_cast<int>(k_padded);
+}
+
+PackedWeights::~PackedWeights() = default;
+
+void PackedWeights::forward(const float* x, int rows, const float* bias, bool relu, float* y) const {
+  if (rows <= kPanelRows && impl_->panel_k > 0) {
+    panel_gemv(static_cast<const float*>(impl_->packed.get_data_handle()), out_, in_, impl_->panel_k, x, rows, bias,
+               relu, y);
+    return;
+  }
+  thread_local std::vector<float> padded_x, padded_y;
+  for (int r0 = 0; r0 < rows; r0 += kChunkRows) {
+    const int m = std::min(kChunkRows, rows - r0), padded = padded_rows(m);
+    const float* xm = x + static_cast<std::size_t>(r0) * in_;
+    float* ym = y + static_cast<std::size_t>(r0) * out_;
+    if (padded == m) {
+      impl_->run(xm, m, bias, relu, ym);
+      continue;
+    }
+    padded_x.assign(static_cast<std::size_t>(padded) * in_, 0.0f);
+    padded_y.resize(static_cast<std::size_t>(padded) * out_);
+    std::copy_n(xm, static_cast<std::size_t>(m) * in_, padded_x.data());
+    impl_->run(padded_x.data(), padded, bias, relu, padded_y.data());
+    std::copy_n(padded_y.data(), static_cast<std::size_t>(m) * out_, ym);
+  }
+}
+
+void PackedWeights::Impl::run(const float* x, int rows, const float* bias, bool relu, float* y) {
+  const Entry* e;
+  {
+    const int in = static_cast<int>(packed_desc.dims()[0]), out = static_cast<int>(packed_desc.dims()[1]);
+    const auto key = std::make_tuple(rows, in, out, bias != nullptr, relu);
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      const auto pd = describe(rows, in, out, bias != nullptr, relu, packed_desc);
+      require(pd.weights_desc() == packed_desc, "packed weights: oneDNN changed the weight layout");
+      it = cache.emplace(key, Entry{dnnl::matmul(pd), pd.src_desc(), pd.dst_desc(), pd.bias_desc()}).first;
+    }
+    e = &it->second;  // entries are never removed, and std::map keeps them in place
+  }
+  // Memory objects per call: the same weights may be used by several threads at once.
+  const auto& engine = onednn_engine();
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(e->src, engine, const_cast<float*>(x))},
+                                       {DNNL_ARG_WEIGHTS, packed},
+                                       {DNNL_ARG_DST, memory(e->dst, engine, y)}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, memory(e->bias, engine, const_cast<float*>(bias)));
+  e->primitive.execute(onednn_stream(), args);
+}
+
+float PackedWeights::at(int o, int i) const {
+  return static_cast<const float*>(impl_->packed.get_data_handle())[impl_->offset(i, o)];
+}
+
+void PackedWeights::row(int o, float* out) const {
+  const float* data = static_cast<const float*>(impl_->packed.get_data_handle()) + impl_->offset(0, o);
+  for (int i = 0; i < in_; ++i) out[i] = data[impl_->in_offsets[i]];
+}
+
+std::size_t PackedWeights::bytes() const { return impl_->packed_desc.get_size(); }
+
+#else  // other BLAS builds: a row-major copy and gemm()
+
+struct PackedWeights::Impl {
+  std::vector<float> w;  // (out, in)
+};
+
+PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
+  require(out > 0 && in > 0, "packed weights: empty matrix");
+  impl_->w.assign(w, w + static_cast<std::size_t>(out) * in);
+}
+
+PackedWeights::~PackedWeights() = default;
+
+void PackedWeights::forward(const float* x, int rows, const float* bias, bool relu, float* y) const {
+  gemm<float>(Trans::No, Trans::Yes, rows, out_, in_, 1.0f, x, in_, impl_->w.data(), in_, 0.0f, y, out_);
+  if (bias) add_bias(y, bias, rows, out_);
+  if (relu) relu_forward(y, static_cast<long>(rows) * out_);
+}
+
+float PackedWeights::at(int o, int i) const { return impl_->w[static_cast<std::size_t>(o) * in_ + i]; }
+
+void PackedWeights::row(int o, float* out) const {
+  std::memcpy(out, impl_->w.data() + static_cast<std::size_t>(o) * in_, sizeof(float) * in_);
+}
+
+std::size_t PackedWeights::bytes() const { return impl_->w.size() * sizeof(float); }
+
+#endif
+
+}  // namespace heptapod::kernels

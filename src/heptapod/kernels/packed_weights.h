@@ -1,0 +1,39 @@
+// A weight matrix rearranged once, for inference, into the layout the GEMM kernels read directly:
+// y = x W^T (+ bias) (then ReLU), with W (out, in). oneDNN's sgemm repacks W inside every call; for the
+// 32-128-row products of batched decoding that repacking costs more than the product itself. With oneDNN
+// (the default build) W is kept in the matmul primitive's blocked layout, with bias and ReLU fused into the
+// product; other builds keep a row-major copy and call gemm().
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+namespace heptapod::kernels {
+
+class PackedWeights {
+ public:
+  // w: (out, in) row-major; copied.
+  PackedWeights(const float* w, int out, int in);
+  ~PackedWeights();
+  PackedWeights(const PackedWeights&) = delete;
+  PackedWeights& operator=(const PackedWeights&) = delete;
+
+  // x: (rows, in) -> y: (rows, out) = x W^T (+ bias (out) when not null), ReLU applied when `relu`.
+  void forward(const float* x, int rows, const float* bias, bool relu, float* y) const;
+
+  // W[o][i], read back from the packed layout (an embedding lookup through a tied output projection).
+  float at(int o, int i) const;
+  // Row o of W (in values) into `out`.
+  void row(int o, float* out) const;
+
+  int out() const { return out_; }
+  int in() const { return in_; }
+  std::size_t bytes() const;
+
+ private:
+  struct Impl;
+  int out_, in_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace heptapod::kernels

@@ -1,0 +1,76 @@
+// PackedWeights (inference weights in the GEMM kernels' own layout) against naive loops: the product with and
+// without bias and ReLU for one to many rows, and every element read back through at() and row().
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "heptapod/kernels/packed_weights.h"
+#include "test_util.h"
+
+namespace heptapod {
+namespace {
+
+using kernels::PackedWeights;
+
+// y = x W^T (+ b), ReLU when asked, in double.
+std::vector<float> naive_linear(const std::vector<float>& x, const std::vector<float>& w, const float* b, int rows,
+                                int out, int in, bool relu) {
+  std::vector<float> y(static_cast<std::size_t>(rows) * out);
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < out; ++o) {
+      double s = b ? b[o] : 0.0;
+      for (int i = 0; i < in; ++i) s += static_cast<double>(x[r * in + i]) * w[static_cast<std::size_t>(o) * in + i];
+      y[static_cast<std::size_t>(r) * out + o] = static_cast<float>(relu ? std::max(s, 0.0) : s);
+    }
+  return y;
+}
+
+TEST(PackedWeights, ForwardMatchesNaiveWithAndWithoutBiasAndRelu) {
+  struct Shape {
+    int out, in;
+  };
+  // Odd sizes that do not fill the layout's blocks, and model-like ones.
+  for (const Shape s : {Shape{37, 19}, Shape{130, 64}, Shape{512, 256}, Shape{1000, 96}}) {
+    std::vector<float> w(static_cast<std::size_t>(s.out) * s.in), b(s.out);
+    test::fill_uniform(w, s.out);
+    test::fill_uniform(b, s.in);
+    const PackedWeights packed(w.data(), s.out, s.in);
+    for (int rows : {1, 3, 4, 5, 32, 97}) {
+      std::vector<float> x(static_cast<std::size_t>(rows) * s.in);
+      test::fill_uniform(x, rows);
+      for (bool with_bias : {false, true})
+        for (bool relu : {false, true}) {
+          const float* bias = with_bias ? b.data() : nullptr;
+          std::vector<float> y(static_cast<std::size_t>(rows) * s.out, -7.0f);
+          packed.forward(x.data(), rows, bias, relu, y.data());
+          const auto want = naive_linear(x, w, bias, rows, s.out, s.in, relu);
+          const std::string what = std::to_string(s.out) + "x" + std::to_string(s.in) + " rows=" +
+                                   std::to_string(rows) + " bias=" + std::to_string(with_bias) +
+                                   " relu=" + std::to_string(relu);
+          EXPECT_LE(test::max_rel_error(y.data(), want.data(), y.size()), 1e-5) << what;
+        }
+    }
+  }
+}
+
+TEST(PackedWeights, EveryElementReadsBack) {
+  for (auto [out, in] : {std::pair{37, 19}, std::pair{130, 64}, std::pair{300, 512}}) {
+    std::vector<float> w(static_cast<std::size_t>(out) * in);
+    test::fill_uniform(w, out + in);
+    const PackedWeights packed(w.data(), out, in);
+    std::vector<float> row(in);
+    for (int o = 0; o < out; ++o) {
+      packed.row(o, row.data());
+      for (int i = 0; i < in; ++i) {
+        ASSERT_EQ(packed.at(o, i), w[static_cast<std::size_t>(o) * in + i]) << out << "x" << in << " at " << o << "," << i;
+        ASSERT_EQ(row[i], w[static_cast<std::size_t>(o) * in + i]) << out << "x" << in << " row " << o << "," << i;
+      }
+    }
+    EXPECT_GE(packed.bytes(), sizeof(float) * w.size());
+  }
+}
+
+}  // namespace
+}  // namespace heptapod
