@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "heptapod/core/pages.h"
+
 namespace heptapod {
 
 namespace {
@@ -20,6 +22,7 @@ Arena::Block Arena::make_block(std::size_t bytes) {
   b.storage.reset(new std::byte[b.size + kAlign]);
   auto addr = reinterpret_cast<std::uintptr_t>(b.storage.get());
   b.base = b.storage.get() + (round_up(addr) - addr);
+  advise_huge_pages(b.base, b.size);
   ++heap_allocations_;
   return b;
 }

@@ -15,4 +15,10 @@ void release_pages(void* begin, std::size_t bytes) {
   if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
+void advise_huge_pages(void* begin, std::size_t bytes) {
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto start = reinterpret_cast<std::uintptr_t>(begin) / page * page;
+  ::madvise(reinterpret_cast<void*>(start), reinterpret_cast<std::uintptr_t>(begin) + bytes - start, MADV_HUGEPAGE);
+}
+
 }  // namespace heptapod

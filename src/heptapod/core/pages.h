@@ -10,4 +10,8 @@ namespace heptapod {
 // are kept.
 void release_pages(void* begin, std::size_t bytes);
 
+// Asks for transparent huge pages (2 MB) over [begin, begin + bytes) where the system allows them on request:
+// a large buffer is then faulted in 512 times less often (page faults are costly on virtual machines).
+void advise_huge_pages(void* begin, std::size_t bytes);
+
 }  // namespace heptapod

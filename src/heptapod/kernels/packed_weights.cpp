@@ -57,6 +57,8 @@ struct PackedWeights::Impl {
 
   // y (rows, out) = x (rows, in) W^T (+ bias) (ReLU), through the cached primitive for `rows`.
   void run(const float* x, int rows, const float* bias, bool relu, float* y);
+  // The shared primitive for this shape, created on first use.
+  const Entry& primitive(int rows, bool bias, bool relu) const;
 
   dnnl::matmul::primitive_desc describe(int rows, int in, int out, bool bias, bool relu,
                                         const memory::desc& weights) const {
@@ -139,20 +141,26 @@ void PackedWeights::forward(const float* x, int rows, const float* bias, bool re
   }
 }
 
-void PackedWeights::Impl::run(const float* x, int rows, const float* bias, bool relu, float* y) {
-  const Entry* e;
-  {
-    const int in = static_cast<int>(packed_desc.dims()[0]), out = static_cast<int>(packed_desc.dims()[1]);
-    const auto key = std::make_tuple(rows, in, out, bias != nullptr, relu);
-    std::lock_guard<std::mutex> lock(cache_mutex);
-    auto it = cache.find(key);
-    if (it == cache.end()) {
-      const auto pd = describe(rows, in, out, bias != nullptr, relu, packed_desc);
-      require(pd.weights_desc() == packed_desc, "packed weights: oneDNN changed the weight layout");
-      it = cache.emplace(key, Entry{dnnl::matmul(pd), pd.src_desc(), pd.dst_desc(), pd.bias_desc()}).first;
-    }
-    e = &it->second;  // entries are never removed, and std::map keeps them in place
+const Entry& PackedWeights::Impl::primitive(int rows, bool bias, bool relu) const {
+  const int in = static_cast<int>(packed_desc.dims()[0]), out = static_cast<int>(packed_desc.dims()[1]);
+  const auto key = std::make_tuple(rows, in, out, bias, relu);
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const auto pd = describe(rows, in, out, bias, relu, packed_desc);
+    require(pd.weights_desc() == packed_desc, "packed weights: oneDNN changed the weight layout");
+    it = cache.emplace(key, Entry{dnnl::matmul(pd), pd.src_desc(), pd.dst_desc(), pd.bias_desc()}).first;
   }
+  return it->second;  // entries are never removed, and std::map keeps them in place
+}
+
+void PackedWeights::prepare(bool bias, bool relu) const {
+  for (int rows = kPanelRows + 1; rows <= kChunkRows; ++rows)
+    if (padded_rows(rows) == rows) impl_->primitive(rows, bias, relu);
+}
+
+void PackedWeights::Impl::run(const float* x, int rows, const float* bias, bool relu, float* y) {
+  const Entry* e = &primitive(rows, bias != nullptr, relu);
   // Memory objects per call: the same weights may be used by several threads at once.
   const auto& engine = onednn_engine();
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(e->src, engine, const_cast<float*>(x))},
@@ -185,6 +193,8 @@ PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(i
 }
 
 PackedWeights::~PackedWeights() = default;
+
+void PackedWeights::prepare(bool, bool) const {}  // gemm() needs no preparation
 
 void PackedWeights::forward(const float* x, int rows, const float* bias, bool relu, float* y) const {
   gemm<float>(Trans::No, Trans::Yes, rows, out_, in_, 1.0f, x, in_, impl_->w.data(), in_, 0.0f, y, out_);

@@ -139,10 +139,11 @@ template <typename T>
 void Transformer<T>::pack_for_inference() {
   require(std::is_same_v<T, float>, "pack_for_inference: float models only");
   if (packed_for_inference()) return;
-  auto pack = [&](Linear<T>& l) {
+  auto pack = [&](Linear<T>& l, bool relu = false) {
     if constexpr (std::is_same_v<T, float>) {
       packed_.push_back(std::make_unique<kernels::PackedWeights>(l.w, l.out, l.in));
       l.packed = packed_.back().get();
+      l.packed->prepare(l.b != nullptr, relu);
     }
   };
   auto release = [&](Linear<T>& l) {
@@ -153,7 +154,7 @@ void Transformer<T>::pack_for_inference() {
     auto& p = layer->params();
     for (Linear<T>* l : {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj, &p.self_attn.out_proj,
                          &p.ffn.fc1, &p.ffn.fc2}) {
-      pack(*l);
+      pack(*l, l == &p.ffn.fc1);
       release(*l);
     }
   }
@@ -162,7 +163,7 @@ void Transformer<T>::pack_for_inference() {
     for (Linear<T>* l : {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj, &p.self_attn.out_proj,
                          &p.cross_attn.q_proj, &p.cross_attn.k_proj, &p.cross_attn.v_proj, &p.cross_attn.out_proj,
                          &p.ffn.fc1, &p.ffn.fc2}) {
-      pack(*l);
+      pack(*l, l == &p.ffn.fc1);
       release(*l);
     }
   }
