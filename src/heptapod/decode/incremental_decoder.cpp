@@ -64,24 +64,33 @@ void IncrementalDecoder::attend(const float* q, const float* keys, const float* 
   const int C = config_.d_model, H = config_.n_heads, D = C / H;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
+  // One row at a time, all heads together: each key and value vector (C floats) is read once, contiguously.
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
-  for (int rh = 0; rh < rows_ * H; ++rh) {
-    const int r = rh / H, h = rh % H;
+  for (int r = 0; r < rows_; ++r) {
     // Cross keys are (B, S, C) per sentence; cached self keys are (position, cache_rows_, C).
     const long base = cross ? static_cast<long>(row_sentence_[r]) * S_ * C : static_cast<long>(r) * C;
     const long stride = cross ? C : static_cast<long>(cache_rows_) * C;
     const int count = cross ? std::min(src_len_[row_sentence_[r]], S_) : position_ + 1;
-    const float* qr = q + static_cast<long>(r) * C + h * D;
-    float* s = scores_.data() + static_cast<long>(rh) * key_cap;
-    float* o = out + static_cast<long>(r) * C + h * D;
-    std::fill(o, o + D, 0.0f);
+    const float* qr = q + static_cast<long>(r) * C;
+    float* s = scores_.data() + static_cast<long>(r) * H * key_cap;  // (H, key_cap)
+    float* o = out + static_cast<long>(r) * C;
+    std::fill(o, o + C, 0.0f);
     if (count <= 0) continue;
-    for (int j = 0; j < count; ++j) s[j] = kernels::dot(qr, keys + base + j * stride + h * D, D);
-    const float inv = 1.0f / kernels::exp_sum(s, count, kernels::max_value(s, count), scale, s);
     for (int j = 0; j < count; ++j) {
-      s[j] *= inv;
-      const float* vj = values + base + j * stride + h * D;
-      for (int d = 0; d < D; ++d) o[d] += s[j] * vj[d];
+      const float* kj = keys + base + j * stride;
+      for (int h = 0; h < H; ++h) s[h * key_cap + j] = kernels::dot(qr + h * D, kj + h * D, D);
+    }
+    for (int h = 0; h < H; ++h) {
+      float* sh = s + h * key_cap;
+      const float inv = 1.0f / kernels::exp_sum(sh, count, kernels::max_value(sh, count), scale, sh);
+      for (int j = 0; j < count; ++j) sh[j] *= inv;
+    }
+    for (int j = 0; j < count; ++j) {
+      const float* vj = values + base + j * stride;
+      for (int h = 0; h < H; ++h) {
+        const float w = s[h * key_cap + j];
+        for (int d = 0; d < D; ++d) o[h * D + d] += w * vj[h * D + d];
+      }
     }
   }
   if (!probs_out) return;
