@@ -197,6 +197,27 @@ TEST_P(DecodeTest, PackedModelMatchesTheUnpackedOneAndRefusesTraining) {
   EXPECT_THROW(packed->parameters().values(), Error);
 }
 
+// encode() runs large batches in groups of sentences; each sentence's encoding equals encoding it alone.
+TEST_P(DecodeTest, EncodingInGroupsEqualsOneSentenceAtATime) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  auto model = random_model(c, 9);
+  const int B = 70, S = 17, C = c.d_model;  // 1190 token rows: several groups
+  std::vector<int> src(B * S, c.pad_id), len(B);
+  for (int b = 0; b < B; ++b) {
+    len[b] = 1 + (b * 7) % S;
+    for (int s = 0; s < len[b]; ++s) src[b * S + s] = 4 + (b * 13 + s * 5) % (c.src_vocab_size - 4);
+  }
+  Arena whole, single;
+  const float* all = model->encode(src.data(), B, S, len.data(), whole);  // (B*S, C)
+  for (int b = 0; b < B; ++b) {
+    single.reset();
+    const float* one = model->encode(src.data() + b * S, 1, S, len.data() + b, single);  // (S, C)
+    // Rows past the sentence's length are padding and not compared.
+    EXPECT_LT(test::max_rel_error(all + static_cast<long>(b) * S * C, one, static_cast<std::size_t>(len[b]) * C), 1e-5)
+        << "sentence " << b;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Decode, DecodeTest,
                          ::testing::Values(std::pair{NormPosition::Post, EmbeddingTying::All},
                                            std::pair{NormPosition::Pre, EmbeddingTying::None}));

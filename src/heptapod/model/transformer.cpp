@@ -71,7 +71,20 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
     for (int s = 0; s < S; ++s)
       require(src[b * S + s] >= 0 && src[b * S + s] < config_.src_vocab_size,
               "encode: source token id " + std::to_string(src[b * S + s]) + " is outside the vocabulary");
-  return encode_stack(src, B, S, src_len, DropoutContext{}, arena, &inference_scratch_);
+  // Sentences are independent in the encoder, so they go through in groups of about kEncodeRows token rows:
+  // the scratch memory then stays the size of one group's layer, whatever the batch.
+  constexpr int kEncodeRows = 512;
+  const std::size_t C = config_.d_model;
+  T* out = arena.alloc<T>(static_cast<std::size_t>(B) * S * C);  // (B*S, C)
+  const int group = std::max(1, kEncodeRows / S);
+  for (int b0 = 0; b0 < B; b0 += group) {
+    const int g = std::min(group, B - b0);
+    group_scratch_.reset();
+    const T* y = encode_stack(src + static_cast<std::size_t>(b0) * S, g, S, src_len + b0, DropoutContext{},
+                              group_scratch_, &inference_scratch_);  // (g*S, C)
+    std::copy_n(y, static_cast<std::size_t>(g) * S * C, out + static_cast<std::size_t>(b0) * S * C);
+  }
+  return out;
 }
 
 template <typename T>

@@ -91,6 +91,7 @@ class Transformer {
   T* memory_ = nullptr;  // (B*S, C) encoder output
   T* hidden_ = nullptr;  // (B*T, C) decoder output before the projection
   LayerNormSaved<T> encoder_final_saved_, decoder_final_saved_;
+  Arena group_scratch_;      // one group of sentences' encoder state during encode()
   Arena inference_scratch_;  // one encoder layer's activations during encode()
 };
 
