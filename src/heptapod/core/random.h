@@ -16,10 +16,13 @@ inline std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// Uniform in [0, 1) with 24 random bits, keyed by (seed, stream, index).
-inline float counter_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  std::uint64_t h = mix64(seed ^ mix64(stream ^ mix64(index)));
-  return static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
+// The key of counter_uniform's sequence (seed, stream), made once per tensor.
+inline std::uint64_t counter_key(std::uint64_t seed, std::uint64_t stream) { return mix64(seed ^ mix64(stream)); }
+
+// Uniform in [0, 1) with 24 random bits, element `index` of the sequence `key`: one mixing round per value,
+// which vectorises (64-bit multiplies) in the dropout kernel.
+inline float counter_uniform(std::uint64_t key, std::uint64_t index) {
+  return static_cast<float>(mix64(key ^ index) >> 40) * (1.0f / 16777216.0f);
 }
 
 class Rng {
