@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/parallel.h"
 
 namespace heptapod {
 
@@ -28,16 +29,15 @@ struct Candidate {
   int token;
 };
 
-// The `top` largest entries of lp (V), best first; ties go to the smaller id. One pass: an entry is inserted
-// into the small sorted list only when it beats the current last one.
-void top_tokens(const float* lp, int V, int top, std::vector<int>& ids) {
-  ids.clear();
+// The `top` (<= V) largest entries of lp (V) into ids (top), best first; ties go to the smaller id. One pass:
+// an entry is inserted into the small sorted list only when it beats the current last one.
+void top_tokens(const float* lp, int V, int top, int* ids) {
+  int n = 0;
   for (int v = 0; v < V; ++v) {
-    if (static_cast<int>(ids.size()) == top && !(lp[v] > lp[ids.back()])) continue;
-    if (static_cast<int>(ids.size()) == top) ids.pop_back();
-    auto at = ids.end();
-    while (at != ids.begin() && lp[v] > lp[*(at - 1)]) --at;
-    ids.insert(at, v);
+    if (n == top && !(lp[v] > lp[ids[n - 1]])) continue;
+    int at = n == top ? n - 1 : n++;
+    for (; at > 0 && lp[v] > lp[ids[at - 1]]; --at) ids[at] = ids[at - 1];
+    ids[at] = v;
   }
 }
 
@@ -68,7 +68,8 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   for (int r = 0; r < B * k; ++r) rows[r].log_prob = r % k == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
   std::vector<std::vector<Hypothesis>> finished(B);
   const int vocab = decoder.vocabulary_size();
-  std::vector<int> ids;  // a row's best token ids
+  const int top = std::min(2 * k, vocab);
+  std::vector<int> best;  // (rows, top): each row's best token ids
 
   while (decoder.rows() > 0) {
     const int step = decoder.position();
@@ -76,6 +77,11 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
     for (int r = 0; r < decoder.rows(); ++r) tokens[r] = rows[r].tokens.empty() ? bos_id : rows[r].tokens.back();
     const float* logp = decoder.step(tokens);  // (rows, V)
     const float* attention = decoder.last_cross_attention();  // (rows, S)
+    const int live = decoder.rows();
+    best.resize(static_cast<std::size_t>(live) * top);
+#pragma omp parallel for schedule(static) if (static_cast<long>(live) * vocab > kernels::kParallelMinWork)
+    for (int r = 0; r < live; ++r)
+      if (std::isfinite(rows[r].log_prob)) top_tokens(logp + static_cast<long>(r) * vocab, vocab, top, &best[r * top]);
 
     std::vector<int> order;
     std::vector<Row> next_rows;
@@ -87,8 +93,10 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       for (int r = base; r < base + k; ++r) {
         if (!std::isfinite(rows[r].log_prob)) continue;
         const float* lp = logp + static_cast<long>(r) * vocab;
-        top_tokens(lp, vocab, std::min(2 * k, vocab), ids);
-        for (int id : ids) cands.push_back({rows[r].log_prob + lp[id], r, id});
+        for (int i = 0; i < top; ++i) {
+          const int id = best[static_cast<std::size_t>(r) * top + i];
+          cands.push_back({rows[r].log_prob + lp[id], r, id});
+        }
       }
       std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.total > b.total; });
       auto extend = [&](const Candidate& c) {

@@ -1,6 +1,8 @@
 // Incremental decoding: one position per call, caching self-attention keys/values per layer.
 #include "heptapod/decode/incremental_decoder.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -181,17 +183,21 @@ void IncrementalDecoder::reorder(const std::vector<int>& order) {
   std::vector<int> moved;
   for (int i = 0; i < n; ++i)
     if (order[i] != i) moved.push_back(i);
-  if (cache_scratch_.size() < moved.size() * C) cache_scratch_.resize(moved.size() * C);
-  for (Layer& l : layers_) {
-    for (auto* cache : {&l.k_cache, &l.v_cache}) {
-      for (int j = 0; j < position_; ++j) {
-        float* slab = cache->data() + static_cast<long>(j) * cache_rows_ * C;  // (cache_rows_, C)
-        for (std::size_t m = 0; m < moved.size(); ++m)
-          std::memcpy(cache_scratch_.data() + m * C, slab + static_cast<long>(order[moved[m]]) * C, sizeof(float) * C);
-        for (std::size_t m = 0; m < moved.size(); ++m)
-          std::memcpy(slab + static_cast<long>(moved[m]) * C, cache_scratch_.data() + m * C, sizeof(float) * C);
-      }
-    }
+  // The (cache, position) slabs go in parallel, each thread gathering through its own part of the scratch.
+  const int slabs = static_cast<int>(layers_.size()) * 2 * position_;
+  const std::size_t part = moved.size() * C;
+  const std::size_t threads = static_cast<std::size_t>(omp_get_max_threads());
+  if (cache_scratch_.size() < part * threads) cache_scratch_.resize(part * threads);
+#pragma omp parallel for schedule(static) if (static_cast<long>(slabs) * static_cast<long>(part) > kernels::kParallelMinWork)
+  for (int i = 0; i < slabs; ++i) {
+    const int j = i % position_, which = i / position_;
+    PageBuffer& cache = which % 2 == 0 ? layers_[which / 2].k_cache : layers_[which / 2].v_cache;
+    float* slab = cache.data() + static_cast<long>(j) * cache_rows_ * C;  // (cache_rows_, C)
+    float* scratch = cache_scratch_.data() + part * static_cast<std::size_t>(omp_get_thread_num());
+    for (std::size_t m = 0; m < moved.size(); ++m)
+      std::memcpy(scratch + m * C, slab + static_cast<long>(order[moved[m]]) * C, sizeof(float) * C);
+    for (std::size_t m = 0; m < moved.size(); ++m)
+      std::memcpy(slab + static_cast<long>(moved[m]) * C, scratch + m * C, sizeof(float) * C);
   }
   std::vector<int> sentences(n);
   std::vector<float> alignment(static_cast<std::size_t>(n) * S_);

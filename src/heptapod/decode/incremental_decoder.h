@@ -67,7 +67,7 @@ class IncrementalDecoder {
   std::vector<int> src_len_, row_sentence_;
   // Per-step scratch, sized for the largest row count seen.
   std::vector<float> x_, normed_, q_, ctx_, attn_out_, hidden_, logits_, scores_, alignment_, mean_, rstd_;
-  std::vector<float> cache_scratch_;  // the moved rows' cached keys or values during reorder()
+  std::vector<float> cache_scratch_;  // per thread: one slab's moved rows during reorder()
 };
 
 }  // namespace heptapod
