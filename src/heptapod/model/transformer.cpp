@@ -71,18 +71,30 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
     for (int s = 0; s < S; ++s)
       require(src[b * S + s] >= 0 && src[b * S + s] < config_.src_vocab_size,
               "encode: source token id " + std::to_string(src[b * S + s]) + " is outside the vocabulary");
-  // Sentences are independent in the encoder, so they go through in groups of about kEncodeRows token rows:
-  // the scratch memory then stays the size of one group's layer, whatever the batch.
+  // Sentences are independent in the encoder, so they go through in groups of at most kEncodeRows token rows,
+  // each group padded only to its own longest sentence: the scratch memory stays the size of one group's layer
+  // whatever the batch, and a batch of mixed lengths wastes less work on padding.
   constexpr int kEncodeRows = 512;
   const std::size_t C = config_.d_model;
   T* out = arena.alloc<T>(static_cast<std::size_t>(B) * S * C);  // (B*S, C)
-  const int group = std::max(1, kEncodeRows / S);
-  for (int b0 = 0; b0 < B; b0 += group) {
-    const int g = std::min(group, B - b0);
+  std::vector<int> tokens;  // (g, Sg): one group's sources at the group's padded length
+  for (int b0 = 0, g = 0; b0 < B; b0 += g) {
+    int Sg = 1;
+    for (g = 0; b0 + g < B; ++g) {
+      const int longest = std::max(Sg, std::clamp(src_len[b0 + g], 1, S));
+      if (g > 0 && (g + 1) * longest > kEncodeRows) break;
+      Sg = longest;
+    }
+    tokens.resize(static_cast<std::size_t>(g) * Sg);
+    for (int i = 0; i < g; ++i) std::copy_n(src + static_cast<std::size_t>(b0 + i) * S, Sg, tokens.data() + i * Sg);
     group_scratch_.reset();
-    const T* y = encode_stack(src + static_cast<std::size_t>(b0) * S, g, S, src_len + b0, DropoutContext{},
-                              group_scratch_, &inference_scratch_);  // (g*S, C)
-    std::copy_n(y, static_cast<std::size_t>(g) * S * C, out + static_cast<std::size_t>(b0) * S * C);
+    const T* y = encode_stack(tokens.data(), g, Sg, src_len + b0, DropoutContext{}, group_scratch_,
+                              &inference_scratch_);  // (g*Sg, C)
+    for (int i = 0; i < g; ++i) {
+      T* row = out + static_cast<std::size_t>(b0 + i) * S * C;  // (S, C); the padding rows are zeros
+      std::copy_n(y + static_cast<std::size_t>(i) * Sg * C, static_cast<std::size_t>(Sg) * C, row);
+      std::fill(row + static_cast<std::size_t>(Sg) * C, row + static_cast<std::size_t>(S) * C, T(0));
+    }
   }
   return out;
 }

@@ -46,7 +46,8 @@ class Transformer {
   LossTotals evaluate(const Batch& batch, float label_smoothing, Arena& arena, T* row_nll = nullptr);
   // Logits (B*T, V) carved from the arena (no dropout).
   T* logits(const Batch& batch, Arena& arena);
-  // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena.
+  // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena. Rows
+  // past a sentence's length are zeros.
   // The incremental decoder (decode/) starts from here.
   T* encode(const int* src, int B, int S, const int* src_len, Arena& arena);
   // pe: (>= length, C) sinusoidal positions.
