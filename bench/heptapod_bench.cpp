@@ -92,6 +92,7 @@ json translate_phase(const ModelConfig& c, const std::vector<std::vector<int>>& 
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 1);
   model.pack_for_inference();
+  model.prepare_for_batches();  // as `heptapod translate` does for inputs of more than one batch
   IncrementalDecoder decoder(model);
   SearchOptions options;
   options.beam = beam;

@@ -70,7 +70,12 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   }
   std::vector<std::size_t> todo_lengths;
   for (std::size_t i : todo) todo_lengths.push_back(lengths[i]);
-  for (const auto& group : length_batches(todo_lengths, o.batch_tokens)) {
+  const auto batches = length_batches(todo_lengths, o.batch_tokens);
+  if (batches.size() > 1 && !prepared_) {  // many batches meet many row counts: make their kernels once, up front
+    model_->prepare_for_batches();
+    prepared_ = true;
+  }
+  for (const auto& group : batches) {
     std::vector<std::vector<int>> batch;
     for (std::size_t g : group) batch.push_back(tokens[todo[g]]);
     const auto results = beam_search(*decoder_, batch, o.search, c.bos_id, c.eos_id, c.pad_id);

@@ -61,6 +61,7 @@ class Translator {
   std::unique_ptr<Transformer<float>> model_;
   ModelVocabularies vocabs_;
   std::unique_ptr<IncrementalDecoder> decoder_;
+  bool prepared_ = false;  // prepare_for_batches() done
 };
 
 }  // namespace heptapod

@@ -168,7 +168,7 @@ void Transformer<T>::pack_for_inference() {
     if constexpr (std::is_same_v<T, float>) {
       packed_.push_back(std::make_unique<kernels::PackedWeights>(l.w, l.out, l.in));
       l.packed = packed_.back().get();
-      l.packed->prepare(l.b != nullptr, relu);
+      packed_uses_.push_back({l.packed, l.b != nullptr, relu});
     }
   };
   auto release = [&](Linear<T>& l) {
@@ -200,6 +200,11 @@ void Transformer<T>::pack_for_inference() {
     e->table = nullptr;
   }
   release(output_);
+}
+
+template <typename T>
+void Transformer<T>::prepare_for_batches() {
+  for (const PackedUse& use : packed_uses_) use.weights->prepare(use.bias, use.relu);
 }
 
 template <typename T>
