@@ -140,25 +140,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
         beam.push_back(beam.front());
         beam.back().log_prob = -std::numeric_limits<float>::infinity();
       }
-      // A beam is a set: a row that continues the decoder row already at its new index takes that slot, so
-      // the decoder's cache moves only for the others.
-      const int first = static_cast<int>(order.size());
-      std::vector<Row> placed(k);
-      std::vector<bool> taken(k, false), done(beam.size(), false);
-      for (std::size_t i = 0; i < beam.size(); ++i) {
-        const int slot = beam[i].parent - first;
-        if (slot >= 0 && slot < k && !taken[slot]) {
-          placed[slot] = std::move(beam[i]);
-          taken[slot] = done[i] = true;
-        }
-      }
-      for (std::size_t i = 0, slot = 0; i < beam.size(); ++i) {
-        if (done[i]) continue;
-        while (taken[slot]) ++slot;
-        placed[slot] = std::move(beam[i]);
-        taken[slot] = true;
-      }
-      for (auto& row : placed) {
+      for (auto& row : beam) {
         order.push_back(row.parent);
         next_rows.push_back(std::move(row));
       }

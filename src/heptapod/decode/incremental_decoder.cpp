@@ -1,8 +1,6 @@
 // Incremental decoding: one position per call, caching self-attention keys/values per layer.
 #include "heptapod/decode/incremental_decoder.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -51,6 +49,7 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
     l.k_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C);
     l.v_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C);
   }
+  history_.resize(static_cast<std::size_t>(max_steps) * cache_rows_);
   const std::size_t rc = static_cast<std::size_t>(rows_) * C;
   for (auto* v : {&x_, &normed_, &q_, &ctx_, &attn_out_}) v->resize(rc);
   hidden_.resize(static_cast<std::size_t>(rows_) * config_.d_ff);
@@ -69,17 +68,20 @@ void IncrementalDecoder::attend(const float* q, const float* keys, const float* 
   // One row at a time, all heads together: each key and value vector (C floats) is read once, contiguously.
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
-    // Cross keys are (B, S, C) per sentence; cached self keys are (position, cache_rows_, C).
-    const long base = cross ? static_cast<long>(row_sentence_[r]) * S_ * C : static_cast<long>(r) * C;
-    const long stride = cross ? C : static_cast<long>(cache_rows_) * C;
+    // Cross keys are (B, S, C) per sentence; row r's cached self key at position j is row history_(j, r) of
+    // the (position, cache_rows_, C) cache.
     const int count = cross ? std::min(src_len_[row_sentence_[r]], S_) : position_ + 1;
+    auto at = [&](int j) {
+      return cross ? (static_cast<long>(row_sentence_[r]) * S_ + j) * C
+                   : (static_cast<long>(j) * cache_rows_ + history_[static_cast<std::size_t>(j) * cache_rows_ + r]) * C;
+    };
     const float* qr = q + static_cast<long>(r) * C;
     float* s = scores_.data() + static_cast<long>(r) * H * key_cap;  // (H, key_cap)
     float* o = out + static_cast<long>(r) * C;
     std::fill(o, o + C, 0.0f);
     if (count <= 0) continue;
     for (int j = 0; j < count; ++j) {
-      const float* kj = keys + base + j * stride;
+      const float* kj = keys + at(j);
       for (int h = 0; h < H; ++h) s[h * key_cap + j] = kernels::dot(qr + h * D, kj + h * D, D);
     }
     for (int h = 0; h < H; ++h) {
@@ -88,7 +90,7 @@ void IncrementalDecoder::attend(const float* q, const float* keys, const float* 
       for (int j = 0; j < count; ++j) sh[j] *= inv;
     }
     for (int j = 0; j < count; ++j) {
-      const float* vj = values + base + j * stride;
+      const float* vj = values + at(j);
       for (int h = 0; h < H; ++h) {
         const float w = s[h * key_cap + j];
         for (int d = 0; d < D; ++d) o[h * D + d] += w * vj[h * D + d];
@@ -140,8 +142,9 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
   for (std::size_t li = 0; li < layers_.size(); ++li) {
     Layer& l = layers_[li];
     sublayer(l.p->self_attn_norm, [&](const float* in) {
-      // This position's keys and values go straight into their cache slab.
+      // This position's keys and values go straight into their cache slab, row r's at row r.
       const long slab = static_cast<long>(position_) * cache_rows_ * C;
+      for (int r = 0; r < rows_; ++r) history_[static_cast<std::size_t>(position_) * cache_rows_ + r] = r;
       linear_forward(l.p->self_attn.q_proj, in, rows_, q_.data());
       linear_forward(l.p->self_attn.k_proj, in, rows_, l.k_cache.data() + slab);
       linear_forward(l.p->self_attn.v_proj, in, rows_, l.v_cache.data() + slab);
@@ -176,29 +179,15 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
 }
 
 void IncrementalDecoder::reorder(const std::vector<int>& order) {
-  const int C = config_.d_model;
   const int n = static_cast<int>(order.size());
   for (int r : order) require(r >= 0 && r < rows_, "decoder: reorder index out of range");
-  // Only rows whose source differs move: their sources are gathered first (into the scratch), then written.
-  std::vector<int> moved;
-  for (int i = 0; i < n; ++i)
-    if (order[i] != i) moved.push_back(i);
-  // The (cache, position) slabs go in parallel, each thread gathering through its own part of the scratch.
-  const int slabs = static_cast<int>(layers_.size()) * 2 * position_;
-  const std::size_t part = moved.size() * C;
-  const std::size_t threads = static_cast<std::size_t>(omp_get_max_threads());
-  if (cache_scratch_.size() < part * threads) cache_scratch_.resize(part * threads);
-#pragma omp parallel for schedule(static) if (static_cast<long>(slabs) * static_cast<long>(part) > kernels::kParallelMinWork)
-  for (int i = 0; i < slabs; ++i) {
-    const int j = i % position_, which = i / position_;
-    PageBuffer& cache = which % 2 == 0 ? layers_[which / 2].k_cache : layers_[which / 2].v_cache;
-    float* slab = cache.data() + static_cast<long>(j) * cache_rows_ * C;  // (cache_rows_, C)
-    float* scratch = cache_scratch_.data() + part * static_cast<std::size_t>(omp_get_thread_num());
-    for (std::size_t m = 0; m < moved.size(); ++m)
-      std::memcpy(scratch + m * C, slab + static_cast<long>(order[moved[m]]) * C, sizeof(float) * C);
-    for (std::size_t m = 0; m < moved.size(); ++m)
-      std::memcpy(slab + static_cast<long>(moved[m]) * C, scratch + m * C, sizeof(float) * C);
-  }
+  // The cached keys and values stay where they are: row i now continues row order[i]'s history.
+  std::vector<int> history(static_cast<std::size_t>(position_) * n);  // (position_, n)
+  for (int j = 0; j < position_; ++j)
+    for (int i = 0; i < n; ++i)
+      history[static_cast<std::size_t>(j) * n + i] = history_[static_cast<std::size_t>(j) * cache_rows_ + order[i]];
+  for (int j = 0; j < position_; ++j)
+    std::copy_n(history.data() + static_cast<std::size_t>(j) * n, n, history_.data() + static_cast<std::size_t>(j) * cache_rows_);
   std::vector<int> sentences(n);
   std::vector<float> alignment(static_cast<std::size_t>(n) * S_);
   for (int i = 0; i < n; ++i) {

@@ -46,7 +46,8 @@ class IncrementalDecoder {
   struct Layer {
     const DecoderLayerParams<float>* p = nullptr;
     // (max_steps, cache_rows_, C), position-major: pages are touched only as positions are written, by the
-    // rows still decoding, and the memory of one batch is reused by the next.
+    // rows still decoding, and the memory of one batch is reused by the next. Entries never move: history_
+    // says which row of each position's slab belongs to a hypothesis.
     PageBuffer k_cache, v_cache;
     float* cross_k = nullptr;             // (B*S, C), in the arena
     float* cross_v = nullptr;             // (B*S, C)
@@ -67,7 +68,9 @@ class IncrementalDecoder {
   std::vector<int> src_len_, row_sentence_;
   // Per-step scratch, sized for the largest row count seen.
   std::vector<float> x_, normed_, q_, ctx_, attn_out_, hidden_, logits_, scores_, alignment_, mean_, rstd_;
-  std::vector<float> cache_scratch_;  // per thread: one slab's moved rows during reorder()
+  // (max_steps, cache_rows_): history_(j, r) is the slab row holding row r's key and value at position j;
+  // reorder() rewrites these indices instead of moving cached vectors.
+  std::vector<int> history_;
 };
 
 }  // namespace heptapod
