@@ -15,15 +15,12 @@ PageBuffer::~PageBuffer() {
 }
 
 PageBuffer::PageBuffer(PageBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)),
-      size_(std::exchange(other.size_, 0)),
-      capacity_(std::exchange(other.capacity_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)), capacity_(std::exchange(other.capacity_, 0)) {}
 
 PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
   if (this != &other) {
     this->~PageBuffer();
     data_ = std::exchange(other.data_, nullptr);
-    size_ = std::exchange(other.size_, 0);
     capacity_ = std::exchange(other.capacity_, 0);
   }
   return *this;
@@ -40,7 +37,6 @@ void PageBuffer::reset(std::size_t count) {
     data_ = static_cast<float*>(p);
     capacity_ = count;
   }
-  size_ = count;
 }
 
 }  // namespace heptapod

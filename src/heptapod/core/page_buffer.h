@@ -22,11 +22,10 @@ class PageBuffer {
 
   float* data() { return data_; }
   const float* data() const { return data_; }
-  std::size_t size() const { return size_; }
 
  private:
   float* data_ = nullptr;
-  std::size_t size_ = 0, capacity_ = 0;  // in floats
+  std::size_t capacity_ = 0;  // in floats
 };
 
 }  // namespace heptapod

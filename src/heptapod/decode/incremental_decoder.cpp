@@ -6,14 +6,11 @@
 #include <cstring>
 
 #include "heptapod/core/error.h"
-#include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/elementwise.h"
-#include "heptapod/kernels/embedding.h"
 #include "heptapod/kernels/layer_norm.h"
 #include "heptapod/kernels/parallel.h"
 #include "heptapod/kernels/vector_math.h"
 #include "heptapod/model/bind.h"
-#include "heptapod/model/parameter_layout.h"
 
 namespace heptapod {
 

@@ -133,9 +133,10 @@ void PackedWeights::forward(const float* x, int rows, const float* bias, bool re
       impl_->run(xm, m, bias, relu, ym);
       continue;
     }
-    padded_x.assign(static_cast<std::size_t>(padded) * in_, 0.0f);
+    padded_x.resize(static_cast<std::size_t>(padded) * in_);
     padded_y.resize(static_cast<std::size_t>(padded) * out_);
     std::copy_n(xm, static_cast<std::size_t>(m) * in_, padded_x.data());
+    std::fill(padded_x.begin() + static_cast<std::ptrdiff_t>(m) * in_, padded_x.end(), 0.0f);  // the padding rows
     impl_->run(padded_x.data(), padded, bias, relu, padded_y.data());
     std::copy_n(padded_y.data(), static_cast<std::size_t>(m) * out_, ym);
   }

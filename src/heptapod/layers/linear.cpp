@@ -12,28 +12,32 @@ namespace heptapod {
 using kernels::gemm;
 using kernels::Trans;
 
+namespace {
+
+// y = x W^T + b, then ReLU when asked: one fused product with packed weights, else GEMM and row passes.
 template <typename T>
-void linear_forward(const Linear<T>& l, const T* x, int N, T* y) {
+void project(const Linear<T>& l, const T* x, int N, bool relu, T* y) {
   if constexpr (std::is_same_v<T, float>) {
     if (l.packed) {
-      l.packed->forward(x, N, l.b, false, y);
+      l.packed->forward(x, N, l.b, relu, y);
       return;
     }
   }
   gemm<T>(Trans::No, Trans::Yes, N, l.out, l.in, T(1), x, l.in, l.w, l.in, T(0), y, l.out);
   if (l.b) kernels::add_bias(y, l.b, N, l.out);
+  if (relu) kernels::relu_forward(y, static_cast<long>(N) * l.out);
+}
+
+}  // namespace
+
+template <typename T>
+void linear_forward(const Linear<T>& l, const T* x, int N, T* y) {
+  project(l, x, N, false, y);
 }
 
 template <typename T>
 void linear_relu_forward(const Linear<T>& l, const T* x, int N, T* y) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (l.packed) {
-      l.packed->forward(x, N, l.b, true, y);
-      return;
-    }
-  }
-  linear_forward(l, x, N, y);
-  kernels::relu_forward(y, static_cast<long>(N) * l.out);
+  project(l, x, N, true, y);
 }
 
 template <typename T>

@@ -5,8 +5,6 @@
 #include <type_traits>
 
 #include "heptapod/core/error.h"
-#include "heptapod/kernels/blas.h"
-#include "heptapod/kernels/elementwise.h"
 #include "heptapod/model/bind.h"
 #include "heptapod/model/parameter_layout.h"
 
@@ -164,47 +162,41 @@ template <typename T>
 void Transformer<T>::pack_for_inference() {
   require(std::is_same_v<T, float>, "pack_for_inference: float models only");
   if (packed_for_inference()) return;
-  auto pack = [&](Linear<T>& l, bool relu = false) {
+  // Packs one layer's weights and gives their row-major pages back.
+  auto pack = [&](Linear<T>& l, bool relu) {
     if constexpr (std::is_same_v<T, float>) {
-      packed_.push_back(std::make_unique<kernels::PackedWeights>(l.w, l.out, l.in));
-      l.packed = packed_.back().get();
-      packed_uses_.push_back({l.packed, l.b != nullptr, relu});
+      packed_.push_back({std::make_unique<kernels::PackedWeights>(l.w, l.out, l.in), l.b != nullptr, relu});
+      l.packed = packed_.back().weights.get();
     }
-  };
-  auto release = [&](Linear<T>& l) {
     params_.release(l.w, static_cast<std::size_t>(l.out) * l.in);
     l.w = nullptr;
   };
   for (auto& layer : encoder_) {
     auto& p = layer->params();
     for (Linear<T>* l : {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj, &p.self_attn.out_proj,
-                         &p.ffn.fc1, &p.ffn.fc2}) {
+                         &p.ffn.fc1, &p.ffn.fc2})
       pack(*l, l == &p.ffn.fc1);
-      release(*l);
-    }
   }
   for (auto& layer : decoder_) {
     auto& p = layer->params();
     for (Linear<T>* l : {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj, &p.self_attn.out_proj,
                          &p.cross_attn.q_proj, &p.cross_attn.k_proj, &p.cross_attn.v_proj, &p.cross_attn.out_proj,
-                         &p.ffn.fc1, &p.ffn.fc2}) {
+                         &p.ffn.fc1, &p.ffn.fc2})
       pack(*l, l == &p.ffn.fc1);
-      release(*l);
-    }
   }
   // The output projection; an embedding table that is the same matrix reads it through the packed copy.
-  pack(output_);
+  const T* table = output_.w;
+  pack(output_, false);
   for (Embedding<T>* e : {&src_embedding_, &tgt_embedding_}) {
-    if (e->table != output_.w) continue;
+    if (e->table != table) continue;
     e->packed = output_.packed;
     e->table = nullptr;
   }
-  release(output_);
 }
 
 template <typename T>
 void Transformer<T>::prepare_for_batches() {
-  for (const PackedUse& use : packed_uses_) use.weights->prepare(use.bias, use.relu);
+  for (const Packed& p : packed_) p.weights->prepare(p.bias, p.relu);
 }
 
 template <typename T>

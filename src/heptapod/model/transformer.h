@@ -85,12 +85,11 @@ class Transformer {
   PositionalTable<T> positions_;
   Embedding<T> src_embedding_, tgt_embedding_;
   Linear<T> output_;  // (V, C), tied to an embedding table or not
-  std::vector<std::unique_ptr<kernels::PackedWeights>> packed_;  // owned by pack_for_inference()
-  struct PackedUse {
-    const kernels::PackedWeights* weights;
+  struct Packed {
+    std::unique_ptr<kernels::PackedWeights> weights;
     bool bias, relu;  // how forward() calls it
   };
-  std::vector<PackedUse> packed_uses_;
+  std::vector<Packed> packed_;  // made by pack_for_inference()
   std::vector<std::unique_ptr<EncoderLayer<T>>> encoder_;
   std::vector<std::unique_ptr<DecoderLayer<T>>> decoder_;
   LayerNorm<T> encoder_final_norm_, decoder_final_norm_;
