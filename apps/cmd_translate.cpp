@@ -1,5 +1,6 @@
 // `heptapod translate -m MODEL`: translates lines from stdin or a file, in input order, to stdout or a file.
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -63,6 +64,12 @@ Runner add_translate_command(CLI::App& root) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--nbest", s.nbest, "Print this many hypotheses per line as: id ||| text ||| score")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--cache", s.cache,
+                  "Storage of the decoder's cached keys and values: float16 (half the memory; attention computes in "
+                  "float) or float32 (the exact numbers of a full forward pass)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, CachePrecision>{{"float16", CachePrecision::Float16},
+                                                                                 {"float32", CachePrecision::Float32}}))
+      ->option_text("float16|float32 (default float16)");
   cmd->add_flag("--scores", f->scores, "Append ||| score (length-normalised log-probability)");
   cmd->add_flag("--alignments", f->alignments, "Append ||| i-j source-target token alignments from attention");
   cmd->add_option("--batch-tokens", f->options.batch_tokens, "Source tokens per search batch");

@@ -41,9 +41,11 @@ std::vector<std::vector<int>> sources() {
 
 class DecodeTest : public ::testing::TestWithParam<std::pair<NormPosition, EmbeddingTying>> {};
 
-TEST_P(DecodeTest, IncrementalLogProbsEqualFullRecomputation) {
-  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+// The worst relative error of the incremental decoder's log-probabilities (every token, teacher-forced)
+// against a full forward pass of the same model (packed for inference when asked).
+double worst_incremental_error(const ModelConfig& c, CachePrecision cache, bool packed = false) {
   auto model = random_model(c, 3);
+  if (packed) model->pack_for_inference();
   const auto src = sources();
   // Teacher-forced targets of different lengths.
   std::vector<std::vector<int>> tgt = {{4, 5, 6, 7}, {8, 9}, {10, 11, 12, 13, 14, 15}, {16}, {17, 18, 19}};
@@ -52,13 +54,16 @@ TEST_P(DecodeTest, IncrementalLogProbsEqualFullRecomputation) {
   const float* logits = model->logits(batch, arena);  // (B*T, V)
 
   IncrementalDecoder dec(*model);
-  dec.start(batch.src.data(), batch.B, batch.S, batch.src_len.data(), 1, batch.T);
+  dec.start(batch.src.data(), batch.B, batch.S, batch.src_len.data(), 1, batch.T, cache);
   const int V = c.tgt_vocab_size;
   double worst = 0;
   for (int t = 0; t < batch.T; ++t) {
     std::vector<int> tokens(batch.B);
     for (int b = 0; b < batch.B; ++b) tokens[b] = batch.tgt_in[b * batch.T + t];
-    const float* logp = dec.step(tokens);
+    const NextTokens& next = dec.step(tokens, V);  // every token, best first
+    std::vector<float> logp(static_cast<std::size_t>(batch.B) * V);  // (B, V) by token id
+    for (int b = 0; b < batch.B; ++b)
+      for (int i = 0; i < V; ++i) logp[static_cast<std::size_t>(b) * V + next.ids[b * V + i]] = next.log_probs[b * V + i];
     for (int b = 0; b < batch.B; ++b) {
       if (t >= batch.tgt_len[b]) continue;  // past the sentence: padding tokens, not compared
       const float* row = logits + (static_cast<long>(b) * batch.T + t) * V;
@@ -67,10 +72,19 @@ TEST_P(DecodeTest, IncrementalLogProbsEqualFullRecomputation) {
       for (int v = 0; v < V; ++v) z += std::exp(row[v] - m);
       std::vector<double> expect(V);
       for (int v = 0; v < V; ++v) expect[v] = row[v] - m - std::log(z);
-      worst = std::max(worst, test::max_rel_error(logp + static_cast<long>(b) * V, expect.data(), V));
+      worst = std::max(worst, test::max_rel_error(logp.data() + static_cast<long>(b) * V, expect.data(), V));
     }
   }
-  EXPECT_LT(worst, 1e-5);
+  return worst;
+}
+
+TEST_P(DecodeTest, IncrementalLogProbsEqualFullRecomputation) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  EXPECT_LT(worst_incremental_error(c, CachePrecision::Float32), 1e-5);
+  // Half-precision keys and values: close, not equal (11 significant bits per cached value).
+  const double half = worst_incremental_error(c, CachePrecision::Float16);
+  EXPECT_LT(half, 5e-3);
+  EXPECT_GT(half, 0.0);  // the half cache is really in use
 }
 
 TEST_P(DecodeTest, BeamOneEqualsGreedy) {
@@ -216,6 +230,14 @@ TEST_P(DecodeTest, EncodingInGroupsEqualsOneSentenceAtATime) {
     EXPECT_LT(test::max_rel_error(all + static_cast<long>(b) * S * C, one, static_cast<std::size_t>(len[b]) * C), 1e-5)
         << "sentence " << b;
   }
+}
+
+TEST(Decode, LargeVocabularyIsScoredBlockByBlock) {
+  ModelConfig c = decode_config(NormPosition::Post, EmbeddingTying::All);
+  c.src_vocab_size = c.tgt_vocab_size = 20000;  // more than two blocks, the last one partial
+  EXPECT_GT(Transformer<float>(c).output_column_blocks().size(), 2u);
+  EXPECT_LT(worst_incremental_error(c, CachePrecision::Float32), 1e-5);
+  EXPECT_LT(worst_incremental_error(c, CachePrecision::Float32, true), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Decode, DecodeTest,

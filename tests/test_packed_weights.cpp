@@ -1,11 +1,13 @@
 // PackedWeights (inference weights in the GEMM kernels' own layout) against naive loops: the product with and
-// without bias and ReLU for one to many rows, and every element read back through at() and row().
+// without bias and ReLU for one to many rows, column ranges of it, and every element read back through at()
+// and row().
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "heptapod/core/error.h"
 #include "heptapod/kernels/packed_weights.h"
 #include "test_util.h"
 
@@ -53,6 +55,36 @@ TEST(PackedWeights, ForwardMatchesNaiveWithAndWithoutBiasAndRelu) {
         }
     }
   }
+}
+
+TEST(PackedWeights, ColumnRangesEqualTheirPartOfTheWholeProduct) {
+  const int out = 1000, in = 96;  // 1000 is not a multiple of the 64-column panels: the last range is partial
+  std::vector<float> w(static_cast<std::size_t>(out) * in), b(out);
+  test::fill_uniform(w, 5);
+  test::fill_uniform(b, 6);
+  const PackedWeights packed(w.data(), out, in);
+  const int align = packed.column_align();
+  ASSERT_GE(align, 1);
+  for (int width : {align, 4 * align, 320 / align * align + align}) {
+    packed.prepare(true, false, width);
+    for (int rows : {1, 4, 5, 40, 300}) {
+      std::vector<float> x(static_cast<std::size_t>(rows) * in);
+      test::fill_uniform(x, rows + width);
+      const auto whole = naive_linear(x, w, b.data(), rows, out, in, false);
+      for (int n0 = 0; n0 < out; n0 += width) {
+        const int n = std::min(width, out - n0);
+        std::vector<float> y(static_cast<std::size_t>(rows) * n, -7.0f), want(y.size());
+        packed.forward_columns(x.data(), rows, n0, n, b.data(), false, y.data());
+        for (int r = 0; r < rows; ++r)
+          std::copy_n(whole.data() + static_cast<std::size_t>(r) * out + n0, n, want.data() + static_cast<std::size_t>(r) * n);
+        EXPECT_LE(test::max_rel_error(y.data(), want.data(), y.size()), 1e-5)
+            << "rows=" << rows << " columns " << n0 << "+" << n;
+      }
+    }
+  }
+  std::vector<float> x(in), y(out);
+  EXPECT_THROW(packed.forward_columns(x.data(), 1, 0, out + 1, nullptr, false, y.data()), Error);
+  if (align > 1) EXPECT_THROW(packed.forward_columns(x.data(), 1, 1, 8, nullptr, false, y.data()), Error);
 }
 
 TEST(PackedWeights, EveryElementReadsBack) {

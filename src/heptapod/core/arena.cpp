@@ -58,6 +58,10 @@ void Arena::reset() {
   overflow_used_ = 0;
 }
 
+void Arena::trim(std::size_t keep_bytes) {
+  if (keep_bytes < main_size_) release_pages(main_.base + keep_bytes, main_size_ - keep_bytes);
+}
+
 void Arena::reserve(std::size_t bytes) {
   bytes = round_up(bytes);
   if (bytes <= main_size_) return;

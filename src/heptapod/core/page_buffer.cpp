@@ -11,7 +11,7 @@
 namespace heptapod {
 
 PageBuffer::~PageBuffer() {
-  if (data_) ::munmap(data_, capacity_ * sizeof(float));
+  if (data_) ::munmap(data_, capacity_);
 }
 
 PageBuffer::PageBuffer(PageBuffer&& other) noexcept
@@ -26,16 +26,16 @@ PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
   return *this;
 }
 
-void PageBuffer::reset(std::size_t count) {
-  if (count > capacity_) {
+void PageBuffer::reset(std::size_t bytes) {
+  if (bytes > capacity_) {
     this->~PageBuffer();
     data_ = nullptr;
     capacity_ = 0;
-    void* p = ::mmap(nullptr, count * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                      -1, 0);
-    require(p != MAP_FAILED, "out of memory for a " + std::to_string(count * sizeof(float) >> 20) + " MB buffer");
-    data_ = static_cast<float*>(p);
-    capacity_ = count;
+    require(p != MAP_FAILED, "out of memory for a " + std::to_string(bytes >> 20) + " MB buffer");
+    data_ = p;
+    capacity_ = bytes;
   }
 }
 

@@ -1,4 +1,4 @@
-// A float buffer made of fresh anonymous pages: pages never written cost no memory. For caches sized for the
+// A buffer made of fresh anonymous pages: pages never written cost no memory. For caches sized for the
 // worst case but filled as work proceeds (the decoder's key/value cache is sized for the longest output and
 // all rows; most rows stop earlier).
 #pragma once
@@ -16,16 +16,18 @@ class PageBuffer {
   PageBuffer(const PageBuffer&) = delete;
   PageBuffer& operator=(const PageBuffer&) = delete;
 
-  // Room for `count` floats, contents undefined. The mapping is kept while it is large enough, so pages
+  // Room for `bytes` bytes, contents undefined. The mapping is kept while it is large enough, so pages
   // touched before are reused rather than faulted in again.
-  void reset(std::size_t count);
+  void reset(std::size_t bytes);
 
-  float* data() { return data_; }
-  const float* data() const { return data_; }
+  template <typename T>
+  T* as() {
+    return static_cast<T*>(data_);
+  }
 
  private:
-  float* data_ = nullptr;
-  std::size_t capacity_ = 0;  // in floats
+  void* data_ = nullptr;
+  std::size_t capacity_ = 0;  // in bytes
 };
 
 }  // namespace heptapod

@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "heptapod/core/error.h"
-#include "heptapod/kernels/parallel.h"
 
 namespace heptapod {
 
@@ -29,18 +28,6 @@ struct Candidate {
   int token;
 };
 
-// The `top` (<= V) largest entries of lp (V) into ids (top), best first; ties go to the smaller id. One pass:
-// an entry is inserted into the small sorted list only when it beats the current last one.
-void top_tokens(const float* lp, int V, int top, int* ids) {
-  int n = 0;
-  for (int v = 0; v < V; ++v) {
-    if (n == top && !(lp[v] > lp[ids[n - 1]])) continue;
-    int at = n == top ? n - 1 : n++;
-    for (; at > 0 && lp[v] > lp[ids[at - 1]]; --at) ids[at] = ids[at - 1];
-    ids[at] = v;
-  }
-}
-
 }  // namespace
 
 std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
@@ -60,7 +47,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
     std::copy(sources[b].begin(), sources[b].end(), src.begin() + static_cast<long>(b) * S);
     src_len[b] = static_cast<int>(sources[b].size());
   }
-  decoder.start(src.data(), B, S, src_len.data(), o.beam, max_steps);
+  decoder.start(src.data(), B, S, src_len.data(), o.beam, max_steps, o.cache);
 
   const int k = o.beam;
   std::vector<Row> rows(static_cast<std::size_t>(B) * k);
@@ -69,19 +56,13 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   std::vector<std::vector<Hypothesis>> finished(B);
   const int vocab = decoder.vocabulary_size();
   const int top = std::min(2 * k, vocab);
-  std::vector<int> best;  // (rows, top): each row's best token ids
 
   while (decoder.rows() > 0) {
     const int step = decoder.position();
     std::vector<int> tokens(decoder.rows());
     for (int r = 0; r < decoder.rows(); ++r) tokens[r] = rows[r].tokens.empty() ? bos_id : rows[r].tokens.back();
-    const float* logp = decoder.step(tokens);  // (rows, V)
+    const NextTokens& next = decoder.step(tokens, top);  // each row's best `top` tokens
     const float* attention = decoder.last_cross_attention();  // (rows, S)
-    const int live = decoder.rows();
-    best.resize(static_cast<std::size_t>(live) * top);
-#pragma omp parallel for schedule(static) if (static_cast<long>(live) * vocab > kernels::kParallelMinWork)
-    for (int r = 0; r < live; ++r)
-      if (std::isfinite(rows[r].log_prob)) top_tokens(logp + static_cast<long>(r) * vocab, vocab, top, &best[r * top]);
 
     std::vector<int> order;
     std::vector<Row> next_rows;
@@ -92,10 +73,9 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       std::vector<Candidate> cands;
       for (int r = base; r < base + k; ++r) {
         if (!std::isfinite(rows[r].log_prob)) continue;
-        const float* lp = logp + static_cast<long>(r) * vocab;
         for (int i = 0; i < top; ++i) {
-          const int id = best[static_cast<std::size_t>(r) * top + i];
-          cands.push_back({rows[r].log_prob + lp[id], r, id});
+          const std::size_t at = static_cast<std::size_t>(r) * top + i;
+          cands.push_back({rows[r].log_prob + next.log_probs[at], r, next.ids[at]});
         }
       }
       std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.total > b.total; });

@@ -15,6 +15,7 @@ struct SearchOptions {
   int max_extra_length = 50;    // outputs stop at source length + this many tokens
   int nbest = 1;                // hypotheses returned per sentence (<= beam)
   int min_length = 0;           // the end token is banned until the output has this many tokens
+  CachePrecision cache = CachePrecision::Float16;  // the decoder's key/value storage
 };
 
 struct Hypothesis {

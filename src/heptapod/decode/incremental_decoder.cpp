@@ -6,13 +6,21 @@
 #include <cstring>
 
 #include "heptapod/core/error.h"
+#include "heptapod/decode/top_tokens.h"
 #include "heptapod/kernels/elementwise.h"
+#include "heptapod/kernels/half.h"
 #include "heptapod/kernels/layer_norm.h"
 #include "heptapod/kernels/parallel.h"
 #include "heptapod/kernels/vector_math.h"
 #include "heptapod/model/bind.h"
 
 namespace heptapod {
+
+namespace {
+
+constexpr int kStageRows = 256;  // rows projected at a time on their way into a half-precision cache
+
+}  // namespace
 
 IncrementalDecoder::IncrementalDecoder(Transformer<float>& model) : model_(model), config_(model.config()) {
   const ModelConfig& c = config_;
@@ -23,9 +31,12 @@ IncrementalDecoder::IncrementalDecoder(Transformer<float>& model) : model_(model
     final_norm_ = bind_layer_norm(model.parameters(), "decoder/final_norm", c.d_model, c.layer_norm_eps);
 }
 
-void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps) {
+void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps,
+                               CachePrecision cache) {
   require(B > 0 && S > 0 && rows_per_sentence > 0 && max_steps > 0, "decoder: empty batch");
   const int C = config_.d_model;
+  cache_ = cache;
+  const std::size_t element = cache == CachePrecision::Float16 ? sizeof(kernels::half) : sizeof(float);
   B_ = B;
   S_ = S;
   rows_ = B * rows_per_sentence;
@@ -37,27 +48,68 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   for (int r = 0; r < rows_; ++r) row_sentence_[r] = r / rows_per_sentence;
 
   arena_.reset();
-  const float* memory = model_.encode(src, B, S, src_len, arena_);  // (B*S, C)
+  float* memory = model_.encode(src, B, S, src_len, arena_);  // (B*S, C)
+  // Cross-attention reads only real source positions: pack them sentence after sentence (N, C), in place,
+  // and project those alone.
+  cross_offset_.resize(B);
+  int N = 0;
+  for (int b = 0; b < B; ++b) {
+    cross_offset_[b] = N;
+    const int n = std::clamp(src_len[b], 0, S);
+    std::memmove(memory + static_cast<long>(N) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
+    N += n;
+  }
+  if (cache == CachePrecision::Float16)
+    stage_.resize(static_cast<std::size_t>(std::min(std::max(N, rows_), kStageRows)) * C);
+  const std::size_t cross_elements = static_cast<std::size_t>(std::max(N, 1)) * C;
   for (Layer& l : layers_) {
-    l.cross_k = arena_.alloc<float>(static_cast<std::size_t>(B) * S * C);
-    l.cross_v = arena_.alloc<float>(static_cast<std::size_t>(B) * S * C);
-    linear_forward(l.p->cross_attn.k_proj, memory, B * S, l.cross_k);
-    linear_forward(l.p->cross_attn.v_proj, memory, B * S, l.cross_v);
-    l.k_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C);
-    l.v_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C);
+    l.cross_k = arena_.alloc<std::byte>(cross_elements * element);
+    l.cross_v = arena_.alloc<std::byte>(cross_elements * element);
+    if (N == 0) continue;
+    project_to_cache(l.p->cross_attn.k_proj, memory, N, l.cross_k, 0);
+    project_to_cache(l.p->cross_attn.v_proj, memory, N, l.cross_v, 0);
+    l.k_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C * element);
+    l.v_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C * element);
   }
   history_.resize(static_cast<std::size_t>(max_steps) * cache_rows_);
   const std::size_t rc = static_cast<std::size_t>(rows_) * C;
   for (auto* v : {&x_, &normed_, &q_, &ctx_, &attn_out_}) v->resize(rc);
   hidden_.resize(static_cast<std::size_t>(rows_) * config_.d_ff);
-  logits_.resize(static_cast<std::size_t>(rows_) * config_.tgt_vocab_size);
+  int widest = 0;
+  for (const auto& [v0, n] : model_.output_column_blocks()) widest = std::max(widest, n);
+  logits_.resize(static_cast<std::size_t>(rows_) * widest);
+  log_z_.resize(rows_);
+  top_count_.resize(rows_);
   scores_.resize(static_cast<std::size_t>(rows_) * config_.n_heads * std::max(S, max_steps));
   alignment_.resize(static_cast<std::size_t>(rows_) * S);
   mean_.resize(rows_);
   rstd_.resize(rows_);
 }
 
-void IncrementalDecoder::attend(const float* q, const float* keys, const float* values, bool cross, float* out,
+void IncrementalDecoder::project_to_cache(const Linear<float>& w, const float* x, int n, void* dst, long offset) {
+  const int C = config_.d_model;
+  if (cache_ == CachePrecision::Float32) {
+    linear_forward(w, x, n, static_cast<float*>(dst) + offset);
+    return;
+  }
+  for (int r0 = 0; r0 < n; r0 += kStageRows) {
+    const int rows = std::min(kStageRows, n - r0);
+    linear_forward(w, x + static_cast<long>(r0) * C, rows, stage_.data());
+    kernels::to_half(stage_.data(), static_cast<kernels::half*>(dst) + offset + static_cast<long>(r0) * C,
+                     static_cast<long>(rows) * C);
+  }
+}
+
+void IncrementalDecoder::attend(const float* q, const void* keys, const void* values, bool cross, float* out,
+                                float* probs_out) {
+  if (cache_ == CachePrecision::Float16)
+    attend(q, static_cast<const kernels::half*>(keys), static_cast<const kernels::half*>(values), cross, out, probs_out);
+  else
+    attend(q, static_cast<const float*>(keys), static_cast<const float*>(values), cross, out, probs_out);
+}
+
+template <typename E>
+void IncrementalDecoder::attend(const float* q, const E* keys, const E* values, bool cross, float* out,
                                 float* probs_out) {
   const int C = config_.d_model, H = config_.n_heads, D = C / H;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
@@ -65,11 +117,11 @@ void IncrementalDecoder::attend(const float* q, const float* keys, const float* 
   // One row at a time, all heads together: each key and value vector (C floats) is read once, contiguously.
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
-    // Cross keys are (B, S, C) per sentence; row r's cached self key at position j is row history_(j, r) of
-    // the (position, cache_rows_, C) cache.
-    const int count = cross ? std::min(src_len_[row_sentence_[r]], S_) : position_ + 1;
+    // Cross keys are (N, C), a sentence's rows from its cross_offset_; row r's cached self key at position j
+    // is row history_(j, r) of the (position, cache_rows_, C) cache.
+    const int count = cross ? std::clamp(src_len_[row_sentence_[r]], 0, S_) : position_ + 1;
     auto at = [&](int j) {
-      return cross ? (static_cast<long>(row_sentence_[r]) * S_ + j) * C
+      return cross ? (static_cast<long>(cross_offset_[row_sentence_[r]]) + j) * C
                    : (static_cast<long>(j) * cache_rows_ + history_[static_cast<std::size_t>(j) * cache_rows_ + r]) * C;
     };
     const float* qr = q + static_cast<long>(r) * C;
@@ -78,7 +130,7 @@ void IncrementalDecoder::attend(const float* q, const float* keys, const float* 
     std::fill(o, o + C, 0.0f);
     if (count <= 0) continue;
     for (int j = 0; j < count; ++j) {
-      const float* kj = keys + at(j);
+      const E* kj = keys + at(j);
       for (int h = 0; h < H; ++h) s[h * key_cap + j] = kernels::dot(qr + h * D, kj + h * D, D);
     }
     for (int h = 0; h < H; ++h) {
@@ -87,11 +139,8 @@ void IncrementalDecoder::attend(const float* q, const float* keys, const float* 
       for (int j = 0; j < count; ++j) sh[j] *= inv;
     }
     for (int j = 0; j < count; ++j) {
-      const float* vj = values + at(j);
-      for (int h = 0; h < H; ++h) {
-        const float w = s[h * key_cap + j];
-        for (int d = 0; d < D; ++d) o[h * D + d] += w * vj[h * D + d];
-      }
+      const E* vj = values + at(j);
+      for (int h = 0; h < H; ++h) kernels::add_scaled(s[h * key_cap + j], vj + h * D, o + h * D, D);
     }
   }
   if (!probs_out) return;
@@ -110,8 +159,9 @@ void IncrementalDecoder::sublayer_norm(const LayerNorm<float>& ln, float* x, flo
   kernels::layer_norm_forward(x, ln.gamma, ln.beta, y, mean_.data(), rstd_.data(), rows_, ln.C, ln.eps);
 }
 
-const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
+const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int top) {
   require(static_cast<int>(tokens.size()) == rows_, "decoder: one token per row expected");
+  require(top >= 1 && top <= config_.tgt_vocab_size, "decoder: top tokens must be between 1 and the vocabulary size");
   require(position_ < max_steps_, "decoder: past the maximum output length");
   const int C = config_.d_model, V = config_.tgt_vocab_size;
   for (int t : tokens) require(t >= 0 && t < V, "decoder: token id outside the target vocabulary");
@@ -143,9 +193,9 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
       const long slab = static_cast<long>(position_) * cache_rows_ * C;
       for (int r = 0; r < rows_; ++r) history_[static_cast<std::size_t>(position_) * cache_rows_ + r] = r;
       linear_forward(l.p->self_attn.q_proj, in, rows_, q_.data());
-      linear_forward(l.p->self_attn.k_proj, in, rows_, l.k_cache.data() + slab);
-      linear_forward(l.p->self_attn.v_proj, in, rows_, l.v_cache.data() + slab);
-      attend(q_.data(), l.k_cache.data(), l.v_cache.data(), false, ctx_.data(), nullptr);
+      project_to_cache(l.p->self_attn.k_proj, in, rows_, l.k_cache.as<void>(), slab);
+      project_to_cache(l.p->self_attn.v_proj, in, rows_, l.v_cache.as<void>(), slab);
+      attend(q_.data(), l.k_cache.as<const void>(), l.v_cache.as<const void>(), false, ctx_.data(), nullptr);
       linear_forward(l.p->self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
     sublayer(l.p->cross_attn_norm, [&](const float* in) {
@@ -163,16 +213,31 @@ const float* IncrementalDecoder::step(const std::vector<int>& tokens) {
     sublayer_norm(final_norm_, x, normed_.data());
     x = normed_.data();
   }
-  float* logits = logits_.data();
-  model_.project_output(x, rows_, logits);
-#pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * V > kernels::kParallelMinWork)
-  for (int r = 0; r < rows_; ++r) {
-    float* row = logits + static_cast<long>(r) * V;
-    const float log_z = kernels::log_sum_exp(row, static_cast<long>(V));
-    for (int v = 0; v < V; ++v) row[v] -= log_z;
+  // The vocabulary a block of columns at a time, for all rows: the weights are read once, and only one
+  // block's logits are held. Each row keeps a running log-sum-exp and its best `top` logits.
+  next_.top = top;
+  next_.ids.resize(static_cast<std::size_t>(rows_) * top);
+  next_.log_probs.resize(next_.ids.size());
+  std::fill(top_count_.begin(), top_count_.begin() + rows_, 0);
+  bool first = true;
+  for (const auto& [v0, n] : model_.output_column_blocks()) {
+    model_.project_output_columns(x, rows_, v0, n, logits_.data());  // (rows, n)
+#pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * n > kernels::kParallelMinWork)
+    for (int r = 0; r < rows_; ++r) {
+      const float* row = logits_.data() + static_cast<long>(r) * n;
+      const float m = kernels::max_value(row, n);
+      const float log_sum = m + std::log(kernels::exp_sum(row, n, m, 1.0f, nullptr));
+      // log(e^a + e^b) = max + log1p(e^(min - max))
+      log_z_[r] = first ? log_sum : std::max(log_z_[r], log_sum) + std::log1p(std::exp(-std::abs(log_z_[r] - log_sum)));
+      const std::size_t at = static_cast<std::size_t>(r) * top;
+      merge_top(row, n, v0, top, top_count_[r], next_.log_probs.data() + at, next_.ids.data() + at);
+    }
+    first = false;
   }
+  for (int r = 0; r < rows_; ++r)
+    for (int j = 0; j < top; ++j) next_.log_probs[static_cast<std::size_t>(r) * top + j] -= log_z_[r];
   ++position_;
-  return logits;
+  return next_;
 }
 
 void IncrementalDecoder::reorder(const std::vector<int>& order) {

@@ -15,17 +15,30 @@
 
 namespace heptapod {
 
+// How the self-attention cache and the cross-attention keys/values are stored. Float16 halves their memory
+// and the bytes each step reads; attention still computes in float. Float32 keeps the decoder's numbers
+// identical to a full forward pass.
+enum class CachePrecision { Float32, Float16 };
+
+// Each row's most likely next tokens, best first (ties to the smaller id).
+struct NextTokens {
+  int top = 0;
+  std::vector<int> ids;          // (rows, top)
+  std::vector<float> log_probs;  // (rows, top): natural log-probabilities
+};
+
 class IncrementalDecoder {
  public:
   explicit IncrementalDecoder(Transformer<float>& model);
 
   // Starts decoding B sentences: source tokens (B, S) with lengths (B). Each sentence begins with
   // `rows_per_sentence` hypotheses (the beam), all at position 0. max_steps bounds the output length.
-  void start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps);
+  void start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps,
+             CachePrecision cache);
 
-  // Feeds one token per row at the current position; returns log-probabilities (rows, V), valid until the
-  // next call. Afterwards the position advances by one.
-  const float* step(const std::vector<int>& tokens);
+  // Feeds one token per row at the current position and returns each row's `top` (<= V) most likely next
+  // tokens, valid until the next call. Afterwards the position advances by one.
+  const NextTokens& step(const std::vector<int>& tokens, int top);
 
   // Keeps rows `order` (each an index into the current rows, repeats allowed, at most as many as start()
   // made) in that order: after beam selection, or to drop the rows of finished sentences.
@@ -45,16 +58,21 @@ class IncrementalDecoder {
  private:
   struct Layer {
     const DecoderLayerParams<float>* p = nullptr;
-    // (max_steps, cache_rows_, C), position-major: pages are touched only as positions are written, by the
-    // rows still decoding, and the memory of one batch is reused by the next. Entries never move: history_
-    // says which row of each position's slab belongs to a hypothesis.
+    // (max_steps, cache_rows_, C) elements of the cache type, position-major: pages are touched only as
+    // positions are written, by the rows still decoding, and the memory of one batch is reused by the next.
+    // Entries never move: history_ says which row of each position's slab belongs to a hypothesis.
     PageBuffer k_cache, v_cache;
-    float* cross_k = nullptr;             // (B*S, C), in the arena
-    float* cross_v = nullptr;             // (B*S, C)
+    void* cross_k = nullptr;  // (N, C) elements of the cache type, in the arena: the N real source positions
+    void* cross_v = nullptr;  // (N, C)
   };
 
-  // q: (rows, C) query rows against the cross keys/values (B*S, C) or the self-attention cache; out: (rows, C).
-  void attend(const float* q, const float* keys, const float* values, bool cross, float* out, float* probs_out);
+  // q: (rows, C) query rows against the cross keys/values (N, C) or the self-attention cache, of element
+  // type E (float or half); out: (rows, C).
+  template <typename E>
+  void attend(const float* q, const E* keys, const E* values, bool cross, float* out, float* probs_out);
+  void attend(const float* q, const void* keys, const void* values, bool cross, float* out, float* probs_out);
+  // y = x W^T + b for n rows, stored in the cache type at element `offset` of `dst`.
+  void project_to_cache(const Linear<float>& w, const float* x, int n, void* dst, long offset);
   void sublayer_norm(const LayerNorm<float>& ln, float* x, float* normed);
 
   Transformer<float>& model_;
@@ -64,10 +82,17 @@ class IncrementalDecoder {
   bool has_final_norm_ = false;
   Arena arena_;  // encoder output and cross keys/values for the current batch
 
+  CachePrecision cache_ = CachePrecision::Float32;
   int B_ = 0, S_ = 0, rows_ = 0, cache_rows_ = 0, position_ = 0, max_steps_ = 0;
   std::vector<int> src_len_, row_sentence_;
+  std::vector<int> cross_offset_;  // (B): a sentence's first row in the cross keys/values
   // Per-step scratch, sized for the largest row count seen.
-  std::vector<float> x_, normed_, q_, ctx_, attn_out_, hidden_, logits_, scores_, alignment_, mean_, rstd_;
+  std::vector<float> x_, normed_, q_, ctx_, attn_out_, hidden_, scores_, alignment_, mean_, rstd_;
+  std::vector<float> logits_;  // (rows, widest output block): the vocabulary is scored a block at a time
+  std::vector<float> log_z_;   // (rows): running log-sum-exp of the logits
+  std::vector<int> top_count_; // (rows): entries in each row's best list so far
+  NextTokens next_;
+  std::vector<float> stage_;  // (<= kStageRows, C): projections on their way into a half-precision cache
   // (max_steps, cache_rows_): history_(j, r) is the slab row holding row r's key and value at position j;
   // reorder() rewrites these indices instead of moving cached vectors.
   std::vector<int> history_;

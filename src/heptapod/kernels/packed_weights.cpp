@@ -46,7 +46,9 @@ struct Entry {
   memory::desc src, dst, bias;
 };
 std::mutex cache_mutex;
-std::map<std::tuple<int, int, int, bool, bool>, Entry> cache;  // (rows, in, out, bias, relu)
+// (rows, in, out, bias, relu, stride of the weights' in dimension): the stride tells a column view of a plain
+// (in, out) layout from a whole matrix; blocked views have the layout of a whole matrix of their width.
+std::map<std::tuple<int, int, int, bool, bool, long>, Entry> cache;
 }  // namespace
 
 struct PackedWeights::Impl {
@@ -55,10 +57,29 @@ struct PackedWeights::Impl {
   std::vector<std::size_t> in_offsets;  // offset(i, 0) - offset(0, 0): the layout is separable in (k, n)
   int panel_k = 0;  // > 0 when the layout is panel_gemv's (64-column panels of panel_k rows): few rows go there
 
-  // y (rows, out) = x (rows, in) W^T (+ bias) (ReLU), through the cached primitive for `rows`.
-  void run(const float* x, int rows, const float* bias, bool relu, float* y);
-  // The shared primitive for this shape, created on first use.
-  const Entry& primitive(int rows, bool bias, bool relu) const;
+  // y (rows, n) = x (rows, in) W^T (+ bias) (ReLU) for the weights `view` (in, n) at w, through the cached
+  // primitive for `rows`.
+  void run(const memory::desc& view, const float* w, const float* x, int rows, const float* bias, bool relu,
+           float* y) const;
+  // The shared primitive for this shape and weight layout, created on first use.
+  const Entry& primitive(const memory::desc& weights, int rows, bool bias, bool relu) const;
+  // Columns per block of the layout along out (1 when not blocked along it).
+  int column_block() const {
+    const auto& blk = packed_desc.data.format_desc.blocking;
+    int b = 1;
+    for (int i = 0; i < blk.inner_nblks; ++i)
+      if (blk.inner_idxs[i] == 1) b *= static_cast<int>(blk.inner_blks[i]);
+    return b;
+  }
+  // The layout of columns [n0, n0 + n) as a matrix (in, n) of its own, read from element (0, n0) on: the same
+  // strides and blocks (the whole matrix's own layout when n = out).
+  memory::desc view(int n) const {
+    memory::desc v = packed_desc;
+    const int b = column_block();
+    v.data.dims[1] = n;
+    v.data.padded_dims[1] = (n + b - 1) / b * b;
+    return v;
+  }
 
   dnnl::matmul::primitive_desc describe(int rows, int in, int out, bool bias, bool relu,
                                         const memory::desc& weights) const {
@@ -99,7 +120,8 @@ PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(i
   require(out > 0 && in > 0, "packed weights: empty matrix");
   const memory::desc any({in, out}, f32, memory::format_tag::any);
   impl_->packed_desc = impl_->describe(32, in, out, false, false, any).weights_desc();
-  require(impl_->packed_desc.data.format_kind == dnnl_blocked, "packed weights: oneDNN chose a non-blocked layout");
+  require(impl_->packed_desc.data.format_kind == dnnl_blocked && impl_->packed_desc.data.offset0 == 0,
+          "packed weights: oneDNN chose a layout this code does not read");
   impl_->packed = memory(impl_->packed_desc, onednn_engine());
   const memory::desc plain_desc({in, out}, f32, memory::format_tag::ba);  // W (out, in) read as (in, out)
   memory plain(plain_desc, onednn_engine(), const_cast<float*>(w));
@@ -111,61 +133,73 @@ PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(i
   const auto& blk = impl_->packed_desc.data.format_desc.blocking;
   const long k_padded = impl_->packed_desc.data.padded_dims[0];
   if (blk.inner_nblks == 2 && blk.inner_idxs[0] == 0 && blk.inner_idxs[1] == 1 && blk.inner_blks[1] == kPanelWidth &&
-      blk.strides[0] == blk.inner_blks[0] * kPanelWidth && blk.strides[1] == k_padded * kPanelWidth &&
-      impl_->packed_desc.data.offset0 == 0)
+      blk.strides[0] == blk.inner_blks[0] * kPanelWidth && blk.strides[1] == k_padded * kPanelWidth)
     impl_->panel_k = static_cast<int>(k_padded);
 }
 
 PackedWeights::~PackedWeights() = default;
 
 void PackedWeights::forward(const float* x, int rows, const float* bias, bool relu, float* y) const {
+  forward_columns(x, rows, 0, out_, bias, relu, y);
+}
+
+int PackedWeights::column_align() const { return impl_->column_block(); }
+
+void PackedWeights::forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu,
+                                    float* y) const {
+  require(n0 >= 0 && n > 0 && n0 + n <= out_ && n0 % column_align() == 0, "packed weights: bad column range");
+  const float* w = static_cast<const float*>(impl_->packed.get_data_handle()) + impl_->offset(0, n0);
+  if (bias) bias += n0;
   if (rows <= kPanelRows && impl_->panel_k > 0) {
-    panel_gemv(static_cast<const float*>(impl_->packed.get_data_handle()), out_, in_, impl_->panel_k, x, rows, bias,
-               relu, y);
+    panel_gemv(w, n, in_, impl_->panel_k, x, rows, bias, relu, y);
     return;
   }
+  const memory::desc view = impl_->view(n);
   thread_local std::vector<float> padded_x, padded_y;
   for (int r0 = 0; r0 < rows; r0 += kChunkRows) {
     const int m = std::min(kChunkRows, rows - r0), padded = padded_rows(m);
     const float* xm = x + static_cast<std::size_t>(r0) * in_;
-    float* ym = y + static_cast<std::size_t>(r0) * out_;
+    float* ym = y + static_cast<std::size_t>(r0) * n;
     if (padded == m) {
-      impl_->run(xm, m, bias, relu, ym);
+      impl_->run(view, w, xm, m, bias, relu, ym);
       continue;
     }
     padded_x.resize(static_cast<std::size_t>(padded) * in_);
-    padded_y.resize(static_cast<std::size_t>(padded) * out_);
+    padded_y.resize(static_cast<std::size_t>(padded) * n);
     std::copy_n(xm, static_cast<std::size_t>(m) * in_, padded_x.data());
     std::fill(padded_x.begin() + static_cast<std::ptrdiff_t>(m) * in_, padded_x.end(), 0.0f);  // the padding rows
-    impl_->run(padded_x.data(), padded, bias, relu, padded_y.data());
-    std::copy_n(padded_y.data(), static_cast<std::size_t>(m) * out_, ym);
+    impl_->run(view, w, padded_x.data(), padded, bias, relu, padded_y.data());
+    std::copy_n(padded_y.data(), static_cast<std::size_t>(m) * n, ym);
   }
 }
 
-const Entry& PackedWeights::Impl::primitive(int rows, bool bias, bool relu) const {
-  const int in = static_cast<int>(packed_desc.dims()[0]), out = static_cast<int>(packed_desc.dims()[1]);
-  const auto key = std::make_tuple(rows, in, out, bias, relu);
+const Entry& PackedWeights::Impl::primitive(const memory::desc& weights, int rows, bool bias, bool relu) const {
+  const int in = static_cast<int>(weights.dims()[0]), out = static_cast<int>(weights.dims()[1]);
+  const auto key = std::make_tuple(rows, in, out, bias, relu, static_cast<long>(weights.data.format_desc.blocking.strides[0]));
   std::lock_guard<std::mutex> lock(cache_mutex);
   auto it = cache.find(key);
   if (it == cache.end()) {
-    const auto pd = describe(rows, in, out, bias, relu, packed_desc);
-    require(pd.weights_desc() == packed_desc, "packed weights: oneDNN changed the weight layout");
+    const auto pd = describe(rows, in, out, bias, relu, weights);
+    require(pd.weights_desc() == weights, "packed weights: oneDNN changed the weight layout");
     it = cache.emplace(key, Entry{dnnl::matmul(pd), pd.src_desc(), pd.dst_desc(), pd.bias_desc()}).first;
   }
   return it->second;  // entries are never removed, and std::map keeps them in place
 }
 
-void PackedWeights::prepare(bool bias, bool relu) const {
+void PackedWeights::prepare(bool bias, bool relu, int columns) const {
+  require(columns > 0 && columns <= out_, "packed weights: bad column count");
+  const memory::desc view = impl_->view(columns);
   for (int rows = kPanelRows + 1; rows <= kChunkRows; ++rows)
-    if (padded_rows(rows) == rows) impl_->primitive(rows, bias, relu);
+    if (padded_rows(rows) == rows) impl_->primitive(view, rows, bias, relu);
 }
 
-void PackedWeights::Impl::run(const float* x, int rows, const float* bias, bool relu, float* y) {
-  const Entry* e = &primitive(rows, bias != nullptr, relu);
+void PackedWeights::Impl::run(const memory::desc& view, const float* w, const float* x, int rows, const float* bias,
+                              bool relu, float* y) const {
+  const Entry* e = &primitive(view, rows, bias != nullptr, relu);
   // Memory objects per call: the same weights may be used by several threads at once.
   const auto& engine = onednn_engine();
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(e->src, engine, const_cast<float*>(x))},
-                                       {DNNL_ARG_WEIGHTS, packed},
+                                       {DNNL_ARG_WEIGHTS, memory(view, engine, const_cast<float*>(w))},
                                        {DNNL_ARG_DST, memory(e->dst, engine, y)}};
   if (bias) args.emplace(DNNL_ARG_BIAS, memory(e->bias, engine, const_cast<float*>(bias)));
   e->primitive.execute(onednn_stream(), args);
@@ -195,12 +229,21 @@ PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(i
 
 PackedWeights::~PackedWeights() = default;
 
-void PackedWeights::prepare(bool, bool) const {}  // gemm() needs no preparation
+void PackedWeights::prepare(bool, bool, int) const {}  // gemm() needs no preparation
 
 void PackedWeights::forward(const float* x, int rows, const float* bias, bool relu, float* y) const {
-  gemm<float>(Trans::No, Trans::Yes, rows, out_, in_, 1.0f, x, in_, impl_->w.data(), in_, 0.0f, y, out_);
-  if (bias) add_bias(y, bias, rows, out_);
-  if (relu) relu_forward(y, static_cast<long>(rows) * out_);
+  forward_columns(x, rows, 0, out_, bias, relu, y);
+}
+
+int PackedWeights::column_align() const { return 1; }
+
+void PackedWeights::forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu,
+                                    float* y) const {
+  require(n0 >= 0 && n > 0 && n0 + n <= out_, "packed weights: bad column range");
+  gemm<float>(Trans::No, Trans::Yes, rows, n, in_, 1.0f, x, in_, impl_->w.data() + static_cast<std::size_t>(n0) * in_,
+              in_, 0.0f, y, n);
+  if (bias) add_bias(y, bias + n0, rows, n);
+  if (relu) relu_forward(y, static_cast<long>(rows) * n);
 }
 
 float PackedWeights::at(int o, int i) const { return impl_->w[static_cast<std::size_t>(o) * in_ + i]; }

@@ -20,10 +20,16 @@ class PackedWeights {
 
   // x: (rows, in) -> y: (rows, out) = x W^T (+ bias (out) when not null), ReLU applied when `relu`.
   void forward(const float* x, int rows, const float* bias, bool relu, float* y) const;
+  // Columns [n0, n0 + n) of that product alone, y: (rows, n); only W's rows n0.. are read. n0 must be a
+  // multiple of column_align(); bias, when not null, is the full (out) vector.
+  void forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) const;
+  // The column granularity of the layout (64 for oneDNN's blocked panels, 1 for a plain layout).
+  int column_align() const;
 
-  // Creates now, rather than on first use, what forward() needs for every row count with these options
-  // (oneDNN primitives, 0.3-1.5 ms each, shared by all weights of the same shape).
-  void prepare(bool bias, bool relu) const;
+  // Creates now, rather than on first use, what forward() (columns = out()) or forward_columns() for that
+  // many columns needs for every row count with these options (oneDNN primitives, 0.3-1.5 ms each, shared by
+  // all weights of the same shape).
+  void prepare(bool bias, bool relu, int columns) const;
 
   // W[o][i], read back from the packed layout (an embedding lookup through a tied output projection).
   float at(int o, int i) const;

@@ -14,30 +14,45 @@ using kernels::Trans;
 
 namespace {
 
-// y = x W^T + b, then ReLU when asked: one fused product with packed weights, else GEMM and row passes.
+// Columns [n0, n0 + n) of y = x W^T + b, then ReLU when asked: one fused product with packed weights, else
+// GEMM and row passes.
 template <typename T>
-void project(const Linear<T>& l, const T* x, int N, bool relu, T* y) {
+void project(const Linear<T>& l, const T* x, int N, int n0, int n, bool relu, T* y) {
   if constexpr (std::is_same_v<T, float>) {
     if (l.packed) {
-      l.packed->forward(x, N, l.b, relu, y);
+      l.packed->forward_columns(x, N, n0, n, l.b, relu, y);
       return;
     }
   }
-  gemm<T>(Trans::No, Trans::Yes, N, l.out, l.in, T(1), x, l.in, l.w, l.in, T(0), y, l.out);
-  if (l.b) kernels::add_bias(y, l.b, N, l.out);
-  if (relu) kernels::relu_forward(y, static_cast<long>(N) * l.out);
+  gemm<T>(Trans::No, Trans::Yes, N, n, l.in, T(1), x, l.in, l.w + static_cast<std::size_t>(n0) * l.in, l.in, T(0), y, n);
+  if (l.b) kernels::add_bias(y, l.b + n0, N, n);
+  if (relu) kernels::relu_forward(y, static_cast<long>(N) * n);
 }
 
 }  // namespace
 
 template <typename T>
 void linear_forward(const Linear<T>& l, const T* x, int N, T* y) {
-  project(l, x, N, false, y);
+  project(l, x, N, 0, l.out, false, y);
 }
 
 template <typename T>
 void linear_relu_forward(const Linear<T>& l, const T* x, int N, T* y) {
-  project(l, x, N, true, y);
+  project(l, x, N, 0, l.out, true, y);
+}
+
+template <typename T>
+void linear_forward_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y) {
+  require(n0 >= 0 && n > 0 && n0 + n <= l.out && n0 % linear_column_align(l) == 0, "linear: bad column range");
+  project(l, x, N, n0, n, false, y);
+}
+
+template <typename T>
+int linear_column_align(const Linear<T>& l) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (l.packed) return l.packed->column_align();
+  }
+  return 1;
 }
 
 template <typename T>
@@ -50,6 +65,10 @@ void linear_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx, 
 
 template void linear_forward<float>(const Linear<float>&, const float*, int, float*);
 template void linear_forward<double>(const Linear<double>&, const double*, int, double*);
+template void linear_forward_columns<float>(const Linear<float>&, const float*, int, int, int, float*);
+template void linear_forward_columns<double>(const Linear<double>&, const double*, int, int, int, double*);
+template int linear_column_align<float>(const Linear<float>&);
+template int linear_column_align<double>(const Linear<double>&);
 template void linear_relu_forward<float>(const Linear<float>&, const float*, int, float*);
 template void linear_relu_forward<double>(const Linear<double>&, const double*, int, double*);
 template void linear_backward<float>(const Linear<float>&, const float*, const float*, int, float*, bool);

@@ -21,6 +21,11 @@ void linear_forward(const Linear<T>& layer, const T* x, int N, T* y);
 // y = relu(x W^T + b): one fused pass when the weights are packed.
 template <typename T>
 void linear_relu_forward(const Linear<T>& layer, const T* x, int N, T* y);
+// Columns [n0, n0 + n) of x W^T + b alone, y: (N, n); n0 a multiple of linear_column_align(layer).
+template <typename T>
+void linear_forward_columns(const Linear<T>& layer, const T* x, int N, int n0, int n, T* y);
+template <typename T>
+int linear_column_align(const Linear<T>& layer);
 
 // dy: (N, out), x: (N, in) the forward input. dx: (N, in) assigned, or accumulated when accumulate_dx;
 // skipped when null. dw, db accumulated.

@@ -24,6 +24,7 @@ Transformer<T>::Transformer(const ModelConfig& config)
   }
   output_.in = c.d_model;
   output_.out = c.tgt_vocab_size;
+  cut_output_blocks();
   for (int i = 0; i < c.encoder_layers; ++i) encoder_.push_back(std::make_unique<EncoderLayer<T>>(params_, config_, i));
   for (int i = 0; i < c.decoder_layers; ++i) decoder_.push_back(std::make_unique<DecoderLayer<T>>(params_, config_, i));
   has_final_norm_ = c.has_final_norm();
@@ -94,6 +95,11 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
       std::fill(row + static_cast<std::size_t>(Sg) * C, row + static_cast<std::size_t>(S) * C, T(0));
     }
   }
+  // The scratch is idle until the next batch: give back all but a few megabytes (short inputs never use
+  // more, so one-sentence latency pays no page faults), leaving the room to the decoder's caches.
+  constexpr std::size_t kKeepScratchBytes = 4 << 20;
+  group_scratch_.trim(kKeepScratchBytes);
+  inference_scratch_.trim(kKeepScratchBytes);
   return out;
 }
 
@@ -192,11 +198,22 @@ void Transformer<T>::pack_for_inference() {
     e->packed = output_.packed;
     e->table = nullptr;
   }
+  cut_output_blocks();
+}
+
+template <typename T>
+void Transformer<T>::cut_output_blocks() {
+  constexpr int kBlockColumns = 8192;  // 128 rows of logits at a time then take 4 MB
+  const int align = linear_column_align(output_);
+  const int width = std::max(align, kBlockColumns / align * align);
+  output_blocks_.clear();
+  for (int v0 = 0; v0 < output_.out; v0 += width) output_blocks_.emplace_back(v0, std::min(width, output_.out - v0));
 }
 
 template <typename T>
 void Transformer<T>::prepare_for_batches() {
-  for (const Packed& p : packed_) p.weights->prepare(p.bias, p.relu);
+  for (const Packed& p : packed_) p.weights->prepare(p.bias, p.relu, p.weights->out());
+  for (const auto& [v0, n] : output_blocks_) output_.packed->prepare(output_.b != nullptr, false, n);
 }
 
 template <typename T>

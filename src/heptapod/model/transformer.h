@@ -69,6 +69,13 @@ class Transformer {
   const DecoderLayerParams<T>& decoder_layer(int i) const { return decoder_[i]->params(); }
   // hidden: (rows, C) -> logits: (rows, V) = hidden W_out^T (+ b).
   void project_output(const T* hidden, int rows, T* logits) const { linear_forward(output_, hidden, rows, logits); }
+  // Vocabulary entries [v0, v0 + n) of those logits alone, (rows, n); v0 a multiple of output_column_align().
+  void project_output_columns(const T* hidden, int rows, int v0, int n, T* logits) const {
+    linear_forward_columns(output_, hidden, rows, v0, n, logits);
+  }
+  // The vocabulary cut into blocks [v0, v0 + n) of about 8192 entries for project_output_columns: an
+  // incremental decoder scores one block at a time for all its rows.
+  const std::vector<std::pair<int, int>>& output_column_blocks() const { return output_blocks_; }
 
  private:
   struct Shapes {
@@ -79,12 +86,14 @@ class Transformer {
   T* encode_stack(const int* src, int B, int S, const int* src_len, const DropoutContext& ctx, Arena& arena,
                   Arena* layer_scratch);
   void backward(const Batch& batch, const DropoutContext& ctx, Arena& arena, T* dlogits);
+  void cut_output_blocks();  // output_blocks_ for the output projection's current column alignment
 
   ModelConfig config_;
   ParameterStore<T> params_;
   PositionalTable<T> positions_;
   Embedding<T> src_embedding_, tgt_embedding_;
   Linear<T> output_;  // (V, C), tied to an embedding table or not
+  std::vector<std::pair<int, int>> output_blocks_;  // (v0, n) column blocks of output_
   struct Packed {
     std::unique_ptr<kernels::PackedWeights> weights;
     bool bias, relu;  // how forward() calls it

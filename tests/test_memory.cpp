@@ -1,0 +1,55 @@
+// Memory helpers: an arena gives its idle pages back on trim() and keeps what it was asked to keep, and a page
+// buffer keeps its mapping (and contents) while it is large enough.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "heptapod/core/arena.h"
+#include "heptapod/core/page_buffer.h"
+
+namespace heptapod {
+namespace {
+
+long resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  long size = 0, resident = 0;
+  if (f) {
+    if (std::fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident * 4096;
+}
+
+TEST(Arena, TrimGivesIdlePagesBackAndKeepsTheFirstBytes) {
+  constexpr std::size_t kBytes = 64 << 20, kKeep = 1 << 20;
+  Arena arena(kBytes);
+  auto* p = arena.alloc<unsigned char>(kBytes);
+  std::memset(p, 7, kBytes);
+  const long before = resident_bytes();
+  arena.trim(kKeep);
+  const long after = resident_bytes();
+  EXPECT_GT(before - after, static_cast<long>(kBytes / 2)) << "trim() did not give the pages back";
+  for (std::size_t i = 0; i < kKeep; i += 4096) ASSERT_EQ(p[i], 7) << i;
+  arena.reset();
+  auto* q = arena.alloc<unsigned char>(kBytes);  // the same block, usable again
+  EXPECT_EQ(q, p);
+  std::memset(q, 1, kBytes);
+  EXPECT_EQ(q[kBytes - 1], 1);
+}
+
+TEST(PageBuffer, KeepsItsMappingWhileLargeEnough) {
+  PageBuffer buffer;
+  buffer.reset(1 << 20);
+  int* first = buffer.as<int>();
+  first[1000] = 42;
+  buffer.reset(4096);  // smaller: the same pages
+  EXPECT_EQ(buffer.as<int>(), first);
+  EXPECT_EQ(buffer.as<int>()[1000], 42);
+  buffer.reset(8 << 20);  // larger: a fresh mapping
+  buffer.as<char>()[(8 << 20) - 1] = 1;
+  EXPECT_EQ(buffer.as<char>()[(8 << 20) - 1], 1);
+}
+
+}  // namespace
+}  // namespace heptapod
