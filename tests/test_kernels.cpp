@@ -231,6 +231,27 @@ TYPED_TEST(KernelTest, LayerNormForwardMatchesNaive) {
   }
 }
 
+TYPED_TEST(KernelTest, ResidualLayerNormMatchesNaiveAddThenNorm) {
+  using T = TypeParam;
+  unsigned seed = 350;
+  for (const NC s : kLayerNormShapes)
+    for (bool in_place : {false, true}) {
+      const std::size_t n = static_cast<std::size_t>(s.N) * s.C;
+      auto x = uniform<T>(n, ++seed, -2, 3);
+      const auto delta = uniform<T>(n, ++seed, -1, 1);
+      const auto gamma = uniform<T>(s.C, ++seed, 0.5, 1.5), beta = uniform<T>(s.C, ++seed, -0.5, 0.5);
+      std::vector<T> sum(n), y0(n), mean0(s.N), rstd0(s.N), y(n, kNaN<T>);
+      for (std::size_t i = 0; i < n; ++i) sum[i] = x[i] + delta[i];
+      nv::layer_norm_forward(sum.data(), gamma.data(), beta.data(), y0.data(), mean0.data(), rstd0.data(), s.N, s.C,
+                             T(1e-5));
+      T* out = in_place ? x.data() : y.data();
+      k::residual_layer_norm(x.data(), delta.data(), gamma.data(), beta.data(), out, s.N, s.C, T(1e-5));
+      const std::string what = "residual layer norm N=" + std::to_string(s.N) + " C=" + std::to_string(s.C);
+      expect_close(in_place ? x : y, y0, tol<T>(), what + (in_place ? " in place" : " y"));
+      if (!in_place) expect_close(x, sum, tol<T>(), what + " x + delta");
+    }
+}
+
 TYPED_TEST(KernelTest, LayerNormBackwardMatchesNaive) {
   using T = TypeParam;
   unsigned seed = 400;

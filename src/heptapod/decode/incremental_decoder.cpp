@@ -115,7 +115,7 @@ void IncrementalDecoder::attend(const float* q, const E* keys, const E* values, 
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
   // One row at a time, all heads together: each key and value vector (C floats) is read once, contiguously.
-#pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
+#pragma omp parallel for schedule(dynamic, 4) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
     // Cross keys are (N, C), a sentence's rows from its cross_offset_; row r's cached self key at position j
     // is row history_(j, r) of the (position, cache_rows_, C) cache.
@@ -179,11 +179,10 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
       in = normed_.data();
     }
     f(in);
-    kernels::add(x, attn_out_.data(), x, rc);
-    if (!pre) {
-      sublayer_norm(ln, x, normed_.data());
-      std::memcpy(x, normed_.data(), sizeof(float) * rc);
-    }
+    if (pre)
+      kernels::add(x, attn_out_.data(), x, rc);
+    else  // x = LN(x + f(x)) in one pass
+      kernels::residual_layer_norm(x, attn_out_.data(), ln.gamma, ln.beta, x, rows_, ln.C, ln.eps);
   };
 
   for (std::size_t li = 0; li < layers_.size(); ++li) {

@@ -3,27 +3,43 @@
 #include "heptapod/kernels/layer_norm.h"
 
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "heptapod/kernels/parallel.h"
+#include "heptapod/kernels/vector_math.h"
 
 namespace heptapod::kernels {
+
+namespace {
+
+// y = (x - mean) * rstd * gamma + beta for one row (C); y may be x. Returns {mean, rstd}.
+template <typename T>
+std::pair<T, T> normalize_row(const T* x, const T* gamma, const T* beta, T* y, int C, T eps) {
+  const T m = sum_value(x, C) / C;
+  const T s = T(1) / std::sqrt(centered_square_sum(x, C, m) / C + eps);
+  for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * s * gamma[c] + beta[c];
+  return {m, s};
+}
+
+}  // namespace
 
 template <typename T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps) {
 #pragma omp parallel for schedule(static) if (static_cast<long>(N) * C > kParallelMinWork)
+  for (int n = 0; n < N; ++n)
+    std::tie(mean[n], rstd[n]) =
+        normalize_row(x + static_cast<long>(n) * C, gamma, beta, y + static_cast<long>(n) * C, C, eps);
+}
+
+template <typename T>
+void residual_layer_norm(T* x, const T* delta, const T* gamma, const T* beta, T* y, int N, int C, T eps) {
+#pragma omp parallel for schedule(static) if (static_cast<long>(N) * C > kParallelMinWork)
   for (int n = 0; n < N; ++n) {
-    const T* xr = x + static_cast<long>(n) * C;
-    T* yr = y + static_cast<long>(n) * C;
-    T m = 0;
-    for (int c = 0; c < C; ++c) m += xr[c];
-    m /= C;
-    T v = 0;
-    for (int c = 0; c < C; ++c) v += (xr[c] - m) * (xr[c] - m);
-    v /= C;
-    const T s = T(1) / std::sqrt(v + eps);
-    for (int c = 0; c < C; ++c) yr[c] = (xr[c] - m) * s * gamma[c] + beta[c];
-    mean[n] = m;
-    rstd[n] = s;
+    T* xr = x + static_cast<long>(n) * C;
+    const T* dr = delta + static_cast<long>(n) * C;
+    for (int c = 0; c < C; ++c) xr[c] += dr[c];
+    normalize_row(xr, gamma, beta, y + static_cast<long>(n) * C, C, eps);
   }
 }
 
@@ -68,6 +84,9 @@ template void layer_norm_forward<float>(const float*, const float*, const float*
                                         float);
 template void layer_norm_forward<double>(const double*, const double*, const double*, double*, double*, double*,
                                          int, int, double);
+template void residual_layer_norm<float>(float*, const float*, const float*, const float*, float*, int, int, float);
+template void residual_layer_norm<double>(double*, const double*, const double*, const double*, double*, int, int,
+                                          double);
 template void layer_norm_backward<float>(const float*, const float*, const float*, const float*, const float*,
                                          float*, float*, float*, int, int, bool);
 template void layer_norm_backward<double>(const double*, const double*, const double*, const double*,

@@ -1,5 +1,5 @@
-// Vectorised row primitives for softmax-like kernels: max, sum, dot product, scaled accumulation, exp with its
-// sum, log-sum-exp.
+// Vectorised row primitives for softmax-like and normalising kernels: max, sum, centred sum of squares, dot
+// product, scaled accumulation, exp with its sum, log-sum-exp.
 // The float versions use AVX2+FMA when the build targets it (an 8-lane Cephes-style exp: range reduction by
 // ln 2, degree-6 polynomial, relative error below 2e-7 on [-87, 88], exactly 0 below -87.3); double and
 // non-AVX2 builds take the scalar loops, which are also the naive twins the kernel tests compare against.
@@ -141,6 +141,29 @@ inline float dot(const float* a, const float* b, long n) {
   s = avx2::horizontal_sum(vs);
 #endif
   for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+// sum_i (x[i] - mean)^2.
+inline float centered_square_sum(const float* x, long n, float mean) {
+  long i = 0;
+  float s = 0;
+#ifdef HEPTAPOD_HAVE_AVX2
+  const __m256 vm = _mm256_set1_ps(mean);
+  __m256 vs = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
+    vs = _mm256_fmadd_ps(d, d, vs);
+  }
+  s = avx2::horizontal_sum(vs);
+#endif
+  for (; i < n; ++i) s += (x[i] - mean) * (x[i] - mean);
+  return s;
+}
+
+inline double centered_square_sum(const double* x, long n, double mean) {
+  double s = 0;
+  for (long i = 0; i < n; ++i) s += (x[i] - mean) * (x[i] - mean);
   return s;
 }
 
