@@ -7,6 +7,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/decode/top_tokens.h"
+#include "heptapod/kernels/cached_attention.h"
 #include "heptapod/kernels/elementwise.h"
 #include "heptapod/kernels/half.h"
 #include "heptapod/kernels/layer_norm.h"
@@ -114,34 +115,24 @@ void IncrementalDecoder::attend(const float* q, const E* keys, const E* values, 
   const int C = config_.d_model, H = config_.n_heads, D = C / H;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
-  // One row at a time, all heads together: each key and value vector (C floats) is read once, contiguously.
+  // One row at a time, all heads together: each key and value vector (C elements) is read once, contiguously.
 #pragma omp parallel for schedule(dynamic, 4) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
     // Cross keys are (N, C), a sentence's rows from its cross_offset_; row r's cached self key at position j
     // is row history_(j, r) of the (position, cache_rows_, C) cache.
     const int count = cross ? std::clamp(src_len_[row_sentence_[r]], 0, S_) : position_ + 1;
-    auto at = [&](int j) {
-      return cross ? (static_cast<long>(cross_offset_[row_sentence_[r]]) + j) * C
-                   : (static_cast<long>(j) * cache_rows_ + history_[static_cast<std::size_t>(j) * cache_rows_ + r]) * C;
-    };
-    const float* qr = q + static_cast<long>(r) * C;
-    float* s = scores_.data() + static_cast<long>(r) * H * key_cap;  // (H, key_cap)
     float* o = out + static_cast<long>(r) * C;
-    std::fill(o, o + C, 0.0f);
-    if (count <= 0) continue;
-    for (int j = 0; j < count; ++j) {
-      const E* kj = keys + at(j);
-      for (int h = 0; h < H; ++h) s[h * key_cap + j] = kernels::dot(qr + h * D, kj + h * D, D);
+    if (count <= 0) {
+      std::fill(o, o + C, 0.0f);
+      continue;
     }
-    for (int h = 0; h < H; ++h) {
-      float* sh = s + h * key_cap;
-      const float inv = 1.0f / kernels::exp_sum(sh, count, kernels::max_value(sh, count), scale, sh);
-      for (int j = 0; j < count; ++j) sh[j] *= inv;
-    }
-    for (int j = 0; j < count; ++j) {
-      const E* vj = values + at(j);
-      for (int h = 0; h < H; ++h) kernels::add_scaled(s[h * key_cap + j], vj + h * D, o + h * D, D);
-    }
+    thread_local std::vector<long> offsets;  // (count): where position j's vectors start
+    offsets.resize(count);
+    for (int j = 0; j < count; ++j)
+      offsets[j] = cross ? (static_cast<long>(cross_offset_[row_sentence_[r]]) + j) * C
+                         : (static_cast<long>(j) * cache_rows_ + history_[static_cast<std::size_t>(j) * cache_rows_ + r]) * C;
+    kernels::attend_cached(q + static_cast<long>(r) * C, keys, values, offsets.data(), count, H, D, scale,
+                           scores_.data() + static_cast<long>(r) * H * key_cap, key_cap, o);
   }
   if (!probs_out) return;
   // Alignment: head-averaged attention over the source, (rows, S).

@@ -1,0 +1,18 @@
+// Attention of one query row over cached key/value vectors, every head in one call: the incremental
+// decoder's self-attention (its cache) and cross-attention (the source's keys and values). The cached
+// vectors are float or half (kernels/half.h); arithmetic is float.
+#pragma once
+
+#include "heptapod/kernels/half.h"
+
+namespace heptapod::kernels {
+
+// q: (H*D), one query row. Position j's key and value vectors are keys + offsets[j] and values + offsets[j],
+// each (H*D), of element type E (float or half). scores: (H, score_stride), receives each head's attention
+// probabilities over the count positions (softmax of scale * q.k); out: (H*D), the weighted values.
+// count >= 1.
+template <typename E>
+void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
+                   float scale, float* scores, int score_stride, float* out);
+
+}  // namespace heptapod::kernels
