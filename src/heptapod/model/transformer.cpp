@@ -95,9 +95,9 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
       std::fill(row + static_cast<std::size_t>(Sg) * C, row + static_cast<std::size_t>(S) * C, T(0));
     }
   }
-  // The scratch is idle until the next batch: give back all but a few megabytes (short inputs never use
+  // The scratch is idle until the next batch: give back all but a megabyte (short inputs never use
   // more, so one-sentence latency pays no page faults), leaving the room to the decoder's caches.
-  constexpr std::size_t kKeepScratchBytes = 4 << 20;
+  constexpr std::size_t kKeepScratchBytes = 1 << 20;
   group_scratch_.trim(kKeepScratchBytes);
   inference_scratch_.trim(kKeepScratchBytes);
   return out;
