@@ -5,36 +5,17 @@
 #include "heptapod/kernels/cached_attention.h"
 
 #include <algorithm>
-#include <type_traits>
 
 namespace heptapod::kernels {
 
 namespace {
-
-#ifdef HEPTAPOD_HAVE_AVX2
-inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-#ifdef HEPTAPOD_HAVE_F16C
-inline __m256 load8(const half* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
-#endif
-#endif
-
-template <typename E>
-constexpr bool vectorised() {
-#if defined(HEPTAPOD_HAVE_F16C)
-  return true;
-#elif defined(HEPTAPOD_HAVE_AVX2)
-  return std::is_same_v<E, float>;
-#else
-  return false;
-#endif
-}
 
 // s[j] = q . k_j for one head (D), k_j = keys + offsets[j].
 template <typename E>
 void head_scores(const float* q, const E* keys, const long* offsets, int count, int D, float* s) {
   int j = 0;
 #ifdef HEPTAPOD_HAVE_AVX2
-  if constexpr (vectorised<E>()) {
+  if constexpr (has_load8<E>()) {
     if (D % 8 == 0) {
       for (; j + 4 <= count; j += 4) {
         const E* k0 = keys + offsets[j];
@@ -44,10 +25,10 @@ void head_scores(const float* q, const E* keys, const long* offsets, int count, 
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
         for (int d = 0; d < D; d += 8) {
           const __m256 qd = _mm256_loadu_ps(q + d);
-          a0 = _mm256_fmadd_ps(qd, load8(k0 + d), a0);
-          a1 = _mm256_fmadd_ps(qd, load8(k1 + d), a1);
-          a2 = _mm256_fmadd_ps(qd, load8(k2 + d), a2);
-          a3 = _mm256_fmadd_ps(qd, load8(k3 + d), a3);
+          a0 = _mm256_fmadd_ps(qd, avx2::load8(k0 + d), a0);
+          a1 = _mm256_fmadd_ps(qd, avx2::load8(k1 + d), a1);
+          a2 = _mm256_fmadd_ps(qd, avx2::load8(k2 + d), a2);
+          a3 = _mm256_fmadd_ps(qd, avx2::load8(k3 + d), a3);
         }
         // [a0 a1 a2 a3] lane sums: two rounds of pairwise adds, then the two 128-bit halves.
         const __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
@@ -63,7 +44,7 @@ void head_scores(const float* q, const E* keys, const long* offsets, int count, 
 template <typename E>
 void head_values(const float* w, const E* values, const long* offsets, int count, int D, float* out) {
 #ifdef HEPTAPOD_HAVE_AVX2
-  if constexpr (vectorised<E>()) {
+  if constexpr (has_load8<E>()) {
     if (D % 8 == 0) {
       int d = 0;
       for (; d + 32 <= D; d += 32) {
@@ -71,10 +52,10 @@ void head_values(const float* w, const E* values, const long* offsets, int count
         for (int j = 0; j < count; ++j) {
           const __m256 wj = _mm256_set1_ps(w[j]);
           const E* v = values + offsets[j] + d;
-          o0 = _mm256_fmadd_ps(wj, load8(v), o0);
-          o1 = _mm256_fmadd_ps(wj, load8(v + 8), o1);
-          o2 = _mm256_fmadd_ps(wj, load8(v + 16), o2);
-          o3 = _mm256_fmadd_ps(wj, load8(v + 24), o3);
+          o0 = _mm256_fmadd_ps(wj, avx2::load8(v), o0);
+          o1 = _mm256_fmadd_ps(wj, avx2::load8(v + 8), o1);
+          o2 = _mm256_fmadd_ps(wj, avx2::load8(v + 16), o2);
+          o3 = _mm256_fmadd_ps(wj, avx2::load8(v + 24), o3);
         }
         _mm256_storeu_ps(out + d, o0);
         _mm256_storeu_ps(out + d + 8, o1);
@@ -83,7 +64,7 @@ void head_values(const float* w, const E* values, const long* offsets, int count
       }
       for (; d < D; d += 8) {
         __m256 o = _mm256_setzero_ps();
-        for (int j = 0; j < count; ++j) o = _mm256_fmadd_ps(_mm256_set1_ps(w[j]), load8(values + offsets[j] + d), o);
+        for (int j = 0; j < count; ++j) o = _mm256_fmadd_ps(_mm256_set1_ps(w[j]), avx2::load8(values + offsets[j] + d), o);
         _mm256_storeu_ps(out + d, o);
       }
       return;

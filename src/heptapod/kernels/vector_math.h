@@ -1,5 +1,5 @@
 // Vectorised row primitives for softmax-like and normalising kernels: max, sum, centred sum of squares, dot
-// product, scaled accumulation, exp with its sum, log-sum-exp.
+// product, exp with its sum, log-sum-exp.
 // The float versions use AVX2+FMA when the build targets it (an 8-lane Cephes-style exp: range reduction by
 // ln 2, degree-6 polynomial, relative error below 2e-7 on [-87, 88], exactly 0 below -87.3); double and
 // non-AVX2 builds take the scalar loops, which are also the naive twins the kernel tests compare against.
@@ -165,17 +165,6 @@ inline double centered_square_sum(const double* x, long n, double mean) {
   double s = 0;
   for (long i = 0; i < n; ++i) s += (x[i] - mean) * (x[i] - mean);
   return s;
-}
-
-// out[i] += w * v[i].
-inline void add_scaled(float w, const float* v, float* out, long n) {
-  long i = 0;
-#ifdef HEPTAPOD_HAVE_AVX2
-  const __m256 vw = _mm256_set1_ps(w);
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(out + i, _mm256_fmadd_ps(vw, _mm256_loadu_ps(v + i), _mm256_loadu_ps(out + i)));
-#endif
-  for (; i < n; ++i) out[i] += w * v[i];
 }
 
 inline double max_value(const double* x, long n) { return max_value_scalar(x, n); }
