@@ -145,6 +145,20 @@ TEST_P(DecodeTest, BatchedBeamEqualsOneByOneAndIsDeterministic) {
   }
 }
 
+TEST_P(DecodeTest, EmptySourcesAloneDecodeOnAFreshDecoder) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  auto model = random_model(c, 5);
+  IncrementalDecoder dec(*model);  // nothing sized yet: no earlier batch left its caches behind
+  SearchOptions o;
+  o.max_extra_length = 4;
+  const auto out = beam_search(dec, {{}, {}}, o, c.bos_id, c.eos_id, c.pad_id);
+  ASSERT_EQ(out.size(), 2u);
+  for (const auto& hyps : out) {
+    ASSERT_FALSE(hyps.empty());
+    EXPECT_LE(hyps[0].tokens.size(), 4u);
+  }
+}
+
 TEST_P(DecodeTest, HypothesisScoresAreTheModelsLogProbabilities) {
   const ModelConfig c = decode_config(GetParam().first, GetParam().second);
   auto model = random_model(c, 6);

@@ -66,11 +66,11 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   for (Layer& l : layers_) {
     l.cross_k = arena_.alloc<std::byte>(cross_elements * element);
     l.cross_v = arena_.alloc<std::byte>(cross_elements * element);
-    if (N == 0) continue;
-    project_to_cache(l.p->cross_attn.k_proj, memory, N, l.cross_k, 0);
-    project_to_cache(l.p->cross_attn.v_proj, memory, N, l.cross_v, 0);
     l.k_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C * element);
     l.v_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C * element);
+    if (N == 0) continue;  // no source position to attend to
+    project_to_cache(l.p->cross_attn.k_proj, memory, N, l.cross_k, 0);
+    project_to_cache(l.p->cross_attn.v_proj, memory, N, l.cross_v, 0);
   }
   history_.resize(static_cast<std::size_t>(max_steps) * cache_rows_);
   const std::size_t rc = static_cast<std::size_t>(rows_) * C;
