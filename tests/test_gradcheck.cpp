@@ -138,25 +138,23 @@ void gradcheck(std::vector<Checked>& tensors, const std::function<double()>& los
 
 // -------------------------------------------------------------------------------------------- kernels
 
-TEST(GradCheck, MaskedSoftmax) {
-  const int B = 2, H = 2, Tq = 4, K = 5;
+TEST(GradCheck, AttentionSoftmax) {
+  const int Tq = 4, K = 5;
   const double scale = 0.5;
   for (bool causal : {false, true}) {
     SCOPED_TRACE(causal ? "causal" : "not causal");
-    // Sentence 1 has padded keys (and, not causal, no visible key at all: all-zero rows).
-    const std::vector<int> key_len = {5, causal ? 2 : 0};
-    const std::size_t count = static_cast<std::size_t>(B) * H * Tq * K;
+    const std::size_t count = static_cast<std::size_t>(Tq) * K;
     Vec scores = uniform(count, 1, -2, 2);
     const Vec R = uniform(count, 2);
     auto loss = [&] {
       Vec p = scores;
-      kernels::masked_softmax_forward(p.data(), B, H, Tq, K, key_len.data(), causal, scale);
+      kernels::attention_softmax_forward(p.data(), Tq, K, causal, scale);
       return dot(p.data(), R.data(), count);
     };
     Vec probs = scores;
-    kernels::masked_softmax_forward(probs.data(), B, H, Tq, K, key_len.data(), causal, scale);
+    kernels::attention_softmax_forward(probs.data(), Tq, K, causal, scale);
     Vec grad = R;  // dL/dprobs in, dL/dscores out
-    kernels::masked_softmax_backward(probs.data(), grad.data(), B, H, Tq, K, scale);
+    kernels::attention_softmax_backward(probs.data(), grad.data(), Tq, K, scale);
     std::vector<Checked> t = {{"scores", scores.data(), count, grad}};
     gradcheck(t, loss);
   }
@@ -196,9 +194,11 @@ TEST(GradCheck, EmbeddingKernelTableWithRepeatedTokens) {
   kernels::sinusoid_table(L, C, pe.data());
   const Vec R = uniform(n, 11);
   const double scale = std::sqrt(double(C));
+  const Sequences seq(std::vector<int>(B, L).data(), B);
   auto loss = [&] {
     Vec out(n);
-    kernels::embedding_forward(tokens.data(), B, L, table.data(), C, scale, pe.data(), out.data());
+    kernels::embedding_forward(tokens.data(), static_cast<long>(B) * L, seq.position.data(), table.data(), C, scale,
+                               pe.data(), out.data());
     return dot(out.data(), R.data(), n);
   };
   const Vec dtable0 = uniform(table.size(), 12);
@@ -209,19 +209,18 @@ TEST(GradCheck, EmbeddingKernelTableWithRepeatedTokens) {
 }
 
 TEST(GradCheck, CrossEntropyWithLabelSmoothing) {
-  const int B = 3, T = 4, V = 7;
-  const std::vector<int> lengths = {4, 1, 0};
-  const std::vector<int> targets = {3, 0, 6, 3, 5, 1, 1, 1, 2, 2, 2, 2};
-  const double eps = 0.1, grad_scale = 1.0 / 5;  // a loss per token, as the model uses it
-  const std::size_t n = static_cast<std::size_t>(B) * T * V;
+  const int N = 5, V = 7;
+  const std::vector<int> targets = {3, 0, 6, 3, 5};
+  const double eps = 0.1, grad_scale = 1.0 / N;  // a loss per token, as the model uses it
+  const std::size_t n = static_cast<std::size_t>(N) * V;
   Vec logits = uniform(n, 13, -3, 3);
   auto loss = [&] {
-    return grad_scale * kernels::cross_entropy(logits.data(), targets.data(), lengths.data(), B, T, V, eps, grad_scale,
+    return grad_scale * kernels::cross_entropy(logits.data(), targets.data(), N, V, eps, grad_scale,
                                                static_cast<double*>(nullptr), static_cast<double*>(nullptr))
                             .loss;
   };
   Vec dlogits(n, kNaN);
-  kernels::cross_entropy(logits.data(), targets.data(), lengths.data(), B, T, V, eps, grad_scale, dlogits.data(),
+  kernels::cross_entropy(logits.data(), targets.data(), N, V, eps, grad_scale, dlogits.data(),
                          static_cast<double*>(nullptr));
   std::vector<Checked> t = {{"logits", logits.data(), n, dlogits}};
   gradcheck(t, loss);
@@ -298,11 +297,12 @@ struct AttentionParams {
   }
 };
 
-void check_self_attention(bool causal, std::vector<int> key_len, float dropout) {
-  const int B = static_cast<int>(key_len.size()), T = 5, N = B * T;
+void check_self_attention(bool causal, std::vector<int> lengths, float dropout) {
+  const Sequences seq(lengths.data(), static_cast<int>(lengths.size()));
+  const int N = seq.rows();
   AttentionParams p;
   const MultiHeadAttention<double> attn = p.attn();
-  const AttentionShape shape{B, T, T, key_len.data(), causal};
+  const AttentionShape shape(seq, seq, causal);
   const DropoutSite drop{dropout, 1234, 77};
   Vec x = uniform(static_cast<std::size_t>(N) * kC, 70);
   const Vec R = uniform(x.size(), 71);
@@ -325,16 +325,18 @@ void check_self_attention(bool causal, std::vector<int> key_len, float dropout) 
   gradcheck(t, loss);
 }
 
-TEST(GradCheck, CausalSelfAttentionWithPaddedKeys) { check_self_attention(true, {5, 3, 1}, 0.0f); }
+TEST(GradCheck, CausalSelfAttentionOfUnequalSentences) { check_self_attention(true, {5, 3, 1}, 0.0f); }
 TEST(GradCheck, SelfAttentionWithEmptySentenceAndDropout) { check_self_attention(false, {5, 0, 2}, 0.3f); }
 TEST(GradCheck, CausalSelfAttentionWithDropout) { check_self_attention(true, {4, 5}, 0.3f); }
 
 void check_cross_attention(float dropout) {
-  const std::vector<int> key_len = {6, 2, 1};
-  const int B = 3, Tq = 4, Tk = 6, Nq = B * Tq, Nk = B * Tk;
+  // A sentence with no source at all attends to nothing (context zero).
+  const std::vector<int> query_len = {4, 3, 1, 2}, key_len = {6, 2, 1, 0};
+  const Sequences queries(query_len.data(), 4), keys(key_len.data(), 4);
+  const int Nq = queries.rows(), Nk = keys.rows();
   AttentionParams p;
   const MultiHeadAttention<double> attn = p.attn();
-  const AttentionShape shape{B, Tq, Tk, key_len.data(), false};
+  const AttentionShape shape(queries, keys, false);
   const DropoutSite drop{dropout, 99, 5};
   Vec xq = uniform(static_cast<std::size_t>(Nq) * kC, 80), xkv = uniform(static_cast<std::size_t>(Nk) * kC, 81);
   const Vec R = uniform(xq.size(), 82);
@@ -449,15 +451,16 @@ TEST(GradCheck, LayerNormLayer) {
 enum class Inner { FeedForward, SelfAttention };
 
 void check_sublayer(NormPosition pos, Inner inner, float residual_dropout, float inner_dropout) {
-  const std::vector<int> key_len = {4, 2};
-  const int B = 2, T = 4, N = B * T;
+  const std::vector<int> lengths = {4, 2};
+  const Sequences seq(lengths.data(), 2);
+  const int N = seq.rows();
   NormParams np;
   FfnParams fp;
   AttentionParams ap;
   const LayerNorm<double> ln = np.ln();
   const FeedForward<double> ffn = fp.ffn();
   const MultiHeadAttention<double> attn = ap.attn();
-  const AttentionShape shape{B, T, T, key_len.data(), true};
+  const AttentionShape shape(seq, seq, true);
   const DropoutSite res_drop{residual_dropout, 555, 1}, inner_drop{inner_dropout, 555, 2};
   Vec x = uniform(static_cast<std::size_t>(N) * kC, 120, -1, 2);
   const Vec R = uniform(x.size(), 121);
@@ -516,8 +519,11 @@ TEST(GradCheck, PreNormSublayerAroundFeedForwardWithDropout) {
 // ---------------------------------------------------------------------------------- embedding layer
 
 void check_embedding_layer(float dropout) {
-  const int B = 2, L = 5, C = 6, V = 7;
-  const std::vector<int> tokens = {3, 4, 3, 6, 0, 4, 4, 1, 3, 0};
+  const int C = 6, V = 7;
+  const std::vector<int> tokens = {3, 4, 3, 6, 0, 4, 4, 1, 3};
+  const std::vector<int> lengths = {5, 4};
+  const Sequences seq(lengths.data(), 2);
+  const int L = seq.longest, N = seq.rows();
   Vec table = uniform(static_cast<std::size_t>(V) * C, 130);
   const Vec dtable0 = uniform(table.size(), 131);
   Vec dtable = dtable0;
@@ -525,16 +531,16 @@ void check_embedding_layer(float dropout) {
   Vec pe(static_cast<std::size_t>(L + 2) * C);
   kernels::sinusoid_table(L + 2, C, pe.data());
   const DropoutSite drop{dropout, 8, 9};
-  const std::size_t n = static_cast<std::size_t>(B) * L * C;
+  const std::size_t n = static_cast<std::size_t>(N) * C;
   const Vec R = uniform(n, 132);
   Arena arena;
   auto loss = [&] {
     arena.reset();
-    const double* x = embedding_forward(emb, tokens.data(), B, L, pe.data(), drop, arena);
+    const double* x = embedding_forward(emb, tokens.data(), N, seq.position.data(), pe.data(), drop, arena);
     return dot(x, R.data(), n);
   };
   Vec dx = R;  // modified in place
-  embedding_backward(emb, dx.data(), tokens.data(), B, L, drop);
+  embedding_backward(emb, dx.data(), tokens.data(), N, drop);
   std::vector<Checked> t = {{"table", table.data(), table.size(), delta(dtable.data(), dtable0)}};
   gradcheck(t, loss);
 }

@@ -24,6 +24,7 @@
 #include "heptapod/kernels/softmax.h"
 #include "heptapod/kernels/vector_math.h"
 #include "heptapod/kernels/visible_keys.h"
+#include "heptapod/layers/sequences.h"
 #include "test_util.h"
 
 namespace heptapod {
@@ -129,75 +130,71 @@ TYPED_TEST(KernelTest, GemmOnHeadColumnBlocks) {
   }
 }
 
-// ------------------------------------------------------------------------------------ masked softmax
+// --------------------------------------------------------------------------------- attention softmax
 
 struct SoftmaxCase {
-  int B, H, Tq, K;
-  std::vector<int> key_len;
+  int Tq, K;
   double lo, hi;  // score range
 };
 
 std::vector<SoftmaxCase> softmax_cases() {
   return {
-      {1, 1, 1, 1, {1}, -1, 1},
-      {1, 1, 1, 1, {0}, -1, 1},               // one all-padding row
-      {3, 2, 5, 7, {7, 1, 0}, -3, 3},         // odd sizes, length 1 and 0
-      {2, 1, 9, 4, {4, 2}, -3, 3},            // more queries than keys
-      {2, 3, 6, 6, {6, 3}, -200, 200},        // large scores: needs the max subtraction
-      {4, 4, 33, 37, {37, 20, 1, 0}, -4, 4},  // 19536 elements: the parallel path
+      {1, 1, -1, 1},
+      {5, 7, -3, 3},      // odd sizes
+      {9, 4, -3, 3},      // more queries than keys (causal: the last rows see every key)
+      {2, 1, -3, 3},      // one key
+      {6, 6, -200, 200},  // large scores: needs the max subtraction
+      {33, 37, -4, 4},    // wider than the vector width, with a tail
   };
 }
 
-TYPED_TEST(KernelTest, MaskedSoftmaxForwardMatchesNaive) {
+TYPED_TEST(KernelTest, AttentionSoftmaxForwardMatchesNaive) {
   using T = TypeParam;
   unsigned seed = 100;
   for (const SoftmaxCase& c : softmax_cases())
     for (bool causal : {false, true}) {
-      const long count = static_cast<long>(c.B) * c.H * c.Tq * c.K;
+      const long count = static_cast<long>(c.Tq) * c.K;
       const auto scores = uniform<T>(count, ++seed, c.lo, c.hi);
       const T scale = T(0.37);
       auto fast = scores, slow = scores;
-      k::masked_softmax_forward(fast.data(), c.B, c.H, c.Tq, c.K, c.key_len.data(), causal, scale);
-      nv::masked_softmax_forward(slow.data(), c.B, c.H, c.Tq, c.K, c.key_len.data(), causal, scale);
-      const std::string what = "softmax B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) +
-                               " Tq=" + std::to_string(c.Tq) + " K=" + std::to_string(c.K) +
+      k::attention_softmax_forward(fast.data(), c.Tq, c.K, causal, scale);
+      nv::attention_softmax_forward(slow.data(), c.Tq, c.K, causal, scale);
+      const std::string what = "softmax Tq=" + std::to_string(c.Tq) + " K=" + std::to_string(c.K) +
                                " causal=" + std::to_string(causal);
       expect_close(fast, slow, tol<T>(), what);
-      // Rows: visible prefix sums to 1, the rest is exactly 0, a row with no visible key is all zeros.
-      for (int b = 0; b < c.B; ++b)
-        for (int h = 0; h < c.H; ++h)
-          for (int i = 0; i < c.Tq; ++i) {
-            const T* row = fast.data() + ((static_cast<long>(b) * c.H + h) * c.Tq + i) * c.K;
-            const int visible = k::visible_keys(c.key_len[b], c.K, causal, i);
-            double sum = 0;
-            for (int j = 0; j < c.K; ++j) {
-              if (j >= visible) {
-                ASSERT_EQ(row[j], T(0)) << what << " b=" << b << " i=" << i << " j=" << j;
-              }
-              ASSERT_GE(row[j], T(0));
-              sum += row[j];
-            }
-            EXPECT_NEAR(sum, visible > 0 ? 1.0 : 0.0, 1e-5) << what << " b=" << b << " i=" << i;
+      // Rows: the visible prefix sums to 1 and the rest is exactly 0.
+      for (int i = 0; i < c.Tq; ++i) {
+        const T* row = fast.data() + static_cast<long>(i) * c.K;
+        const int visible = k::visible_keys(c.K, causal, i);
+        double sum = 0;
+        for (int j = 0; j < c.K; ++j) {
+          if (j >= visible) {
+            ASSERT_EQ(row[j], T(0)) << what << " i=" << i << " j=" << j;
           }
+          ASSERT_GE(row[j], T(0));
+          sum += row[j];
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-5) << what << " i=" << i;
+      }
     }
 }
 
-TYPED_TEST(KernelTest, MaskedSoftmaxBackwardMatchesNaive) {
+TYPED_TEST(KernelTest, AttentionSoftmaxBackwardMatchesNaive) {
   using T = TypeParam;
   unsigned seed = 200;
   for (const SoftmaxCase& c : softmax_cases())
     for (bool causal : {false, true}) {
-      const long count = static_cast<long>(c.B) * c.H * c.Tq * c.K;
+      const long count = static_cast<long>(c.Tq) * c.K;
       auto probs = uniform<T>(count, ++seed, c.lo, c.hi);
-      nv::masked_softmax_forward(probs.data(), c.B, c.H, c.Tq, c.K, c.key_len.data(), causal, T(0.37));
+      nv::attention_softmax_forward(probs.data(), c.Tq, c.K, causal, T(0.37));
       const auto dprobs = uniform<T>(count, ++seed);
       auto fast = dprobs, slow = dprobs;
-      k::masked_softmax_backward(probs.data(), fast.data(), c.B, c.H, c.Tq, c.K, T(0.37));
-      nv::masked_softmax_backward(probs.data(), slow.data(), c.B, c.H, c.Tq, c.K, T(0.37));
-      const std::string what = "softmax backward B=" + std::to_string(c.B) + " K=" + std::to_string(c.K) +
+      k::attention_softmax_backward(probs.data(), fast.data(), c.Tq, c.K, T(0.37));
+      nv::attention_softmax_backward(probs.data(), slow.data(), c.Tq, c.K, T(0.37));
+      const std::string what = "softmax backward Tq=" + std::to_string(c.Tq) + " K=" + std::to_string(c.K) +
                                " causal=" + std::to_string(causal);
       expect_close(fast, slow, tol<T>(), what);
-      // Masked scores (probability 0) get exactly zero gradient, so padding never leaks into the keys.
+      // Masked scores (probability 0) get exactly zero gradient, so future keys never receive any.
       for (long r = 0; r < count; ++r)
         if (probs[r] == T(0)) {
           ASSERT_EQ(fast[r], T(0)) << what << " at " << r;
@@ -364,7 +361,10 @@ TYPED_TEST(KernelTest, EmbeddingForwardAndBackwardMatchNaive) {
   };
   unsigned seed = 800;
   for (const EmbeddingCase& c : cases) {
-    const long N = static_cast<long>(c.B) * c.Tlen;
+    std::vector<int> lengths(c.B);  // (B) unequal, so positions restart at different rows
+    for (int b = 0; b < c.B; ++b) lengths[b] = std::max(1, c.Tlen - b);
+    const Sequences seq(lengths.data(), c.B);
+    const long N = seq.rows();
     std::vector<int> tokens(N);
     std::uint64_t s = 12345 + seed;
     for (auto& t : tokens) t = c.one_token ? c.V / 2 : static_cast<int>((s = mix64(s)) % c.V);
@@ -373,8 +373,8 @@ TYPED_TEST(KernelTest, EmbeddingForwardAndBackwardMatchNaive) {
     nv::sinusoid_table(c.Tlen + 3, c.C, pe.data());
     const T scale = std::sqrt(T(c.C));
     std::vector<T> out(N * c.C, kNaN<T>), out0 = out;
-    k::embedding_forward(tokens.data(), c.B, c.Tlen, table.data(), c.C, scale, pe.data(), out.data());
-    nv::embedding_forward(tokens.data(), c.B, c.Tlen, table.data(), c.C, scale, pe.data(), out0.data());
+    k::embedding_forward(tokens.data(), N, seq.position.data(), table.data(), c.C, scale, pe.data(), out.data());
+    nv::embedding_forward(tokens.data(), N, seq.position.data(), table.data(), c.C, scale, pe.data(), out0.data());
     const std::string what = "embedding B=" + std::to_string(c.B) + " T=" + std::to_string(c.Tlen) +
                              " C=" + std::to_string(c.C) + " V=" + std::to_string(c.V);
     expect_close(out, out0, tol<T>(), what + " forward");
@@ -411,42 +411,30 @@ TYPED_TEST(KernelTest, SinusoidTableMatchesNaiveAndThePaper) {
 // ------------------------------------------------------------------------------------ cross-entropy
 
 struct CrossEntropyCase {
-  int B, Tlen, V;
-  std::vector<int> lengths;
+  long N;
+  int V;
 };
 
 TYPED_TEST(KernelTest, CrossEntropyMatchesNaive) {
   using T = TypeParam;
-  const CrossEntropyCase cases[] = {
-      {1, 1, 1, {1}},
-      {3, 5, 11, {5, 2, 0}},
-      {1, 7, 2, {3}},
-      {4, 40, 123, {40, 17, 1, 33}},  // 19680 logits: the parallel path
-  };
+  const CrossEntropyCase cases[] = {{1, 1}, {7, 11}, {3, 2}, {160, 123}};  // 19680 logits: the parallel path
   unsigned seed = 900;
   for (const CrossEntropyCase& c : cases)
     for (double eps : {0.0, 0.1}) {
-      const long N = static_cast<long>(c.B) * c.Tlen;
+      const long N = c.N;
       const auto logits = uniform<T>(N * c.V, ++seed, -6, 6);
       std::vector<int> targets(N);
       std::uint64_t s = seed;
-      for (long n = 0; n < N; ++n) {
-        const bool valid = n % c.Tlen < c.lengths[n / c.Tlen];
-        // Rows past the length are never read: give them ids no vocabulary has.
-        targets[n] = valid ? static_cast<int>((s = mix64(s)) % c.V) : c.V + 1000;
-      }
+      for (long n = 0; n < N; ++n) targets[n] = static_cast<int>((s = mix64(s)) % c.V);
       const T grad_scale = T(0.37);
-      const std::string what = "cross-entropy B=" + std::to_string(c.B) + " T=" + std::to_string(c.Tlen) +
-                               " V=" + std::to_string(c.V) + " eps=" + std::to_string(eps);
+      const std::string what = "cross-entropy N=" + std::to_string(N) + " V=" + std::to_string(c.V) +
+                               " eps=" + std::to_string(eps);
 
       std::vector<T> d(N * c.V, kNaN<T>), d0 = d, nll(N, kNaN<T>), nll0 = nll;
-      const auto tot = k::cross_entropy(logits.data(), targets.data(), c.lengths.data(), c.B, c.Tlen, c.V, T(eps),
-                                        grad_scale, d.data(), nll.data());
-      const auto tot0 = nv::cross_entropy(logits.data(), targets.data(), c.lengths.data(), c.B, c.Tlen, c.V, T(eps),
-                                          grad_scale, d0.data(), nll0.data());
-      long long valid_rows = 0;
-      for (int l : c.lengths) valid_rows += l;
-      EXPECT_EQ(tot.tokens, valid_rows) << what;
+      const auto tot = k::cross_entropy(logits.data(), targets.data(), N, c.V, T(eps), grad_scale, d.data(), nll.data());
+      const auto tot0 =
+          nv::cross_entropy(logits.data(), targets.data(), N, c.V, T(eps), grad_scale, d0.data(), nll0.data());
+      EXPECT_EQ(tot.tokens, N) << what;
       EXPECT_EQ(tot.tokens, tot0.tokens) << what;
       EXPECT_NEAR(tot.loss, tot0.loss, tol<T>() * std::max(1.0, std::abs(tot0.loss))) << what << " loss";
       EXPECT_NEAR(tot.nll, tot0.nll, tol<T>() * std::max(1.0, std::abs(tot0.nll))) << what << " nll";
@@ -454,36 +442,26 @@ TYPED_TEST(KernelTest, CrossEntropyMatchesNaive) {
       expect_close(d, d0, tol<T>(), what + " dlogits", grad_scale);
       expect_close(nll, nll0, tol<T>(), what + " row_nll", 1.0);
 
-      // Sum of row_nll is the nll total; invalid rows have zero gradient and zero row_nll; each valid
-      // gradient row sums to zero (softmax minus a distribution).
+      // Sum of row_nll is the nll total; each gradient row sums to zero (softmax minus a distribution).
       double nll_sum = 0;
       for (long n = 0; n < N; ++n) {
         nll_sum += nll[n];
-        const bool valid = n % c.Tlen < c.lengths[n / c.Tlen];
         double row_sum = 0;
-        for (int v = 0; v < c.V; ++v) {
-          if (!valid) {
-            ASSERT_EQ(d[n * c.V + v], T(0)) << what << " invalid row " << n;
-          }
-          row_sum += d[n * c.V + v];
-        }
-        if (!valid) {
-          ASSERT_EQ(nll[n], T(0)) << what << " invalid row " << n;
-        }
+        for (int v = 0; v < c.V; ++v) row_sum += d[n * c.V + v];
         EXPECT_NEAR(row_sum, 0.0, 1e-5) << what << " row " << n;
       }
       EXPECT_NEAR(nll_sum, tot.nll, 1e-4 * std::max(1.0, tot.nll)) << what;
 
       // dlogits aliasing logits: the gradient overwrites the logits in place, as the model does.
       auto inplace = logits;
-      const auto tot_inplace = k::cross_entropy(inplace.data(), targets.data(), c.lengths.data(), c.B, c.Tlen, c.V,
-                                                T(eps), grad_scale, inplace.data(), static_cast<T*>(nullptr));
+      const auto tot_inplace = k::cross_entropy(inplace.data(), targets.data(), N, c.V, T(eps), grad_scale,
+                                                inplace.data(), static_cast<T*>(nullptr));
       expect_close(inplace, d0, tol<T>(), what + " dlogits in place", grad_scale);
       EXPECT_EQ(tot_inplace.loss, tot.loss) << what;
 
       // No outputs at all: the totals alone.
-      const auto tot_only = k::cross_entropy(logits.data(), targets.data(), c.lengths.data(), c.B, c.Tlen, c.V, T(eps),
-                                             grad_scale, static_cast<T*>(nullptr), static_cast<T*>(nullptr));
+      const auto tot_only = k::cross_entropy(logits.data(), targets.data(), N, c.V, T(eps), grad_scale,
+                                             static_cast<T*>(nullptr), static_cast<T*>(nullptr));
       EXPECT_EQ(tot_only.loss, tot.loss) << what;
       EXPECT_EQ(tot_only.nll, tot.nll) << what;
     }
@@ -492,12 +470,12 @@ TYPED_TEST(KernelTest, CrossEntropyMatchesNaive) {
 TYPED_TEST(KernelTest, CrossEntropyOfUniformLogitsIsLogV) {
   // Every class equally likely: -log p_j = log V for all j, so the smoothed loss is log V for any eps.
   using T = TypeParam;
-  const int V = 17, B = 2, Tlen = 3;
-  const std::vector<T> logits(static_cast<std::size_t>(B) * Tlen * V, T(0.25));
-  const std::vector<int> targets = {0, 5, 16, 3, 3, 9}, lengths = {3, 2};
+  const int V = 17, N = 5;
+  const std::vector<T> logits(static_cast<std::size_t>(N) * V, T(0.25));
+  const std::vector<int> targets = {0, 5, 16, 3, 3};
   for (double eps : {0.0, 0.1}) {
-    const auto tot = k::cross_entropy(logits.data(), targets.data(), lengths.data(), B, Tlen, V, T(eps), T(1),
-                                      static_cast<T*>(nullptr), static_cast<T*>(nullptr));
+    const auto tot = k::cross_entropy(logits.data(), targets.data(), N, V, T(eps), T(1), static_cast<T*>(nullptr),
+                                      static_cast<T*>(nullptr));
     EXPECT_EQ(tot.tokens, 5);
     EXPECT_NEAR(tot.loss / tot.tokens, std::log(17.0), 1e-6);
     EXPECT_NEAR(tot.nll / tot.tokens, std::log(17.0), 1e-6);
@@ -516,6 +494,11 @@ TYPED_TEST(KernelTest, DropoutMatchesNaive) {
       nv::dropout(slow.data(), n, p, 42, 7);
       for (long i = 0; i < n; ++i) ASSERT_EQ(fast[i] == T(0), slow[i] == T(0)) << "mask differs at " << i;
       expect_close(fast, slow, tol<T>(), "dropout n=" + std::to_string(n) + " p=" + std::to_string(p));
+      // Any slice, dropped on its own, keeps the mask the whole tensor gives it.
+      const long first = n / 3, count = n - first - n / 5;
+      auto slice = std::vector<T>(x.begin() + first, x.begin() + first + count);
+      k::dropout_slice(slice.data(), count, static_cast<std::uint64_t>(first), p, 42, 7);
+      for (long i = 0; i < count; ++i) ASSERT_EQ(slice[i], fast[first + i]) << "slice differs at " << first + i;
     }
 }
 

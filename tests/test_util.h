@@ -39,6 +39,17 @@ inline Batch fixture_batch(const SafetensorsFile& f) {
   return b;
 }
 
+// A fixture's expected logits (B*T, V) with the padding positions zeroed: the model computes only real
+// target positions and returns zeros for the rest.
+inline std::vector<float> expected_logits(const SafetensorsFile& f, const Batch& b) {
+  std::vector<float> expect = f.floats<float>("expect/logits");
+  const std::size_t V = expect.size() / (static_cast<std::size_t>(b.B) * b.T);
+  for (int i = 0; i < b.B; ++i)
+    std::fill(expect.begin() + (static_cast<std::size_t>(i) * b.T + b.tgt_len[i]) * V,
+              expect.begin() + static_cast<std::size_t>(i + 1) * b.T * V, 0.0f);
+  return expect;
+}
+
 // Fills v with reproducible values in [lo, hi).
 template <typename T>
 void fill_uniform(std::vector<T>& v, unsigned seed, double lo = -1.0, double hi = 1.0) {

@@ -159,8 +159,8 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
   const bool pre = config_.norm == NormPosition::Pre;
   const long rc = static_cast<long>(rows_) * C;
   float* x = x_.data();
-  const float* pe = model_.positions(position_ + 1) + static_cast<long>(position_) * C;
-  embed(model_.target_embedding(), tokens.data(), rows_, 1, pe, x);
+  step_positions_.assign(rows_, position_);
+  embed(model_.target_embedding(), tokens.data(), rows_, step_positions_.data(), model_.positions(position_ + 1), x);
 
   // Runs one residual sub-layer: f reads the sub-layer input and writes attn_out_.
   auto sublayer = [&](const LayerNorm<float>& ln, auto&& f) {

@@ -86,6 +86,7 @@ class IncrementalDecoder {
   int B_ = 0, S_ = 0, rows_ = 0, cache_rows_ = 0, position_ = 0, max_steps_ = 0;
   std::vector<int> src_len_, row_sentence_;
   std::vector<int> cross_offset_;  // (B): a sentence's first row in the cross keys/values
+  std::vector<int> step_positions_;  // (rows): every row's position this step
   // Per-step scratch, sized for the largest row count seen.
   std::vector<float> x_, normed_, q_, ctx_, attn_out_, hidden_, scores_, alignment_, mean_, rstd_;
   std::vector<float> logits_;  // (rows, widest output block): the vocabulary is scored a block at a time

@@ -10,19 +10,12 @@
 namespace heptapod::kernels {
 
 template <typename T>
-CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int* lengths, int B, int Tlen, int V,
-                                 T eps, T grad_scale, T* dlogits, T* row_nll) {
-  const long N = static_cast<long>(B) * Tlen;
+CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, int V, T eps, T grad_scale, T* dlogits,
+                                 T* row_nll) {
   // Totals are summed in a fixed order (reduce.h), so the reported loss is reproducible run to run.
   return deterministic_reduce<CrossEntropyTotals>(N, N * V, [&](long begin, long end, CrossEntropyTotals& acc) {
     for (long n = begin; n < end; ++n) {
       const T* x = logits + n * V;
-      const bool valid = (n % Tlen) < lengths[n / Tlen];
-      if (!valid) {
-        if (dlogits) std::fill(dlogits + n * V, dlogits + (n + 1) * V, T(0));
-        if (row_nll) row_nll[n] = 0;
-        continue;
-      }
       const T log_z = log_sum_exp(x, V);
       const T sum_x = sum_value(x, V);
       const int y = targets[n];
@@ -43,9 +36,8 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int*
   });
 }
 
-template CrossEntropyTotals cross_entropy<float>(const float*, const int*, const int*, int, int, int, float, float,
-                                                 float*, float*);
-template CrossEntropyTotals cross_entropy<double>(const double*, const int*, const int*, int, int, int, double,
-                                                  double, double*, double*);
+template CrossEntropyTotals cross_entropy<float>(const float*, const int*, long, int, float, float, float*, float*);
+template CrossEntropyTotals cross_entropy<double>(const double*, const int*, long, int, double, double, double*,
+                                                  double*);
 
 }  // namespace heptapod::kernels

@@ -1,4 +1,4 @@
-// Label-smoothed cross-entropy fused with its gradient, over the valid rows of a padded batch.
+// Label-smoothed cross-entropy fused with its gradient, over the target rows of a batch (no padding).
 #pragma once
 
 #include <cstdint>
@@ -6,8 +6,8 @@
 namespace heptapod::kernels {
 
 struct CrossEntropyTotals {
-  double loss = 0;    // sum over valid rows of the label-smoothed loss
-  double nll = 0;     // sum over valid rows of -log p(target), for perplexity
+  double loss = 0;    // sum over rows of the label-smoothed loss
+  double nll = 0;     // sum over rows of -log p(target), for perplexity
   std::int64_t tokens = 0;
   CrossEntropyTotals& operator+=(const CrossEntropyTotals& o) {
     loss += o.loss;
@@ -17,12 +17,11 @@ struct CrossEntropyTotals {
   }
 };
 
-// logits: (B*T, V); targets: (B*T); row b*T+t is valid iff t < lengths[b].
-// Per valid row: loss = (1 - eps) * (-log p_y) + eps * mean_j(-log p_j).
-// If dlogits is not null it receives (B*T, V) = grad_scale * dloss/dlogits on valid rows and 0 on the rest
-// (assigned; dlogits may alias logits). If row_nll is not null it receives (B*T) -log p(target), 0 when invalid.
+// logits: (N, V); targets: (N). Per row: loss = (1 - eps) * (-log p_y) + eps * mean_j(-log p_j).
+// If dlogits is not null it receives (N, V) = grad_scale * dloss/dlogits (assigned; dlogits may alias
+// logits). If row_nll is not null it receives (N) -log p(target).
 template <typename T>
-CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int* lengths, int B, int Tlen, int V,
-                                 T eps, T grad_scale, T* dlogits, T* row_nll);
+CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, int V, T eps, T grad_scale, T* dlogits,
+                                 T* row_nll);
 
 }  // namespace heptapod::kernels

@@ -11,4 +11,9 @@ namespace heptapod::kernels {
 template <typename T>
 void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream);
 
+// The same on a slice, serially: x holds elements [first, first + n) of a tensor whose mask is keyed by
+// (seed, stream), so element i here has index first + i. For callers already inside a parallel loop.
+template <typename T>
+void dropout_slice(T* x, long n, std::uint64_t first, float p, std::uint64_t seed, std::uint64_t stream);
+
 }  // namespace heptapod::kernels

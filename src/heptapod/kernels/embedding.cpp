@@ -8,23 +8,22 @@
 namespace heptapod::kernels {
 
 template <typename T>
-void embedding_forward(const int* tokens, int B, int Tlen, const T* table, int C, T scale, const T* pe, T* out) {
-  const long N = static_cast<long>(B) * Tlen;
+void embedding_forward(const int* tokens, long N, const int* positions, const T* table, int C, T scale, const T* pe,
+                       T* out) {
 #pragma omp parallel for schedule(static) if (N * C > kParallelMinWork)
   for (long n = 0; n < N; ++n) {
     const T* e = table + static_cast<long>(tokens[n]) * C;
-    const T* p = pe + (n % Tlen) * C;
+    const T* p = pe + static_cast<long>(positions[n]) * C;
     T* o = out + n * C;
     for (int c = 0; c < C; ++c) o[c] = e[c] * scale + p[c];
   }
 }
 
 template <typename T>
-void scale_add_positions(T* x, int B, int Tlen, int C, T scale, const T* pe) {
-  const long N = static_cast<long>(B) * Tlen;
+void scale_add_positions(T* x, long N, const int* positions, int C, T scale, const T* pe) {
 #pragma omp parallel for schedule(static) if (N * C > kParallelMinWork)
   for (long n = 0; n < N; ++n) {
-    const T* p = pe + (n % Tlen) * C;
+    const T* p = pe + static_cast<long>(positions[n]) * C;
     T* o = x + n * C;
     for (int c = 0; c < C; ++c) o[c] = o[c] * scale + p[c];
   }
@@ -52,10 +51,11 @@ void sinusoid_table(int L, int C, T* pe) {
   }
 }
 
-template void embedding_forward<float>(const int*, int, int, const float*, int, float, const float*, float*);
-template void embedding_forward<double>(const int*, int, int, const double*, int, double, const double*, double*);
-template void scale_add_positions<float>(float*, int, int, int, float, const float*);
-template void scale_add_positions<double>(double*, int, int, int, double, const double*);
+template void embedding_forward<float>(const int*, long, const int*, const float*, int, float, const float*, float*);
+template void embedding_forward<double>(const int*, long, const int*, const double*, int, double, const double*,
+                                        double*);
+template void scale_add_positions<float>(float*, long, const int*, int, float, const float*);
+template void scale_add_positions<double>(double*, long, const int*, int, double, const double*);
 template void embedding_backward<float>(const float*, const int*, long, int, float, float*);
 template void embedding_backward<double>(const double*, const int*, long, int, double, double*);
 template void sinusoid_table<float>(int, int, float*);

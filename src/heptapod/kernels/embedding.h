@@ -3,16 +3,18 @@
 
 namespace heptapod::kernels {
 
-// tokens: (B, T); table: (V, C); pe: (>= T, C) positional table -> out: (B*T, C) =
-// table[token] * scale + pe[t]. Token ids must already be validated to lie in [0, V).
+// tokens: (N); positions: (N) each row's position in its sentence; table: (V, C); pe: (> max position, C)
+// positional table -> out: (N, C) = table[token] * scale + pe[position]. Token ids must already be
+// validated to lie in [0, V).
 template <typename T>
-void embedding_forward(const int* tokens, int B, int Tlen, const T* table, int C, T scale, const T* pe, T* out);
+void embedding_forward(const int* tokens, long N, const int* positions, const T* table, int C, T scale, const T* pe,
+                       T* out);
 
-// x: (B*T, C) holding table rows -> x * scale + pe[t], in place (for rows gathered from elsewhere).
+// x: (N, C) holding table rows -> x * scale + pe[position], in place (for rows gathered from elsewhere).
 template <typename T>
-void scale_add_positions(T* x, int B, int Tlen, int C, T scale, const T* pe);
+void scale_add_positions(T* x, long N, const int* positions, int C, T scale, const T* pe);
 
-// dout: (B*T, C) -> dtable: (V, C) += scale * dout scattered to each row's token.
+// dout: (N, C) -> dtable: (V, C) += scale * dout scattered to each row's token.
 template <typename T>
 void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale, T* dtable);
 

@@ -1,17 +1,18 @@
-// Masked softmax for attention, forward and backward, in place.
+// Attention softmax over one (sentence, head) block of scores, forward and backward, in place. Serial: the
+// attention layer calls it per block from inside its parallel loop, while the block is still in cache.
 #pragma once
 
 namespace heptapod::kernels {
 
-// scores: (B, H, Tq, K) raw dot products Q K^T. Replaced by softmax(scale * scores) over the keys a query may
-// see: key j is visible to query i of sentence b iff j < key_len[b] and (if causal) j <= i. Invisible keys get
-// probability 0; a query with no visible key gets an all-zero row.
+// scores: (Tq, K) raw dot products Q K^T of one sentence and head, K the sentence's keys. Replaced by
+// softmax(scale * scores) over the keys query i may see: all K, or (causal) keys j <= i. Invisible keys get
+// probability 0; a query with no visible key (K == 0) has no entries at all.
 template <typename T>
-void masked_softmax_forward(T* scores, int B, int H, int Tq, int K, const int* key_len, bool causal, T scale);
+void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale);
 
-// probs: (B, H, Tq, K) the forward output. grad: (B, H, Tq, K) dL/dprobs in, dL/dscores out (assigned),
-// including the scale.
+// probs: (Tq, K) the forward output. grad: (Tq, K) dL/dprobs in, dL/dscores out (assigned), including the
+// scale. Invisible keys (probability 0) get exactly 0.
 template <typename T>
-void masked_softmax_backward(const T* probs, T* grad, int B, int H, int Tq, int K, T scale);
+void attention_softmax_backward(const T* probs, T* grad, int Tq, int K, T scale);
 
 }  // namespace heptapod::kernels

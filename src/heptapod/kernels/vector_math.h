@@ -167,6 +167,12 @@ inline double centered_square_sum(const double* x, long n, double mean) {
   return s;
 }
 
+inline double dot(const double* a, const double* b, long n) {
+  double s = 0;
+  for (long i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
 inline double max_value(const double* x, long n) { return max_value_scalar(x, n); }
 inline double sum_value(const double* x, long n) { return sum_value_scalar(x, n); }
 inline double exp_sum(const double* x, long n, double shift, double scale, double* out) {

@@ -5,12 +5,8 @@
 
 namespace heptapod::kernels {
 
-// Keys [0, result) are visible to query i: those inside the sentence (j < key_len), and for causal
-// attention those not after the query (j <= i). K is the padded key length.
-inline int visible_keys(int key_len, int K, bool causal, int i) {
-  int v = std::min(key_len, K);
-  if (causal) v = std::min(v, i + 1);
-  return std::max(v, 0);
-}
+// Keys [0, result) of a sentence with K keys are visible to its query i: all of them, or for causal attention
+// those not after the query (j <= i).
+inline int visible_keys(int K, bool causal, int i) { return std::max(causal ? std::min(K, i + 1) : K, 0); }
 
 }  // namespace heptapod::kernels

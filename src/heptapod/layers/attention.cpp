@@ -1,10 +1,12 @@
-// Attention: projections as whole-batch GEMMs, then per (sentence, head) GEMMs on column blocks of the
-// projections (leading dimension C, no head transposes), run in parallel over (sentence, head).
+// Attention: projections as whole-batch GEMMs, then one parallel loop over (sentence, head) that runs that
+// block's score product, softmax, dropout and value product back to back while the block is in cache. The
+// blocks read column slices of the projections (leading dimension C, no head transposes).
 #include "heptapod/layers/attention.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 
+#include "heptapod/core/error.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/softmax.h"
@@ -14,41 +16,71 @@ namespace heptapod {
 using kernels::gemm;
 using kernels::Trans;
 
+AttentionShape::AttentionShape(const Sequences& q, const Sequences& k, bool causal)
+    : q_(&q), k_(&k), causal_(causal), score_start_(q.count() + 1, 0) {
+  require(q.count() == k.count(), "attention: query and key sentence counts differ");
+  for (int b = 0; b < q.count(); ++b)
+    score_start_[b + 1] = score_start_[b] + static_cast<long>(q.len[b]) * k.len[b];
+}
+
+namespace {
+
+// One (sentence, head) block: where its rows and scores live.
+struct Block {
+  int lq, lk;        // query and key rows
+  long q_off, k_off;  // first element of the head's column slice in the (Nq, C) and (Nk, C) matrices
+  long s_off;         // first score of the (lq, lk) block
+};
+
+Block block(const AttentionShape& s, int bh, int H, int C) {
+  const int b = bh / H, h = bh % H, D = C / H;
+  return {s.q().len[b], s.k().len[b], static_cast<long>(s.q().start[b]) * C + h * D,
+          static_cast<long>(s.k().start[b]) * C + h * D, s.score_offset(b, h, H)};
+}
+
+// rows x D slice with leading dimension C, set to zero (a block whose product has an empty inner dimension).
+template <typename T>
+void zero_slice(T* x, int rows, int D, int C) {
+  for (int i = 0; i < rows; ++i) std::fill_n(x + static_cast<long>(i) * C, D, T(0));
+}
+
+}  // namespace
+
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& s,
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
-  const int Nq = s.B * s.Tq, Nk = s.B * s.Tk;
-  const long score_count = static_cast<long>(s.B) * H * s.Tq * s.Tk;
+  const int Nq = s.q().rows(), Nk = s.k().rows();
+  const long score_count = s.scores(H);
   saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
   saved.k = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);
   saved.v = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);
   saved.probs = arena.alloc<T>(score_count);
+  saved.dropped = drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
   saved.context = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
   linear_forward(attn.q_proj, xq, Nq, saved.q);
   linear_forward(attn.k_proj, xkv, Nk, saved.k);
   linear_forward(attn.v_proj, xkv, Nk, saved.v);
 
-  const long qk = static_cast<long>(s.Tq) * s.Tk;
-#pragma omp parallel for schedule(static)
-  for (int bh = 0; bh < s.B * H; ++bh) {
-    const int b = bh / H, h = bh % H;
-    gemm<T>(Trans::No, Trans::Yes, s.Tq, s.Tk, D, T(1), saved.q + static_cast<long>(b) * s.Tq * C + h * D, C,
-            saved.k + static_cast<long>(b) * s.Tk * C + h * D, C, T(0), saved.probs + bh * qk, s.Tk);
-  }
-  kernels::masked_softmax_forward(saved.probs, s.B, H, s.Tq, s.Tk, s.key_len, s.causal, T(1) / std::sqrt(T(D)));
-  saved.dropped = saved.probs;
-  if (drop.rate > 0) {
-    saved.dropped = arena.alloc<T>(score_count);
-    std::memcpy(saved.dropped, saved.probs, sizeof(T) * score_count);
-    kernels::dropout(saved.dropped, score_count, drop.rate, drop.seed, drop.stream);
-  }
-#pragma omp parallel for schedule(static)
-  for (int bh = 0; bh < s.B * H; ++bh) {
-    const int b = bh / H, h = bh % H;
-    gemm<T>(Trans::No, Trans::No, s.Tq, D, s.Tk, T(1), saved.dropped + bh * qk, s.Tk,
-            saved.v + static_cast<long>(b) * s.Tk * C + h * D, C, T(0),
-            saved.context + static_cast<long>(b) * s.Tq * C + h * D, C);
+  const T scale = T(1) / std::sqrt(T(D));
+#pragma omp parallel for schedule(dynamic)
+  for (int bh = 0; bh < s.count() * H; ++bh) {
+    const Block blk = block(s, bh, H, C);
+    T* context = saved.context + blk.q_off;  // (lq, D), leading dimension C
+    if (blk.lk == 0) {
+      zero_slice(context, blk.lq, D, C);
+      continue;
+    }
+    if (blk.lq == 0) continue;
+    T* probs = saved.probs + blk.s_off;  // (lq, lk)
+    gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, T(1), saved.q + blk.q_off, C, saved.k + blk.k_off, C, T(0), probs, blk.lk);
+    kernels::attention_softmax_forward(probs, blk.lq, blk.lk, s.causal(), scale);
+    T* dropped = saved.dropped + blk.s_off;  // (lq, lk)
+    if (dropped != probs) {
+      std::copy_n(probs, static_cast<long>(blk.lq) * blk.lk, dropped);
+      kernels::dropout_slice(dropped, static_cast<long>(blk.lq) * blk.lk, blk.s_off, drop.rate, drop.seed, drop.stream);
+    }
+    gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, T(1), dropped, blk.lk, saved.v + blk.k_off, C, T(0), context, C);
   }
   linear_forward(attn.out_proj, saved.context, Nq, y);
 }
@@ -58,36 +90,35 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
                         const AttentionShape& s, const DropoutSite& drop, const AttentionSaved<T>& saved,
                         Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
-  const int Nq = s.B * s.Tq, Nk = s.B * s.Tk;
-  const long qk = static_cast<long>(s.Tq) * s.Tk;
-  T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);  // (B*Tq, C)
-  T* dscores = arena.alloc<T>(static_cast<std::size_t>(s.B) * H * qk);  // (B, H, Tq, Tk)
-  T* dq = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);  // (B*Tq, C)
-  T* dk = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);  // (B*Tk, C)
-  T* dv = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);  // (B*Tk, C)
+  const int Nq = s.q().rows(), Nk = s.k().rows();
+  T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);  // (Nq, C)
+  T* dscores = arena.alloc<T>(s.scores(H));                          // the score blocks
+  T* dq = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);        // (Nq, C)
+  T* dk = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);        // (Nk, C)
+  T* dv = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);        // (Nk, C)
   linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false);
 
-#pragma omp parallel for schedule(static)
-  for (int bh = 0; bh < s.B * H; ++bh) {
-    const int b = bh / H, h = bh % H;
-    const long q_off = static_cast<long>(b) * s.Tq * C + h * D, k_off = static_cast<long>(b) * s.Tk * C + h * D;
+  const T scale = T(1) / std::sqrt(T(D));
+#pragma omp parallel for schedule(dynamic)
+  for (int bh = 0; bh < s.count() * H; ++bh) {
+    const Block blk = block(s, bh, H, C);
+    if (blk.lq == 0 || blk.lk == 0) {  // nothing attended: the gradients of what exists are zero
+      zero_slice(dq + blk.q_off, blk.lq, D, C);
+      zero_slice(dk + blk.k_off, blk.lk, D, C);
+      zero_slice(dv + blk.k_off, blk.lk, D, C);
+      continue;
+    }
+    const long n = static_cast<long>(blk.lq) * blk.lk;
+    T* ds = dscores + blk.s_off;  // (lq, lk)
     // dP = dcontext_bh V_bh^T ; dV_bh = P_bh^T dcontext_bh
-    gemm<T>(Trans::No, Trans::Yes, s.Tq, s.Tk, D, T(1), dcontext + q_off, C, saved.v + k_off, C, T(0),
-            dscores + bh * qk, s.Tk);
-    gemm<T>(Trans::Yes, Trans::No, s.Tk, D, s.Tq, T(1), saved.dropped + bh * qk, s.Tk, dcontext + q_off, C, T(0),
-            dv + k_off, C);
-  }
-  kernels::dropout(dscores, s.B * H * qk, drop.rate, drop.seed, drop.stream);
-  kernels::masked_softmax_backward(saved.probs, dscores, s.B, H, s.Tq, s.Tk, T(1) / std::sqrt(T(D)));
-#pragma omp parallel for schedule(static)
-  for (int bh = 0; bh < s.B * H; ++bh) {
-    const int b = bh / H, h = bh % H;
-    const long q_off = static_cast<long>(b) * s.Tq * C + h * D, k_off = static_cast<long>(b) * s.Tk * C + h * D;
+    gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, T(1), dcontext + blk.q_off, C, saved.v + blk.k_off, C, T(0), ds, blk.lk);
+    gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, T(1), saved.dropped + blk.s_off, blk.lk, dcontext + blk.q_off, C, T(0),
+            dv + blk.k_off, C);
+    kernels::dropout_slice(ds, n, blk.s_off, drop.rate, drop.seed, drop.stream);
+    kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
     // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
-    gemm<T>(Trans::No, Trans::No, s.Tq, D, s.Tk, T(1), dscores + bh * qk, s.Tk, saved.k + k_off, C, T(0),
-            dq + q_off, C);
-    gemm<T>(Trans::Yes, Trans::No, s.Tk, D, s.Tq, T(1), dscores + bh * qk, s.Tk, saved.q + q_off, C, T(0),
-            dk + k_off, C);
+    gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, T(1), ds, blk.lk, saved.k + blk.k_off, C, T(0), dq + blk.q_off, C);
+    gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, T(1), ds, blk.lk, saved.q + blk.q_off, C, T(0), dk + blk.k_off, C);
   }
   linear_backward(attn.q_proj, dq, xq, Nq, dxq, accumulate_dxq);
   linear_backward(attn.k_proj, dk, xkv, Nk, dxkv, true);

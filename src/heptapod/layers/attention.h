@@ -1,9 +1,12 @@
 // Multi-head scaled dot-product attention (self or cross), forward and backward.
 #pragma once
 
+#include <vector>
+
 #include "heptapod/core/arena.h"
 #include "heptapod/layers/dropout_site.h"
 #include "heptapod/layers/linear.h"
+#include "heptapod/layers/sequences.h"
 
 namespace heptapod {
 
@@ -13,30 +16,46 @@ struct MultiHeadAttention {
   int heads = 0;
 };
 
-struct AttentionShape {
-  int B = 0;
-  int Tq = 0;                    // padded query length
-  int Tk = 0;                    // padded key length
-  const int* key_len = nullptr;  // (B) true key lengths
-  bool causal = false;           // decoder self-attention
+// Which rows attend to which: sentence b's queries are rows [q.start[b], +q.len[b]) of the query matrix, its
+// keys rows [k.start[b], +k.len[b]) of the key matrix (the same Sequences for self-attention). No padding:
+// each (sentence, head) has a (q.len[b], k.len[b]) block of scores.
+class AttentionShape {
+ public:
+  AttentionShape(const Sequences& q, const Sequences& k, bool causal);
+  const Sequences& q() const { return *q_; }
+  const Sequences& k() const { return *k_; }
+  bool causal() const { return causal_; }
+  int count() const { return q_->count(); }
+  // Scores of all sentences and heads together, and the first score of (sentence b, head h).
+  long scores(int heads) const { return heads * score_start_.back(); }
+  long score_offset(int b, int h, int heads) const {
+    return heads * score_start_[b] + static_cast<long>(h) * q_->len[b] * k_->len[b];
+  }
+
+ private:
+  const Sequences* q_;
+  const Sequences* k_;
+  bool causal_;
+  std::vector<long> score_start_;  // (B + 1) prefix sums of q.len[b] * k.len[b]
 };
 
 template <typename T>
 struct AttentionSaved {
-  T* q = nullptr;        // (B*Tq, C)
-  T* k = nullptr;        // (B*Tk, C)
-  T* v = nullptr;        // (B*Tk, C)
-  T* probs = nullptr;    // (B, H, Tq, Tk) softmax output
-  T* dropped = nullptr;  // (B, H, Tq, Tk) after attention dropout (== probs when the rate is 0)
-  T* context = nullptr;  // (B*Tq, C) heads concatenated, before out_proj
+  T* q = nullptr;        // (Nq, C)
+  T* k = nullptr;        // (Nk, C)
+  T* v = nullptr;        // (Nk, C)
+  T* probs = nullptr;    // scores(H): per sentence and head a (q.len, k.len) block, softmax output
+  T* dropped = nullptr;  // the same blocks after attention dropout (== probs when the rate is 0)
+  T* context = nullptr;  // (Nq, C) heads concatenated, before out_proj
 };
 
-// xq: (B*Tq, C), xkv: (B*Tk, C) (the same pointer for self-attention) -> y: (B*Tq, C) assigned.
+// xq: (Nq, C), xkv: (Nk, C) (the same pointer for self-attention), Nq = q().rows(), Nk = k().rows() ->
+// y: (Nq, C) assigned.
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& shape,
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y);
 
-// dy: (B*Tq, C). dxq: (B*Tq, C) assigned or accumulated (accumulate_dxq). dxkv: (B*Tk, C) always accumulated;
+// dy: (Nq, C). dxq: (Nq, C) assigned or accumulated (accumulate_dxq). dxkv: (Nk, C) always accumulated;
 // for self-attention pass dxq == dxkv. Parameter gradients accumulated. Temporaries come from the arena.
 template <typename T>
 void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T* xq, const T* xkv,

@@ -17,17 +17,18 @@ struct Embedding {
   const kernels::PackedWeights* packed = nullptr;
 };
 
-// tokens: (B, L); pe: (>= L, C) -> out: (B*L, C) = E[token] * sqrt(C) + pe[position], no dropout.
+// tokens, positions: (N); pe: (> max position, C) -> out: (N, C) = E[token] * sqrt(C) + pe[position], no
+// dropout.
 template <typename T>
-void embed(const Embedding<T>& emb, const int* tokens, int B, int L, const T* pe, T* out);
+void embed(const Embedding<T>& emb, const int* tokens, long N, const int* positions, const T* pe, T* out);
 
-// tokens: (B, L); pe: (>= L, C) -> returns x: (B*L, C) carved from the arena.
+// tokens, positions: (N); pe: (> max position, C) -> returns x: (N, C) carved from the arena, with dropout.
 template <typename T>
-T* embedding_forward(const Embedding<T>& emb, const int* tokens, int B, int L, const T* pe, const DropoutSite& drop,
-                     Arena& arena);
+T* embedding_forward(const Embedding<T>& emb, const int* tokens, long N, const int* positions, const T* pe,
+                     const DropoutSite& drop, Arena& arena);
 
-// dx: (B*L, C), modified in place (dropout backward); dtable accumulated.
+// dx: (N, C), modified in place (dropout backward); dtable accumulated.
 template <typename T>
-void embedding_backward(const Embedding<T>& emb, T* dx, const int* tokens, int B, int L, const DropoutSite& drop);
+void embedding_backward(const Embedding<T>& emb, T* dx, const int* tokens, long N, const DropoutSite& drop);
 
 }  // namespace heptapod

@@ -14,6 +14,16 @@ long long Batch::target_tokens() const {
   return n;
 }
 
+PackedBatch::PackedBatch(const Batch& b)
+    : src(b.src_len.data(), b.B),
+      tgt(b.tgt_len.data(), b.B),
+      src_tokens(src.pack(b.src.data(), b.S)),
+      tgt_in(tgt.pack(b.tgt_in.data(), b.T)),
+      tgt_out(tgt.pack(b.tgt_out.data(), b.T)),
+      encoder_self(src, src, false),
+      decoder_self(tgt, tgt, true),
+      cross(tgt, src, false) {}
+
 Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
                  const ModelConfig& config) {
   require(sources.size() == targets.size(), "make_batch: " + std::to_string(sources.size()) + " sources but " +

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "heptapod/layers/attention.h"
+#include "heptapod/layers/sequences.h"
 #include "heptapod/model/config.h"
 
 namespace heptapod {
@@ -17,6 +19,19 @@ struct Batch {
   std::vector<int> tgt_out;  // (B, T) target tokens + eos, padded
   std::vector<int> tgt_len;  // (B) target length including the bos/eos shift
   long long target_tokens() const;
+};
+
+// A batch as the layers see it: every sentence's real tokens end to end, no padding, and the attention
+// shapes over them. Not copyable: the shapes point into it.
+struct PackedBatch {
+  Sequences src, tgt;
+  std::vector<int> src_tokens;     // (src.rows())
+  std::vector<int> tgt_in, tgt_out;  // (tgt.rows()) each
+  AttentionShape encoder_self, decoder_self, cross;
+
+  explicit PackedBatch(const Batch& batch);
+  PackedBatch(const PackedBatch&) = delete;
+  PackedBatch& operator=(const PackedBatch&) = delete;
 };
 
 // Pads token sequences (without bos/eos) into a batch; checks every id against the vocabularies.

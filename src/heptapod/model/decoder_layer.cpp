@@ -17,7 +17,7 @@ DropoutSite DecoderLayer<T>::site(const DropoutContext& ctx, SublayerSlot slot, 
 template <typename T>
 T* DecoderLayer<T>::forward(const T* x, const T* memory, const AttentionShape& self_shape,
                             const AttentionShape& cross_shape, const DropoutContext& ctx, Arena& arena) {
-  const int N = self_shape.B * self_shape.Tq;
+  const int N = self_shape.q().rows();
   const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   T* h1 = sublayer_forward(config_.norm, p_.self_attn_norm, x, N,
                            site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), arena, self_sub_,
@@ -42,7 +42,7 @@ template <typename T>
 void DecoderLayer<T>::backward(const T* dy, const T* memory, const AttentionShape& self_shape,
                                const AttentionShape& cross_shape, const DropoutContext& ctx, Arena& arena, T* dx,
                                T* dmemory) {
-  const int N = self_shape.B * self_shape.Tq;
+  const int N = self_shape.q().rows();
   const std::size_t count = static_cast<std::size_t>(N) * config_.d_model;
   T* dh2 = arena.alloc<T>(count);  // (B*T, C)
   T* dh1 = arena.alloc<T>(count);  // (B*T, C)

@@ -17,10 +17,10 @@ class DecoderLayer {
  public:
   DecoderLayer(ParameterStore<T>& params, const ModelConfig& config, int index);
 
-  // x: (B*T, C), memory: (B*S, C) -> returns (B*T, C) from the arena.
+  // x: (Nt, C), memory: (Ns, C) (rows as in self_shape and cross_shape) -> returns (Nt, C) from the arena.
   T* forward(const T* x, const T* memory, const AttentionShape& self_shape, const AttentionShape& cross_shape,
              const DropoutContext& ctx, Arena& arena);
-  // dy: (B*T, C) -> dx: (B*T, C) assigned; dmemory: (B*S, C) accumulated.
+  // dy: (Nt, C) -> dx: (Nt, C) assigned; dmemory: (Ns, C) accumulated.
   void backward(const T* dy, const T* memory, const AttentionShape& self_shape, const AttentionShape& cross_shape,
                 const DropoutContext& ctx, Arena& arena, T* dx, T* dmemory);
 

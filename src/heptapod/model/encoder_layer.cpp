@@ -16,7 +16,7 @@ DropoutSite EncoderLayer<T>::site(const DropoutContext& ctx, SublayerSlot slot, 
 
 template <typename T>
 T* EncoderLayer<T>::forward(const T* x, const AttentionShape& shape, const DropoutContext& ctx, Arena& arena) {
-  const int N = shape.B * shape.Tq;
+  const int N = shape.q().rows();
   const DropoutSite attn_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   T* h = sublayer_forward(config_.norm, p_.self_attn_norm, x, N,
                           site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), arena, attn_sub_,
@@ -33,7 +33,7 @@ T* EncoderLayer<T>::forward(const T* x, const AttentionShape& shape, const Dropo
 template <typename T>
 void EncoderLayer<T>::backward(const T* dy, const AttentionShape& shape, const DropoutContext& ctx, Arena& arena,
                                T* dx) {
-  const int N = shape.B * shape.Tq;
+  const int N = shape.q().rows();
   T* dh = arena.alloc<T>(static_cast<std::size_t>(N) * config_.d_model);  // (N, C)
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
   sublayer_backward(config_.norm, p_.ffn_norm, dy, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),

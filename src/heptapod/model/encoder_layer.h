@@ -16,9 +16,9 @@ class EncoderLayer {
  public:
   EncoderLayer(ParameterStore<T>& params, const ModelConfig& config, int index);
 
-  // x: (B*S, C) -> returns (B*S, C) from the arena; saves what backward needs.
+  // x: (Ns, C), Ns = shape.q().rows() -> returns (Ns, C) from the arena; saves what backward needs.
   T* forward(const T* x, const AttentionShape& shape, const DropoutContext& ctx, Arena& arena);
-  // dy: (B*S, C) -> dx: (B*S, C) assigned. Uses the state saved by the last forward.
+  // dy: (Ns, C) -> dx: (Ns, C) assigned. Uses the state saved by the last forward.
   void backward(const T* dy, const AttentionShape& shape, const DropoutContext& ctx, Arena& arena, T* dx);
 
   EncoderLayerParams<T>& params() { return p_; }

@@ -34,34 +34,26 @@ Transformer<T>::Transformer(const ModelConfig& config)
   }
 }
 
-template <typename T>
-typename Transformer<T>::Shapes Transformer<T>::shapes(const Batch& b) const {
-  Shapes s;
-  s.encoder_self = {b.B, b.S, b.S, b.src_len.data(), false};
-  s.decoder_self = {b.B, b.T, b.T, b.tgt_len.data(), true};
-  s.cross = {b.B, b.T, b.S, b.src_len.data(), false};
-  return s;
-}
-
 // Training keeps every layer's activations in `arena` for backward. Inference (layer_scratch given) runs each
 // layer in the scratch arena and keeps only its output, so memory does not grow with depth.
 template <typename T>
-T* Transformer<T>::encode_stack(const int* src, int B, int S, const int* src_len, const DropoutContext& ctx,
-                                Arena& arena, Arena* layer_scratch) {
-  const AttentionShape shape{B, S, S, src_len, false};
-  T* x = embedding_forward(src_embedding_, src, B, S, positions_.table(S),
+T* Transformer<T>::encode_stack(const int* tokens, const Sequences& seq, const DropoutContext& ctx, Arena& arena,
+                                Arena* layer_scratch) {
+  const AttentionShape shape(seq, seq, false);
+  const long N = seq.rows();
+  T* x = embedding_forward(src_embedding_, tokens, N, seq.position.data(), positions_.table(std::max(seq.longest, 1)),
                            ctx.site(config_, Stack::Encoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding),
-                           arena);  // (B*S, C)
+                           arena);  // (N, C)
   Arena& layer_arena = layer_scratch ? *layer_scratch : arena;
-  auto keep = [&](T* y) {  // y: (B*S, C), a layer's output
+  auto keep = [&](T* y) {  // y: (N, C), a layer's output
     if (!layer_scratch) return y;
-    std::copy_n(y, static_cast<std::size_t>(B) * S * config_.d_model, x);
+    std::copy_n(y, N * config_.d_model, x);
     layer_scratch->reset();
     return x;
   };
   for (auto& layer : encoder_) x = keep(layer->forward(x, shape, ctx, layer_arena));
-  if (has_final_norm_) x = keep(layer_norm_forward(encoder_final_norm_, x, B * S, layer_arena, encoder_final_saved_));
-  return x;  // (B*S, C)
+  if (has_final_norm_) x = keep(layer_norm_forward(encoder_final_norm_, x, N, layer_arena, encoder_final_saved_));
+  return x;  // (N, C)
 }
 
 template <typename T>
@@ -70,30 +62,21 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
     for (int s = 0; s < S; ++s)
       require(src[b * S + s] >= 0 && src[b * S + s] < config_.src_vocab_size,
               "encode: source token id " + std::to_string(src[b * S + s]) + " is outside the vocabulary");
-  // Sentences are independent in the encoder, so they go through in groups of at most kEncodeRows token rows,
-  // each group padded only to its own longest sentence: the scratch memory stays the size of one group's layer
-  // whatever the batch, and a batch of mixed lengths wastes less work on padding.
+  // Sentences are independent in the encoder, so they go through in groups of at most kEncodeRows tokens
+  // (a longer sentence alone): the scratch memory stays the size of one group's layer whatever the batch.
   constexpr int kEncodeRows = 512;
   const std::size_t C = config_.d_model;
-  T* out = arena.alloc<T>(static_cast<std::size_t>(B) * S * C);  // (B*S, C)
-  std::vector<int> tokens;  // (g, Sg): one group's sources at the group's padded length
+  T* out = arena.alloc<T>(static_cast<std::size_t>(B) * S * C);  // (B*S, C); the padding rows are zeros
+  std::vector<int> lengths(B);  // (B)
+  for (int b = 0; b < B; ++b) lengths[b] = std::clamp(src_len[b], 0, S);
   for (int b0 = 0, g = 0; b0 < B; b0 += g) {
-    int Sg = 1;
-    for (g = 0; b0 + g < B; ++g) {
-      const int longest = std::max(Sg, std::clamp(src_len[b0 + g], 1, S));
-      if (g > 0 && (g + 1) * longest > kEncodeRows) break;
-      Sg = longest;
-    }
-    tokens.resize(static_cast<std::size_t>(g) * Sg);
-    for (int i = 0; i < g; ++i) std::copy_n(src + static_cast<std::size_t>(b0 + i) * S, Sg, tokens.data() + i * Sg);
+    int rows = lengths[b0];
+    for (g = 1; b0 + g < B && rows + lengths[b0 + g] <= kEncodeRows; ++g) rows += lengths[b0 + g];
+    const Sequences group(lengths.data() + b0, g);
+    const std::vector<int> tokens = group.pack(src + static_cast<std::size_t>(b0) * S, S);  // (rows)
     group_scratch_.reset();
-    const T* y = encode_stack(tokens.data(), g, Sg, src_len + b0, DropoutContext{}, group_scratch_,
-                              &inference_scratch_);  // (g*Sg, C)
-    for (int i = 0; i < g; ++i) {
-      T* row = out + static_cast<std::size_t>(b0 + i) * S * C;  // (S, C); the padding rows are zeros
-      std::copy_n(y + static_cast<std::size_t>(i) * Sg * C, static_cast<std::size_t>(Sg) * C, row);
-      std::fill(row + static_cast<std::size_t>(Sg) * C, row + static_cast<std::size_t>(S) * C, T(0));
-    }
+    const T* y = encode_stack(tokens.data(), group, DropoutContext{}, group_scratch_, &inference_scratch_);  // (rows, C)
+    group.unpack(y, static_cast<int>(C), S, out + static_cast<std::size_t>(b0) * S * C);
   }
   // The scratch is idle until the next batch: give back all but a megabyte (short inputs never use
   // more, so one-sentence latency pays no page faults), leaving the room to the decoder's caches.
@@ -106,61 +89,63 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
 template <typename T>
 T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena) {
   const ModelConfig& c = config_;
-  const Shapes sh = shapes(b);
-  const int Nt = b.B * b.T;
-  memory_ = encode_stack(b.src.data(), b.B, b.S, b.src_len.data(), ctx, arena, nullptr);  // (B*S, C)
+  batch_ = std::make_unique<PackedBatch>(b);
+  const PackedBatch& p = *batch_;
+  const int Nt = p.tgt.rows();
+  memory_ = encode_stack(p.src_tokens.data(), p.src, ctx, arena, nullptr);  // (Ns, C)
 
   // Decoder.
-  T* y = embedding_forward(tgt_embedding_, b.tgt_in.data(), b.B, b.T, positions_.table(b.T),
+  T* y = embedding_forward(tgt_embedding_, p.tgt_in.data(), Nt, p.tgt.position.data(),
+                           positions_.table(std::max(p.tgt.longest, 1)),
                            ctx.site(c, Stack::Decoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding), arena);
-  for (auto& layer : decoder_) y = layer->forward(y, memory_, sh.decoder_self, sh.cross, ctx, arena);
+  for (auto& layer : decoder_) y = layer->forward(y, memory_, p.decoder_self, p.cross, ctx, arena);
   if (has_final_norm_) y = layer_norm_forward(decoder_final_norm_, y, Nt, arena, decoder_final_saved_);
-  hidden_ = y;  // (B*T, C)
+  hidden_ = y;  // (Nt, C)
 
-  // Output projection: logits (B*T, V) = hidden W_out^T (+ b).
+  // Output projection: logits (Nt, V) = hidden W_out^T (+ b).
   T* logits = arena.alloc<T>(static_cast<std::size_t>(Nt) * c.tgt_vocab_size);
   project_output(hidden_, Nt, logits);
   return logits;
 }
 
 template <typename T>
-void Transformer<T>::backward(const Batch& b, const DropoutContext& ctx, Arena& arena, T* dlogits) {
+void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogits) {
   const ModelConfig& c = config_;
-  const Shapes sh = shapes(b);
-  const int Nt = b.B * b.T, Ns = b.B * b.S, C = c.d_model;
+  const PackedBatch& p = *batch_;
+  const int Nt = p.tgt.rows(), Ns = p.src.rows(), C = c.d_model;
 
   // Output projection.
-  T* dy = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (B*T, C)
+  T* dy = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
   linear_backward(output_, dlogits, hidden_, Nt, dy, false);
 
   // Decoder, last layer first; every cross-attention adds into dmemory.
   if (has_final_norm_) {
-    T* d = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (B*T, C)
+    T* d = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
     layer_norm_backward(decoder_final_norm_, dy, Nt, decoder_final_saved_, d, false);
     dy = d;
   }
-  T* dmemory = arena.alloc_zero<T>(static_cast<std::size_t>(Ns) * C);  // (B*S, C)
+  T* dmemory = arena.alloc_zero<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
   for (int i = c.decoder_layers - 1; i >= 0; --i) {
-    T* dx = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (B*T, C)
-    decoder_[i]->backward(dy, memory_, sh.decoder_self, sh.cross, ctx, arena, dx, dmemory);
+    T* dx = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
+    decoder_[i]->backward(dy, memory_, p.decoder_self, p.cross, ctx, arena, dx, dmemory);
     dy = dx;
   }
-  embedding_backward(tgt_embedding_, dy, b.tgt_in.data(), b.B, b.T,
+  embedding_backward(tgt_embedding_, dy, p.tgt_in.data(), Nt,
                      ctx.site(c, Stack::Decoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding));
 
   // Encoder, last layer first.
   T* dx = dmemory;
   if (has_final_norm_) {
-    T* d = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (B*S, C)
+    T* d = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
     layer_norm_backward(encoder_final_norm_, dx, Ns, encoder_final_saved_, d, false);
     dx = d;
   }
   for (int i = c.encoder_layers - 1; i >= 0; --i) {
-    T* d = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (B*S, C)
-    encoder_[i]->backward(dx, sh.encoder_self, ctx, arena, d);
+    T* d = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
+    encoder_[i]->backward(dx, p.encoder_self, ctx, arena, d);
     dx = d;
   }
-  embedding_backward(src_embedding_, dx, b.src.data(), b.B, b.S,
+  embedding_backward(src_embedding_, dx, p.src_tokens.data(), Ns,
                      ctx.site(c, Stack::Encoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding));
 }
 
@@ -221,27 +206,34 @@ LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& o
   require(!packed_for_inference(), "forward_backward: the model was packed for inference");
   validate_batch(b, config_);
   const DropoutContext ctx{options.training, options.seed};
-  T* logits = forward(b, ctx, arena);
+  T* logits = forward(b, ctx, arena);  // (Nt, V)
   const double normalizer = options.grad_normalizer > 0 ? options.grad_normalizer : static_cast<double>(b.target_tokens());
-  const LossTotals totals =
-      kernels::cross_entropy(logits, b.tgt_out.data(), b.tgt_len.data(), b.B, b.T, config_.tgt_vocab_size,
-                             static_cast<T>(options.label_smoothing), static_cast<T>(1.0 / normalizer), logits, static_cast<T*>(nullptr));
-  backward(b, ctx, arena, logits);  // the gradient overwrote the logits in place
+  const LossTotals totals = kernels::cross_entropy(
+      logits, batch_->tgt_out.data(), batch_->tgt.rows(), config_.tgt_vocab_size, static_cast<T>(options.label_smoothing),
+      static_cast<T>(1.0 / normalizer), logits, static_cast<T*>(nullptr));
+  backward(ctx, arena, logits);  // the gradient overwrote the logits in place
   return totals;
 }
 
 template <typename T>
 LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena& arena, T* row_nll) {
   validate_batch(b, config_);
-  T* out = forward(b, DropoutContext{}, arena);
-  return kernels::cross_entropy(out, b.tgt_out.data(), b.tgt_len.data(), b.B, b.T, config_.tgt_vocab_size,
-                                static_cast<T>(label_smoothing), T(0), static_cast<T*>(nullptr), row_nll);
+  const T* logits = forward(b, DropoutContext{}, arena);  // (Nt, V)
+  std::vector<T> nll(row_nll ? batch_->tgt.rows() : 0);   // (Nt)
+  const LossTotals totals =
+      kernels::cross_entropy(logits, batch_->tgt_out.data(), batch_->tgt.rows(), config_.tgt_vocab_size,
+                             static_cast<T>(label_smoothing), T(0), static_cast<T*>(nullptr), row_nll ? nll.data() : nullptr);
+  if (row_nll) batch_->tgt.unpack(nll.data(), 1, b.T, row_nll);
+  return totals;
 }
 
 template <typename T>
 T* Transformer<T>::logits(const Batch& b, Arena& arena) {
   validate_batch(b, config_);
-  return forward(b, DropoutContext{}, arena);
+  const T* packed = forward(b, DropoutContext{}, arena);  // (Nt, V)
+  T* padded = arena.alloc<T>(static_cast<std::size_t>(b.B) * b.T * config_.tgt_vocab_size);  // (B*T, V)
+  batch_->tgt.unpack(packed, config_.tgt_vocab_size, b.T, padded);
+  return padded;
 }
 
 template class Transformer<float>;

@@ -45,7 +45,7 @@ class Transformer {
   LossTotals forward_backward(const Batch& batch, const StepOptions& options, Arena& arena);
   // Forward and loss only (no dropout). row_nll: optional (B*T) -log p(target) per position.
   LossTotals evaluate(const Batch& batch, float label_smoothing, Arena& arena, T* row_nll = nullptr);
-  // Logits (B*T, V) carved from the arena (no dropout).
+  // Logits (B*T, V) carved from the arena (no dropout); padding positions are zeros.
   T* logits(const Batch& batch, Arena& arena);
   // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena. Rows
   // past a sentence's length are zeros.
@@ -79,14 +79,12 @@ class Transformer {
   const std::vector<std::pair<int, int>>& output_column_blocks() const { return output_blocks_; }
 
  private:
-  struct Shapes {
-    AttentionShape encoder_self, decoder_self, cross;
-  };
-  Shapes shapes(const Batch& batch) const;
-  T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);  // -> logits (B*T, V)
-  T* encode_stack(const int* src, int B, int S, const int* src_len, const DropoutContext& ctx, Arena& arena,
+  // -> logits (Nt, V), Nt the batch's real target positions (batch_->tgt.rows()).
+  T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);
+  // tokens: (seq.rows()) -> (seq.rows(), C) encoder output.
+  T* encode_stack(const int* tokens, const Sequences& seq, const DropoutContext& ctx, Arena& arena,
                   Arena* layer_scratch);
-  void backward(const Batch& batch, const DropoutContext& ctx, Arena& arena, T* dlogits);
+  void backward(const DropoutContext& ctx, Arena& arena, T* dlogits);  // dlogits: (Nt, V)
   void cut_output_blocks();  // output_blocks_ for the output projection's current column alignment
 
   ModelConfig config_;
@@ -106,8 +104,9 @@ class Transformer {
   bool has_final_norm_ = false;
 
   // Forward state kept for backward (the layers keep their own).
-  T* memory_ = nullptr;  // (B*S, C) encoder output
-  T* hidden_ = nullptr;  // (B*T, C) decoder output before the projection
+  std::unique_ptr<PackedBatch> batch_;  // the last forward's batch, unpadded
+  T* memory_ = nullptr;  // (Ns, C) encoder output
+  T* hidden_ = nullptr;  // (Nt, C) decoder output before the projection
   LayerNormSaved<T> encoder_final_saved_, decoder_final_saved_;
   Arena group_scratch_;      // one group of sentences' encoder state during encode()
   Arena inference_scratch_;  // one encoder layer's activations during encode()

@@ -26,32 +26,23 @@ void gemm(Trans ta, Trans tb, int M, int N, int K, T alpha, const T* A, int lda,
 }
 
 template <typename T>
-void masked_softmax_forward(T* scores, int B, int H, int Tq, int K, const int* key_len, bool causal, T scale) {
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      for (int i = 0; i < Tq; ++i) {
-        T* row = scores + ((static_cast<long>(b) * H + h) * Tq + i) * K;
-        std::vector<bool> visible(K);
-        bool any = false;
-        for (int j = 0; j < K; ++j) {
-          visible[j] = j < key_len[b] && !(causal && j > i);
-          any = any || visible[j];
-        }
-        long double max_v = -INFINITY, sum = 0;
-        for (int j = 0; j < K; ++j)
-          if (visible[j] && scale * row[j] > max_v) max_v = scale * row[j];
-        for (int j = 0; j < K; ++j)
-          if (visible[j]) sum += std::exp(static_cast<long double>(scale * row[j]) - max_v);
-        for (int j = 0; j < K; ++j)
-          row[j] = any && visible[j] ? static_cast<T>(std::exp(static_cast<long double>(scale * row[j]) - max_v) / sum)
-                                     : T(0);
-      }
+void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale) {
+  for (int i = 0; i < Tq; ++i) {
+    T* row = scores + static_cast<long>(i) * K;
+    auto visible = [&](int j) { return !(causal && j > i); };
+    long double max_v = -INFINITY, sum = 0;
+    for (int j = 0; j < K; ++j)
+      if (visible(j) && scale * row[j] > max_v) max_v = scale * row[j];
+    for (int j = 0; j < K; ++j)
+      if (visible(j)) sum += std::exp(static_cast<long double>(scale * row[j]) - max_v);
+    for (int j = 0; j < K; ++j)
+      row[j] = visible(j) ? static_cast<T>(std::exp(static_cast<long double>(scale * row[j]) - max_v) / sum) : T(0);
+  }
 }
 
 template <typename T>
-void masked_softmax_backward(const T* probs, T* grad, int B, int H, int Tq, int K, T scale) {
-  const long rows = static_cast<long>(B) * H * Tq;
-  for (long r = 0; r < rows; ++r) {
+void attention_softmax_backward(const T* probs, T* grad, int Tq, int K, T scale) {
+  for (long r = 0; r < Tq; ++r) {
     std::vector<T> in(grad + r * K, grad + (r + 1) * K);
     for (int j = 0; j < K; ++j) {
       // dS_j = scale * sum_k dP_k * P_k * (delta_jk - P_j)
@@ -124,13 +115,11 @@ void relu_backward(const T* y, T* grad, long n) {
 }
 
 template <typename T>
-void embedding_forward(const int* tokens, int B, int Tlen, const T* table, int C, T scale, const T* pe, T* out) {
-  for (int b = 0; b < B; ++b)
-    for (int t = 0; t < Tlen; ++t)
-      for (int c = 0; c < C; ++c) {
-        const long row = static_cast<long>(b) * Tlen + t;
-        out[row * C + c] = table[static_cast<long>(tokens[row]) * C + c] * scale + pe[static_cast<long>(t) * C + c];
-      }
+void embedding_forward(const int* tokens, long N, const int* positions, const T* table, int C, T scale, const T* pe,
+                       T* out) {
+  for (long n = 0; n < N; ++n)
+    for (int c = 0; c < C; ++c)
+      out[n * C + c] = table[static_cast<long>(tokens[n]) * C + c] * scale + pe[static_cast<long>(positions[n]) * C + c];
 }
 
 template <typename T>
@@ -150,34 +139,27 @@ void sinusoid_table(int L, int C, T* pe) {
 }
 
 template <typename T>
-CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int* lengths, int B, int Tlen, int V,
-                                 T eps, T grad_scale, T* dlogits, T* row_nll) {
+CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, int V, T eps, T grad_scale, T* dlogits,
+                                 T* row_nll) {
   CrossEntropyTotals totals;
-  for (int b = 0; b < B; ++b)
-    for (int t = 0; t < Tlen; ++t) {
-      const long n = static_cast<long>(b) * Tlen + t;
-      const T* x = logits + n * V;
-      if (t >= lengths[b]) {
-        for (int v = 0; v < V && dlogits; ++v) dlogits[n * V + v] = 0;
-        if (row_nll) row_nll[n] = 0;
-        continue;
-      }
-      long double z = 0;
-      for (int v = 0; v < V; ++v) z += std::exp(static_cast<long double>(x[v]));
-      std::vector<long double> logp(V);
-      for (int v = 0; v < V; ++v) logp[v] = x[v] - std::log(z);
-      // Smoothed target distribution q = (1 - eps) onehot(y) + eps / V.
-      long double loss = 0;
-      for (int v = 0; v < V; ++v) {
-        const long double q = (v == targets[n] ? 1.0L - eps : 0.0L) + static_cast<long double>(eps) / V;
-        loss -= q * logp[v];
-        if (dlogits) dlogits[n * V + v] = static_cast<T>(grad_scale * (std::exp(logp[v]) - q));
-      }
-      totals.loss += static_cast<double>(loss);
-      totals.nll += static_cast<double>(-logp[targets[n]]);
-      totals.tokens += 1;
-      if (row_nll) row_nll[n] = static_cast<T>(-logp[targets[n]]);
+  for (long n = 0; n < N; ++n) {
+    const T* x = logits + n * V;
+    long double z = 0;
+    for (int v = 0; v < V; ++v) z += std::exp(static_cast<long double>(x[v]));
+    std::vector<long double> logp(V);
+    for (int v = 0; v < V; ++v) logp[v] = x[v] - std::log(z);
+    // Smoothed target distribution q = (1 - eps) onehot(y) + eps / V.
+    long double loss = 0;
+    for (int v = 0; v < V; ++v) {
+      const long double q = (v == targets[n] ? 1.0L - eps : 0.0L) + static_cast<long double>(eps) / V;
+      loss -= q * logp[v];
+      if (dlogits) dlogits[n * V + v] = static_cast<T>(grad_scale * (std::exp(logp[v]) - q));
     }
+    totals.loss += static_cast<double>(loss);
+    totals.nll += static_cast<double>(-logp[targets[n]]);
+    totals.tokens += 1;
+    if (row_nll) row_nll[n] = static_cast<T>(-logp[targets[n]]);
+  }
   return totals;
 }
 
@@ -192,8 +174,8 @@ void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
 
 #define HEPTAPOD_INSTANTIATE(T)                                                                                  \
   template void gemm<T>(Trans, Trans, int, int, int, T, const T*, int, const T*, int, T, T*, int);              \
-  template void masked_softmax_forward<T>(T*, int, int, int, int, const int*, bool, T);                         \
-  template void masked_softmax_backward<T>(const T*, T*, int, int, int, int, T);                                \
+  template void attention_softmax_forward<T>(T*, int, int, bool, T);                                            \
+  template void attention_softmax_backward<T>(const T*, T*, int, int, T);                                       \
   template void layer_norm_forward<T>(const T*, const T*, const T*, T*, T*, T*, int, int, T);                   \
   template void layer_norm_backward<T>(const T*, const T*, const T*, const T*, const T*, T*, T*, T*, int, int,  \
                                        bool);                                                                    \
@@ -201,10 +183,10 @@ void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
   template void bias_backward<T>(const T*, T*, int, int);                                                       \
   template void relu_forward<T>(T*, long);                                                                      \
   template void relu_backward<T>(const T*, T*, long);                                                           \
-  template void embedding_forward<T>(const int*, int, int, const T*, int, T, const T*, T*);                     \
+  template void embedding_forward<T>(const int*, long, const int*, const T*, int, T, const T*, T*);             \
   template void embedding_backward<T>(const T*, const int*, long, int, T, T*);                                  \
   template void sinusoid_table<T>(int, int, T*);                                                                \
-  template CrossEntropyTotals cross_entropy<T>(const T*, const int*, const int*, int, int, int, T, T, T*, T*);   \
+  template CrossEntropyTotals cross_entropy<T>(const T*, const int*, long, int, T, T, T*, T*);                  \
   template void dropout<T>(T*, long, float, std::uint64_t, std::uint64_t);
 HEPTAPOD_INSTANTIATE(float)
 HEPTAPOD_INSTANTIATE(double)

@@ -13,9 +13,9 @@ template <typename T>
 void gemm(Trans ta, Trans tb, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
           T* C, int ldc);
 template <typename T>
-void masked_softmax_forward(T* scores, int B, int H, int Tq, int K, const int* key_len, bool causal, T scale);
+void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale);
 template <typename T>
-void masked_softmax_backward(const T* probs, T* grad, int B, int H, int Tq, int K, T scale);
+void attention_softmax_backward(const T* probs, T* grad, int Tq, int K, T scale);
 template <typename T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps);
 template <typename T>
@@ -30,14 +30,15 @@ void relu_forward(T* x, long n);
 template <typename T>
 void relu_backward(const T* y, T* grad, long n);
 template <typename T>
-void embedding_forward(const int* tokens, int B, int Tlen, const T* table, int C, T scale, const T* pe, T* out);
+void embedding_forward(const int* tokens, long N, const int* positions, const T* table, int C, T scale, const T* pe,
+                       T* out);
 template <typename T>
 void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale, T* dtable);
 template <typename T>
 void sinusoid_table(int L, int C, T* pe);
 template <typename T>
-CrossEntropyTotals cross_entropy(const T* logits, const int* targets, const int* lengths, int B, int Tlen, int V,
-                                 T eps, T grad_scale, T* dlogits, T* row_nll);
+CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, int V, T eps, T grad_scale, T* dlogits,
+                                 T* row_nll);
 template <typename T>
 void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream);
 
