@@ -14,6 +14,7 @@
 
 #include "heptapod/core/random.h"
 #include "heptapod/kernels/blas.h"
+#include "heptapod/kernels/block_gemm.h"
 #include "heptapod/kernels/cross_entropy.h"
 #include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/elementwise.h"
@@ -112,22 +113,42 @@ TYPED_TEST(KernelTest, GemmMatchesNaiveForEveryTransposeAndLeadingDimension) {
         }
 }
 
-TYPED_TEST(KernelTest, GemmOnHeadColumnBlocks) {
-  // The attention pattern: Q_h K_h^T on column block h of two (T, C) matrices, result into (T, T).
+TYPED_TEST(KernelTest, BlockGemmMatchesNaiveOnAttentionShapes) {
+  // Attention's per-(sentence, head) products: operands are column blocks of wider matrices (leading
+  // dimension C), sizes around the 6 x 16 register tile and its edges, an empty inner dimension (a
+  // sentence without keys) giving zeros.
   using T = TypeParam;
-  const int Tq = 9, Tk = 11, C = 12, H = 3, D = C / H;
-  const auto Q = uniform<T>(static_cast<std::size_t>(Tq) * C, 11), K = uniform<T>(static_cast<std::size_t>(Tk) * C, 12);
-  for (int h = 0; h < H; ++h) {
-    std::vector<T> fast(static_cast<std::size_t>(Tq) * Tk, kNaN<T>), slow = fast;
-    k::gemm<T>(Trans::No, Trans::Yes, Tq, Tk, D, T(1), Q.data() + h * D, C, K.data() + h * D, C, T(0), fast.data(), Tk);
-    nv::gemm<T>(Trans::No, Trans::Yes, Tq, Tk, D, T(1), Q.data() + h * D, C, K.data() + h * D, C, T(0), slow.data(),
-                Tk);
-    expect_close(fast, slow, tol<T>(), "head " + std::to_string(h));
-    // And one element by hand.
-    double dot = 0;
-    for (int d = 0; d < D; ++d) dot += static_cast<double>(Q[2 * C + h * D + d]) * K[5 * C + h * D + d];
-    EXPECT_NEAR(fast[2 * Tk + 5], dot, 1e-5);
-  }
+  struct Shape {
+    int M, N, K;
+  };
+  const Shape shapes[] = {{1, 1, 1},  {6, 16, 8},   {5, 17, 3}, {7, 15, 64}, {13, 64, 29}, {37, 33, 64},
+                          {2, 9, 0},  {12, 64, 100}, {1, 64, 1}, {100, 7, 64}};
+  unsigned seed = 60;
+  for (const Shape& s : shapes)
+    for (Trans ta : {Trans::No, Trans::Yes})
+      for (Trans tb : {Trans::No, Trans::Yes}) {
+        const int rows_a = ta == Trans::No ? s.M : s.K, cols_a = ta == Trans::No ? s.K : s.M;
+        const int rows_b = tb == Trans::No ? s.K : s.N, cols_b = tb == Trans::No ? s.N : s.K;
+        const int lda = cols_a + 3, ldb = cols_b + 19, ldc = s.N + 5;  // wider than the used width
+        const auto A = uniform<T>(static_cast<std::size_t>(rows_a) * lda + 1, ++seed);
+        const auto B = uniform<T>(static_cast<std::size_t>(rows_b) * ldb + 1, ++seed);
+        auto C0 = uniform<T>(static_cast<std::size_t>(s.M) * ldc, ++seed);
+        for (int i = 0; i < s.M; ++i)  // assigned: what was there must not matter
+          for (int j = 0; j < s.N; ++j) C0[i * ldc + j] = kNaN<T>;
+        auto fast = C0, slow = C0;
+        k::block_gemm<T>(ta, tb, s.M, s.N, s.K, A.data(), lda, B.data(), ldb, fast.data(), ldc);
+        nv::gemm<T>(ta, tb, s.M, s.N, s.K, T(1), A.data(), lda, B.data(), ldb, T(0), slow.data(), ldc);
+        if (s.K == 0)
+          for (int i = 0; i < s.M; ++i)
+            for (int j = 0; j < s.N; ++j) slow[i * ldc + j] = T(0);
+        const std::string what = "block gemm M=" + std::to_string(s.M) + " N=" + std::to_string(s.N) +
+                                 " K=" + std::to_string(s.K) + " ta=" + std::to_string(ta == Trans::Yes) +
+                                 " tb=" + std::to_string(tb == Trans::Yes);
+        expect_close(fast, slow, 4 * tol<T>(), what, 1.0);
+        for (int i = 0; i < s.M; ++i)  // the columns past N belong to someone else
+          for (int j = s.N; j < ldc; ++j)
+            ASSERT_EQ(fast[i * ldc + j], C0[i * ldc + j]) << what << ": wrote past N at " << i << "," << j;
+      }
 }
 
 // --------------------------------------------------------------------------------- attention softmax

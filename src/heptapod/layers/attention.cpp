@@ -7,13 +7,13 @@
 #include <cmath>
 
 #include "heptapod/core/error.h"
-#include "heptapod/kernels/blas.h"
+#include "heptapod/kernels/block_gemm.h"
 #include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/softmax.h"
 
 namespace heptapod {
 
-using kernels::gemm;
+using kernels::block_gemm;
 using kernels::Trans;
 
 AttentionShape::AttentionShape(const Sequences& q, const Sequences& k, bool causal)
@@ -38,12 +38,6 @@ Block block(const AttentionShape& s, int bh, int H, int C) {
           static_cast<long>(s.k().start[b]) * C + h * D, s.score_offset(b, h, H)};
 }
 
-// rows x D slice with leading dimension C, set to zero (a block whose product has an empty inner dimension).
-template <typename T>
-void zero_slice(T* x, int rows, int D, int C) {
-  for (int i = 0; i < rows; ++i) std::fill_n(x + static_cast<long>(i) * C, D, T(0));
-}
-
 }  // namespace
 
 template <typename T>
@@ -66,21 +60,17 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < s.count() * H; ++bh) {
     const Block blk = block(s, bh, H, C);
+    // A sentence without keys (an empty source) gets a zero context: its products have no inner terms.
     T* context = saved.context + blk.q_off;  // (lq, D), leading dimension C
-    if (blk.lk == 0) {
-      zero_slice(context, blk.lq, D, C);
-      continue;
-    }
-    if (blk.lq == 0) continue;
     T* probs = saved.probs + blk.s_off;  // (lq, lk)
-    gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, T(1), saved.q + blk.q_off, C, saved.k + blk.k_off, C, T(0), probs, blk.lk);
+    block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, C, saved.k + blk.k_off, C, probs, blk.lk);
     kernels::attention_softmax_forward(probs, blk.lq, blk.lk, s.causal(), scale);
     T* dropped = saved.dropped + blk.s_off;  // (lq, lk)
     if (dropped != probs) {
       std::copy_n(probs, static_cast<long>(blk.lq) * blk.lk, dropped);
       kernels::dropout_slice(dropped, static_cast<long>(blk.lq) * blk.lk, blk.s_off, drop.rate, drop.seed, drop.stream);
     }
-    gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, T(1), dropped, blk.lk, saved.v + blk.k_off, C, T(0), context, C);
+    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, dropped, blk.lk, saved.v + blk.k_off, C, context, C);
   }
   linear_forward(attn.out_proj, saved.context, Nq, y);
 }
@@ -102,23 +92,17 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < s.count() * H; ++bh) {
     const Block blk = block(s, bh, H, C);
-    if (blk.lq == 0 || blk.lk == 0) {  // nothing attended: the gradients of what exists are zero
-      zero_slice(dq + blk.q_off, blk.lq, D, C);
-      zero_slice(dk + blk.k_off, blk.lk, D, C);
-      zero_slice(dv + blk.k_off, blk.lk, D, C);
-      continue;
-    }
     const long n = static_cast<long>(blk.lq) * blk.lk;
     T* ds = dscores + blk.s_off;  // (lq, lk)
     // dP = dcontext_bh V_bh^T ; dV_bh = P_bh^T dcontext_bh
-    gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, T(1), dcontext + blk.q_off, C, saved.v + blk.k_off, C, T(0), ds, blk.lk);
-    gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, T(1), saved.dropped + blk.s_off, blk.lk, dcontext + blk.q_off, C, T(0),
-            dv + blk.k_off, C);
+    block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, dcontext + blk.q_off, C, saved.v + blk.k_off, C, ds, blk.lk);
+    block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, saved.dropped + blk.s_off, blk.lk, dcontext + blk.q_off, C,
+                  dv + blk.k_off, C);
     kernels::dropout_slice(ds, n, blk.s_off, drop.rate, drop.seed, drop.stream);
     kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
     // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
-    gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, T(1), ds, blk.lk, saved.k + blk.k_off, C, T(0), dq + blk.q_off, C);
-    gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, T(1), ds, blk.lk, saved.q + blk.q_off, C, T(0), dk + blk.k_off, C);
+    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, C, dq + blk.q_off, C);
+    block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, C, dk + blk.k_off, C);
   }
   linear_backward(attn.q_proj, dq, xq, Nq, dxq, accumulate_dxq);
   linear_backward(attn.k_proj, dk, xkv, Nk, dxkv, true);
