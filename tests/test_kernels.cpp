@@ -15,6 +15,7 @@
 #include "heptapod/core/random.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/block_gemm.h"
+#include "heptapod/kernels/transpose.h"
 #include "heptapod/kernels/cross_entropy.h"
 #include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/elementwise.h"
@@ -149,6 +150,21 @@ TYPED_TEST(KernelTest, BlockGemmMatchesNaiveOnAttentionShapes) {
           for (int j = s.N; j < ldc; ++j)
             ASSERT_EQ(fast[i * ldc + j], C0[i * ldc + j]) << what << ": wrote past N at " << i << "," << j;
       }
+}
+
+TYPED_TEST(KernelTest, TransposeMatchesTheDefinition) {
+  using T = TypeParam;
+  for (int rows : {1, 7, 8, 9, 24, 61})
+    for (int cols : {1, 3, 8, 16, 17, 64}) {
+      const int ld_in = cols + 5, ld_out = rows + 3;  // wider than the used width
+      const auto in = uniform<T>(static_cast<std::size_t>(rows) * ld_in, rows * 100 + cols);
+      std::vector<T> out(static_cast<std::size_t>(cols) * ld_out, T(-7));
+      k::transpose(in.data(), rows, cols, ld_in, out.data(), ld_out);
+      for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < ld_out; ++i)
+          ASSERT_EQ(out[static_cast<std::size_t>(j) * ld_out + i], i < rows ? in[static_cast<std::size_t>(i) * ld_in + j] : T(-7))
+              << "rows=" << rows << " cols=" << cols << " at " << j << "," << i;
+    }
 }
 
 // --------------------------------------------------------------------------------- attention softmax

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "heptapod/kernels/transpose.h"
 #include "heptapod/kernels/vector_math.h"
 
 namespace heptapod::kernels {
@@ -15,8 +16,7 @@ namespace {
 template <typename T>
 const T* transposed(const T* in, int rows, int cols, int ld, std::vector<T>& out) {
   out.resize(static_cast<std::size_t>(rows) * cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) out[static_cast<std::size_t>(j) * rows + i] = in[static_cast<long>(i) * ld + j];
+  transpose(in, rows, cols, ld, out.data(), rows);
   return out.data();
 }
 
@@ -91,38 +91,6 @@ void tile_row(int N, int K, const float* A, int lda, const float* B, int ldb, fl
   int j = 0;
   for (; j + 16 <= N; j += 16) tile<MR, true>(16, K, A, lda, B + j, ldb, C + j, ldc);
   if (j < N) tile<MR, false>(N - j, K, A, lda, B + j, ldb, C + j, ldc);
-}
-
-// Rows [0, 8) x columns [0, 8) of in (leading dimension ld_in) -> out (leading dimension ld_out), transposed.
-inline void transpose8x8(const float* in, long ld_in, float* out, long ld_out) {
-  __m256 r[8], t[8];
-  for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(in + k * ld_in);
-  for (int k = 0; k < 8; k += 2) {
-    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
-    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
-  }
-  for (int k = 0; k < 8; k += 4) {
-    r[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int k = 0; k < 4; ++k) {
-    _mm256_storeu_ps(out + k * ld_out, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
-    _mm256_storeu_ps(out + (k + 4) * ld_out, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
-  }
-}
-
-template <>
-const float* transposed<float>(const float* in, int rows, int cols, int ld, std::vector<float>& out) {
-  out.resize(static_cast<std::size_t>(rows) * cols);
-  const int rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
-  for (int i = 0; i < rows8; i += 8)
-    for (int j = 0; j < cols8; j += 8) transpose8x8(in + static_cast<long>(i) * ld + j, ld, out.data() + static_cast<long>(j) * rows + i, rows);
-  for (int i = 0; i < rows; ++i)  // the edges: columns past cols8, then rows past rows8
-    for (int j = i < rows8 ? cols8 : 0; j < cols; ++j)
-      out[static_cast<std::size_t>(j) * rows + i] = in[static_cast<long>(i) * ld + j];
-  return out.data();
 }
 
 template <>
