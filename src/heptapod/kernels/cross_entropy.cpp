@@ -1,4 +1,5 @@
-// Cross-entropy: vectorised passes per row for the max, log-sum-exp and sum, one more to write the gradient.
+// Cross-entropy: vectorised passes per row for the sum and max, one exp pass (into the gradient row when
+// there is one), one more to scale the gradient.
 #include "heptapod/kernels/cross_entropy.h"
 
 #include <algorithm>
@@ -16,20 +17,22 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, in
   return deterministic_reduce<CrossEntropyTotals>(N, N * V, [&](long begin, long end, CrossEntropyTotals& acc) {
     for (long n = begin; n < end; ++n) {
       const T* x = logits + n * V;
-      const T log_z = log_sum_exp(x, V);
-      const T sum_x = sum_value(x, V);
       const int y = targets[n];
-      const T nll = log_z - x[y];
+      const T x_y = x[y], sum_x = sum_value(x, V), max_x = max_value(x, V);
+      // One exp per logit: exp(x - max) goes straight into the gradient row when there is one (x and d may
+      // be the same row: everything read from x is read before).
+      T* d = dlogits ? dlogits + n * V : nullptr;
+      const T sum_e = exp_sum(x, V, max_x, T(1), d);
+      const T log_z = max_x + std::log(sum_e);
+      const T nll = log_z - x_y;
       const T smooth = log_z - sum_x / V;  // mean_j(-log p_j)
       acc.loss += static_cast<double>((T(1) - eps) * nll + eps * smooth);
       acc.nll += static_cast<double>(nll);
       acc.tokens += 1;
       if (row_nll) row_nll[n] = nll;
-      if (dlogits) {
-        T* d = dlogits + n * V;
-        const T off = eps / V;
-        exp_sum(x, V, log_z, T(1), d);  // softmax
-        for (int v = 0; v < V; ++v) d[v] = grad_scale * (d[v] - off);
+      if (d) {  // grad_scale * (softmax - smoothed target)
+        const T scale = grad_scale / sum_e, off = grad_scale * eps / V;
+        for (int v = 0; v < V; ++v) d[v] = scale * d[v] - off;
         d[y] -= grad_scale * (T(1) - eps);
       }
     }

@@ -1,5 +1,5 @@
 // Vectorised row primitives for softmax-like and normalising kernels: max, sum, centred sum of squares, dot
-// product, exp with its sum, log-sum-exp.
+// product, exp with its sum.
 // The float versions use AVX2+FMA when the build targets it (an 8-lane Cephes-style exp: range reduction by
 // ln 2, degree-6 polynomial, relative error below 2e-7 on [-87, 88], exactly 0 below -87.3); double and
 // non-AVX2 builds take the scalar loops, which are also the naive twins the kernel tests compare against.
@@ -177,13 +177,6 @@ inline double max_value(const double* x, long n) { return max_value_scalar(x, n)
 inline double sum_value(const double* x, long n) { return sum_value_scalar(x, n); }
 inline double exp_sum(const double* x, long n, double shift, double scale, double* out) {
   return exp_sum_scalar(x, n, shift, scale, out);
-}
-
-// log(sum_i exp(x[i])), computed stably from the row's maximum.
-template <typename T>
-T log_sum_exp(const T* x, long n) {
-  const T m = max_value(x, n);
-  return m + std::log(exp_sum(x, n, m, T(1), static_cast<T*>(nullptr)));
 }
 
 }  // namespace heptapod::kernels
