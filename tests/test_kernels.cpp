@@ -15,6 +15,7 @@
 #include "heptapod/core/random.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/block_gemm.h"
+#include "heptapod/kernels/relu_dropout.h"
 #include "heptapod/kernels/transpose.h"
 #include "heptapod/kernels/cross_entropy.h"
 #include "heptapod/kernels/dropout.h"
@@ -340,27 +341,51 @@ TYPED_TEST(KernelTest, BiasForwardAndBackwardMatchNaive) {
   }
 }
 
-TYPED_TEST(KernelTest, ReluForwardAndBackwardMatchNaive) {
+TYPED_TEST(KernelTest, ReluForwardMatchesNaive) {
   using T = TypeParam;
   unsigned seed = 600;
   for (long n : {1L, 13L, 20001L}) {
     auto x = uniform<T>(n, ++seed);
-    for (long i = 0; i < n; i += 5) x[i] = T(0);  // exact zeros: the gradient there is zero
+    for (long i = 0; i < n; i += 5) x[i] = T(0);
     if (n > 3) x[3] = -T(0);
     auto y = x, y0 = x;
     k::relu_forward(y.data(), n);
     nv::relu_forward(y0.data(), n);
     for (long i = 0; i < n; ++i) ASSERT_EQ(y[i], y0[i]) << "relu_forward n=" << n << " at " << i;
-
-    const auto g = uniform<T>(n, ++seed);
-    auto d = g, d0 = g;
-    k::relu_backward(y.data(), d.data(), n);
-    nv::relu_backward(y0.data(), d0.data(), n);
-    for (long i = 0; i < n; ++i) {
-      ASSERT_EQ(d[i], d0[i]) << "relu_backward n=" << n << " at " << i;
-      ASSERT_EQ(d[i], x[i] > T(0) ? g[i] : T(0));
-    }
   }
+}
+
+TYPED_TEST(KernelTest, FusedBiasReluDropoutMatchesNaive) {
+  // The fused passes against bias, ReLU, dropout and bias-gradient twins run one after another, with and
+  // without dropout, with and without a bias; shapes on both sides of the parallel threshold.
+  using T = TypeParam;
+  unsigned seed = 650;
+  for (auto [N, F] : {std::pair{1, 1}, std::pair{5, 13}, std::pair{37, 600}})
+    for (float p : {0.0f, 0.3f})
+      for (bool with_bias : {true, false}) {
+        const long n = static_cast<long>(N) * F;
+        const std::string what = "N=" + std::to_string(N) + " F=" + std::to_string(F) + " p=" + std::to_string(p) +
+                                 " bias=" + std::to_string(with_bias);
+        const auto product = uniform<T>(n, ++seed);
+        const auto bias = uniform<T>(F, ++seed);
+        const T* b = with_bias ? bias.data() : nullptr;
+        auto hidden = product, hidden0 = product;
+        std::vector<T> dropped(n, kNaN<T>), dropped0 = dropped;
+        T* out = p > 0 ? dropped.data() : hidden.data();
+        T* out0 = p > 0 ? dropped0.data() : hidden0.data();
+        k::bias_relu_dropout_forward(hidden.data(), out, b, N, F, p, 5, 6);
+        nv::bias_relu_dropout_forward(hidden0.data(), out0, b, N, F, p, 5, 6);
+        expect_close(hidden, hidden0, tol<T>(), what + " hidden");
+        expect_close(dropped, dropped0, tol<T>(), what + " dropped");
+
+        const auto g = uniform<T>(n, ++seed);
+        auto grad = g, grad0 = g;
+        auto db = uniform<T>(F, ++seed, 1, 2), db0 = db;  // accumulates
+        k::relu_dropout_backward(grad.data(), hidden.data(), with_bias ? db.data() : nullptr, N, F, p, 5, 6);
+        nv::relu_dropout_backward(grad0.data(), hidden0.data(), with_bias ? db0.data() : nullptr, N, F, p, 5, 6);
+        expect_close(grad, grad0, tol<T>(), what + " grad");
+        expect_close(db, db0, tol<T>(), what + " dbias");
+      }
 }
 
 TYPED_TEST(KernelTest, AddAndAccumulate) {

@@ -31,12 +31,6 @@ void relu_forward(T* x, long n) {
 }
 
 template <typename T>
-void relu_backward(const T* y, T* grad, long n) {
-#pragma omp parallel for schedule(static) if (n > kParallelMinWork)
-  for (long i = 0; i < n; ++i) grad[i] = y[i] > T(0) ? grad[i] : T(0);
-}
-
-template <typename T>
 void add(const T* a, const T* b, T* out, long n) {
 #pragma omp parallel for schedule(static) if (n > kParallelMinWork)
   for (long i = 0; i < n; ++i) out[i] = a[i] + b[i];
@@ -52,7 +46,6 @@ void accumulate(T* dst, const T* src, long n) {
   template void add_bias<T>(T*, const T*, int, int);         \
   template void bias_backward<T>(const T*, T*, int, int);    \
   template void relu_forward<T>(T*, long);                   \
-  template void relu_backward<T>(const T*, T*, long);        \
   template void add<T>(const T*, const T*, T*, long);        \
   template void accumulate<T>(T*, const T*, long);
 HEPTAPOD_INSTANTIATE(float)

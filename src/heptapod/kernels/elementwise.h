@@ -12,9 +12,6 @@ void bias_backward(const T* dy, T* dbias, int N, int C);
 // x: (n) in place, max(0, x).
 template <typename T>
 void relu_forward(T* x, long n);
-// y: (n) the ReLU output; grad: (n) in place, zeroed where y <= 0.
-template <typename T>
-void relu_backward(const T* y, T* grad, long n);
 // out: (n) = a + b (out may alias a).
 template <typename T>
 void add(const T* a, const T* b, T* out, long n);

@@ -1,24 +1,25 @@
 // Feed-forward network: two linear layers around ReLU and activation dropout.
 #include "heptapod/layers/feed_forward.h"
 
-#include <cstring>
-
-#include "heptapod/kernels/dropout.h"
-#include "heptapod/kernels/elementwise.h"
+#include "heptapod/core/error.h"
+#include "heptapod/kernels/relu_dropout.h"
 
 namespace heptapod {
 
 template <typename T>
 void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
                           FeedForwardSaved<T>& saved, T* y) {
-  const long hidden_count = static_cast<long>(N) * ffn.fc1.out;
-  saved.hidden = arena.alloc<T>(hidden_count);
-  linear_relu_forward(ffn.fc1, x, N, saved.hidden);
-  saved.dropped = saved.hidden;
-  if (drop.rate > 0) {
-    saved.dropped = arena.alloc<T>(hidden_count);
-    std::memcpy(saved.dropped, saved.hidden, sizeof(T) * hidden_count);
-    kernels::dropout(saved.dropped, hidden_count, drop.rate, drop.seed, drop.stream);
+  const int F = ffn.fc1.out;
+  const long hidden_count = static_cast<long>(N) * F;
+  saved.hidden = arena.alloc<T>(hidden_count);                                          // (N, F)
+  saved.dropped = drop.rate > 0 ? arena.alloc<T>(hidden_count) : saved.hidden;  // (N, F)
+  if (ffn.fc1.packed) {  // inference: bias and ReLU inside the packed product, no dropout
+    require(drop.rate == 0, "feed_forward: dropout with weights packed for inference");
+    linear_relu_forward(ffn.fc1, x, N, saved.hidden);
+  } else {
+    linear_product(ffn.fc1, x, N, saved.hidden);
+    kernels::bias_relu_dropout_forward(saved.hidden, saved.dropped, ffn.fc1.b, N, F, drop.rate, drop.seed,
+                                       drop.stream);
   }
   linear_forward(ffn.fc2, saved.dropped, N, y);
 }
@@ -26,12 +27,11 @@ void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const Dr
 template <typename T>
 void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, int N, const DropoutSite& drop,
                            const FeedForwardSaved<T>& saved, Arena& arena, T* dx, bool accumulate_dx) {
-  const long hidden_count = static_cast<long>(N) * ffn.fc1.out;
-  T* dhidden = arena.alloc<T>(hidden_count);  // (N, F)
+  const int F = ffn.fc1.out;
+  T* dhidden = arena.alloc<T>(static_cast<std::size_t>(N) * F);  // (N, F)
   linear_backward(ffn.fc2, dy, saved.dropped, N, dhidden, false);
-  kernels::dropout(dhidden, hidden_count, drop.rate, drop.seed, drop.stream);
-  kernels::relu_backward(saved.hidden, dhidden, hidden_count);
-  linear_backward(ffn.fc1, dhidden, x, N, dx, accumulate_dx);
+  kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate, drop.seed, drop.stream);
+  linear_backward(ffn.fc1, dhidden, x, N, dx, accumulate_dx, BiasGrad::Done);
 }
 
 template void feed_forward_forward<float>(const FeedForward<float>&, const float*, int, const DropoutSite&, Arena&,

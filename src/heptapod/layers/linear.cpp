@@ -37,6 +37,12 @@ void linear_forward(const Linear<T>& l, const T* x, int N, T* y) {
 }
 
 template <typename T>
+void linear_product(const Linear<T>& l, const T* x, int N, T* y) {
+  require(l.w != nullptr, "linear_product: the weights were packed for inference");
+  gemm<T>(Trans::No, Trans::Yes, N, l.out, l.in, T(1), x, l.in, l.w, l.in, T(0), y, l.out);
+}
+
+template <typename T>
 void linear_relu_forward(const Linear<T>& l, const T* x, int N, T* y) {
   project(l, x, N, 0, l.out, true, y);
 }
@@ -56,11 +62,11 @@ int linear_column_align(const Linear<T>& l) {
 }
 
 template <typename T>
-void linear_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx, bool accumulate_dx) {
+void linear_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx, bool accumulate_dx, BiasGrad bias) {
   require(l.w != nullptr, "linear_backward: the weights were packed for inference");
   if (dx) gemm<T>(Trans::No, Trans::No, N, l.in, l.out, T(1), dy, l.out, l.w, l.in, accumulate_dx ? T(1) : T(0), dx, l.in);
   gemm<T>(Trans::Yes, Trans::No, l.out, l.in, N, T(1), dy, l.out, x, l.in, T(1), l.dw, l.in);
-  if (l.b) kernels::bias_backward(dy, l.db, N, l.out);
+  if (l.b && bias == BiasGrad::Compute) kernels::bias_backward(dy, l.db, N, l.out);
 }
 
 template void linear_forward<float>(const Linear<float>&, const float*, int, float*);
@@ -71,7 +77,10 @@ template int linear_column_align<float>(const Linear<float>&);
 template int linear_column_align<double>(const Linear<double>&);
 template void linear_relu_forward<float>(const Linear<float>&, const float*, int, float*);
 template void linear_relu_forward<double>(const Linear<double>&, const double*, int, double*);
-template void linear_backward<float>(const Linear<float>&, const float*, const float*, int, float*, bool);
-template void linear_backward<double>(const Linear<double>&, const double*, const double*, int, double*, bool);
+template void linear_product<float>(const Linear<float>&, const float*, int, float*);
+template void linear_product<double>(const Linear<double>&, const double*, int, double*);
+template void linear_backward<float>(const Linear<float>&, const float*, const float*, int, float*, bool, BiasGrad);
+template void linear_backward<double>(const Linear<double>&, const double*, const double*, int, double*, bool,
+                                      BiasGrad);
 
 }  // namespace heptapod

@@ -18,6 +18,10 @@ struct Linear {
 // x: (N, in) -> y: (N, out), assigned.
 template <typename T>
 void linear_forward(const Linear<T>& layer, const T* x, int N, T* y);
+// y = x W^T alone, without the bias, for callers that fuse the bias into a pass of their own. Row-major
+// (unpacked) weights only.
+template <typename T>
+void linear_product(const Linear<T>& layer, const T* x, int N, T* y);
 // y = relu(x W^T + b): one fused pass when the weights are packed.
 template <typename T>
 void linear_relu_forward(const Linear<T>& layer, const T* x, int N, T* y);
@@ -28,8 +32,10 @@ template <typename T>
 int linear_column_align(const Linear<T>& layer);
 
 // dy: (N, out), x: (N, in) the forward input. dx: (N, in) assigned, or accumulated when accumulate_dx;
-// skipped when null. dw, db accumulated.
+// skipped when null. dw accumulated; db too unless the caller already summed it (BiasGrad::Done).
+enum class BiasGrad { Compute, Done };
 template <typename T>
-void linear_backward(const Linear<T>& layer, const T* dy, const T* x, int N, T* dx, bool accumulate_dx);
+void linear_backward(const Linear<T>& layer, const T* dy, const T* x, int N, T* dx, bool accumulate_dx,
+                     BiasGrad bias = BiasGrad::Compute);
 
 }  // namespace heptapod

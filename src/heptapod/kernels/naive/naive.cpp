@@ -1,6 +1,7 @@
 // Naive kernel twins. Written for obviousness, not speed; accumulate in long double where it is free to.
 #include "heptapod/kernels/naive/naive.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -109,9 +110,22 @@ void relu_forward(T* x, long n) {
 }
 
 template <typename T>
-void relu_backward(const T* y, T* grad, long n) {
-  for (long i = 0; i < n; ++i)
-    if (!(y[i] > 0)) grad[i] = 0;
+void bias_relu_dropout_forward(T* hidden, T* dropped, const T* bias, int N, int F, float p, std::uint64_t seed,
+                               std::uint64_t stream) {
+  if (bias) add_bias(hidden, bias, N, F);
+  relu_forward(hidden, static_cast<long>(N) * F);
+  if (dropped == hidden) return;
+  std::copy_n(hidden, static_cast<long>(N) * F, dropped);
+  dropout(dropped, static_cast<long>(N) * F, p, seed, stream);
+}
+
+template <typename T>
+void relu_dropout_backward(T* grad, const T* hidden, T* dbias, int N, int F, float p, std::uint64_t seed,
+                           std::uint64_t stream) {
+  const long n = static_cast<long>(N) * F;
+  dropout(grad, n, p, seed, stream);
+  for (long i = 0; i < n; ++i) grad[i] = hidden[i] > T(0) ? grad[i] : T(0);
+  if (dbias) bias_backward(grad, dbias, N, F);
 }
 
 template <typename T>
@@ -182,7 +196,8 @@ void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
   template void add_bias<T>(T*, const T*, int, int);                                                            \
   template void bias_backward<T>(const T*, T*, int, int);                                                       \
   template void relu_forward<T>(T*, long);                                                                      \
-  template void relu_backward<T>(const T*, T*, long);                                                           \
+  template void bias_relu_dropout_forward<T>(T*, T*, const T*, int, int, float, std::uint64_t, std::uint64_t);  \
+  template void relu_dropout_backward<T>(T*, const T*, T*, int, int, float, std::uint64_t, std::uint64_t);      \
   template void embedding_forward<T>(const int*, long, const int*, const T*, int, T, const T*, T*);             \
   template void embedding_backward<T>(const T*, const int*, long, int, T, T*);                                  \
   template void sinusoid_table<T>(int, int, T*);                                                                \

@@ -28,7 +28,11 @@ void bias_backward(const T* dy, T* dbias, int N, int C);
 template <typename T>
 void relu_forward(T* x, long n);
 template <typename T>
-void relu_backward(const T* y, T* grad, long n);
+void bias_relu_dropout_forward(T* hidden, T* dropped, const T* bias, int N, int F, float p, std::uint64_t seed,
+                               std::uint64_t stream);
+template <typename T>
+void relu_dropout_backward(T* grad, const T* hidden, T* dbias, int N, int F, float p, std::uint64_t seed,
+                           std::uint64_t stream);
 template <typename T>
 void embedding_forward(const int* tokens, long N, const int* positions, const T* table, int C, T scale, const T* pe,
                        T* out);

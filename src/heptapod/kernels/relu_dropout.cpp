@@ -1,0 +1,53 @@
+// Fused feed-forward element-wise kernels: rows in parallel forward; column blocks backward, so each bias
+// gradient entry has one writer and sums in row order.
+#include "heptapod/kernels/relu_dropout.h"
+
+#include <algorithm>
+
+#include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/parallel.h"
+
+namespace heptapod::kernels {
+
+template <typename T>
+void bias_relu_dropout_forward(T* hidden, T* dropped, const T* bias, int N, int F, float p, std::uint64_t seed,
+                               std::uint64_t stream) {
+#pragma omp parallel for schedule(static) if (static_cast<long>(N) * F > kParallelMinWork)
+  for (int n = 0; n < N; ++n) {
+    const long first = static_cast<long>(n) * F;
+    T* h = hidden + first;
+    if (bias)
+      for (int f = 0; f < F; ++f) h[f] += bias[f];
+    for (int f = 0; f < F; ++f) h[f] = std::max(h[f], T(0));
+    if (dropped == hidden) continue;
+    T* d = dropped + first;
+    std::copy_n(h, F, d);
+    dropout_slice(d, F, static_cast<std::uint64_t>(first), p, seed, stream);
+  }
+}
+
+template <typename T>
+void relu_dropout_backward(T* grad, const T* hidden, T* dbias, int N, int F, float p, std::uint64_t seed,
+                           std::uint64_t stream) {
+  for_column_blocks(F, static_cast<long>(N) * F, [&](int f0, int f1) {
+    for (int n = 0; n < N; ++n) {
+      const long first = static_cast<long>(n) * F + f0;
+      T* g = grad + first;
+      const T* h = hidden + first;
+      dropout_slice(g, f1 - f0, static_cast<std::uint64_t>(first), p, seed, stream);
+      for (int f = 0; f < f1 - f0; ++f) g[f] = h[f] > T(0) ? g[f] : T(0);
+      if (dbias)
+        for (int f = 0; f < f1 - f0; ++f) dbias[f0 + f] += g[f];
+    }
+  });
+}
+
+template void bias_relu_dropout_forward<float>(float*, float*, const float*, int, int, float, std::uint64_t,
+                                               std::uint64_t);
+template void bias_relu_dropout_forward<double>(double*, double*, const double*, int, int, float, std::uint64_t,
+                                                std::uint64_t);
+template void relu_dropout_backward<float>(float*, const float*, float*, int, int, float, std::uint64_t, std::uint64_t);
+template void relu_dropout_backward<double>(double*, const double*, double*, int, int, float, std::uint64_t,
+                                            std::uint64_t);
+
+}  // namespace heptapod::kernels
