@@ -266,24 +266,49 @@ TYPED_TEST(KernelTest, LayerNormForwardMatchesNaive) {
   }
 }
 
-TYPED_TEST(KernelTest, ResidualLayerNormMatchesNaiveAddThenNorm) {
+TYPED_TEST(KernelTest, ResidualLayerNormMatchesNaiveDropoutAddThenNorm) {
   using T = TypeParam;
   unsigned seed = 350;
   for (const NC s : kLayerNormShapes)
-    for (bool in_place : {false, true}) {
-      const std::size_t n = static_cast<std::size_t>(s.N) * s.C;
-      auto x = uniform<T>(n, ++seed, -2, 3);
-      const auto delta = uniform<T>(n, ++seed, -1, 1);
-      const auto gamma = uniform<T>(s.C, ++seed, 0.5, 1.5), beta = uniform<T>(s.C, ++seed, -0.5, 0.5);
-      std::vector<T> sum(n), y0(n), mean0(s.N), rstd0(s.N), y(n, kNaN<T>);
-      for (std::size_t i = 0; i < n; ++i) sum[i] = x[i] + delta[i];
-      nv::layer_norm_forward(sum.data(), gamma.data(), beta.data(), y0.data(), mean0.data(), rstd0.data(), s.N, s.C,
-                             T(1e-5));
-      T* out = in_place ? x.data() : y.data();
-      k::residual_layer_norm(x.data(), delta.data(), gamma.data(), beta.data(), out, s.N, s.C, T(1e-5));
-      const std::string what = "residual layer norm N=" + std::to_string(s.N) + " C=" + std::to_string(s.C);
-      expect_close(in_place ? x : y, y0, tol<T>(), what + (in_place ? " in place" : " y"));
-      if (!in_place) expect_close(x, sum, tol<T>(), what + " x + delta");
+    for (float p : {0.0f, 0.3f})
+      for (bool in_place : {false, true}) {  // in place: y over x, as the incremental decoder calls it
+        const std::size_t n = static_cast<std::size_t>(s.N) * s.C;
+        auto x = uniform<T>(n, ++seed, -2, 3);
+        const auto delta0 = uniform<T>(n, ++seed, -1, 1);
+        const auto gamma = uniform<T>(s.C, ++seed, 0.5, 1.5), beta = uniform<T>(s.C, ++seed, -0.5, 0.5);
+        auto sum = delta0;  // the reference: dropout, add, then norm
+        nv::dropout(sum.data(), static_cast<long>(n), p, 11, 12);
+        for (std::size_t i = 0; i < n; ++i) sum[i] += x[i];
+        std::vector<T> y0(n), mean0(s.N), rstd0(s.N), y(n, kNaN<T>), mean(s.N, kNaN<T>), rstd(s.N, kNaN<T>);
+        nv::layer_norm_forward(sum.data(), gamma.data(), beta.data(), y0.data(), mean0.data(), rstd0.data(), s.N, s.C,
+                               T(1e-5));
+        auto delta = delta0;
+        T* out = in_place ? x.data() : y.data();
+        k::residual_layer_norm(x.data(), delta.data(), p, 11, 12, gamma.data(), beta.data(), out, mean.data(),
+                               rstd.data(), s.N, s.C, T(1e-5));
+        const std::string what = "residual layer norm N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
+                                 " p=" + std::to_string(p);
+        expect_close(in_place ? x : y, y0, tol<T>(), what + (in_place ? " in place" : " y"));
+        expect_close(delta, sum, tol<T>(), what + " the sum left in delta");
+        expect_close(mean, mean0, tol<T>(), what + " mean", 1.0);
+        expect_close(rstd, rstd0, tol<T>(), what + " rstd");
+      }
+}
+
+TYPED_TEST(KernelTest, DropoutCopyAndAddKeepTheMask) {
+  using T = TypeParam;
+  for (long n : {1L, 37L, 100000L})
+    for (float p : {0.0f, 0.3f}) {
+      const auto src = uniform<T>(n, 1500 + n), x = uniform<T>(n, 1600 + n);
+      auto dropped = src;
+      nv::dropout(dropped.data(), n, p, 21, 22);
+      std::vector<T> copy(n, kNaN<T>);
+      k::dropout_copy(src.data(), copy.data(), n, p, 21, 22);
+      expect_close(copy, dropped, tol<T>(), "dropout_copy n=" + std::to_string(n));
+      auto delta = src, sum = dropped;
+      for (long i = 0; i < n; ++i) sum[i] += x[i];
+      k::dropout_add(x.data(), delta.data(), n, p, 21, 22);
+      expect_close(delta, sum, tol<T>(), "dropout_add n=" + std::to_string(n));
     }
 }
 

@@ -8,6 +8,19 @@
 
 namespace heptapod::kernels {
 
+namespace {
+
+// Runs fn(begin, count) over chunks of [0, n) in parallel.
+template <typename Fn>
+void for_chunks(long n, Fn&& fn) {
+  constexpr long kChunk = 4096;
+  const long chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (n > kParallelMinWork / 4)
+  for (long c = 0; c < chunks; ++c) fn(c * kChunk, std::min(kChunk, n - c * kChunk));
+}
+
+}  // namespace
+
 template <typename T>
 void dropout_slice(T* x, long n, std::uint64_t first, float p, std::uint64_t seed, std::uint64_t stream) {
   if (p <= 0.0f) return;
@@ -22,17 +35,35 @@ void dropout_slice(T* x, long n, std::uint64_t first, float p, std::uint64_t see
 template <typename T>
 void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
   if (p <= 0.0f) return;
-  constexpr long kChunk = 4096;
-  const long chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (n > kParallelMinWork / 4)
-  for (long c = 0; c < chunks; ++c) {
-    const long begin = c * kChunk;
-    dropout_slice(x + begin, std::min(kChunk, n - begin), static_cast<std::uint64_t>(begin), p, seed, stream);
-  }
+  for_chunks(n, [&](long begin, long count) {
+    dropout_slice(x + begin, count, static_cast<std::uint64_t>(begin), p, seed, stream);
+  });
+}
+
+template <typename T>
+void dropout_copy(const T* src, T* dst, long n, float p, std::uint64_t seed, std::uint64_t stream) {
+  for_chunks(n, [&](long begin, long count) {
+    std::copy_n(src + begin, count, dst + begin);
+    dropout_slice(dst + begin, count, static_cast<std::uint64_t>(begin), p, seed, stream);
+  });
+}
+
+template <typename T>
+void dropout_add(const T* x, T* delta, long n, float p, std::uint64_t seed, std::uint64_t stream) {
+  for_chunks(n, [&](long begin, long count) {
+    T* d = delta + begin;
+    const T* r = x + begin;
+    dropout_slice(d, count, static_cast<std::uint64_t>(begin), p, seed, stream);
+    for (long i = 0; i < count; ++i) d[i] += r[i];
+  });
 }
 
 template void dropout<float>(float*, long, float, std::uint64_t, std::uint64_t);
 template void dropout<double>(double*, long, float, std::uint64_t, std::uint64_t);
+template void dropout_copy<float>(const float*, float*, long, float, std::uint64_t, std::uint64_t);
+template void dropout_copy<double>(const double*, double*, long, float, std::uint64_t, std::uint64_t);
+template void dropout_add<float>(const float*, float*, long, float, std::uint64_t, std::uint64_t);
+template void dropout_add<double>(const double*, double*, long, float, std::uint64_t, std::uint64_t);
 template void dropout_slice<float>(float*, long, std::uint64_t, float, std::uint64_t, std::uint64_t);
 template void dropout_slice<double>(double*, long, std::uint64_t, float, std::uint64_t, std::uint64_t);
 

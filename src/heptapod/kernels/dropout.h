@@ -11,6 +11,14 @@ namespace heptapod::kernels {
 template <typename T>
 void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream);
 
+// dst: (n) = dropout(src), the mask of dropout(seed, stream) over (n); a copy when p == 0.
+template <typename T>
+void dropout_copy(const T* src, T* dst, long n, float p, std::uint64_t seed, std::uint64_t stream);
+
+// A residual connection: delta: (n) in place = x + dropout(delta).
+template <typename T>
+void dropout_add(const T* x, T* delta, long n, float p, std::uint64_t seed, std::uint64_t stream);
+
 // The same on a slice, serially: x holds elements [first, first + n) of a tensor whose mask is keyed by
 // (seed, stream), so element i here has index first + i. For callers already inside a parallel loop.
 template <typename T>

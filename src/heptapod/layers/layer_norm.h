@@ -2,6 +2,7 @@
 #pragma once
 
 #include "heptapod/core/arena.h"
+#include "heptapod/layers/dropout_site.h"
 
 namespace heptapod {
 
@@ -25,6 +26,12 @@ struct LayerNormSaved {
 // x: (N, C) -> returns y: (N, C) carved from the arena.
 template <typename T>
 T* layer_norm_forward(const LayerNorm<T>& ln, const T* x, int N, Arena& arena, LayerNormSaved<T>& saved);
+
+// Post-norm residual: delta: (N, C) in place becomes x + dropout(delta), the norm's saved input; returns
+// LN(delta): (N, C) carved from the arena. One pass.
+template <typename T>
+T* residual_layer_norm_forward(const LayerNorm<T>& ln, const T* x, T* delta, int N, const DropoutSite& drop,
+                               Arena& arena, LayerNormSaved<T>& saved);
 
 // dy: (N, C) -> dx: (N, C) assigned or accumulated; parameter gradients accumulated.
 template <typename T>

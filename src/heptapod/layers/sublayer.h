@@ -6,7 +6,6 @@
 
 #include "heptapod/core/arena.h"
 #include "heptapod/kernels/dropout.h"
-#include "heptapod/kernels/elementwise.h"
 #include "heptapod/layers/dropout_site.h"
 #include "heptapod/layers/layer_norm.h"
 
@@ -29,9 +28,9 @@ T* sublayer_forward(NormPosition pos, const LayerNorm<T>& ln, const T* x, int N,
   T* y = arena.alloc<T>(count);  // (N, C) f's output, then the residual sum
   saved.inner_input = pos == NormPosition::Pre ? layer_norm_forward(ln, x, N, arena, saved.norm) : x;
   f(saved.inner_input, y);
-  kernels::dropout(y, count, drop.rate, drop.seed, drop.stream);
-  kernels::add(x, y, y, count);
-  return pos == NormPosition::Pre ? y : layer_norm_forward(ln, y, N, arena, saved.norm);
+  if (pos == NormPosition::Post) return residual_layer_norm_forward(ln, x, y, N, drop, arena, saved.norm);
+  kernels::dropout_add(x, y, count, drop.rate, drop.seed, drop.stream);
+  return y;
 }
 
 // dy: (N, C) -> dx: (N, C) assigned. f_back(dy_f, dx_inner, accumulate) back-propagates through f, writing
@@ -43,15 +42,13 @@ void sublayer_backward(NormPosition pos, const LayerNorm<T>& ln, const T* dy, in
   T* dinner = arena.alloc<T>(count);  // (N, C) gradient at f's output
   if (pos == NormPosition::Pre) {
     std::memcpy(dx, dy, sizeof(T) * count);
-    std::memcpy(dinner, dy, sizeof(T) * count);
-    kernels::dropout(dinner, count, drop.rate, drop.seed, drop.stream);
+    kernels::dropout_copy(dy, dinner, count, drop.rate, drop.seed, drop.stream);
     T* dnormed = arena.alloc<T>(count);  // (N, C)
     f_back(dinner, dnormed, false);
     layer_norm_backward(ln, dnormed, N, saved.norm, dx, true);
   } else {
-    layer_norm_backward(ln, dy, N, saved.norm, dinner, false);
-    std::memcpy(dx, dinner, sizeof(T) * count);
-    kernels::dropout(dinner, count, drop.rate, drop.seed, drop.stream);
+    layer_norm_backward(ln, dy, N, saved.norm, dx, false);
+    kernels::dropout_copy(dx, dinner, count, drop.rate, drop.seed, drop.stream);
     f_back(dinner, dx, true);
   }
 }
