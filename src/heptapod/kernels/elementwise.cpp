@@ -36,18 +36,11 @@ void add(const T* a, const T* b, T* out, long n) {
   for (long i = 0; i < n; ++i) out[i] = a[i] + b[i];
 }
 
-template <typename T>
-void accumulate(T* dst, const T* src, long n) {
-#pragma omp parallel for schedule(static) if (n > kParallelMinWork)
-  for (long i = 0; i < n; ++i) dst[i] += src[i];
-}
-
 #define HEPTAPOD_INSTANTIATE(T)                              \
   template void add_bias<T>(T*, const T*, int, int);         \
   template void bias_backward<T>(const T*, T*, int, int);    \
   template void relu_forward<T>(T*, long);                   \
-  template void add<T>(const T*, const T*, T*, long);        \
-  template void accumulate<T>(T*, const T*, long);
+  template void add<T>(const T*, const T*, T*, long);
 HEPTAPOD_INSTANTIATE(float)
 HEPTAPOD_INSTANTIATE(double)
 #undef HEPTAPOD_INSTANTIATE

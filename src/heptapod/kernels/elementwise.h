@@ -15,8 +15,5 @@ void relu_forward(T* x, long n);
 // out: (n) = a + b (out may alias a).
 template <typename T>
 void add(const T* a, const T* b, T* out, long n);
-// dst: (n) += src.
-template <typename T>
-void accumulate(T* dst, const T* src, long n);
 
 }  // namespace heptapod::kernels
