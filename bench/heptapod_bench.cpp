@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <random>
 #include <tuple>
 
@@ -154,9 +155,9 @@ json ceiling_phase(const ModelConfig& c, const Workload& w) {
   const int d = c.d_model, f = c.d_ff, V = c.tgt_vocab_size;
   for (std::size_t i = w.train_warmup; i < w.train.size(); ++i) {
     const auto& b = w.train[i];
-    const int B = static_cast<int>(b.src_lengths.size());
-    const int ns = B * *std::max_element(b.src_lengths.begin(), b.src_lengths.end());
-    const int nt = B * *std::max_element(b.tgt_lengths.begin(), b.tgt_lengths.end());
+    // The model runs every sentence's real tokens end to end, without padding: these are its row counts.
+    const int ns = std::accumulate(b.src_lengths.begin(), b.src_lengths.end(), 0);
+    const int nt = std::accumulate(b.tgt_lengths.begin(), b.tgt_lengths.end(), 0);
     linear(ns, d, d, 4 * c.encoder_layers + 2 * c.decoder_layers);  // encoder q,k,v,o; cross k,v
     linear(ns, d, f, c.encoder_layers);
     linear(ns, f, d, c.encoder_layers);
