@@ -1,4 +1,4 @@
-// Arena implementation: a chain of blocks carved in order and kept across reset().
+// Arena implementation: one main block plus overflow blocks merged at reset().
 #include "heptapod/core/arena.h"
 
 #include <algorithm>
@@ -13,10 +13,7 @@ std::size_t round_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign;
 }  // namespace
 
 Arena::Arena(std::size_t initial_bytes) {
-  if (initial_bytes > 0) {
-    blocks_.push_back(make_block(initial_bytes));
-    total_ = blocks_.back().size;
-  }
+  if (initial_bytes > 0) reserve(initial_bytes);
 }
 
 Arena::Block Arena::make_block(std::size_t bytes) {
@@ -32,34 +29,47 @@ Arena::Block Arena::make_block(std::size_t bytes) {
 
 void* Arena::alloc_bytes(std::size_t bytes) {
   bytes = round_up(std::max<std::size_t>(bytes, 1));
-  for (; current_ < blocks_.size(); ++current_, offset_ = 0) {
-    if (offset_ + bytes <= blocks_[current_].size) {
-      void* p = blocks_[current_].base + offset_;
-      offset_ += bytes;
-      return p;
+  void* p = nullptr;
+  if (overflow_.empty() && used_ + bytes <= main_size_) {
+    p = main_.base + used_;
+  } else {
+    if (overflow_.empty() || overflow_used_ + bytes > overflow_.back().size) {
+      overflow_.push_back(make_block(std::max(bytes, main_size_ / 2 + kAlign)));
+      overflow_used_ = 0;
     }
+    p = overflow_.back().base + overflow_used_;
+    overflow_used_ += bytes;
   }
-  // Out of blocks. A quarter of the arena at least, so a growing workload settles after a few additions.
-  constexpr std::size_t kMinBlock = std::size_t(1) << 20;
-  blocks_.push_back(make_block(std::max({bytes, total_ / 4, kMinBlock})));
-  total_ += blocks_.back().size;
-  current_ = blocks_.size() - 1;
-  offset_ = bytes;
-  return blocks_.back().base;
+  used_ += bytes;
+  high_water_ = std::max(high_water_, used_);
+  return p;
 }
 
 void Arena::reset() {
-  current_ = 0;
-  offset_ = 0;
+  if (!overflow_.empty()) {
+    overflow_.clear();
+    main_.storage.reset();  // freed before the larger block is made, so the two never coexist
+    // A quarter of headroom: batches of varying shape then settle after one or two growths instead of
+    // growing (and faulting in a fresh block) each time a slightly larger one arrives.
+    main_ = make_block(high_water_ + high_water_ / 4);
+    main_size_ = main_.size;
+  }
+  used_ = 0;
+  overflow_used_ = 0;
 }
 
 void Arena::trim(std::size_t keep_bytes) {
-  if (blocks_.empty()) return;
-  blocks_.resize(1);
-  Block& first = blocks_.front();
-  total_ = first.size;
-  if (keep_bytes < first.size) release_pages(first.base + keep_bytes, first.size - keep_bytes);
-  reset();
+  if (keep_bytes < main_size_) release_pages(main_.base + keep_bytes, main_size_ - keep_bytes);
+}
+
+void Arena::reserve(std::size_t bytes) {
+  bytes = round_up(bytes);
+  if (bytes <= main_size_) return;
+  overflow_.clear();
+  main_ = make_block(bytes);
+  main_size_ = main_.size;
+  used_ = 0;
+  overflow_used_ = 0;
 }
 
 }  // namespace heptapod

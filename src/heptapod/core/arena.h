@@ -1,8 +1,8 @@
 // Arena: the bump allocator that holds a step's activations and their gradients.
-// A step calls reset(), then carves tensors with alloc<T>(n) from a chain of blocks, in order. When a step
-// outgrows the chain a new block is added (at least a quarter of what the arena holds), and every block is
-// kept: pages once touched stay mapped, so a step that grows the arena pays page faults for the new block
-// only, and once the largest batch has been seen the steady state performs no heap allocation.
+// A step calls reset(), then carves tensors with alloc<T>(n). When a step outgrows the arena, the extra
+// space comes from overflow blocks and the next reset() merges everything into one block of the high-water
+// size plus a quarter, so after the largest batch has been seen once the steady state performs no heap
+// allocation.
 #pragma once
 
 #include <cstddef>
@@ -31,13 +31,17 @@ class Arena {
     return p;
   }
 
-  // Frees every allocation at once; keeps the blocks.
+  // Frees every allocation at once; grows the main block to the high-water mark (+25%) if it overflowed.
   void reset();
-  // Gives the pages past the first `keep_bytes` of the first block back to the system and frees the other
-  // blocks (an idle arena then holds only that much memory). Only between steps: the contents past
-  // keep_bytes are lost.
+  // Gives the main block's pages past its first `keep_bytes` back to the system (an idle arena then holds
+  // only that much memory; the pages are faulted in again when next used). Only between steps: the contents
+  // past keep_bytes are lost.
   void trim(std::size_t keep_bytes);
+  // Makes sure the main block holds at least `bytes` (used to plan memory from a token budget).
+  void reserve(std::size_t bytes);
 
+  std::size_t capacity() const { return main_size_; }
+  std::size_t high_water() const { return high_water_; }
   // Number of heap allocations made so far (a steady-state step must not change it).
   std::uint64_t heap_allocations() const { return heap_allocations_; }
 
@@ -50,10 +54,12 @@ class Arena {
   void* alloc_bytes(std::size_t bytes);
   Block make_block(std::size_t bytes);
 
-  std::vector<Block> blocks_;  // carved in order; all kept across reset()
-  std::size_t current_ = 0;    // the block being carved
-  std::size_t offset_ = 0;     // bytes used in it
-  std::size_t total_ = 0;      // bytes in all blocks
+  Block main_;
+  std::size_t main_size_ = 0;
+  std::size_t used_ = 0;             // bytes used in main_ plus overflow blocks
+  std::size_t high_water_ = 0;
+  std::vector<Block> overflow_;
+  std::size_t overflow_used_ = 0;    // bytes used in the last overflow block
   std::uint64_t heap_allocations_ = 0;
 };
 
