@@ -12,7 +12,6 @@ struct Sequences {
   std::vector<int> position;  // (rows) each row's position within its sentence
   int longest = 0;            // max(len)
 
-  Sequences() : start{0} {}
   Sequences(const int* lengths, int B);
   int count() const { return static_cast<int>(len.size()); }
   int rows() const { return start.back(); }
