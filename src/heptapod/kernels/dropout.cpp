@@ -22,14 +22,23 @@ void for_chunks(long n, Fn&& fn) {
 }  // namespace
 
 template <typename T>
-void dropout_slice(T* x, long n, std::uint64_t first, float p, std::uint64_t seed, std::uint64_t stream) {
-  if (p <= 0.0f) return;
+void dropout_copy_slice(const T* src, T* dst, long n, std::uint64_t first, float p, std::uint64_t seed,
+                        std::uint64_t stream) {
+  if (p <= 0.0f) {
+    if (dst != src) std::copy_n(src, n, dst);
+    return;
+  }
   const T keep_scale = T(1) / (T(1) - static_cast<T>(p));
   const std::uint64_t key = counter_key(seed, stream);
 #pragma omp simd
   for (long i = 0; i < n; ++i) {
-    x[i] = counter_uniform(key, first + static_cast<std::uint64_t>(i)) < p ? T(0) : x[i] * keep_scale;
+    dst[i] = counter_uniform(key, first + static_cast<std::uint64_t>(i)) < p ? T(0) : src[i] * keep_scale;
   }
+}
+
+template <typename T>
+void dropout_slice(T* x, long n, std::uint64_t first, float p, std::uint64_t seed, std::uint64_t stream) {
+  dropout_copy_slice(x, x, n, first, p, seed, stream);
 }
 
 template <typename T>
@@ -43,8 +52,7 @@ void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
 template <typename T>
 void dropout_copy(const T* src, T* dst, long n, float p, std::uint64_t seed, std::uint64_t stream) {
   for_chunks(n, [&](long begin, long count) {
-    std::copy_n(src + begin, count, dst + begin);
-    dropout_slice(dst + begin, count, static_cast<std::uint64_t>(begin), p, seed, stream);
+    dropout_copy_slice(src + begin, dst + begin, count, static_cast<std::uint64_t>(begin), p, seed, stream);
   });
 }
 
@@ -66,5 +74,9 @@ template void dropout_add<float>(const float*, float*, long, float, std::uint64_
 template void dropout_add<double>(const double*, double*, long, float, std::uint64_t, std::uint64_t);
 template void dropout_slice<float>(float*, long, std::uint64_t, float, std::uint64_t, std::uint64_t);
 template void dropout_slice<double>(double*, long, std::uint64_t, float, std::uint64_t, std::uint64_t);
+template void dropout_copy_slice<float>(const float*, float*, long, std::uint64_t, float, std::uint64_t,
+                                        std::uint64_t);
+template void dropout_copy_slice<double>(const double*, double*, long, std::uint64_t, float, std::uint64_t,
+                                         std::uint64_t);
 
 }  // namespace heptapod::kernels

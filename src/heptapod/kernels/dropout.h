@@ -23,5 +23,10 @@ void dropout_add(const T* x, T* delta, long n, float p, std::uint64_t seed, std:
 // (seed, stream), so element i here has index first + i. For callers already inside a parallel loop.
 template <typename T>
 void dropout_slice(T* x, long n, std::uint64_t first, float p, std::uint64_t seed, std::uint64_t stream);
+// The slice dropped into dst: (n) = dropout(src) with src's indices [first, first + n); a copy when p == 0.
+// dst may be src.
+template <typename T>
+void dropout_copy_slice(const T* src, T* dst, long n, std::uint64_t first, float p, std::uint64_t seed,
+                        std::uint64_t stream);
 
 }  // namespace heptapod::kernels

@@ -20,9 +20,7 @@ void bias_relu_dropout_forward(T* hidden, T* dropped, const T* bias, int N, int 
       for (int f = 0; f < F; ++f) h[f] += bias[f];
     for (int f = 0; f < F; ++f) h[f] = std::max(h[f], T(0));
     if (dropped == hidden) continue;
-    T* d = dropped + first;
-    std::copy_n(h, F, d);
-    dropout_slice(d, F, static_cast<std::uint64_t>(first), p, seed, stream);
+    dropout_copy_slice(h, dropped + first, F, static_cast<std::uint64_t>(first), p, seed, stream);
   }
 }
 

@@ -1,9 +1,8 @@
 // Attention: projections as whole-batch GEMMs, then one parallel loop over (sentence, head) that runs that
 // block's score product, softmax, dropout and value product back to back while the block is in cache. The
-// blocks read column slices of the projections (leading dimension C, no head transposes).
+// blocks read column slices of the projections (leading dimension C); block_gemm stages a transposed operand.
 #include "heptapod/layers/attention.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "heptapod/core/error.h"
@@ -66,10 +65,9 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
     block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, C, saved.k + blk.k_off, C, probs, blk.lk);
     kernels::attention_softmax_forward(probs, blk.lq, blk.lk, s.causal(), scale);
     T* dropped = saved.dropped + blk.s_off;  // (lq, lk)
-    if (dropped != probs) {
-      std::copy_n(probs, static_cast<long>(blk.lq) * blk.lk, dropped);
-      kernels::dropout_slice(dropped, static_cast<long>(blk.lq) * blk.lk, blk.s_off, drop.rate, drop.seed, drop.stream);
-    }
+    if (dropped != probs)
+      kernels::dropout_copy_slice(probs, dropped, static_cast<long>(blk.lq) * blk.lk, blk.s_off, drop.rate, drop.seed,
+                                  drop.stream);
     block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, dropped, blk.lk, saved.v + blk.k_off, C, context, C);
   }
   linear_forward(attn.out_proj, saved.context, Nq, y);

@@ -14,6 +14,12 @@ using kernels::Trans;
 
 namespace {
 
+// Columns [n0, n0 + n) of x W^T alone, y: (N, n), from the row-major weights.
+template <typename T>
+void product_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y) {
+  gemm<T>(Trans::No, Trans::Yes, N, n, l.in, T(1), x, l.in, l.w + static_cast<std::size_t>(n0) * l.in, l.in, T(0), y, n);
+}
+
 // Columns [n0, n0 + n) of y = x W^T + b, then ReLU when asked: one fused product with packed weights, else
 // GEMM and row passes.
 template <typename T>
@@ -24,7 +30,7 @@ void project(const Linear<T>& l, const T* x, int N, int n0, int n, bool relu, T*
       return;
     }
   }
-  gemm<T>(Trans::No, Trans::Yes, N, n, l.in, T(1), x, l.in, l.w + static_cast<std::size_t>(n0) * l.in, l.in, T(0), y, n);
+  product_columns(l, x, N, n0, n, y);
   if (l.b) kernels::add_bias(y, l.b + n0, N, n);
   if (relu) kernels::relu_forward(y, static_cast<long>(N) * n);
 }
@@ -39,7 +45,7 @@ void linear_forward(const Linear<T>& l, const T* x, int N, T* y) {
 template <typename T>
 void linear_product(const Linear<T>& l, const T* x, int N, T* y) {
   require(l.w != nullptr, "linear_product: the weights were packed for inference");
-  gemm<T>(Trans::No, Trans::Yes, N, l.out, l.in, T(1), x, l.in, l.w, l.in, T(0), y, l.out);
+  product_columns(l, x, N, 0, l.out, y);
 }
 
 template <typename T>
