@@ -33,13 +33,15 @@ TEST(PackedWeights, ForwardMatchesNaiveWithAndWithoutBiasAndRelu) {
   struct Shape {
     int out, in;
   };
-  // Odd sizes that do not fill the layout's blocks, and model-like ones.
-  for (const Shape s : {Shape{37, 19}, Shape{130, 64}, Shape{512, 256}, Shape{1000, 96}}) {
+  // Odd sizes that do not fill the layout's blocks, model-like ones, and an input width that panel_gemm
+  // (up to 64 rows) works through in three chunks, the last one partial.
+  for (const Shape s : {Shape{37, 19}, Shape{130, 64}, Shape{512, 256}, Shape{1000, 96}, Shape{200, 600}}) {
     std::vector<float> w(static_cast<std::size_t>(s.out) * s.in), b(s.out);
     test::fill_uniform(w, s.out);
     test::fill_uniform(b, s.in);
     const PackedWeights packed(w.data(), s.out, s.in);
-    for (int rows : {1, 3, 4, 5, 32, 97}) {
+    // Row counts around panel_gemm's 6-row tiles and its 64-row limit, and the library's side of it.
+    for (int rows : {1, 3, 4, 5, 7, 13, 32, 64, 65, 97}) {
       std::vector<float> x(static_cast<std::size_t>(rows) * s.in);
       test::fill_uniform(x, rows);
       for (bool with_bias : {false, true})
@@ -84,7 +86,9 @@ TEST(PackedWeights, ColumnRangesEqualTheirPartOfTheWholeProduct) {
   }
   std::vector<float> x(in), y(out);
   EXPECT_THROW(packed.forward_columns(x.data(), 1, 0, out + 1, nullptr, false, y.data()), Error);
-  if (align > 1) EXPECT_THROW(packed.forward_columns(x.data(), 1, 1, 8, nullptr, false, y.data()), Error);
+  if (align > 1) {
+    EXPECT_THROW(packed.forward_columns(x.data(), 1, 1, 8, nullptr, false, y.data()), Error);
+  }
 }
 
 TEST(PackedWeights, EveryElementReadsBack) {

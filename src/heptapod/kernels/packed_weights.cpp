@@ -2,7 +2,8 @@
 // for it (the same layout for every row count), and one primitive per (rows, in, out, bias, ReLU) is
 // created and shared by all weights of that shape. Creating one costs 0.3-1.5 ms, and the encoder meets a new
 // row count with almost every batch, so rows are cut into chunks of at most kChunkRows and each chunk is
-// run at one of about forty row counts (padded_rows). Up to kPanelRows rows go to panel_gemv instead.
+// run at one of about forty row counts (padded_rows). Up to kPanelRows rows go to panel_gemm instead when the
+// layout is its 64-column panels (AVX-512 machines).
 #include "heptapod/kernels/packed_weights.h"
 
 #include <algorithm>
@@ -16,7 +17,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/elementwise.h"
-#include "heptapod/kernels/panel_gemv.h"
+#include "heptapod/kernels/panel_gemm.h"
 
 #if HEPTAPOD_BLAS_KIND == 3
 #include <dnnl.hpp>
@@ -32,7 +33,10 @@ namespace {
 using dnnl::memory;
 constexpr auto f32 = memory::data_type::f32;
 constexpr int kChunkRows = 256;
-constexpr int kPanelRows = 4;  // up to this many rows go to panel_gemv (batch-1 decoding, beam up to 4)
+// Up to this many rows go to panel_gemm: decoding steps (greedy over a batch of 32, beam 4 over 16 sentences,
+// batch 1), whose products stream their weights from memory. Measured against oneDNN's product on weights
+// not in cache (docs/benchmarks.md): 5-25% faster up to 64 rows, even at 128.
+constexpr int kPanelRows = 64;
 
 // The row count a chunk of m rows runs as: itself up to 32 (the product's time grows with the rows, so padding
 // 17 rows to 24 would cost a third more), then a multiple of 8 up to 64 and of 32 above. Each count costs its
@@ -57,7 +61,7 @@ struct PackedWeights::Impl {
   memory::desc packed_desc;  // logical (in, out): the product's "weights" operand
   memory packed;
   std::vector<std::size_t> in_offsets;  // offset(i, 0) - offset(0, 0): the layout is separable in (k, n)
-  int panel_k = 0;  // > 0 when the layout is panel_gemv's (64-column panels of panel_k rows): few rows go there
+  int panel_k = 0;  // > 0 when the layout is panel_gemm's (64-column panels of panel_k rows): few rows go there
 
   // y (rows, n) = x (rows, in) W^T (+ bias) (ReLU) for the weights `view` (in, n) at w, through the cached
   // primitive for `rows`.
@@ -131,7 +135,7 @@ PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(i
   onednn_stream().wait();
   impl_->in_offsets.resize(in);
   for (int i = 0; i < in; ++i) impl_->in_offsets[i] = impl_->offset(i, 0) - impl_->offset(0, 0);
-  // panel_gemv's layout: element (k, n) at (n / 64) * k_padded * 64 + k * 64 + n % 64.
+  // panel_gemm's layout: element (k, n) at (n / 64) * k_padded * 64 + k * 64 + n % 64.
   const auto& blk = impl_->packed_desc.data.format_desc.blocking;
   const long k_padded = impl_->packed_desc.data.padded_dims[0];
   if (blk.inner_nblks == 2 && blk.inner_idxs[0] == 0 && blk.inner_idxs[1] == 1 && blk.inner_blks[1] == kPanelWidth &&
@@ -153,7 +157,7 @@ void PackedWeights::forward_columns(const float* x, int rows, int n0, int n, con
   const float* w = static_cast<const float*>(impl_->packed.get_data_handle()) + impl_->offset(0, n0);
   if (bias) bias += n0;
   if (rows <= kPanelRows && impl_->panel_k > 0) {
-    panel_gemv(w, n, in_, impl_->panel_k, x, rows, bias, relu, y);
+    panel_gemm(w, n, in_, impl_->panel_k, x, rows, bias, relu, y);
     return;
   }
   const memory::desc view = impl_->view(n);
@@ -191,7 +195,7 @@ const Entry& PackedWeights::Impl::primitive(const memory::desc& weights, int row
 void PackedWeights::prepare(bool bias, bool relu, int columns) const {
   require(columns > 0 && columns <= out_, "packed weights: bad column count");
   const memory::desc view = impl_->view(columns);
-  for (int rows = kPanelRows + 1; rows <= kChunkRows; ++rows)
+  for (int rows = impl_->panel_k > 0 ? kPanelRows + 1 : 1; rows <= kChunkRows; ++rows)
     if (padded_rows(rows) == rows) impl_->primitive(view, rows, bias, relu);
 }
 

@@ -1,0 +1,165 @@
+// Panel GEMM for few rows against weights that stream from memory once per call.
+//
+// With AVX-512: each thread takes a contiguous run of 64-column panels. A panel is worked through in chunks of
+// kChunkK panel rows (64 KB, read from L2 by every row tile); a tile is up to kTileRows rows x 64 columns,
+// 4 x kTileRows accumulator registers, each panel row loaded once per tile and every x element broadcast
+// once. While a chunk is being used, the next one (of this panel or the next) is prefetched, its lines spread
+// evenly over the chunk's tiles, so reading memory overlaps the arithmetic instead of following it (measured
+// on this layout: prefetching one chunk ahead into L1 beat prefetching into L2, two or four chunks ahead, or
+// not at all). Partial sums of a panel's rows live in a (rows, 64) scratch between chunks; bias and ReLU are
+// applied once at the end. Without AVX-512 (oneDNN then picks another layout and this code is not reached in
+// practice) a plain loop that the compiler vectorises does the same product.
+#include "heptapod/kernels/panel_gemm.h"
+
+#include <algorithm>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace heptapod::kernels {
+
+namespace {
+
+// y (rows, N) columns [n0, n0 + width) from acc (rows, 64): + bias, ReLU when asked.
+void store_panel(const float* acc, int rows, int n0, int width, int N, const float* bias, bool relu, float* y) {
+  for (int r = 0; r < rows; ++r) {
+    const float* a = acc + static_cast<long>(r) * kPanelWidth;
+    float* yr = y + static_cast<long>(r) * N + n0;
+    for (int j = 0; j < width; ++j) {
+      const float v = a[j] + (bias ? bias[n0 + j] : 0.0f);
+      yr[j] = relu ? std::max(v, 0.0f) : v;
+    }
+  }
+}
+
+#if defined(__AVX512F__)
+
+constexpr int kTileRows = 6;   // 24 accumulators + 4 panel registers + a broadcast fit the 32 zmm registers
+constexpr int kChunkK = 256;  // 256 x 64 floats = 64 KB (128 measured slower, 32 and 64 much slower)
+
+// acc (R, 64) (+)= x (R, kn) chunk (kn, 64); x rows ldx apart; acc assigned when `first`. When `prefetch` is
+// set, per_k cache lines from it are requested alongside each chunk row k.
+template <int R>
+void tile(const float* chunk, int kn, const float* x, long ldx, bool first, float* acc, const char* prefetch, int per_k) {
+  __m512 c[R][4];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j)
+      c[r][j] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(acc + r * kPanelWidth + 16 * j);
+  for (int k = 0; k < kn; ++k) {
+    const float* w = chunk + static_cast<long>(k) * kPanelWidth;
+    if (prefetch)
+      for (int i = 0; i < per_k; ++i) _mm_prefetch(prefetch + (static_cast<long>(k) * per_k + i) * 64, _MM_HINT_T0);
+    const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16), w2 = _mm512_loadu_ps(w + 32),
+                 w3 = _mm512_loadu_ps(w + 48);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m512 xv = _mm512_set1_ps(x[r * ldx + k]);
+      c[r][0] = _mm512_fmadd_ps(xv, w0, c[r][0]);
+      c[r][1] = _mm512_fmadd_ps(xv, w1, c[r][1]);
+      c[r][2] = _mm512_fmadd_ps(xv, w2, c[r][2]);
+      c[r][3] = _mm512_fmadd_ps(xv, w3, c[r][3]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(acc + r * kPanelWidth + 16 * j, c[r][j]);
+}
+
+void run_tile(int R, const float* chunk, int kn, const float* x, long ldx, bool first, float* acc,
+              const char* prefetch, int per_k) {
+  switch (R) {
+    case 1: return tile<1>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
+    case 2: return tile<2>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
+    case 3: return tile<3>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
+    case 4: return tile<4>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
+    case 5: return tile<5>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
+    default: return tile<kTileRows>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
+  }
+}
+
+// Panels [p0, p1) of the product, on one thread.
+void panels_avx512(const float* panels, int p0, int p1, int N, int K, int k_padded, const float* x, int rows,
+                   const float* bias, bool relu, float* y) {
+  thread_local std::vector<float> scratch;
+  scratch.resize(static_cast<std::size_t>(rows) * kPanelWidth);
+  float* acc = scratch.data();  // (rows, 64)
+  const long panel_size = static_cast<long>(k_padded) * kPanelWidth;
+  for (int p = p0; p < p1; ++p) {
+    const float* panel = panels + p * panel_size;  // (k_padded, 64)
+    for (int k0 = 0; k0 < K; k0 += kChunkK) {
+      const int kn = std::min(kChunkK, K - k0);
+      const float* chunk = panel + static_cast<long>(k0) * kPanelWidth;
+      // The next chunk: the rest of this panel, else the start of the next panel this thread owns.
+      const float* next = chunk + static_cast<long>(kChunkK) * kPanelWidth;
+      if (next >= panels + p1 * panel_size) next = nullptr;
+      // The next chunk's kChunkK * 4 lines are spread over this chunk's tiles, per_k lines per panel row.
+      const int tiles = (rows + kTileRows - 1) / kTileRows, per_k = (4 + tiles - 1) / tiles;
+      const long lines = 4L * kChunkK;
+      for (int r0 = 0, t = 0; r0 < rows; r0 += kTileRows, ++t) {
+        const long first_line = static_cast<long>(t) * kn * per_k;
+        const char* pf = next && first_line < lines ? reinterpret_cast<const char*>(next) + first_line * 64 : nullptr;
+        run_tile(std::min(kTileRows, rows - r0), chunk, kn, x + static_cast<long>(r0) * K + k0, K, k0 == 0,
+                 acc + static_cast<long>(r0) * kPanelWidth, pf, per_k);
+      }
+    }
+    const int n0 = p * kPanelWidth;
+    store_panel(acc, rows, n0, std::min(kPanelWidth, N - n0), N, bias, relu, y);
+  }
+}
+
+#else
+
+// The same product, one panel and row at a time, for builds without AVX-512.
+void panels_plain(const float* panels, int p0, int p1, int N, int K, int k_padded, const float* x, int rows,
+                  const float* bias, bool relu, float* y) {
+  for (int p = p0; p < p1; ++p) {
+    const float* panel = panels + static_cast<long>(p) * k_padded * kPanelWidth;  // (k_padded, 64)
+    for (int r = 0; r < rows; ++r) {
+      const float* xr = x + static_cast<long>(r) * K;
+      float acc[kPanelWidth] = {};
+      for (int k = 0; k < K; ++k) {
+        const float xk = xr[k];
+        const float* w = panel + static_cast<long>(k) * kPanelWidth;
+        for (int j = 0; j < kPanelWidth; ++j) acc[j] += xk * w[j];
+      }
+      const int n0 = p * kPanelWidth;
+      store_panel(acc, 1, n0, std::min(kPanelWidth, N - n0), N, bias, relu, y + static_cast<long>(r) * N);
+    }
+  }
+}
+
+#endif
+
+}  // namespace
+
+void panel_gemm(const float* panels, int N, int K, int k_padded, const float* x, int rows, const float* bias, bool relu,
+                float* y) {
+  const int panel_count = (N + kPanelWidth - 1) / kPanelWidth;
+  const bool parallel = static_cast<long>(N) * K >= (1L << 17);  // below ~512 KB of weights one thread streams them
+#pragma omp parallel if (parallel)
+  {
+#ifdef _OPENMP
+    const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+#else
+    const int t = 0, threads = 1;
+#endif
+    // Contiguous runs of panels: each thread streams its own part of the weights.
+    const int p0 = static_cast<int>(static_cast<long>(panel_count) * t / threads);
+    const int p1 = static_cast<int>(static_cast<long>(panel_count) * (t + 1) / threads);
+#if defined(__AVX512F__)
+    panels_avx512(panels, p0, p1, N, K, k_padded, x, rows, bias, relu, y);
+#else
+    panels_plain(panels, p0, p1, N, K, k_padded, x, rows, bias, relu, y);
+#endif
+  }
+}
+
+}  // namespace heptapod::kernels
