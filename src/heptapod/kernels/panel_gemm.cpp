@@ -6,8 +6,8 @@
 // once. While a chunk is being used, the next one (of this panel or the next) is prefetched, its lines spread
 // evenly over the chunk's tiles, so reading memory overlaps the arithmetic instead of following it (measured
 // on this layout: prefetching one chunk ahead into L1 beat prefetching into L2, two or four chunks ahead, or
-// not at all). Partial sums of a panel's rows live in a (rows, 64) scratch between chunks; bias and ReLU are
-// applied once at the end. Without AVX-512 (oneDNN then picks another layout and this code is not reached in
+// not at all). Partial sums of a panel's rows live in a (rows, 64) scratch between chunks; the last chunk's
+// tiles add the bias, apply ReLU and store to y from their registers. Without AVX-512 (oneDNN then picks another layout and this code is not reached in
 // practice) a plain loop that the compiler vectorises does the same product.
 #include "heptapod/kernels/panel_gemm.h"
 
@@ -25,27 +25,26 @@ namespace heptapod::kernels {
 
 namespace {
 
-// y (rows, N) columns [n0, n0 + width) from acc (rows, 64): + bias, ReLU when asked.
-void store_panel(const float* acc, int rows, int n0, int width, int N, const float* bias, bool relu, float* y) {
-  for (int r = 0; r < rows; ++r) {
-    const float* a = acc + static_cast<long>(r) * kPanelWidth;
-    float* yr = y + static_cast<long>(r) * N + n0;
-    for (int j = 0; j < width; ++j) {
-      const float v = a[j] + (bias ? bias[n0 + j] : 0.0f);
-      yr[j] = relu ? std::max(v, 0.0f) : v;
-    }
-  }
-}
-
 #if defined(__AVX512F__)
 
 constexpr int kTileRows = 6;   // 24 accumulators + 4 panel registers + a broadcast fit the 32 zmm registers
 constexpr int kChunkK = 256;  // 256 x 64 floats = 64 KB (128 measured slower, 32 and 64 much slower)
 
-// acc (R, 64) (+)= x (R, kn) chunk (kn, 64); x rows ldx apart; acc assigned when `first`. When `prefetch` is
-// set, per_k cache lines from it are requested alongside each chunk row k.
+// acc (R, 64) (+)= x (R, kn) chunk (kn, 64); x rows ldx apart; acc assigned when `first`, and the sums go to
+// `out` instead when it names y. When `prefetch` is set, per_k cache lines from it are requested alongside
+// each chunk row k.
+// Where a tile's last chunk writes: y (R, width) rows ldy apart, bias (width) or null, ReLU; y null before.
+struct TileOut {
+  float* y = nullptr;
+  long ldy = 0;
+  int width = 0;
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
 template <int R>
-void tile(const float* chunk, int kn, const float* x, long ldx, bool first, float* acc, const char* prefetch, int per_k) {
+void tile(const float* chunk, int kn, const float* x, long ldx, bool first, float* acc, const char* prefetch, int per_k,
+          const TileOut& out) {
   __m512 c[R][4];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
@@ -67,21 +66,41 @@ void tile(const float* chunk, int kn, const float* x, long ldx, bool first, floa
       c[r][3] = _mm512_fmadd_ps(xv, w3, c[r][3]);
     }
   }
+  if (!out.y) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) _mm512_storeu_ps(acc + r * kPanelWidth + 16 * j, c[r][j]);
+    return;
+  }
+  // The last chunk: + bias, ReLU, straight into y's `width` columns (masked stores past them).
+  __m512 b[4];
+  __mmask16 m[4];
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    const int lanes = std::clamp(out.width - 16 * j, 0, 16);
+    m[j] = static_cast<__mmask16>((1u << lanes) - 1u);
+    b[j] = out.bias ? _mm512_maskz_loadu_ps(m[j], out.bias + 16 * j) : _mm512_setzero_ps();
+  }
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(acc + r * kPanelWidth + 16 * j, c[r][j]);
+    for (int j = 0; j < 4; ++j) {
+      __m512 v = _mm512_add_ps(c[r][j], b[j]);
+      if (out.relu) v = _mm512_maskz_max_ps(0xffff, v, _mm512_setzero_ps());  // (the unmasked form warns in GCC 12)
+      _mm512_mask_storeu_ps(out.y + r * out.ldy + 16 * j, m[j], v);
+    }
 }
 
 void run_tile(int R, const float* chunk, int kn, const float* x, long ldx, bool first, float* acc,
-              const char* prefetch, int per_k) {
+              const char* prefetch, int per_k, const TileOut& out) {
   switch (R) {
-    case 1: return tile<1>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
-    case 2: return tile<2>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
-    case 3: return tile<3>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
-    case 4: return tile<4>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
-    case 5: return tile<5>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
-    default: return tile<kTileRows>(chunk, kn, x, ldx, first, acc, prefetch, per_k);
+    case 1: return tile<1>(chunk, kn, x, ldx, first, acc, prefetch, per_k, out);
+    case 2: return tile<2>(chunk, kn, x, ldx, first, acc, prefetch, per_k, out);
+    case 3: return tile<3>(chunk, kn, x, ldx, first, acc, prefetch, per_k, out);
+    case 4: return tile<4>(chunk, kn, x, ldx, first, acc, prefetch, per_k, out);
+    case 5: return tile<5>(chunk, kn, x, ldx, first, acc, prefetch, per_k, out);
+    default: return tile<kTileRows>(chunk, kn, x, ldx, first, acc, prefetch, per_k, out);
   }
 }
 
@@ -94,6 +113,7 @@ void panels_avx512(const float* panels, int p0, int p1, int N, int K, int k_padd
   const long panel_size = static_cast<long>(k_padded) * kPanelWidth;
   for (int p = p0; p < p1; ++p) {
     const float* panel = panels + p * panel_size;  // (k_padded, 64)
+    const int n0 = p * kPanelWidth, width = std::min(kPanelWidth, N - n0);
     for (int k0 = 0; k0 < K; k0 += kChunkK) {
       const int kn = std::min(kChunkK, K - k0);
       const float* chunk = panel + static_cast<long>(k0) * kPanelWidth;
@@ -103,15 +123,16 @@ void panels_avx512(const float* panels, int p0, int p1, int N, int K, int k_padd
       // The next chunk's kChunkK * 4 lines are spread over this chunk's tiles, per_k lines per panel row.
       const int tiles = (rows + kTileRows - 1) / kTileRows, per_k = (4 + tiles - 1) / tiles;
       const long lines = 4L * kChunkK;
+      const bool last = k0 + kChunkK >= K;
       for (int r0 = 0, t = 0; r0 < rows; r0 += kTileRows, ++t) {
         const long first_line = static_cast<long>(t) * kn * per_k;
         const char* pf = next && first_line < lines ? reinterpret_cast<const char*>(next) + first_line * 64 : nullptr;
+        TileOut out;
+        if (last) out = {y + static_cast<long>(r0) * N + n0, N, width, bias ? bias + n0 : nullptr, relu};
         run_tile(std::min(kTileRows, rows - r0), chunk, kn, x + static_cast<long>(r0) * K + k0, K, k0 == 0,
-                 acc + static_cast<long>(r0) * kPanelWidth, pf, per_k);
+                 acc + static_cast<long>(r0) * kPanelWidth, pf, per_k, out);
       }
     }
-    const int n0 = p * kPanelWidth;
-    store_panel(acc, rows, n0, std::min(kPanelWidth, N - n0), N, bias, relu, y);
   }
 }
 
@@ -131,7 +152,11 @@ void panels_plain(const float* panels, int p0, int p1, int N, int K, int k_padde
         for (int j = 0; j < kPanelWidth; ++j) acc[j] += xk * w[j];
       }
       const int n0 = p * kPanelWidth;
-      store_panel(acc, 1, n0, std::min(kPanelWidth, N - n0), N, bias, relu, y + static_cast<long>(r) * N);
+      float* yr = y + static_cast<long>(r) * N + n0;
+      for (int j = 0; j < std::min(kPanelWidth, N - n0); ++j) {
+        const float v = acc[j] + (bias ? bias[n0 + j] : 0.0f);
+        yr[j] = relu ? std::max(v, 0.0f) : v;
+      }
     }
   }
 }
