@@ -1,9 +1,12 @@
-// Attention: projections as whole-batch GEMMs, then one parallel loop over (sentence, head) that runs that
-// block's score product, softmax, dropout and value product back to back while the block is in cache. The
-// blocks read column slices of the projections (leading dimension C); block_gemm stages a transposed operand.
+// Attention: projections as whole-batch GEMMs (those sharing an input stacked into one), then one parallel loop
+// over (sentence, head) that runs that block's score product, softmax, dropout and value product back to back
+// while the block is in cache. The blocks read column slices of the projections (leading dimension 3C, 2C or
+// C, as the projections were stacked); block_gemm stages a transposed operand.
 #include "heptapod/layers/attention.h"
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/block_gemm.h"
@@ -26,15 +29,52 @@ namespace {
 
 // One (sentence, head) block: where its rows and scores live.
 struct Block {
-  int lq, lk;        // query and key rows
-  long q_off, k_off;  // first element of the head's column slice in the (Nq, C) and (Nk, C) matrices
+  int lq, lk;         // query and key rows
+  long q_off, k_off;  // first element of the head's column slice in the query and key/value matrices
   long s_off;         // first score of the (lq, lk) block
 };
 
-Block block(const AttentionShape& s, int bh, int H, int C) {
-  const int b = bh / H, h = bh % H, D = C / H;
-  return {s.q().len[b], s.k().len[b], static_cast<long>(s.q().start[b]) * C + h * D,
-          static_cast<long>(s.k().start[b]) * C + h * D, s.score_offset(b, h, H)};
+Block block(const AttentionShape& s, int bh, int H, int D, int ldq, int ldkv) {
+  const int b = bh / H, h = bh % H;
+  return {s.q().len[b], s.k().len[b], static_cast<long>(s.q().start[b]) * ldq + h * D,
+          static_cast<long>(s.k().start[b]) * ldkv + h * D, s.score_offset(b, h, H)};
+}
+
+// Projections of one input stacked into one layer ((sum of outs), in): weights and biases copied into the
+// arena, in order. One product then replaces several narrower ones.
+template <typename T>
+Linear<T> stack(std::initializer_list<const Linear<T>*> parts, Arena& arena) {
+  Linear<T> s;
+  s.in = (*parts.begin())->in;
+  for (const Linear<T>* p : parts) s.out += p->out;
+  s.w = arena.alloc<T>(static_cast<std::size_t>(s.out) * s.in);
+  s.b = arena.alloc<T>(s.out);
+  int o = 0;
+  for (const Linear<T>* p : parts) {
+    require(p->in == s.in && p->b, "attention: stacked projections need one input width and biases");
+    std::copy_n(p->w, static_cast<std::size_t>(p->out) * s.in, s.w + static_cast<std::size_t>(o) * s.in);
+    std::copy_n(p->b, p->out, s.b + o);
+    o += p->out;
+  }
+  return s;
+}
+
+// linear_backward for a stacked layer: its weight and bias gradients are summed in zeroed arena scratch and
+// then added to each part's own. dy: (N, s.out).
+template <typename T>
+void stacked_backward(Linear<T> s, std::initializer_list<const Linear<T>*> parts, const T* dy, const T* x, int N,
+                      T* dx, bool accumulate_dx, Arena& arena) {
+  s.dw = arena.alloc_zero<T>(static_cast<std::size_t>(s.out) * s.in);
+  s.db = arena.alloc_zero<T>(s.out);
+  linear_backward(s, dy, x, N, dx, accumulate_dx);
+  int o = 0;
+  for (const Linear<T>* p : parts) {
+    const std::size_t n = static_cast<std::size_t>(p->out) * s.in;
+    const T* dw = s.dw + static_cast<std::size_t>(o) * s.in;
+    for (std::size_t i = 0; i < n; ++i) p->dw[i] += dw[i];
+    for (int i = 0; i < p->out; ++i) p->db[i] += s.db[o + i];
+    o += p->out;
+  }
 }
 
 }  // namespace
@@ -45,30 +85,53 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const long score_count = s.scores(H);
-  saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
-  saved.k = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);
-  saved.v = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);
+  const bool self = xq == xkv, stacked = attn.q_proj.w != nullptr;
+  saved.stacked_q = saved.stacked_kv = Linear<T>{};
+  if (stacked && self) {
+    saved.stacked_q = stack({&attn.q_proj, &attn.k_proj, &attn.v_proj}, arena);
+    saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * 3 * C);  // (Nq, 3C): q | k | v per row
+    linear_forward(saved.stacked_q, xq, Nq, saved.q);
+    saved.k = saved.q + C;
+    saved.v = saved.q + 2 * C;
+    saved.ldq = saved.ldkv = 3 * C;
+  } else if (stacked) {
+    saved.stacked_kv = stack({&attn.k_proj, &attn.v_proj}, arena);
+    saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
+    saved.k = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
+    linear_forward(attn.q_proj, xq, Nq, saved.q);
+    linear_forward(saved.stacked_kv, xkv, Nk, saved.k);
+    saved.v = saved.k + C;
+    saved.ldq = C;
+    saved.ldkv = 2 * C;
+  } else {  // packed inference weights
+    saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
+    saved.k = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);
+    saved.v = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);
+    linear_forward(attn.q_proj, xq, Nq, saved.q);
+    linear_forward(attn.k_proj, xkv, Nk, saved.k);
+    linear_forward(attn.v_proj, xkv, Nk, saved.v);
+    saved.ldq = saved.ldkv = C;
+  }
   saved.probs = arena.alloc<T>(score_count);
   saved.dropped = drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
   saved.context = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
-  linear_forward(attn.q_proj, xq, Nq, saved.q);
-  linear_forward(attn.k_proj, xkv, Nk, saved.k);
-  linear_forward(attn.v_proj, xkv, Nk, saved.v);
 
   const T scale = T(1) / std::sqrt(T(D));
+  const int ldq = saved.ldq, ldkv = saved.ldkv;
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < s.count() * H; ++bh) {
-    const Block blk = block(s, bh, H, C);
+    const Block blk = block(s, bh, H, D, ldq, ldkv);
     // A sentence without keys (an empty source) gets a zero context: its products have no inner terms.
-    T* context = saved.context + blk.q_off;  // (lq, D), leading dimension C
+    T* context = saved.context + static_cast<long>(s.q().start[bh / H]) * C + (bh % H) * D;  // (lq, D), ld C
     T* probs = saved.probs + blk.s_off;  // (lq, lk)
-    block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, C, saved.k + blk.k_off, C, probs, blk.lk);
+    block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, probs,
+                  blk.lk);
     kernels::attention_softmax_forward(probs, blk.lq, blk.lk, s.causal(), scale);
     T* dropped = saved.dropped + blk.s_off;  // (lq, lk)
     if (dropped != probs)
       kernels::dropout_copy_slice(probs, dropped, static_cast<long>(blk.lq) * blk.lk, blk.s_off, drop.rate, drop.seed,
                                   drop.stream);
-    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, dropped, blk.lk, saved.v + blk.k_off, C, context, C);
+    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, dropped, blk.lk, saved.v + blk.k_off, ldkv, context, C);
   }
   linear_forward(attn.out_proj, saved.context, Nq, y);
 }
@@ -79,32 +142,42 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
                         Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
+  const bool self = saved.stacked_q.w != nullptr;
+  require(self || saved.stacked_kv.w != nullptr, "attention_backward: the forward pass ran on packed weights");
   T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);  // (Nq, C)
   T* dscores = arena.alloc<T>(s.scores(H));                          // the score blocks
-  T* dq = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);        // (Nq, C)
-  T* dk = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);        // (Nk, C)
-  T* dv = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);        // (Nk, C)
+  // The gradients of the projections, in the forward's layout: (Nq, 3C) for self-attention; (Nq, C) and
+  // (Nk, 2C) for cross-attention.
+  const int ldq = saved.ldq, ldkv = saved.ldkv;
+  T* dq = arena.alloc<T>(static_cast<std::size_t>(Nq) * ldq);
+  T* dk = self ? dq + C : arena.alloc<T>(static_cast<std::size_t>(Nk) * ldkv);
+  T* dv = dk + C;
   linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false);
 
   const T scale = T(1) / std::sqrt(T(D));
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < s.count() * H; ++bh) {
-    const Block blk = block(s, bh, H, C);
+    const Block blk = block(s, bh, H, D, ldq, ldkv);
     const long n = static_cast<long>(blk.lq) * blk.lk;
+    const T* dctx = dcontext + static_cast<long>(s.q().start[bh / H]) * C + (bh % H) * D;  // (lq, D), ld C
     T* ds = dscores + blk.s_off;  // (lq, lk)
     // dP = dcontext_bh V_bh^T ; dV_bh = P_bh^T dcontext_bh
-    block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, dcontext + blk.q_off, C, saved.v + blk.k_off, C, ds, blk.lk);
-    block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, saved.dropped + blk.s_off, blk.lk, dcontext + blk.q_off, C,
-                  dv + blk.k_off, C);
+    block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, dctx, C, saved.v + blk.k_off, ldkv, ds, blk.lk);
+    block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, saved.dropped + blk.s_off, blk.lk, dctx, C,
+                  dv + blk.k_off, ldkv);
     kernels::dropout_slice(ds, n, blk.s_off, drop.rate, drop.seed, drop.stream);
     kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
     // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
-    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, C, dq + blk.q_off, C);
-    block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, C, dk + blk.k_off, C);
+    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, ldkv, dq + blk.q_off, ldq);
+    block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, ldq, dk + blk.k_off, ldkv);
   }
-  linear_backward(attn.q_proj, dq, xq, Nq, dxq, accumulate_dxq);
-  linear_backward(attn.k_proj, dk, xkv, Nk, dxkv, true);
-  linear_backward(attn.v_proj, dv, xkv, Nk, dxkv, true);
+  if (self) {
+    stacked_backward(saved.stacked_q, {&attn.q_proj, &attn.k_proj, &attn.v_proj}, dq, xq, Nq, dxq, accumulate_dxq,
+                     arena);
+  } else {
+    linear_backward(attn.q_proj, dq, xq, Nq, dxq, accumulate_dxq);
+    stacked_backward(saved.stacked_kv, {&attn.k_proj, &attn.v_proj}, dk, xkv, Nk, dxkv, true, arena);
+  }
 }
 
 template void attention_forward<float>(const MultiHeadAttention<float>&, const float*, const float*,

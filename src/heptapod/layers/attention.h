@@ -39,11 +39,16 @@ class AttentionShape {
   std::vector<long> score_start_;  // (B + 1) prefix sums of q.len[b] * k.len[b]
 };
 
+// With row-major weights the projections that share an input run as one product: self-attention's q, k and v
+// as one (Nq, 3C) matrix, cross-attention's k and v as one (Nk, 2C). q, k and v then point into those rows
+// (leading dimensions ldq, ldkv); with packed inference weights each is its own (N, C) matrix.
 template <typename T>
 struct AttentionSaved {
-  T* q = nullptr;        // (Nq, C)
-  T* k = nullptr;        // (Nk, C)
-  T* v = nullptr;        // (Nk, C)
+  T* q = nullptr;        // (Nq, C), rows ldq apart
+  T* k = nullptr;        // (Nk, C), rows ldkv apart
+  T* v = nullptr;        // (Nk, C), rows ldkv apart
+  int ldq = 0, ldkv = 0;
+  Linear<T> stacked_q, stacked_kv;  // the stacked projections' weights (arena copies), when used
   T* probs = nullptr;    // scores(H): per sentence and head a (q.len, k.len) block, softmax output
   T* dropped = nullptr;  // the same blocks after attention dropout (== probs when the rate is 0)
   T* context = nullptr;  // (Nq, C) heads concatenated, before out_proj
