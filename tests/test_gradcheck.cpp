@@ -284,7 +284,7 @@ constexpr int kC = 8, kHeads = 2, kF = 12;
 struct AttentionParams {
   LinearParams q{kC, kC, 30}, k{kC, kC, 40}, v{kC, kC, 50}, o{kC, kC, 60};
   MultiHeadAttention<double> attn() {
-    return {q.layer(kC, kC), k.layer(kC, kC), v.layer(kC, kC), o.layer(kC, kC), kHeads};
+    return {q.layer(kC, kC), k.layer(kC, kC), v.layer(kC, kC), o.layer(kC, kC), kHeads, {}, {}};
   }
   void restart() {
     for (LinearParams* l : {&q, &k, &v, &o}) l->restart();

@@ -19,7 +19,7 @@ namespace heptapod {
 
 namespace {
 
-constexpr int kStageRows = 256;  // rows projected at a time on their way into a half-precision cache
+constexpr int kStageRows = 256;  // source rows projected to cross keys/values at a time
 
 }  // namespace
 
@@ -60,17 +60,20 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
     std::memmove(memory + static_cast<long>(N) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
     N += n;
   }
-  if (cache == CachePrecision::Float16)
-    stage_.resize(static_cast<std::size_t>(std::min(std::max(N, rows_), kStageRows)) * C);
+  stage_.resize(static_cast<std::size_t>(std::max(std::min(N, kStageRows) * 2, rows_ * 3)) * C);
   const std::size_t cross_elements = static_cast<std::size_t>(std::max(N, 1)) * C;
   for (Layer& l : layers_) {
+    stack_projections(l);
     l.cross_k = arena_.alloc<std::byte>(cross_elements * element);
     l.cross_v = arena_.alloc<std::byte>(cross_elements * element);
     l.k_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C * element);
     l.v_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C * element);
-    if (N == 0) continue;  // no source position to attend to
-    project_to_cache(l.p->cross_attn.k_proj, memory, N, l.cross_k, 0);
-    project_to_cache(l.p->cross_attn.v_proj, memory, N, l.cross_v, 0);
+    for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2C) k|v at a time
+      const int rows = std::min(kStageRows, N - r0);
+      linear_forward(l.kv, memory + static_cast<long>(r0) * C, rows, stage_.data());
+      store(stage_.data(), 2L * C, rows, l.cross_k, static_cast<long>(r0) * C);
+      store(stage_.data() + C, 2L * C, rows, l.cross_v, static_cast<long>(r0) * C);
+    }
   }
   history_.resize(static_cast<std::size_t>(max_steps) * cache_rows_);
   const std::size_t rc = static_cast<std::size_t>(rows_) * C;
@@ -87,30 +90,44 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   rstd_.resize(rows_);
 }
 
-void IncrementalDecoder::project_to_cache(const Linear<float>& w, const float* x, int n, void* dst, long offset) {
-  const int C = config_.d_model;
-  if (cache_ == CachePrecision::Float32) {
-    linear_forward(w, x, n, static_cast<float*>(dst) + offset);
+void IncrementalDecoder::stack_projections(Layer& l) {
+  const MultiHeadAttention<float>& self = l.p->self_attn;
+  const MultiHeadAttention<float>& cross = l.p->cross_attn;
+  if (self.qkv.packed && cross.kv.packed) {
+    l.qkv = self.qkv;
+    l.kv = cross.kv;
     return;
   }
-  for (int r0 = 0; r0 < n; r0 += kStageRows) {
-    const int rows = std::min(kStageRows, n - r0);
-    linear_forward(w, x + static_cast<long>(r0) * C, rows, stage_.data());
-    kernels::to_half(stage_.data(), static_cast<kernels::half*>(dst) + offset + static_cast<long>(r0) * C,
-                     static_cast<long>(rows) * C);
+  const long C = config_.d_model;
+  l.stacked.resize(static_cast<std::size_t>(5 * C * C + 5 * C));  // q|k|v and k|v weights, then their biases
+  float* w = l.stacked.data();
+  float* b = w + 5 * C * C;
+  l.qkv = stack_linear({&self.q_proj, &self.k_proj, &self.v_proj}, w, b);
+  l.kv = stack_linear({&cross.k_proj, &cross.v_proj}, w + 3 * C * C, b + 3 * C);
+}
+
+void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long offset) const {
+  const int C = config_.d_model;
+  for (int r = 0; r < n; ++r) {
+    const long at = offset + static_cast<long>(r) * C;
+    if (cache_ == CachePrecision::Float16)
+      kernels::to_half(src + r * ld, static_cast<kernels::half*>(dst) + at, C);
+    else
+      std::memcpy(static_cast<float*>(dst) + at, src + r * ld, sizeof(float) * C);
   }
 }
 
-void IncrementalDecoder::attend(const float* q, const void* keys, const void* values, bool cross, float* out,
+void IncrementalDecoder::attend(const float* q, int ldq, const void* keys, const void* values, bool cross, float* out,
                                 float* probs_out) {
   if (cache_ == CachePrecision::Float16)
-    attend(q, static_cast<const kernels::half*>(keys), static_cast<const kernels::half*>(values), cross, out, probs_out);
+    attend(q, ldq, static_cast<const kernels::half*>(keys), static_cast<const kernels::half*>(values), cross, out,
+           probs_out);
   else
-    attend(q, static_cast<const float*>(keys), static_cast<const float*>(values), cross, out, probs_out);
+    attend(q, ldq, static_cast<const float*>(keys), static_cast<const float*>(values), cross, out, probs_out);
 }
 
 template <typename E>
-void IncrementalDecoder::attend(const float* q, const E* keys, const E* values, bool cross, float* out,
+void IncrementalDecoder::attend(const float* q, int ldq, const E* keys, const E* values, bool cross, float* out,
                                 float* probs_out) {
   const int C = config_.d_model, H = config_.n_heads, D = C / H;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
@@ -131,7 +148,7 @@ void IncrementalDecoder::attend(const float* q, const E* keys, const E* values, 
     for (int j = 0; j < count; ++j)
       offsets[j] = cross ? (static_cast<long>(cross_offset_[row_sentence_[r]]) + j) * C
                          : (static_cast<long>(j) * cache_rows_ + history_[static_cast<std::size_t>(j) * cache_rows_ + r]) * C;
-    kernels::attend_cached(q + static_cast<long>(r) * C, keys, values, offsets.data(), count, H, D, scale,
+    kernels::attend_cached(q + static_cast<long>(r) * ldq, keys, values, offsets.data(), count, H, D, scale,
                            scores_.data() + static_cast<long>(r) * H * key_cap, key_cap, o);
   }
   if (!probs_out) return;
@@ -183,16 +200,17 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
       // This position's keys and values go straight into their cache slab, row r's at row r.
       const long slab = static_cast<long>(position_) * cache_rows_ * C;
       for (int r = 0; r < rows_; ++r) history_[static_cast<std::size_t>(position_) * cache_rows_ + r] = r;
-      linear_forward(l.p->self_attn.q_proj, in, rows_, q_.data());
-      project_to_cache(l.p->self_attn.k_proj, in, rows_, l.k_cache.as<void>(), slab);
-      project_to_cache(l.p->self_attn.v_proj, in, rows_, l.v_cache.as<void>(), slab);
-      attend(q_.data(), l.k_cache.as<const void>(), l.v_cache.as<const void>(), false, ctx_.data(), nullptr);
+      float* qkv = stage_.data();  // (rows, 3C): q | k | v per row
+      linear_forward(l.qkv, in, rows_, qkv);
+      store(qkv + C, 3L * C, rows_, l.k_cache.as<void>(), slab);
+      store(qkv + 2 * C, 3L * C, rows_, l.v_cache.as<void>(), slab);
+      attend(qkv, 3 * C, l.k_cache.as<const void>(), l.v_cache.as<const void>(), false, ctx_.data(), nullptr);
       linear_forward(l.p->self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
     sublayer(l.p->cross_attn_norm, [&](const float* in) {
       linear_forward(l.p->cross_attn.q_proj, in, rows_, q_.data());
       const bool last = li + 1 == layers_.size();
-      attend(q_.data(), l.cross_k, l.cross_v, true, ctx_.data(), last ? alignment_.data() : nullptr);
+      attend(q_.data(), C, l.cross_k, l.cross_v, true, ctx_.data(), last ? alignment_.data() : nullptr);
       linear_forward(l.p->cross_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
     sublayer(l.p->ffn_norm, [&](const float* in) {

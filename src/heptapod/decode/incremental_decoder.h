@@ -58,6 +58,11 @@ class IncrementalDecoder {
  private:
   struct Layer {
     const DecoderLayerParams<float>* p = nullptr;
+    // The projections that share an input, as one product each: self-attention q|k|v (3C, C) and
+    // cross-attention k|v (2C, C). A packed model's own; for an unpacked one, copies made by start() (so they
+    // follow weights that changed between batches) in `stacked`.
+    Linear<float> qkv, kv;
+    std::vector<float> stacked;
     // (max_steps, cache_rows_, C) elements of the cache type, position-major: pages are touched only as
     // positions are written, by the rows still decoding, and the memory of one batch is reused by the next.
     // Entries never move: history_ says which row of each position's slab belongs to a hypothesis.
@@ -66,13 +71,16 @@ class IncrementalDecoder {
     void* cross_v = nullptr;  // (N, C)
   };
 
-  // q: (rows, C) query rows against the cross keys/values (N, C) or the self-attention cache, of element
-  // type E (float or half); out: (rows, C).
+  // q: (rows, C) query rows, ldq apart, against the cross keys/values (N, C) or the self-attention cache, of
+  // element type E (float or half); out: (rows, C).
   template <typename E>
-  void attend(const float* q, const E* keys, const E* values, bool cross, float* out, float* probs_out);
-  void attend(const float* q, const void* keys, const void* values, bool cross, float* out, float* probs_out);
-  // y = x W^T + b for n rows, stored in the cache type at element `offset` of `dst`.
-  void project_to_cache(const Linear<float>& w, const float* x, int n, void* dst, long offset);
+  void attend(const float* q, int ldq, const E* keys, const E* values, bool cross, float* out, float* probs_out);
+  void attend(const float* q, int ldq, const void* keys, const void* values, bool cross, float* out,
+              float* probs_out);
+  // Rows (n, C) of src, ld apart, stored in the cache type at element `offset` of `dst`.
+  void store(const float* src, long ld, int n, void* dst, long offset) const;
+  // The stacked projections of layer l for this batch (see Layer).
+  void stack_projections(Layer& l);
   void sublayer_norm(const LayerNorm<float>& ln, float* x, float* normed);
 
   Transformer<float>& model_;
@@ -93,7 +101,8 @@ class IncrementalDecoder {
   std::vector<float> log_z_;   // (rows): running log-sum-exp of the logits
   std::vector<int> top_count_; // (rows): entries in each row's best list so far
   NextTokens next_;
-  std::vector<float> stage_;  // (<= kStageRows, C): projections on their way into a half-precision cache
+  // The stacked projections' outputs: (rows, 3C) for a step's q|k|v, (<= kStageRows, 2C) for the cross k|v.
+  std::vector<float> stage_;
   // (max_steps, cache_rows_): history_(j, r) is the slab row holding row r's key and value at position j;
   // reorder() rewrites these indices instead of moving cached vectors.
   std::vector<int> history_;

@@ -40,23 +40,15 @@ Block block(const AttentionShape& s, int bh, int H, int D, int ldq, int ldkv) {
           static_cast<long>(s.k().start[b]) * ldkv + h * D, s.score_offset(b, h, H)};
 }
 
-// Projections of one input stacked into one layer ((sum of outs), in): weights and biases copied into the
-// arena, in order. One product then replaces several narrower ones.
+// The stacked layer of `parts` for one product: the packed matrix of an inference model, else row-major
+// copies in the arena.
 template <typename T>
-Linear<T> stack(std::initializer_list<const Linear<T>*> parts, Arena& arena) {
-  Linear<T> s;
-  s.in = (*parts.begin())->in;
-  for (const Linear<T>* p : parts) s.out += p->out;
-  s.w = arena.alloc<T>(static_cast<std::size_t>(s.out) * s.in);
-  s.b = arena.alloc<T>(s.out);
-  int o = 0;
-  for (const Linear<T>* p : parts) {
-    require(p->in == s.in && p->b, "attention: stacked projections need one input width and biases");
-    std::copy_n(p->w, static_cast<std::size_t>(p->out) * s.in, s.w + static_cast<std::size_t>(o) * s.in);
-    std::copy_n(p->b, p->out, s.b + o);
-    o += p->out;
-  }
-  return s;
+Linear<T> stacked(const Linear<T>& packed, std::initializer_list<const Linear<T>*> parts, Arena& arena) {
+  if (packed.packed) return packed;
+  int out = 0;
+  for (const Linear<T>* p : parts) out += p->out;
+  const int in = (*parts.begin())->in;
+  return stack_linear(parts, arena.alloc<T>(static_cast<std::size_t>(out) * in), arena.alloc<T>(out));
 }
 
 // linear_backward for a stacked layer: its weight and bias gradients are summed in zeroed arena scratch and
@@ -85,32 +77,23 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const long score_count = s.scores(H);
-  const bool self = xq == xkv, stacked = attn.q_proj.w != nullptr;
-  saved.stacked_q = saved.stacked_kv = Linear<T>{};
-  if (stacked && self) {
-    saved.stacked_q = stack({&attn.q_proj, &attn.k_proj, &attn.v_proj}, arena);
+  const bool self = xq == xkv;
+  if (self) {
+    saved.stacked = stacked(attn.qkv, {&attn.q_proj, &attn.k_proj, &attn.v_proj}, arena);
     saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * 3 * C);  // (Nq, 3C): q | k | v per row
-    linear_forward(saved.stacked_q, xq, Nq, saved.q);
+    linear_forward(saved.stacked, xq, Nq, saved.q);
     saved.k = saved.q + C;
     saved.v = saved.q + 2 * C;
     saved.ldq = saved.ldkv = 3 * C;
-  } else if (stacked) {
-    saved.stacked_kv = stack({&attn.k_proj, &attn.v_proj}, arena);
+  } else {
+    saved.stacked = stacked(attn.kv, {&attn.k_proj, &attn.v_proj}, arena);
     saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
     saved.k = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
     linear_forward(attn.q_proj, xq, Nq, saved.q);
-    linear_forward(saved.stacked_kv, xkv, Nk, saved.k);
+    linear_forward(saved.stacked, xkv, Nk, saved.k);
     saved.v = saved.k + C;
     saved.ldq = C;
     saved.ldkv = 2 * C;
-  } else {  // packed inference weights
-    saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
-    saved.k = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);
-    saved.v = arena.alloc<T>(static_cast<std::size_t>(Nk) * C);
-    linear_forward(attn.q_proj, xq, Nq, saved.q);
-    linear_forward(attn.k_proj, xkv, Nk, saved.k);
-    linear_forward(attn.v_proj, xkv, Nk, saved.v);
-    saved.ldq = saved.ldkv = C;
   }
   saved.probs = arena.alloc<T>(score_count);
   saved.dropped = drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
@@ -142,8 +125,8 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
                         Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
-  const bool self = saved.stacked_q.w != nullptr;
-  require(self || saved.stacked_kv.w != nullptr, "attention_backward: the forward pass ran on packed weights");
+  const bool self = xq == xkv;
+  require(saved.stacked.w != nullptr, "attention_backward: the forward pass ran on packed weights");
   T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);  // (Nq, C)
   T* dscores = arena.alloc<T>(s.scores(H));                          // the score blocks
   // The gradients of the projections, in the forward's layout: (Nq, 3C) for self-attention; (Nq, C) and
@@ -172,11 +155,11 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
     block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, ldq, dk + blk.k_off, ldkv);
   }
   if (self) {
-    stacked_backward(saved.stacked_q, {&attn.q_proj, &attn.k_proj, &attn.v_proj}, dq, xq, Nq, dxq, accumulate_dxq,
+    stacked_backward(saved.stacked, {&attn.q_proj, &attn.k_proj, &attn.v_proj}, dq, xq, Nq, dxq, accumulate_dxq,
                      arena);
   } else {
     linear_backward(attn.q_proj, dq, xq, Nq, dxq, accumulate_dxq);
-    stacked_backward(saved.stacked_kv, {&attn.k_proj, &attn.v_proj}, dk, xkv, Nk, dxkv, true, arena);
+    stacked_backward(saved.stacked, {&attn.k_proj, &attn.v_proj}, dk, xkv, Nk, dxkv, true, arena);
   }
 }
 

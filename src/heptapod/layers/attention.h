@@ -14,6 +14,10 @@ template <typename T>
 struct MultiHeadAttention {
   Linear<T> q_proj, k_proj, v_proj, out_proj;  // each (C, C)
   int heads = 0;
+  // Packed for inference (Transformer::pack_for_inference), the projections that share an input are one
+  // matrix: q|k|v (3C, C) for self-attention, k|v (2C, C) for cross-attention, and the parts they replace
+  // hold nothing. Empty (packed == nullptr) otherwise.
+  Linear<T> qkv, kv;
 };
 
 // Which rows attend to which: sentence b's queries are rows [q.start[b], +q.len[b]) of the query matrix, its
@@ -39,16 +43,16 @@ class AttentionShape {
   std::vector<long> score_start_;  // (B + 1) prefix sums of q.len[b] * k.len[b]
 };
 
-// With row-major weights the projections that share an input run as one product: self-attention's q, k and v
-// as one (Nq, 3C) matrix, cross-attention's k and v as one (Nk, 2C). q, k and v then point into those rows
-// (leading dimensions ldq, ldkv); with packed inference weights each is its own (N, C) matrix.
+// The projections that share an input run as one product: self-attention's q, k and v as one (Nq, 3C)
+// matrix, cross-attention's k and v as one (Nk, 2C); q, k and v point into those rows (leading dimensions
+// ldq, ldkv). Row-major weights are stacked into arena copies for it (kept in `stacked` for backward).
 template <typename T>
 struct AttentionSaved {
   T* q = nullptr;        // (Nq, C), rows ldq apart
   T* k = nullptr;        // (Nk, C), rows ldkv apart
   T* v = nullptr;        // (Nk, C), rows ldkv apart
   int ldq = 0, ldkv = 0;
-  Linear<T> stacked_q, stacked_kv;  // the stacked projections' weights (arena copies), when used
+  Linear<T> stacked;     // q|k|v or k|v as run
   T* probs = nullptr;    // scores(H): per sentence and head a (q.len, k.len) block, softmax output
   T* dropped = nullptr;  // the same blocks after attention dropout (== probs when the rate is 0)
   T* context = nullptr;  // (Nq, C) heads concatenated, before out_proj

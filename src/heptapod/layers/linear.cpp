@@ -1,6 +1,7 @@
 // Linear layer on GEMM: forward one GEMM plus bias, backward two GEMMs plus the bias reduction.
 #include "heptapod/layers/linear.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "heptapod/core/error.h"
@@ -75,6 +76,21 @@ void linear_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx, 
   if (l.b && bias == BiasGrad::Compute) kernels::bias_backward(dy, l.db, N, l.out);
 }
 
+template <typename T>
+Linear<T> stack_linear(std::span<const Linear<T>* const> parts, T* w, T* b) {
+  Linear<T> s;
+  s.in = parts.front()->in;
+  s.w = w;
+  s.b = b;
+  for (const Linear<T>* p : parts) {
+    require(p->in == s.in && p->w && p->b, "stack_linear: the layers need one input width, row-major weights and biases");
+    std::copy_n(p->w, static_cast<std::size_t>(p->out) * s.in, w + static_cast<std::size_t>(s.out) * s.in);
+    std::copy_n(p->b, p->out, b + s.out);
+    s.out += p->out;
+  }
+  return s;
+}
+
 template void linear_forward<float>(const Linear<float>&, const float*, int, float*);
 template void linear_forward<double>(const Linear<double>&, const double*, int, double*);
 template void linear_forward_columns<float>(const Linear<float>&, const float*, int, int, int, float*);
@@ -85,6 +101,8 @@ template void linear_relu_forward<float>(const Linear<float>&, const float*, int
 template void linear_relu_forward<double>(const Linear<double>&, const double*, int, double*);
 template void linear_product<float>(const Linear<float>&, const float*, int, float*);
 template void linear_product<double>(const Linear<double>&, const double*, int, double*);
+template Linear<float> stack_linear<float>(std::span<const Linear<float>* const>, float*, float*);
+template Linear<double> stack_linear<double>(std::span<const Linear<double>* const>, double*, double*);
 template void linear_backward<float>(const Linear<float>&, const float*, const float*, int, float*, bool, BiasGrad);
 template void linear_backward<double>(const Linear<double>&, const double*, const double*, int, double*, bool,
                                       BiasGrad);

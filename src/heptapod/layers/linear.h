@@ -1,6 +1,9 @@
 // Fully connected layer y = x W^T + b, forward and backward.
 #pragma once
 
+#include <initializer_list>
+#include <span>
+
 #include "heptapod/kernels/packed_weights.h"
 
 namespace heptapod {
@@ -30,6 +33,16 @@ template <typename T>
 void linear_forward_columns(const Linear<T>& layer, const T* x, int N, int n0, int n, T* y);
 template <typename T>
 int linear_column_align(const Linear<T>& layer);
+
+// Layers that read one input, stacked into one whose outputs are theirs in order: weights copied into
+// w ((sum of outs), in) and biases into b (sum of outs); all parts need weights and biases. One product then
+// replaces several narrower ones.
+template <typename T>
+Linear<T> stack_linear(std::span<const Linear<T>* const> parts, T* w, T* b);
+template <typename T>
+Linear<T> stack_linear(std::initializer_list<const Linear<T>*> parts, T* w, T* b) {
+  return stack_linear(std::span<const Linear<T>* const>(parts.begin(), parts.size()), w, b);
+}
 
 // dy: (N, out), x: (N, in) the forward input. dx: (N, in) assigned, or accumulated when accumulate_dx;
 // skipped when null. dw accumulated; db too unless the caller already summed it (BiasGrad::Done).

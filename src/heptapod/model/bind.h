@@ -28,7 +28,7 @@ template <typename T>
 MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const std::string& prefix, int C, int heads) {
   return MultiHeadAttention<T>{bind_linear(p, prefix + "/q_proj", C, C), bind_linear(p, prefix + "/k_proj", C, C),
                                bind_linear(p, prefix + "/v_proj", C, C), bind_linear(p, prefix + "/out_proj", C, C),
-                               heads};
+                               heads, {}, {}};
 }
 
 template <typename T>

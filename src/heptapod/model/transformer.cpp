@@ -153,26 +153,45 @@ template <typename T>
 void Transformer<T>::pack_for_inference() {
   require(std::is_same_v<T, float>, "pack_for_inference: float models only");
   if (packed_for_inference()) return;
-  // Packs one layer's weights and gives their row-major pages back.
-  auto pack = [&](Linear<T>& l, bool relu) {
+  // Packs a layer's row-major weights into l.packed.
+  auto make_packed = [&](Linear<T>& l, bool relu) {
     if constexpr (std::is_same_v<T, float>) {
       packed_.push_back({std::make_unique<kernels::PackedWeights>(l.w, l.out, l.in), l.b != nullptr, relu});
       l.packed = packed_.back().weights.get();
     }
+  };
+  // Packs one layer's weights and gives their row-major pages back.
+  auto pack = [&](Linear<T>& l, bool relu) {
+    make_packed(l, relu);
     params_.release(l.w, static_cast<std::size_t>(l.out) * l.in);
     l.w = nullptr;
   };
+  // Packs the projections that share an input as one matrix (`into`, with its own copy of their biases); the
+  // parts give their pages back and are left empty.
+  auto pack_stacked = [&](Linear<T>& into, std::initializer_list<Linear<T>*> parts) {
+    const std::vector<const Linear<T>*> from(parts.begin(), parts.end());
+    int out = 0;
+    for (const Linear<T>* l : from) out += l->out;
+    std::vector<T> w(static_cast<std::size_t>(out) * from.front()->in);  // (out, in), until packed
+    stacked_biases_.emplace_back(out);
+    into = stack_linear(std::span<const Linear<T>* const>(from), w.data(), stacked_biases_.back().data());
+    make_packed(into, false);
+    into.w = nullptr;
+    for (Linear<T>* l : parts) {
+      params_.release(l->w, static_cast<std::size_t>(l->out) * l->in);
+      *l = Linear<T>{nullptr, nullptr, nullptr, nullptr, l->in, l->out};
+    }
+  };
   for (auto& layer : encoder_) {
     auto& p = layer->params();
-    for (Linear<T>* l : {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj, &p.self_attn.out_proj,
-                         &p.ffn.fc1, &p.ffn.fc2})
-      pack(*l, l == &p.ffn.fc1);
+    pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
+    for (Linear<T>* l : {&p.self_attn.out_proj, &p.ffn.fc1, &p.ffn.fc2}) pack(*l, l == &p.ffn.fc1);
   }
   for (auto& layer : decoder_) {
     auto& p = layer->params();
-    for (Linear<T>* l : {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj, &p.self_attn.out_proj,
-                         &p.cross_attn.q_proj, &p.cross_attn.k_proj, &p.cross_attn.v_proj, &p.cross_attn.out_proj,
-                         &p.ffn.fc1, &p.ffn.fc2})
+    pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
+    pack_stacked(p.cross_attn.kv, {&p.cross_attn.k_proj, &p.cross_attn.v_proj});
+    for (Linear<T>* l : {&p.self_attn.out_proj, &p.cross_attn.q_proj, &p.cross_attn.out_proj, &p.ffn.fc1, &p.ffn.fc2})
       pack(*l, l == &p.ffn.fc1);
   }
   // The output projection; an embedding table that is the same matrix reads it through the packed copy.

@@ -98,6 +98,7 @@ class Transformer {
     bool bias, relu;  // how forward() calls it
   };
   std::vector<Packed> packed_;  // made by pack_for_inference()
+  std::vector<std::vector<T>> stacked_biases_;  // the biases of its stacked attention projections
   std::vector<std::unique_ptr<EncoderLayer<T>>> encoder_;
   std::vector<std::unique_ptr<DecoderLayer<T>>> decoder_;
   LayerNorm<T> encoder_final_norm_, decoder_final_norm_;
