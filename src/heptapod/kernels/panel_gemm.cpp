@@ -7,8 +7,9 @@
 // evenly over the chunk's tiles, so reading memory overlaps the arithmetic instead of following it (measured
 // on this layout: prefetching one chunk ahead into L1 beat prefetching into L2, two or four chunks ahead, or
 // not at all). Partial sums of a panel's rows live in a (rows, 64) scratch between chunks; the last chunk's
-// tiles add the bias, apply ReLU and store to y from their registers. Without AVX-512 (oneDNN then picks another layout and this code is not reached in
-// practice) a plain loop that the compiler vectorises does the same product.
+// tiles add the bias, apply ReLU and store to y from their registers. Without AVX-512 (oneDNN then picks
+// another layout and this code is not reached in practice) a plain loop that the compiler vectorises does the
+// same product.
 #include "heptapod/kernels/panel_gemm.h"
 
 #include <algorithm>
@@ -30,9 +31,6 @@ namespace {
 constexpr int kTileRows = 6;   // 24 accumulators + 4 panel registers + a broadcast fit the 32 zmm registers
 constexpr int kChunkK = 256;  // 256 x 64 floats = 64 KB (128 measured slower, 32 and 64 much slower)
 
-// acc (R, 64) (+)= x (R, kn) chunk (kn, 64); x rows ldx apart; acc assigned when `first`, and the sums go to
-// `out` instead when it names y. When `prefetch` is set, per_k cache lines from it are requested alongside
-// each chunk row k.
 // Where a tile's last chunk writes: y (R, width) rows ldy apart, bias (width) or null, ReLU; y null before.
 struct TileOut {
   float* y = nullptr;
@@ -42,6 +40,9 @@ struct TileOut {
   bool relu = false;
 };
 
+// acc (R, 64) (+)= x (R, kn) chunk (kn, 64); x rows ldx apart; acc assigned when `first`, and the sums go to
+// `out` instead when it names y. When `prefetch` is set, per_k cache lines from it are requested alongside
+// each chunk row k.
 template <int R>
 void tile(const float* chunk, int kn, const float* x, long ldx, bool first, float* acc, const char* prefetch, int per_k,
           const TileOut& out) {
