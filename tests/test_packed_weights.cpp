@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,27 @@ TEST(PackedWeights, ColumnRangesEqualTheirPartOfTheWholeProduct) {
   if (align > 1) {
     EXPECT_THROW(packed.forward_columns(x.data(), 1, 1, 8, nullptr, false, y.data()), Error);
   }
+}
+
+TEST(PackedWeights, SharedStorageHoldsMatricesUntilFull) {
+  const int out = 130, in = 64;
+  std::vector<float> w(static_cast<std::size_t>(out) * in), b(out), x(5 * in);
+  test::fill_uniform(w, 11);
+  test::fill_uniform(b, 12);
+  test::fill_uniform(x, 13);
+  const PackedWeights alone(w.data(), out, in);
+  kernels::PackedWeightsStorage storage(2 * alone.bytes() + 256);
+  const PackedWeights first(w.data(), out, in, &storage), second(w.data(), out, in, &storage);
+  EXPECT_GE(storage.used(), 2 * alone.bytes());
+  std::vector<float> want(5 * out), y(5 * out);
+  alone.forward(x.data(), 5, b.data(), false, want.data());
+  for (const PackedWeights* p : {&first, &second}) {
+    p->forward(x.data(), 5, b.data(), false, y.data());
+    EXPECT_EQ(y, want);
+  }
+  EXPECT_NE(storage.take(8), nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(storage.take(4)) % 64, 0u);
+  EXPECT_THROW(storage.take(alone.bytes()), Error);  // past the capacity: an error, not an overrun
 }
 
 TEST(PackedWeights, EveryElementReadsBack) {

@@ -7,7 +7,9 @@
 #include "heptapod/kernels/packed_weights.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/core/pages.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/elementwise.h"
 #include "heptapod/kernels/panel_gemm.h"
@@ -26,6 +29,23 @@
 #endif
 
 namespace heptapod::kernels {
+
+PackedWeightsStorage::PackedWeightsStorage(std::size_t capacity_bytes) : capacity_(capacity_bytes) {
+  constexpr std::size_t kHugePage = 2u << 20;
+  buffer_.reset(capacity_ + kHugePage);
+  const auto start = reinterpret_cast<std::uintptr_t>(buffer_.as<std::byte>());
+  base_ = buffer_.as<std::byte>() + ((start + kHugePage - 1) / kHugePage * kHugePage - start);
+  advise_huge_pages(base_, capacity_);
+}
+
+void* PackedWeightsStorage::take(std::size_t bytes) {
+  constexpr std::size_t kAlign = 64;
+  const std::size_t at = (used_ + kAlign - 1) / kAlign * kAlign;
+  require(at + bytes <= capacity_, "packed weights: the storage of " + std::to_string(capacity_ >> 20) +
+                                       " MB is used up");
+  used_ = at + bytes;
+  return base_ + at;
+}
 
 #if HEPTAPOD_BLAS_KIND == 3
 
@@ -122,13 +142,15 @@ struct PackedWeights::Impl {
   }
 };
 
-PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
+PackedWeights::PackedWeights(const float* w, int out, int in, PackedWeightsStorage* storage)
+    : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
   require(out > 0 && in > 0, "packed weights: empty matrix");
   const memory::desc any({in, out}, f32, memory::format_tag::any);
   impl_->packed_desc = impl_->describe(32, in, out, false, false, any).weights_desc();
   require(impl_->packed_desc.data.format_kind == dnnl_blocked && impl_->packed_desc.data.offset0 == 0,
           "packed weights: oneDNN chose a layout this code does not read");
-  impl_->packed = memory(impl_->packed_desc, onednn_engine());
+  impl_->packed = storage ? memory(impl_->packed_desc, onednn_engine(), storage->take(impl_->packed_desc.get_size()))
+                          : memory(impl_->packed_desc, onednn_engine());
   const memory::desc plain_desc({in, out}, f32, memory::format_tag::ba);  // W (out, in) read as (in, out)
   memory plain(plain_desc, onednn_engine(), const_cast<float*>(w));
   dnnl::reorder(plain, impl_->packed).execute(onednn_stream(), plain, impl_->packed);
@@ -225,12 +247,17 @@ std::size_t PackedWeights::bytes() const { return impl_->packed_desc.get_size();
 #else  // other BLAS builds: a row-major copy and gemm()
 
 struct PackedWeights::Impl {
-  std::vector<float> w;  // (out, in)
+  std::vector<float> own;  // the copy, unless a storage holds it
+  float* w = nullptr;      // (out, in)
 };
 
-PackedWeights::PackedWeights(const float* w, int out, int in) : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
+PackedWeights::PackedWeights(const float* w, int out, int in, PackedWeightsStorage* storage)
+    : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
   require(out > 0 && in > 0, "packed weights: empty matrix");
-  impl_->w.assign(w, w + static_cast<std::size_t>(out) * in);
+  const std::size_t n = static_cast<std::size_t>(out) * in;
+  if (!storage) impl_->own.resize(n);
+  impl_->w = storage ? static_cast<float*>(storage->take(n * sizeof(float))) : impl_->own.data();
+  std::copy_n(w, n, impl_->w);
 }
 
 PackedWeights::~PackedWeights() = default;
@@ -246,7 +273,7 @@ int PackedWeights::column_align() const { return 1; }
 void PackedWeights::forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu,
                                     float* y) const {
   require(n0 >= 0 && n > 0 && n0 + n <= out_, "packed weights: bad column range");
-  gemm<float>(Trans::No, Trans::Yes, rows, n, in_, 1.0f, x, in_, impl_->w.data() + static_cast<std::size_t>(n0) * in_,
+  gemm<float>(Trans::No, Trans::Yes, rows, n, in_, 1.0f, x, in_, impl_->w + static_cast<std::size_t>(n0) * in_,
               in_, 0.0f, y, n);
   if (bias) add_bias(y, bias + n0, rows, n);
   if (relu) relu_forward(y, static_cast<long>(rows) * n);
@@ -255,10 +282,10 @@ void PackedWeights::forward_columns(const float* x, int rows, int n0, int n, con
 float PackedWeights::at(int o, int i) const { return impl_->w[static_cast<std::size_t>(o) * in_ + i]; }
 
 void PackedWeights::row(int o, float* out) const {
-  std::memcpy(out, impl_->w.data() + static_cast<std::size_t>(o) * in_, sizeof(float) * in_);
+  std::memcpy(out, impl_->w + static_cast<std::size_t>(o) * in_, sizeof(float) * in_);
 }
 
-std::size_t PackedWeights::bytes() const { return impl_->w.size() * sizeof(float); }
+std::size_t PackedWeights::bytes() const { return static_cast<std::size_t>(out_) * in_ * sizeof(float); }
 
 #endif
 

@@ -97,6 +97,7 @@ class Transformer {
     std::unique_ptr<kernels::PackedWeights> weights;
     bool bias, relu;  // how forward() calls it
   };
+  std::unique_ptr<kernels::PackedWeightsStorage> packed_storage_;  // holds what packed_ packs
   std::vector<Packed> packed_;  // made by pack_for_inference()
   std::vector<std::vector<T>> stacked_biases_;  // the biases of its stacked attention projections
   std::vector<std::unique_ptr<EncoderLayer<T>>> encoder_;
