@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -41,8 +40,7 @@ PackedWeightsStorage::PackedWeightsStorage(std::size_t capacity_bytes) : capacit
 void* PackedWeightsStorage::take(std::size_t bytes) {
   constexpr std::size_t kAlign = 64;
   const std::size_t at = (used_ + kAlign - 1) / kAlign * kAlign;
-  require(at + bytes <= capacity_, "packed weights: the storage of " + std::to_string(capacity_ >> 20) +
-                                       " MB is used up");
+  if (at + bytes > capacity_) return nullptr;
   used_ = at + bytes;
   return base_ + at;
 }
@@ -149,8 +147,8 @@ PackedWeights::PackedWeights(const float* w, int out, int in, PackedWeightsStora
   impl_->packed_desc = impl_->describe(32, in, out, false, false, any).weights_desc();
   require(impl_->packed_desc.data.format_kind == dnnl_blocked && impl_->packed_desc.data.offset0 == 0,
           "packed weights: oneDNN chose a layout this code does not read");
-  impl_->packed = storage ? memory(impl_->packed_desc, onednn_engine(), storage->take(impl_->packed_desc.get_size()))
-                          : memory(impl_->packed_desc, onednn_engine());
+  void* place = storage ? storage->take(impl_->packed_desc.get_size()) : nullptr;
+  impl_->packed = place ? memory(impl_->packed_desc, onednn_engine(), place) : memory(impl_->packed_desc, onednn_engine());
   const memory::desc plain_desc({in, out}, f32, memory::format_tag::ba);  // W (out, in) read as (in, out)
   memory plain(plain_desc, onednn_engine(), const_cast<float*>(w));
   dnnl::reorder(plain, impl_->packed).execute(onednn_stream(), plain, impl_->packed);
@@ -255,8 +253,11 @@ PackedWeights::PackedWeights(const float* w, int out, int in, PackedWeightsStora
     : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
   require(out > 0 && in > 0, "packed weights: empty matrix");
   const std::size_t n = static_cast<std::size_t>(out) * in;
-  if (!storage) impl_->own.resize(n);
-  impl_->w = storage ? static_cast<float*>(storage->take(n * sizeof(float))) : impl_->own.data();
+  impl_->w = storage ? static_cast<float*>(storage->take(n * sizeof(float))) : nullptr;
+  if (!impl_->w) {
+    impl_->own.resize(n);
+    impl_->w = impl_->own.data();
+  }
   std::copy_n(w, n, impl_->w);
 }
 

@@ -19,7 +19,8 @@ namespace heptapod::kernels {
 class PackedWeightsStorage {
  public:
   explicit PackedWeightsStorage(std::size_t capacity_bytes);
-  // `bytes` for one matrix, 64-byte aligned; an error once the capacity is used up.
+  // `bytes` for one matrix, 64-byte aligned; null when the capacity has no room left for them (the matrix then
+  // lives in memory of its own: slower to stream, never wrong).
   void* take(std::size_t bytes);
   std::size_t used() const { return used_; }
 

@@ -154,8 +154,9 @@ void Transformer<T>::pack_for_inference() {
   require(std::is_same_v<T, float>, "pack_for_inference: float models only");
   if (packed_for_inference()) return;
   // All packed matrices share one mapping on huge pages. Packing pads each matrix's dimensions to its blocks
-  // (at most 63 columns and 15 rows), far inside a quarter more than the weights, plus 4 MB.
-  packed_storage_ = std::make_unique<kernels::PackedWeightsStorage>(params_.size() * sizeof(float) / 4 * 5 + (4u << 20));
+  // (at most 63 columns and 15 rows): twice the parameters and 16 MB hold the padding of any but the most
+  // oddly shaped models, whose extra matrices then get memory of their own. Untouched room costs nothing.
+  packed_storage_ = std::make_unique<kernels::PackedWeightsStorage>(params_.size() * sizeof(float) * 2 + (16u << 20));
   // Packs a layer's row-major weights into l.packed.
   auto make_packed = [&](Linear<T>& l, bool relu) {
     if constexpr (std::is_same_v<T, float>) {
