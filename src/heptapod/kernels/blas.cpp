@@ -20,13 +20,14 @@ namespace heptapod::kernels {
 namespace {
 #if HEPTAPOD_BLAS_KIND == 3
 constexpr double kOneDnnMinWork = 64.0 * 64 * 64;  // M * N * K
-constexpr int kSplitMinColumns = 512;
+constexpr int kSplitMinColumns = 256;
 
 // C = alpha A B^T + beta C with each thread running oneDNN's sgemm alone on its own block of C's columns (and
-// of B's rows). oneDNN 2.6 divides such products poorly between two threads when the output is wide: with
-// 3700 rows, measured on this machine (2 threads, GFLOP/s, its own split against this one): N 768, K 256: 205-234
-// against 380; N 512, K 512: 261-287 against 350; N 2048, K 512: 318-346 against 370-407; N 256: equal. The
-// products with a transposed A or a plain B (backward) it divides well, and they stay with it.
+// of B's rows). oneDNN 2.6 divides such products poorly between two threads. 3700 rows, measured on this
+// machine (2 threads, GFLOP/s, its own split against this one): N 768, K 256: 205-234 against 380; N 2048,
+// K 512: 318-346 against 370-407; N 256, K 1024: 253-256 against 304-315; N 256, K 256: equal; N 128: worse,
+// hence the floor of 256 columns. The products with a transposed A or a plain B (backward) it divides well, and
+// they stay with it.
 void sgemm_nt_by_columns(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                          float* C, int ldc) {
 #pragma omp parallel
