@@ -32,7 +32,7 @@ class PackedWeightsStorage {
 
 class PackedWeights {
  public:
-  // w: (out, in) row-major; copied, into `storage` when given (oneDNN builds).
+  // w: (out, in) row-major; copied, into `storage` when given and it has room.
   PackedWeights(const float* w, int out, int in, PackedWeightsStorage* storage = nullptr);
   ~PackedWeights();
   PackedWeights(const PackedWeights&) = delete;

@@ -11,6 +11,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/block_gemm.h"
 #include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/elementwise.h"
 #include "heptapod/kernels/softmax.h"
 
 namespace heptapod {
@@ -31,13 +32,15 @@ namespace {
 struct Block {
   int lq, lk;         // query and key rows
   long q_off, k_off;  // first element of the head's column slice in the query and key/value matrices
+  long c_off;         // the same in the (Nq, C) context and its gradient
   long s_off;         // first score of the (lq, lk) block
 };
 
 Block block(const AttentionShape& s, int bh, int H, int D, int ldq, int ldkv) {
   const int b = bh / H, h = bh % H;
-  return {s.q().len[b], s.k().len[b], static_cast<long>(s.q().start[b]) * ldq + h * D,
-          static_cast<long>(s.k().start[b]) * ldkv + h * D, s.score_offset(b, h, H)};
+  const long q_row = s.q().start[b];
+  return {s.q().len[b], s.k().len[b], q_row * ldq + h * D, static_cast<long>(s.k().start[b]) * ldkv + h * D,
+          q_row * H * D + h * D, s.score_offset(b, h, H)};
 }
 
 // The stacked layer of `parts` for one product: the packed matrix of an inference model, else row-major
@@ -61,10 +64,8 @@ void stacked_backward(Linear<T> s, std::initializer_list<const Linear<T>*> parts
   linear_backward(s, dy, x, N, dx, accumulate_dx);
   int o = 0;
   for (const Linear<T>* p : parts) {
-    const std::size_t n = static_cast<std::size_t>(p->out) * s.in;
-    const T* dw = s.dw + static_cast<std::size_t>(o) * s.in;
-    for (std::size_t i = 0; i < n; ++i) p->dw[i] += dw[i];
-    for (int i = 0; i < p->out; ++i) p->db[i] += s.db[o + i];
+    kernels::add(p->dw, s.dw + static_cast<std::size_t>(o) * s.in, p->dw, static_cast<long>(p->out) * s.in);
+    kernels::add(p->db, s.db + o, p->db, p->out);
     o += p->out;
   }
 }
@@ -105,7 +106,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
   for (int bh = 0; bh < s.count() * H; ++bh) {
     const Block blk = block(s, bh, H, D, ldq, ldkv);
     // A sentence without keys (an empty source) gets a zero context: its products have no inner terms.
-    T* context = saved.context + static_cast<long>(s.q().start[bh / H]) * C + (bh % H) * D;  // (lq, D), ld C
+    T* context = saved.context + blk.c_off;  // (lq, D), leading dimension C
     T* probs = saved.probs + blk.s_off;  // (lq, lk)
     block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, probs,
                   blk.lk);
@@ -142,7 +143,7 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
   for (int bh = 0; bh < s.count() * H; ++bh) {
     const Block blk = block(s, bh, H, D, ldq, ldkv);
     const long n = static_cast<long>(blk.lq) * blk.lk;
-    const T* dctx = dcontext + static_cast<long>(s.q().start[bh / H]) * C + (bh % H) * D;  // (lq, D), ld C
+    const T* dctx = dcontext + blk.c_off;  // (lq, D), leading dimension C
     T* ds = dscores + blk.s_off;  // (lq, lk)
     // dP = dcontext_bh V_bh^T ; dV_bh = P_bh^T dcontext_bh
     block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, dctx, C, saved.v + blk.k_off, ldkv, ds, blk.lk);
