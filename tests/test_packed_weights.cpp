@@ -35,14 +35,15 @@ TEST(PackedWeights, ForwardMatchesNaiveWithAndWithoutBiasAndRelu) {
     int out, in;
   };
   // Odd sizes that do not fill the layout's blocks, model-like ones, and an input width that panel_gemm
-  // (up to 64 rows) works through in three chunks, the last one partial.
+  // (up to 128 rows) works through in three chunks, the last one partial.
   for (const Shape s : {Shape{37, 19}, Shape{130, 64}, Shape{512, 256}, Shape{1000, 96}, Shape{200, 600}}) {
     std::vector<float> w(static_cast<std::size_t>(s.out) * s.in), b(s.out);
     test::fill_uniform(w, s.out);
     test::fill_uniform(b, s.in);
     const PackedWeights packed(w.data(), s.out, s.in);
-    // Row counts around panel_gemm's 6-row tiles and its 64-row limit, and the library's side of it.
-    for (int rows : {1, 3, 4, 5, 7, 13, 32, 64, 65, 97}) {
+    // Row counts around panel_gemm's 6-row tiles and its 128-row limit, the library's side of it, and counts
+    // run in two pieces (200: 192 rows through the library, 8 through panel_gemm; 300: 256 and 44).
+    for (int rows : {1, 3, 4, 5, 7, 13, 32, 64, 65, 97, 128, 129, 150, 200, 300}) {
       std::vector<float> x(static_cast<std::size_t>(rows) * s.in);
       test::fill_uniform(x, rows);
       for (bool with_bias : {false, true})

@@ -1,9 +1,10 @@
 // See packed_weights.h. With oneDNN: W is reordered once into the blocked layout the matmul primitive picks
 // for it (the same layout for every row count), and one primitive per (rows, in, out, bias, ReLU) is
 // created and shared by all weights of that shape. Creating one costs 0.3-1.5 ms, and the encoder meets a new
-// row count with almost every batch, so rows are cut into chunks of at most kChunkRows and each chunk is
-// run at one of about forty row counts (padded_rows). Up to kPanelRows rows go to panel_gemm instead when the
-// layout is its 64-column panels (AVX-512 machines).
+// row count with almost every batch, so primitives exist for about forty row counts (every count up to 32,
+// multiples of 8 up to 64 and of 32 up to kChunkRows) and any other count runs as a few of them, the rows
+// read and written in place (no padded copies). Up to kPanelRows rows go to panel_gemm instead when the
+// layout is its 64-column panels (AVX-512 machines), and so do the last rows of a larger count there.
 #include "heptapod/kernels/packed_weights.h"
 
 #include <algorithm>
@@ -51,18 +52,22 @@ namespace {
 using dnnl::memory;
 constexpr auto f32 = memory::data_type::f32;
 constexpr int kChunkRows = 256;
-// Up to this many rows go to panel_gemm: decoding steps (greedy over a batch of 32, beam 4 over 16 sentences,
+// Up to this many rows go to panel_gemm: decoding steps (greedy over a batch of 32, beam 4 over 32 sentences,
 // batch 1), whose products stream their weights from memory. Measured against oneDNN's product on weights
-// not in cache (docs/benchmarks.md): 5-25% faster up to 64 rows, even at 128.
-constexpr int kPanelRows = 64;
+// not in cache (docs/benchmarks.md): 5-25% faster up to 64 rows; on a base beam step's weights, 4-8% faster
+// at 96-128 rows and even at 160-256.
+constexpr int kPanelRows = 128;
 
-// The row count a chunk of m rows runs as: itself up to 32 (the product's time grows with the rows, so padding
-// 17 rows to 24 would cost a third more), then a multiple of 8 up to 64 and of 32 above. Each count costs its
-// primitives (about 0.35 MB per count for the base model's five shapes), hence not exact all the way.
-int padded_rows(int m) {
+// Whether a primitive exists for `rows`: every count up to 32, then multiples of 8 up to 64 and of 32 up to
+// kChunkRows. Each count costs its primitives (about 0.35 MB per count for the base model's five shapes),
+// hence not every count.
+bool has_primitive(int rows) { return rows <= 32 || (rows <= 64 ? rows % 8 == 0 : rows % 32 == 0 && rows <= kChunkRows); }
+
+// The most of m rows (m <= kChunkRows) one primitive runs: the largest count with a primitive, at least
+// m - 31. The rest follow as another piece.
+int primitive_rows(int m) {
   if (m <= 32) return m;
-  const int step = m <= 64 ? 8 : 32;
-  return (m + step - 1) / step * step;
+  return m <= 64 ? m / 8 * 8 : m / 32 * 32;
 }
 
 struct Entry {
@@ -176,26 +181,20 @@ void PackedWeights::forward_columns(const float* x, int rows, int n0, int n, con
   require(n0 >= 0 && n > 0 && n0 + n <= out_ && n0 % column_align() == 0, "packed weights: bad column range");
   const float* w = static_cast<const float*>(impl_->packed.get_data_handle()) + impl_->offset(0, n0);
   if (bias) bias += n0;
-  if (rows <= kPanelRows && impl_->panel_k > 0) {
-    panel_gemm(w, n, in_, impl_->panel_k, x, rows, bias, relu, y);
-    return;
-  }
   const memory::desc view = impl_->view(n);
-  thread_local std::vector<float> padded_x, padded_y;
-  for (int r0 = 0; r0 < rows; r0 += kChunkRows) {
-    const int m = std::min(kChunkRows, rows - r0), padded = padded_rows(m);
+  for (int r0 = 0; r0 < rows;) {
+    // Rows [r0, r0 + m): through one primitive, or all the rest through panel_gemm when the layout is its
+    // own and no primitive would take more than kPanelRows of them.
+    const int left = rows - r0, most = primitive_rows(std::min(kChunkRows, left));
+    const bool panel = impl_->panel_k > 0 && most <= kPanelRows;
+    const int m = panel ? left : most;
     const float* xm = x + static_cast<std::size_t>(r0) * in_;
     float* ym = y + static_cast<std::size_t>(r0) * n;
-    if (padded == m) {
+    if (panel)
+      panel_gemm(w, n, in_, impl_->panel_k, xm, m, bias, relu, ym);
+    else
       impl_->run(view, w, xm, m, bias, relu, ym);
-      continue;
-    }
-    padded_x.resize(static_cast<std::size_t>(padded) * in_);
-    padded_y.resize(static_cast<std::size_t>(padded) * n);
-    std::copy_n(xm, static_cast<std::size_t>(m) * in_, padded_x.data());
-    std::fill(padded_x.begin() + static_cast<std::ptrdiff_t>(m) * in_, padded_x.end(), 0.0f);  // the padding rows
-    impl_->run(view, w, padded_x.data(), padded, bias, relu, padded_y.data());
-    std::copy_n(padded_y.data(), static_cast<std::size_t>(m) * n, ym);
+    r0 += m;
   }
 }
 
@@ -216,7 +215,7 @@ void PackedWeights::prepare(bool bias, bool relu, int columns) const {
   require(columns > 0 && columns <= out_, "packed weights: bad column count");
   const memory::desc view = impl_->view(columns);
   for (int rows = impl_->panel_k > 0 ? kPanelRows + 1 : 1; rows <= kChunkRows; ++rows)
-    if (padded_rows(rows) == rows) impl_->primitive(view, rows, bias, relu);
+    if (has_primitive(rows)) impl_->primitive(view, rows, bias, relu);
 }
 
 void PackedWeights::Impl::run(const memory::desc& view, const float* w, const float* x, int rows, const float* bias,

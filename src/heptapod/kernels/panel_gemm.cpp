@@ -1,6 +1,12 @@
 // Panel GEMM for few rows against weights that stream from memory once per call.
 //
-// With AVX-512: each thread takes a contiguous run of 64-column panels. A panel is worked through in chunks of
+// Each thread owns a contiguous run of 64-column panels and works through it from the front; a thread that
+// finishes early takes panels from the back of another's run (one atomic word per run holds its front and
+// back). Measured in base greedy decoding with an even static split, the main thread finished each product
+// 15% later than the other on average, every shape alike; a panel is always computed whole by one thread,
+// so the results do not depend on who took it.
+//
+// With AVX-512: a panel is worked through in chunks of
 // kChunkK panel rows (64 KB, read from L2 by every row tile); a tile is up to kTileRows rows x 64 columns,
 // 4 x kTileRows accumulator registers, each panel row loaded once per tile and every x element broadcast
 // once. While a chunk is being used, the next one (of this panel or the next) is prefetched, its lines spread
@@ -13,14 +19,14 @@
 #include "heptapod/kernels/panel_gemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <vector>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
-#ifdef _OPENMP
 #include <omp.h>
-#endif
 
 namespace heptapod::kernels {
 
@@ -105,86 +111,121 @@ void run_tile(int R, const float* chunk, int kn, const float* x, long ldx, bool 
   }
 }
 
-// Panels [p0, p1) of the product, on one thread.
-void panels_avx512(const float* panels, int p0, int p1, int N, int K, int k_padded, const float* x, int rows,
-                   const float* bias, bool relu, float* y) {
+// Panel p of the product, on one thread; `next` (or null) is the panel this thread will likely take next,
+// whose first chunk is prefetched while p's last chunk is used.
+void panel_avx512(const float* panel, const float* next, int n0, int N, int K, const float* x, int rows,
+                  const float* bias, bool relu, float* y) {
   thread_local std::vector<float> scratch;
   scratch.resize(static_cast<std::size_t>(rows) * kPanelWidth);
   float* acc = scratch.data();  // (rows, 64)
-  const long panel_size = static_cast<long>(k_padded) * kPanelWidth;
-  for (int p = p0; p < p1; ++p) {
-    const float* panel = panels + p * panel_size;  // (k_padded, 64)
-    const int n0 = p * kPanelWidth, width = std::min(kPanelWidth, N - n0);
-    for (int k0 = 0; k0 < K; k0 += kChunkK) {
-      const int kn = std::min(kChunkK, K - k0);
-      const float* chunk = panel + static_cast<long>(k0) * kPanelWidth;
-      // The next chunk: the rest of this panel, else the start of the next panel this thread owns.
-      const float* next = chunk + static_cast<long>(kChunkK) * kPanelWidth;
-      if (next >= panels + p1 * panel_size) next = nullptr;
-      // The next chunk's kChunkK * 4 lines are spread over this chunk's tiles, per_k lines per panel row.
-      const int tiles = (rows + kTileRows - 1) / kTileRows, per_k = (4 + tiles - 1) / tiles;
-      const long lines = 4L * kChunkK;
-      const bool last = k0 + kChunkK >= K;
-      for (int r0 = 0, t = 0; r0 < rows; r0 += kTileRows, ++t) {
-        const long first_line = static_cast<long>(t) * kn * per_k;
-        const char* pf = next && first_line < lines ? reinterpret_cast<const char*>(next) + first_line * 64 : nullptr;
-        TileOut out;
-        if (last) out = {y + static_cast<long>(r0) * N + n0, N, width, bias ? bias + n0 : nullptr, relu};
-        run_tile(std::min(kTileRows, rows - r0), chunk, kn, x + static_cast<long>(r0) * K + k0, K, k0 == 0,
-                 acc + static_cast<long>(r0) * kPanelWidth, pf, per_k, out);
-      }
+  const int width = std::min(kPanelWidth, N - n0);
+  // The next chunk's kChunkK * 4 lines are spread over a chunk's tiles, per_k lines per panel row.
+  const int tiles = (rows + kTileRows - 1) / kTileRows, per_k = (4 + tiles - 1) / tiles;
+  const long lines = 4L * kChunkK;
+  for (int k0 = 0; k0 < K; k0 += kChunkK) {
+    const int kn = std::min(kChunkK, K - k0);
+    const float* chunk = panel + static_cast<long>(k0) * kPanelWidth;
+    const bool last = k0 + kChunkK >= K;
+    const float* ahead = last ? next : chunk + static_cast<long>(kChunkK) * kPanelWidth;
+    for (int r0 = 0, t = 0; r0 < rows; r0 += kTileRows, ++t) {
+      const long first_line = static_cast<long>(t) * kn * per_k;
+      const char* pf = ahead && first_line < lines ? reinterpret_cast<const char*>(ahead) + first_line * 64 : nullptr;
+      TileOut out;
+      if (last) out = {y + static_cast<long>(r0) * N + n0, N, width, bias ? bias + n0 : nullptr, relu};
+      run_tile(std::min(kTileRows, rows - r0), chunk, kn, x + static_cast<long>(r0) * K + k0, K, k0 == 0,
+               acc + static_cast<long>(r0) * kPanelWidth, pf, per_k, out);
     }
   }
 }
 
 #else
 
-// The same product, one panel and row at a time, for builds without AVX-512.
-void panels_plain(const float* panels, int p0, int p1, int N, int K, int k_padded, const float* x, int rows,
-                  const float* bias, bool relu, float* y) {
-  for (int p = p0; p < p1; ++p) {
-    const float* panel = panels + static_cast<long>(p) * k_padded * kPanelWidth;  // (k_padded, 64)
-    for (int r = 0; r < rows; ++r) {
-      const float* xr = x + static_cast<long>(r) * K;
-      float acc[kPanelWidth] = {};
-      for (int k = 0; k < K; ++k) {
-        const float xk = xr[k];
-        const float* w = panel + static_cast<long>(k) * kPanelWidth;
-        for (int j = 0; j < kPanelWidth; ++j) acc[j] += xk * w[j];
-      }
-      const int n0 = p * kPanelWidth;
-      float* yr = y + static_cast<long>(r) * N + n0;
-      for (int j = 0; j < std::min(kPanelWidth, N - n0); ++j) {
-        const float v = acc[j] + (bias ? bias[n0 + j] : 0.0f);
-        yr[j] = relu ? std::max(v, 0.0f) : v;
-      }
+// The same product for one panel, a row at a time, for builds without AVX-512.
+void panel_plain(const float* panel, const float*, int n0, int N, int K, const float* x, int rows, const float* bias,
+                 bool relu, float* y) {
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x + static_cast<long>(r) * K;
+    float acc[kPanelWidth] = {};
+    for (int k = 0; k < K; ++k) {
+      const float xk = xr[k];
+      const float* w = panel + static_cast<long>(k) * kPanelWidth;
+      for (int j = 0; j < kPanelWidth; ++j) acc[j] += xk * w[j];
+    }
+    float* yr = y + static_cast<long>(r) * N + n0;
+    for (int j = 0; j < std::min(kPanelWidth, N - n0); ++j) {
+      const float v = acc[j] + (bias ? bias[n0 + j] : 0.0f);
+      yr[j] = relu ? std::max(v, 0.0f) : v;
     }
   }
 }
 
 #endif
+
+// One thread's run of panels [front, back), packed in one word so that its owner (from the front) and other
+// threads (from the back) can take panels without locks.
+class PanelRun {
+ public:
+  void reset(int front, int back) { word_.store(pack(front, back), std::memory_order_relaxed); }
+  // The next panel from the front (the owner), or -1 when the run is empty.
+  int take_front() { return take(true); }
+  // The last panel (another thread), or -1.
+  int take_back() { return take(false); }
+  // The panel the owner would take next, or -1 (a hint for prefetching: it may be taken meanwhile).
+  int peek_front() const {
+    const std::uint64_t w = word_.load(std::memory_order_relaxed);
+    return front(w) < back(w) ? front(w) : -1;
+  }
+
+ private:
+  static std::uint64_t pack(int f, int b) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(b)) << 32 | static_cast<std::uint32_t>(f); }
+  static int front(std::uint64_t w) { return static_cast<int>(w & 0xffffffffu); }
+  static int back(std::uint64_t w) { return static_cast<int>(w >> 32); }
+  int take(bool from_front) {
+    std::uint64_t w = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      const int f = front(w), b = back(w);
+      if (f >= b) return -1;
+      if (word_.compare_exchange_weak(w, from_front ? pack(f + 1, b) : pack(f, b - 1), std::memory_order_relaxed))
+        return from_front ? f : b - 1;
+    }
+  }
+  alignas(64) std::atomic<std::uint64_t> word_{0};
+};
 
 }  // namespace
 
 void panel_gemm(const float* panels, int N, int K, int k_padded, const float* x, int rows, const float* bias, bool relu,
                 float* y) {
   const int panel_count = (N + kPanelWidth - 1) / kPanelWidth;
-  const bool parallel = static_cast<long>(N) * K >= (1L << 17);  // below ~512 KB of weights one thread streams them
-#pragma omp parallel if (parallel)
-  {
-#ifdef _OPENMP
-    const int t = omp_get_thread_num(), threads = omp_get_num_threads();
-#else
-    const int t = 0, threads = 1;
-#endif
-    // Contiguous runs of panels: each thread streams its own part of the weights.
-    const int p0 = static_cast<int>(static_cast<long>(panel_count) * t / threads);
-    const int p1 = static_cast<int>(static_cast<long>(panel_count) * (t + 1) / threads);
+  const long panel_size = static_cast<long>(k_padded) * kPanelWidth;
+  auto compute = [&](int p, int next) {
+    const float* hint = next >= 0 ? panels + next * panel_size : nullptr;
 #if defined(__AVX512F__)
-    panels_avx512(panels, p0, p1, N, K, k_padded, x, rows, bias, relu, y);
+    panel_avx512(panels + p * panel_size, hint, p * kPanelWidth, N, K, x, rows, bias, relu, y);
 #else
-    panels_plain(panels, p0, p1, N, K, k_padded, x, rows, bias, relu, y);
+    panel_plain(panels + p * panel_size, hint, p * kPanelWidth, N, K, x, rows, bias, relu, y);
 #endif
+  };
+  const bool parallel = static_cast<long>(N) * K >= (1L << 17);  // below ~512 KB of weights one thread streams them
+  const int threads = parallel ? std::min(omp_get_max_threads(), panel_count) : 1;
+  if (threads <= 1) {
+    for (int p = 0; p < panel_count; ++p) compute(p, p + 1 < panel_count ? p + 1 : -1);
+    return;
+  }
+  std::vector<PanelRun> runs(threads);
+  for (int t = 0; t < threads; ++t)
+    runs[t].reset(static_cast<int>(static_cast<long>(panel_count) * t / threads),
+                  static_cast<int>(static_cast<long>(panel_count) * (t + 1) / threads));
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    // This thread's own run, front to back.
+    for (int p = runs[t].take_front(); p >= 0; p = runs[t].take_front()) compute(p, runs[t].peek_front());
+    // Then the backs of the others' runs, nearest first.
+    for (int i = 1; i < threads; ++i) {
+      PanelRun& other = runs[(t + i) % threads];
+      for (int p = other.take_back(); p >= 0; p = other.take_back()) compute(p, p - 1);
+    }
   }
 }
 
