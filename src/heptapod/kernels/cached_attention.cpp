@@ -77,9 +77,22 @@ void head_values(const float* w, const E* values, const long* offsets, int count
 
 }  // namespace
 
+// Requests every line of the count vectors (H*D elements each) at base + offsets[j]: the cached vectors lie
+// one per position far apart, which the hardware does not predict, and each head's pass reads only D of them.
+template <typename E>
+void prefetch_vectors(const E* base, const long* offsets, int count, int HD) {
+  const int lines = static_cast<int>((static_cast<long>(HD) * sizeof(E) + 63) / 64);
+  for (int j = 0; j < count; ++j) {
+    const char* v = reinterpret_cast<const char*>(base + offsets[j]);
+    for (int l = 0; l < lines; ++l) __builtin_prefetch(v + 64L * l);
+  }
+}
+
 template <typename E>
 void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
                    float scale, float* scores, int score_stride, float* out) {
+  prefetch_vectors(keys, offsets, count, H * D);
+  prefetch_vectors(values, offsets, count, H * D);
   for (int h = 0; h < H; ++h) {
     float* s = scores + static_cast<long>(h) * score_stride;
     head_scores(q + h * D, keys + h * D, offsets, count, D, s);
