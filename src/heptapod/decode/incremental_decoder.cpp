@@ -108,6 +108,8 @@ void IncrementalDecoder::stack_projections(Layer& l) {
 
 void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long offset) const {
   const int C = config_.d_model;
+  // In parallel even for one step's few rows: the first write to each cache page faults it in.
+#pragma omp parallel for schedule(static) if (static_cast<long>(n) * C >= kernels::kParallelMinWork)
   for (int r = 0; r < n; ++r) {
     const long at = offset + static_cast<long>(r) * C;
     if (cache_ == CachePrecision::Float16)

@@ -207,12 +207,13 @@ void panel_gemm(const float* panels, int N, int K, int k_padded, const float* x,
 #endif
   };
   const bool parallel = static_cast<long>(N) * K >= (1L << 17);  // below ~512 KB of weights one thread streams them
-  const int threads = parallel ? std::min(omp_get_max_threads(), panel_count) : 1;
+  constexpr int kMaxThreads = 64;
+  const int threads = parallel ? std::min({omp_get_max_threads(), panel_count, kMaxThreads}) : 1;
   if (threads <= 1) {
     for (int p = 0; p < panel_count; ++p) compute(p, p + 1 < panel_count ? p + 1 : -1);
     return;
   }
-  std::vector<PanelRun> runs(threads);
+  PanelRun runs[kMaxThreads];
   for (int t = 0; t < threads; ++t)
     runs[t].reset(static_cast<int>(static_cast<long>(panel_count) * t / threads),
                   static_cast<int>(static_cast<long>(panel_count) * (t + 1) / threads));
