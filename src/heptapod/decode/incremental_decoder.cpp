@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "heptapod/core/error.h"
+#include "heptapod/core/pages.h"
 #include "heptapod/decode/top_tokens.h"
 #include "heptapod/kernels/cached_attention.h"
 #include "heptapod/kernels/elementwise.h"
@@ -61,20 +62,21 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
     N += n;
   }
   stage_.resize(static_cast<std::size_t>(std::max(std::min(N, kStageRows) * 2, rows_ * 3)) * C);
-  const std::size_t cross_elements = static_cast<std::size_t>(std::max(N, 1)) * C;
+  const std::size_t cross_elements = static_cast<std::size_t>(std::max(N, 1)) * 2 * C;
   for (Layer& l : layers_) {
     stack_projections(l);
-    l.cross_k = arena_.alloc<std::byte>(cross_elements * element);
-    l.cross_v = arena_.alloc<std::byte>(cross_elements * element);
-    l.k_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C * element);
-    l.v_cache.reset(static_cast<std::size_t>(rows_) * max_steps * C * element);
+    l.cross_kv = arena_.alloc<std::byte>(cross_elements * element);
     for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2C) k|v at a time
       const int rows = std::min(kStageRows, N - r0);
       linear_forward(l.kv, memory + static_cast<long>(r0) * C, rows, stage_.data());
-      store(stage_.data(), 2L * C, rows, l.cross_k, static_cast<long>(r0) * C);
-      store(stage_.data() + C, 2L * C, rows, l.cross_v, static_cast<long>(r0) * C);
+      store(stage_.data(), 2L * C, rows, l.cross_kv, static_cast<long>(r0) * 2 * C);
     }
   }
+  const std::size_t cache_bytes = static_cast<std::size_t>(max_steps) * layers_.size() * rows_ * 2 * C * element;
+  self_cache_.reset(cache_bytes);
+  advise_huge_pages(self_cache_.as<void>(), cache_bytes);
+  slab_start_.assign(max_steps, 0);
+  slab_rows_.assign(max_steps, 0);
   history_.resize(static_cast<std::size_t>(max_steps) * cache_rows_);
   const std::size_t rc = static_cast<std::size_t>(rows_) * C;
   for (auto* v : {&x_, &normed_, &q_, &ctx_, &attn_out_}) v->resize(rc);
@@ -107,50 +109,50 @@ void IncrementalDecoder::stack_projections(Layer& l) {
 }
 
 void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long offset) const {
-  const int C = config_.d_model;
-  // In parallel even for one step's few rows: the first write to each cache page faults it in.
-#pragma omp parallel for schedule(static) if (static_cast<long>(n) * C >= kernels::kParallelMinWork)
+  const long width = 2L * config_.d_model;
+#pragma omp parallel for schedule(static) if (n * width >= kernels::kParallelMinWork)
   for (int r = 0; r < n; ++r) {
-    const long at = offset + static_cast<long>(r) * C;
+    const long at = offset + r * width;
     if (cache_ == CachePrecision::Float16)
-      kernels::to_half(src + r * ld, static_cast<kernels::half*>(dst) + at, C);
+      kernels::to_half(src + r * ld, static_cast<kernels::half*>(dst) + at, width);
     else
-      std::memcpy(static_cast<float*>(dst) + at, src + r * ld, sizeof(float) * C);
+      std::memcpy(static_cast<float*>(dst) + at, src + r * ld, sizeof(float) * width);
   }
 }
 
-void IncrementalDecoder::attend(const float* q, int ldq, const void* keys, const void* values, bool cross, float* out,
-                                float* probs_out) {
+void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out) {
   if (cache_ == CachePrecision::Float16)
-    attend(q, ldq, static_cast<const kernels::half*>(keys), static_cast<const kernels::half*>(values), cross, out,
-           probs_out);
+    attend<kernels::half>(q, ldq, li, cross, out, probs_out);
   else
-    attend(q, ldq, static_cast<const float*>(keys), static_cast<const float*>(values), cross, out, probs_out);
+    attend<float>(q, ldq, li, cross, out, probs_out);
 }
 
 template <typename E>
-void IncrementalDecoder::attend(const float* q, int ldq, const E* keys, const E* values, bool cross, float* out,
-                                float* probs_out) {
+void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out) {
   const int C = config_.d_model, H = config_.n_heads, D = C / H;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
+  // Keys and values alternate, C elements each: a key's value is C elements after it.
+  const E* keys = cross ? static_cast<const E*>(layers_[li].cross_kv) : self_cache_.as<const E>();
   // One row at a time, all heads together: each key and value vector (C elements) is read once, contiguously.
 #pragma omp parallel for schedule(dynamic, 4) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
-    // Cross keys are (N, C), a sentence's rows from its cross_offset_; row r's cached self key at position j
-    // is row history_(j, r) of the (position, cache_rows_, C) cache.
+    // Cross keys are (N, 2C) rows, a sentence's from its cross_offset_; row r's cached self key at position j
+    // is row history_(j, r) of layer li's part of slab j.
     const int count = cross ? std::clamp(src_len_[row_sentence_[r]], 0, S_) : position_ + 1;
     float* o = out + static_cast<long>(r) * C;
     if (count <= 0) {
       std::fill(o, o + C, 0.0f);
       continue;
     }
-    thread_local std::vector<long> offsets;  // (count): where position j's vectors start
+    thread_local std::vector<long> offsets;  // (count): where position j's key starts
     offsets.resize(count);
-    for (int j = 0; j < count; ++j)
-      offsets[j] = cross ? (static_cast<long>(cross_offset_[row_sentence_[r]]) + j) * C
-                         : (static_cast<long>(j) * cache_rows_ + history_[static_cast<std::size_t>(j) * cache_rows_ + r]) * C;
-    kernels::attend_cached(q + static_cast<long>(r) * ldq, keys, values, offsets.data(), count, H, D, scale,
+    for (int j = 0; j < count; ++j) {
+      const long slab_row = cross ? cross_offset_[row_sentence_[r]] + j
+                                  : static_cast<long>(li) * slab_rows_[j] + history_[static_cast<std::size_t>(j) * cache_rows_ + r];
+      offsets[j] = (cross ? 0 : slab_start_[j]) + slab_row * 2 * C;
+    }
+    kernels::attend_cached(q + static_cast<long>(r) * ldq, keys, keys + C, offsets.data(), count, H, D, scale,
                            scores_.data() + static_cast<long>(r) * H * key_cap, key_cap, o);
   }
   if (!probs_out) return;
@@ -196,23 +198,26 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
                                    static_cast<float*>(nullptr), rows_, ln.C, ln.eps);
   };
 
+  // This position's slab follows the last one and holds the rows decoding now, row r's keys and values at
+  // slab row r.
+  const long L = static_cast<long>(layers_.size());
+  slab_start_[position_] = position_ == 0 ? 0 : slab_start_[position_ - 1] + L * slab_rows_[position_ - 1] * 2 * C;
+  slab_rows_[position_] = rows_;
+  for (int r = 0; r < rows_; ++r) history_[static_cast<std::size_t>(position_) * cache_rows_ + r] = r;
   for (std::size_t li = 0; li < layers_.size(); ++li) {
     Layer& l = layers_[li];
+    const int layer = static_cast<int>(li);
     sublayer(l.p->self_attn_norm, [&](const float* in) {
-      // This position's keys and values go straight into their cache slab, row r's at row r.
-      const long slab = static_cast<long>(position_) * cache_rows_ * C;
-      for (int r = 0; r < rows_; ++r) history_[static_cast<std::size_t>(position_) * cache_rows_ + r] = r;
       float* qkv = stage_.data();  // (rows, 3C): q | k | v per row
       linear_forward(l.qkv, in, rows_, qkv);
-      store(qkv + C, 3L * C, rows_, l.k_cache.as<void>(), slab);
-      store(qkv + 2 * C, 3L * C, rows_, l.v_cache.as<void>(), slab);
-      attend(qkv, 3 * C, l.k_cache.as<const void>(), l.v_cache.as<const void>(), false, ctx_.data(), nullptr);
+      store(qkv + C, 3L * C, rows_, self_cache_.as<void>(), slab_start_[position_] + layer * rows_ * 2L * C);
+      attend(qkv, 3 * C, layer, false, ctx_.data(), nullptr);
       linear_forward(l.p->self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
     sublayer(l.p->cross_attn_norm, [&](const float* in) {
       linear_forward(l.p->cross_attn.q_proj, in, rows_, q_.data());
       const bool last = li + 1 == layers_.size();
-      attend(q_.data(), C, l.cross_k, l.cross_v, true, ctx_.data(), last ? alignment_.data() : nullptr);
+      attend(q_.data(), C, layer, true, ctx_.data(), last ? alignment_.data() : nullptr);
       linear_forward(l.p->cross_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
     });
     sublayer(l.p->ffn_norm, [&](const float* in) {

@@ -63,21 +63,17 @@ class IncrementalDecoder {
     // follow weights that changed between batches) in `stacked`.
     Linear<float> qkv, kv;
     std::vector<float> stacked;
-    // (max_steps, cache_rows_, C) elements of the cache type, position-major: pages are touched only as
-    // positions are written, by the rows still decoding, and the memory of one batch is reused by the next.
-    // Entries never move: history_ says which row of each position's slab belongs to a hypothesis.
-    PageBuffer k_cache, v_cache;
-    void* cross_k = nullptr;  // (N, C) elements of the cache type, in the arena: the N real source positions
-    void* cross_v = nullptr;  // (N, C)
+    void* cross_kv = nullptr;  // (N, 2C) elements of the cache type, in the arena: the N real source
+                               // positions' key and value
   };
 
-  // q: (rows, C) query rows, ldq apart, against the cross keys/values (N, C) or the self-attention cache, of
-  // element type E (float or half); out: (rows, C).
+  // q: (rows, C) query rows, ldq apart, against layer li's cross keys/values or self-attention cache, whose
+  // elements are of type E (float or half); out: (rows, C).
   template <typename E>
-  void attend(const float* q, int ldq, const E* keys, const E* values, bool cross, float* out, float* probs_out);
-  void attend(const float* q, int ldq, const void* keys, const void* values, bool cross, float* out,
-              float* probs_out);
-  // Rows (n, C) of src, ld apart, stored in the cache type at element `offset` of `dst`.
+  void attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out);
+  void attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out);
+  // Rows (n, 2C) of src (a key and a value each), ld apart, stored in the cache type from element `offset`
+  // of `dst` on, one after the other.
   void store(const float* src, long ld, int n, void* dst, long offset) const;
   // The stacked projections of layer l for this batch (see Layer).
   void stack_projections(Layer& l);
@@ -103,6 +99,15 @@ class IncrementalDecoder {
   NextTokens next_;
   // The stacked projections' outputs: (rows, 3C) for a step's q|k|v, (<= kStageRows, 2C) for the cross k|v.
   std::vector<float> stage_;
+  // The self-attention cache, one buffer for all layers, position after position: position j's slab holds
+  // (L, slab_rows_[j], 2, C) elements of the cache type, each layer's key and value for the slab_rows_[j]
+  // rows that decoded position j. Slabs are packed end to end from slab_start_[j] (elements), so the buffer
+  // holds no room for finished rows and is touched front to back; it is mapped on transparent huge pages,
+  // as faulting it in 4 KB at a time costs more than the attention reading it on a virtual machine. Entries
+  // never move: history_ says which slab row holds a hypothesis's key and value at each position.
+  PageBuffer self_cache_;
+  std::vector<long> slab_start_;  // (max_steps)
+  std::vector<int> slab_rows_;    // (max_steps)
   // (max_steps, cache_rows_): history_(j, r) is the slab row holding row r's key and value at position j;
   // reorder() rewrites these indices instead of moving cached vectors.
   std::vector<int> history_;
