@@ -59,7 +59,10 @@ void Arena::reset() {
 }
 
 void Arena::trim(std::size_t keep_bytes) {
-  if (keep_bytes < main_size_) release_pages(main_.base + keep_bytes, main_size_ - keep_bytes);
+  constexpr std::uintptr_t kHugePage = 2u << 20;
+  const auto base = reinterpret_cast<std::uintptr_t>(main_.base);
+  const std::size_t keep = (base + keep_bytes + kHugePage - 1) / kHugePage * kHugePage - base;
+  if (keep < main_size_) release_pages(main_.base + keep, main_size_ - keep);
 }
 
 void Arena::reserve(std::size_t bytes) {

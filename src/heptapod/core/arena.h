@@ -34,8 +34,10 @@ class Arena {
   // Frees every allocation at once; grows the main block to the high-water mark (+25%) if it overflowed.
   void reset();
   // Gives the main block's pages past its first `keep_bytes` back to the system (an idle arena then holds
-  // only that much memory; the pages are faulted in again when next used). Only between steps: the contents
-  // past keep_bytes are lost.
+  // only that much memory; the pages are faulted in again when next used). keep_bytes is rounded up to the
+  // end of the 2 MB huge page it falls in, so that no huge page is split: the half given back would otherwise
+  // be faulted in again 4 KB at a time (each fault costs microseconds on a virtual machine). Only between
+  // steps: the contents past the kept bytes are lost.
   void trim(std::size_t keep_bytes);
   // Makes sure the main block holds at least `bytes` (used to plan memory from a token budget).
   void reserve(std::size_t bytes);
