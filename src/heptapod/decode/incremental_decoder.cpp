@@ -148,8 +148,8 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
     thread_local std::vector<long> offsets;  // (count): where position j's key starts
     offsets.resize(count);
     for (int j = 0; j < count; ++j) {
-      const long slab_row = cross ? cross_offset_[row_sentence_[r]] + j
-                                  : static_cast<long>(li) * slab_rows_[j] + history_[static_cast<std::size_t>(j) * cache_rows_ + r];
+      const int history = cross ? 0 : history_[static_cast<std::size_t>(j) * cache_rows_ + r];
+      const long slab_row = cross ? cross_offset_[row_sentence_[r]] + j : static_cast<long>(li) * slab_rows_[j] + history;
       offsets[j] = (cross ? 0 : slab_start_[j]) + slab_row * 2 * C;
     }
     kernels::attend_cached(q + static_cast<long>(r) * ldq, keys, keys + C, offsets.data(), count, H, D, scale,

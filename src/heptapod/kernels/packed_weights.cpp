@@ -55,13 +55,15 @@ constexpr int kChunkRows = 256;
 // Up to this many rows go to panel_gemm: decoding steps (greedy over a batch of 32, beam 4 over 32 sentences,
 // batch 1), whose products stream their weights from memory. Measured against oneDNN's product on weights
 // not in cache (docs/benchmarks.md): 5-25% faster up to 64 rows; on a base beam step's weights, 4-8% faster
-// at 96-128 rows and even at 160-256.
+// at 96-128 rows, and within 3% either way at 160-256.
 constexpr int kPanelRows = 128;
 
 // Whether a primitive exists for `rows`: every count up to 32, then multiples of 8 up to 64 and of 32 up to
 // kChunkRows. Each count costs its primitives (about 0.35 MB per count for the base model's five shapes),
 // hence not every count.
-bool has_primitive(int rows) { return rows <= 32 || (rows <= 64 ? rows % 8 == 0 : rows % 32 == 0 && rows <= kChunkRows); }
+bool has_primitive(int rows) {
+  return rows <= 32 || (rows <= 64 ? rows % 8 == 0 : rows % 32 == 0 && rows <= kChunkRows);
+}
 
 // The most of m rows (m <= kChunkRows) one primitive runs: the largest count with a primitive, at least
 // m - 31. The rest follow as another piece.

@@ -177,7 +177,9 @@ class PanelRun {
   }
 
  private:
-  static std::uint64_t pack(int f, int b) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(b)) << 32 | static_cast<std::uint32_t>(f); }
+  static std::uint64_t pack(int f, int b) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(b)) << 32 | static_cast<std::uint32_t>(f);
+  }
   static int front(std::uint64_t w) { return static_cast<int>(w & 0xffffffffu); }
   static int back(std::uint64_t w) { return static_cast<int>(w >> 32); }
   int take(bool from_front) {
