@@ -87,8 +87,12 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
         th.tokens = h.tokens;
         th.score = h.score;
         th.log_prob = h.log_prob;
-        for (std::size_t j = 0; j < h.alignment.size(); ++j)
-          th.alignment += (j ? " " : "") + std::to_string(h.alignment[j]) + "-" + std::to_string(j);
+        for (std::size_t j = 0; j < h.alignment.size(); ++j) {  // "source-target" pairs
+          if (j) th.alignment += ' ';
+          th.alignment += std::to_string(h.alignment[j]);
+          th.alignment += '-';
+          th.alignment += std::to_string(j);
+        }
         t.hypotheses.push_back(std::move(th));
       }
     }
