@@ -77,7 +77,9 @@ TEST(Half, FloatsRoundToTheNearestHalfTiesToEven) {
       const double o = half_value(static_cast<half>((h & 0x8000) | other));
       const double other_err = std::fabs(o - x);
       ASSERT_LE(err, other_err) << x;
-      if (err == other_err) ASSERT_EQ(h & 1, 0) << "tie not to even at " << x;
+      if (err == other_err) {
+        ASSERT_EQ(h & 1, 0) << "tie not to even at " << x;
+      }
     }
   }
 }

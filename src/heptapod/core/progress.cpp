@@ -30,7 +30,7 @@ double Progress::elapsed_seconds() const {
 std::string Progress::line(long step, const std::string& detail) const {
   const double elapsed = elapsed_seconds();
   std::string s = "step " + std::to_string(step);
-  if (total_ > 0) s += "/" + std::to_string(total_);
+  if (total_ > 0) s.append("/").append(std::to_string(total_));  // (appends: GCC 12 misreads "/" + string)
   s += " | " + detail + " | " + format_duration(elapsed);
   if (total_ > 0 && step > first_step_)
     s += " elapsed, ETA " + format_duration(elapsed / (step - first_step_) * (total_ - step));

@@ -79,8 +79,8 @@ std::string blas_description() {
   std::string s = std::string(HEPTAPOD_BLAS_NAME);
 #if HEPTAPOD_BLAS_KIND == 3
   const dnnl_version_t* v = dnnl_version();
-  s += " " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
-       " (float); double via";
+  s.append(" ").append(std::to_string(v->major)).append(".").append(std::to_string(v->minor)).append(".");
+  s.append(std::to_string(v->patch)).append(" (float); double via");  // (appends: GCC 12 misreads " " + string)
 #endif
   return s + " OpenBLAS (" + openblas_get_config() + ", core " + openblas_get_corename() + ")";
 }
