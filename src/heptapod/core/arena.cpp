@@ -59,9 +59,7 @@ void Arena::reset() {
 }
 
 void Arena::trim(std::size_t keep_bytes) {
-  constexpr std::uintptr_t kHugePage = 2u << 20;
-  const auto base = reinterpret_cast<std::uintptr_t>(main_.base);
-  const std::size_t keep = (base + keep_bytes + kHugePage - 1) / kHugePage * kHugePage - base;
+  const auto keep = static_cast<std::size_t>(huge_page_boundary(main_.base + keep_bytes) - main_.base);
   if (keep < main_size_) release_pages(main_.base + keep, main_size_ - keep);
 }
 

@@ -8,7 +8,6 @@
 #include "heptapod/kernels/packed_weights.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -31,10 +30,8 @@
 namespace heptapod::kernels {
 
 PackedWeightsStorage::PackedWeightsStorage(std::size_t capacity_bytes) : capacity_(capacity_bytes) {
-  constexpr std::size_t kHugePage = 2u << 20;
-  buffer_.reset(capacity_ + kHugePage);
-  const auto start = reinterpret_cast<std::uintptr_t>(buffer_.as<std::byte>());
-  base_ = buffer_.as<std::byte>() + ((start + kHugePage - 1) / kHugePage * kHugePage - start);
+  buffer_.reset(capacity_ + kHugePageBytes);
+  base_ = huge_page_boundary(buffer_.as<std::byte>());
   advise_huge_pages(base_, capacity_);
 }
 
