@@ -117,14 +117,15 @@ TYPED_TEST(KernelTest, GemmMatchesNaiveForEveryTransposeAndLeadingDimension) {
 
 TYPED_TEST(KernelTest, BlockGemmMatchesNaiveOnAttentionShapes) {
   // Attention's per-(sentence, head) products: operands are column blocks of wider matrices (leading
-  // dimension C), sizes around the 6 x 16 register tile and its edges, an empty inner dimension (a
-  // sentence without keys) giving zeros.
+  // dimension C), sizes around the 6 x 16 (AVX2) and 12 x 32 (AVX-512) register tiles and their edges, an
+  // empty inner dimension (a sentence without keys) giving zeros.
   using T = TypeParam;
   struct Shape {
     int M, N, K;
   };
   const Shape shapes[] = {{1, 1, 1},  {6, 16, 8},   {5, 17, 3}, {7, 15, 64}, {13, 64, 29}, {37, 33, 64},
-                          {2, 9, 0},  {12, 64, 100}, {1, 64, 1}, {100, 7, 64}};
+                          {2, 9, 0},  {12, 64, 100}, {1, 64, 1}, {100, 7, 64}, {12, 32, 8},  {11, 33, 5},
+                          {25, 31, 64}, {24, 64, 28}, {23, 47, 17}};
   unsigned seed = 60;
   for (const Shape& s : shapes)
     for (Trans ta : {Trans::No, Trans::Yes})

@@ -36,30 +36,66 @@ void product(int M, int N, int K, const T* A, int lda, const T* B, int ldb, T* C
 
 #ifdef HEPTAPOD_HAVE_AVX2
 
-// Lanes [0, n) of eight set.
-inline __m256i lane_mask(int n) {
-  const __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), index);
-}
+// The vector width a tile is built from: eight lanes (AVX2) or sixteen (AVX-512), with masked loads and stores
+// for a tile's ragged right edge.
+struct Lanes8 {
+  using Vec = __m256;
+  using Mask = __m256i;
+  static constexpr int kWidth = 8;
+  static constexpr int kMaxRows = 6;  // 12 accumulators of 16 registers
+  static Mask mask(int n) {  // lanes [0, n) set
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static Vec zero() { return _mm256_setzero_ps(); }
+  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
+  static Vec load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static Vec broadcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+  static void store(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
+};
 
-// One tile: rows [0, MR) and columns [0, n) of C, n <= 16, every step of K in registers. The accumulators
-// are named variables, not an array: GCC keeps an array of vectors in memory and stores it every step.
-template <int MR, bool Full>
+#if defined(__AVX512F__)
+struct Lanes16 {
+  using Vec = __m512;
+  using Mask = __mmask16;
+  static constexpr int kWidth = 16;
+  static constexpr int kMaxRows = 12;  // 24 accumulators of 32 registers
+  static Mask mask(int n) { return n >= 16 ? Mask(0xFFFF) : n <= 0 ? Mask(0) : Mask((1u << n) - 1); }
+  static Vec zero() { return _mm512_setzero_ps(); }
+  static Vec load(const float* p) { return _mm512_loadu_ps(p); }
+  static Vec load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static Vec broadcast(const float* p) { return _mm512_set1_ps(*p); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  static void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+  static void store(float* p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
+};
+using Lanes = Lanes16;
+#else
+using Lanes = Lanes8;
+#endif
+
+// One tile: rows [0, MR) and columns [0, n) of C, n <= two vectors, every step of K in registers. The
+// accumulators are named variables, not an array: GCC keeps an array of vectors in memory and stores it every
+// step.
+template <typename L, int MR, bool Full>
 void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-  static_assert(MR >= 1 && MR <= 6);
-  const __m256i m0 = lane_mask(n), m1 = lane_mask(n - 8);
-  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00,
-         c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  static_assert(MR >= 1 && MR <= 12 && MR <= L::kMaxRows);
+  using V = typename L::Vec;
+  const typename L::Mask m0 = L::mask(n), m1 = L::mask(n - L::kWidth);
+  V c00 = L::zero(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00,
+    c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00, c81 = c00,
+    c90 = c00, c91 = c00, ca0 = c00, ca1 = c00, cb0 = c00, cb1 = c00;
   const float* a = A;
   const long ld = lda;
   for (int k = 0; k < K; ++k, ++a) {
     const float* b = B + static_cast<long>(k) * ldb;
-    const __m256 b0 = Full ? _mm256_loadu_ps(b) : _mm256_maskload_ps(b, m0);
-    const __m256 b1 = Full ? _mm256_loadu_ps(b + 8) : _mm256_maskload_ps(b + 8, m1);
-    auto step = [&](const float* x, __m256& lo, __m256& hi) {
-      const __m256 v = _mm256_broadcast_ss(x);
-      lo = _mm256_fmadd_ps(v, b0, lo);
-      hi = _mm256_fmadd_ps(v, b1, hi);
+    const V b0 = Full ? L::load(b) : L::load(b, m0);
+    const V b1 = Full ? L::load(b + L::kWidth) : L::load(b + L::kWidth, m1);
+    auto step = [&](const float* x, V& lo, V& hi) {
+      const V v = L::broadcast(x);
+      lo = L::fmadd(v, b0, lo);
+      hi = L::fmadd(v, b1, hi);
     };
     step(a, c00, c01);
     if constexpr (MR > 1) step(a + ld, c10, c11);
@@ -67,15 +103,21 @@ void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float*
     if constexpr (MR > 3) step(a + 3 * ld, c30, c31);
     if constexpr (MR > 4) step(a + 4 * ld, c40, c41);
     if constexpr (MR > 5) step(a + 5 * ld, c50, c51);
+    if constexpr (MR > 6) step(a + 6 * ld, c60, c61);
+    if constexpr (MR > 7) step(a + 7 * ld, c70, c71);
+    if constexpr (MR > 8) step(a + 8 * ld, c80, c81);
+    if constexpr (MR > 9) step(a + 9 * ld, c90, c91);
+    if constexpr (MR > 10) step(a + 10 * ld, ca0, ca1);
+    if constexpr (MR > 11) step(a + 11 * ld, cb0, cb1);
   }
-  auto store = [&](int r, __m256 lo, __m256 hi) {
+  auto store = [&](int r, V lo, V hi) {
     float* c = C + static_cast<long>(r) * ldc;
     if (Full) {
-      _mm256_storeu_ps(c, lo);
-      _mm256_storeu_ps(c + 8, hi);
+      L::store(c, lo);
+      L::store(c + L::kWidth, hi);
     } else {
-      _mm256_maskstore_ps(c, m0, lo);
-      _mm256_maskstore_ps(c + 8, m1, hi);
+      L::store(c, m0, lo);
+      L::store(c + L::kWidth, m1, hi);
     }
   };
   store(0, c00, c01);
@@ -84,30 +126,38 @@ void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float*
   if constexpr (MR > 3) store(3, c30, c31);
   if constexpr (MR > 4) store(4, c40, c41);
   if constexpr (MR > 5) store(5, c50, c51);
+  if constexpr (MR > 6) store(6, c60, c61);
+  if constexpr (MR > 7) store(7, c70, c71);
+  if constexpr (MR > 8) store(8, c80, c81);
+  if constexpr (MR > 9) store(9, c90, c91);
+  if constexpr (MR > 10) store(10, ca0, ca1);
+  if constexpr (MR > 11) store(11, cb0, cb1);
 }
 
 template <int MR>
 void tile_row(int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  constexpr int NR = 2 * Lanes::kWidth;
   int j = 0;
-  for (; j + 16 <= N; j += 16) tile<MR, true>(16, K, A, lda, B + j, ldb, C + j, ldc);
-  if (j < N) tile<MR, false>(N - j, K, A, lda, B + j, ldb, C + j, ldc);
+  for (; j + NR <= N; j += NR) tile<Lanes, MR, true>(NR, K, A, lda, B + j, ldb, C + j, ldc);
+  if (j < N) tile<Lanes, MR, false>(N - j, K, A, lda, B + j, ldb, C + j, ldc);
+}
+
+// Rows [i, M) of the product, fewer than a full tile, as one tile of that height.
+template <int R = Lanes::kMaxRows - 1>
+void tail_rows(int rows, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  if constexpr (R >= 1) {
+    if (rows == R) return tile_row<R>(N, K, A, lda, B, ldb, C, ldc);
+    tail_rows<R - 1>(rows, N, K, A, lda, B, ldb, C, ldc);
+  }
 }
 
 template <>
 void product<float>(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-  constexpr int MR = 6;
+  constexpr int MR = Lanes::kMaxRows;
   int i = 0;
-  for (; i + MR <= M; i += MR) tile_row<MR>(N, K, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc);
-  const float* a = A + static_cast<long>(i) * lda;
-  float* c = C + static_cast<long>(i) * ldc;
-  switch (M - i) {
-    case 5: tile_row<5>(N, K, a, lda, B, ldb, c, ldc); break;
-    case 4: tile_row<4>(N, K, a, lda, B, ldb, c, ldc); break;
-    case 3: tile_row<3>(N, K, a, lda, B, ldb, c, ldc); break;
-    case 2: tile_row<2>(N, K, a, lda, B, ldb, c, ldc); break;
-    case 1: tile_row<1>(N, K, a, lda, B, ldb, c, ldc); break;
-    default: break;
-  }
+  for (; i + MR <= M; i += MR)
+    tile_row<MR>(N, K, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc);
+  tail_rows(M - i, N, K, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc);
 }
 
 #endif
