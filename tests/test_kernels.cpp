@@ -585,6 +585,21 @@ TYPED_TEST(KernelTest, DropoutMatchesNaive) {
       k::dropout_slice(slice.data(), count, static_cast<std::uint64_t>(first), p, 42, 7);
       for (long i = 0; i < count; ++i) ASSERT_EQ(slice[i], fast[first + i]) << "slice differs at " << first + i;
     }
+  // A slice across index 2^32, where the generator's words continue in their next block, against the
+  // definition element by element.
+  const long n = 300;
+  const std::uint64_t first = (1ull << 32) - 120;
+  const auto x = uniform<T>(n, 1050, 0.5, 1.5);
+  auto y = x;
+  k::dropout_slice(y.data(), n, first, 0.4f, 42, 7);
+  long dropped_below = 0, dropped_above = 0;
+  for (long i = 0; i < n; ++i) {
+    const bool drop = heptapod::counter_uniform(42, 7, first + static_cast<std::uint64_t>(i)) < 0.4f;
+    ASSERT_EQ(y[i] == T(0), drop) << "element " << first + i;
+    (i < 120 ? dropped_below : dropped_above) += drop;
+  }
+  EXPECT_GT(dropped_below, 20);  // both blocks drop about 40%
+  EXPECT_GT(dropped_above, 40);
 }
 
 TYPED_TEST(KernelTest, DropoutWithZeroRateIsANoOp) {

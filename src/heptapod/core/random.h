@@ -1,7 +1,7 @@
 // Random numbers that do not depend on thread count or call order.
-// counter_uniform() hashes (seed, stream, index) to a uniform float in [0, 1): dropout masks are a pure
-// function of where they are, so the backward pass regenerates them instead of storing them. Rng is a small
-// sequential generator (splitmix64) for initialisation and shuffling, identical on every platform.
+// CounterWords hashes (seed, stream, index) to random words: dropout masks are a pure function of where they
+// are, so the backward pass regenerates them instead of storing them. Rng is a small sequential generator
+// (splitmix64) for initialisation and shuffling, identical on every platform.
 #pragma once
 
 #include <cmath>
@@ -16,13 +16,37 @@ inline std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// The key of counter_uniform's sequence (seed, stream), made once per tensor.
-inline std::uint64_t counter_key(std::uint64_t seed, std::uint64_t stream) { return mix64(seed ^ mix64(stream)); }
+// The 32-bit words of one counter-based sequence (seed, stream): word(i) is a pure function of the sequence
+// and i, three multiply rounds on 32-bit lanes (Wellons' triple32 constants), which vectorise sixteen to an
+// AVX-512 register. The key enters twice, before the first round and before the last, so two sequences are
+// not one permutation of the other. A sequence is 2^32 words per block; indices past that continue in further
+// blocks, each with its own key.
+class CounterWords {
+ public:
+  CounterWords(std::uint64_t seed, std::uint64_t stream, std::uint32_t block = 0) {
+    const std::uint64_t k = mix64(mix64(seed ^ mix64(stream)) + block);
+    in_ = static_cast<std::uint32_t>(k);
+    mid_ = static_cast<std::uint32_t>(k >> 32);
+  }
+  std::uint32_t operator()(std::uint32_t index) const {
+    std::uint32_t x = index ^ in_;
+    x ^= x >> 17;
+    x *= 0xED5AD4BBu;
+    x ^= x >> 11;
+    x *= 0xAC4C1B51u;
+    x ^= (x >> 15) ^ mid_;
+    x *= 0x31848BABu;
+    return x ^ (x >> 14);
+  }
 
-// Uniform in [0, 1) with 24 random bits, element `index` of the sequence `key`: one mixing round per value,
-// which vectorises (64-bit multiplies) in the dropout kernel.
-inline float counter_uniform(std::uint64_t key, std::uint64_t index) {
-  return static_cast<float>(mix64(key ^ index) >> 40) * (1.0f / 16777216.0f);
+ private:
+  std::uint32_t in_, mid_;
+};
+
+// Uniform in [0, 1) with 24 random bits: element `index` of the sequence (seed, stream).
+inline float counter_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  const CounterWords words(seed, stream, static_cast<std::uint32_t>(index >> 32));
+  return static_cast<float>(words(static_cast<std::uint32_t>(index)) >> 8) * (1.0f / 16777216.0f);
 }
 
 class Rng {

@@ -2,6 +2,7 @@
 #include "heptapod/kernels/dropout.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "heptapod/core/random.h"
 #include "heptapod/kernels/parallel.h"
@@ -29,10 +30,20 @@ void dropout_copy_slice(const T* src, T* dst, long n, std::uint64_t first, float
     return;
   }
   const T keep_scale = T(1) / (T(1) - static_cast<T>(p));
-  const std::uint64_t key = counter_key(seed, stream);
+  // An element is dropped when its word's top 24 bits, as a fraction of 2^24, fall below p: the same test as
+  // counter_uniform(...) < p, in integers.
+  const auto threshold = static_cast<std::uint32_t>(std::ceil(static_cast<double>(p) * 16777216.0));
+  while (n > 0) {  // one piece per block of 2^32 indices
+    const CounterWords words(seed, stream, static_cast<std::uint32_t>(first >> 32));
+    const std::uint32_t low = static_cast<std::uint32_t>(first);
+    const long count = static_cast<long>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), (1ull << 32) - low));
 #pragma omp simd
-  for (long i = 0; i < n; ++i) {
-    dst[i] = counter_uniform(key, first + static_cast<std::uint64_t>(i)) < p ? T(0) : src[i] * keep_scale;
+    for (long i = 0; i < count; ++i)
+      dst[i] = (words(low + static_cast<std::uint32_t>(i)) >> 8) < threshold ? T(0) : src[i] * keep_scale;
+    src += count;
+    dst += count;
+    n -= count;
+    first += static_cast<std::uint64_t>(count);
   }
 }
 

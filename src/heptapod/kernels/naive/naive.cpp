@@ -181,7 +181,7 @@ template <typename T>
 void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
   if (p <= 0) return;
   for (long i = 0; i < n; ++i) {
-    const bool drop = counter_uniform(counter_key(seed, stream), static_cast<std::uint64_t>(i)) < p;
+    const bool drop = counter_uniform(seed, stream, static_cast<std::uint64_t>(i)) < p;
     x[i] = drop ? T(0) : static_cast<T>(x[i] / (1.0L - p));
   }
 }
