@@ -10,7 +10,7 @@
 namespace heptapod::kernels {
 
 template <typename T>
-void bias_relu_dropout_forward(T* hidden, T* dropped, const T* bias, int N, int F, float p, std::uint64_t seed,
+void bias_relu_dropout_forward(T* hidden, const T* bias, int N, int F, float p, std::uint64_t seed,
                                std::uint64_t stream) {
 #pragma omp parallel for schedule(static) if (static_cast<long>(N) * F > kParallelMinWork)
   for (int n = 0; n < N; ++n) {
@@ -19,33 +19,29 @@ void bias_relu_dropout_forward(T* hidden, T* dropped, const T* bias, int N, int 
     if (bias)
       for (int f = 0; f < F; ++f) h[f] += bias[f];
     for (int f = 0; f < F; ++f) h[f] = std::max(h[f], T(0));
-    if (dropped == hidden) continue;
-    dropout_copy_slice(h, dropped + first, F, static_cast<std::uint64_t>(first), p, seed, stream);
+    dropout_slice(h, F, static_cast<std::uint64_t>(first), p, seed, stream);
   }
 }
 
 template <typename T>
-void relu_dropout_backward(T* grad, const T* hidden, T* dbias, int N, int F, float p, std::uint64_t seed,
-                           std::uint64_t stream) {
+void relu_dropout_backward(T* grad, const T* out, T* dbias, int N, int F, float p) {
   for_column_blocks(F, static_cast<long>(N) * F, [&](int f0, int f1) {
+    const T keep_scale = T(1) / (T(1) - static_cast<T>(p));  // a local: stores through g cannot change it
     for (int n = 0; n < N; ++n) {
       const long first = static_cast<long>(n) * F + f0;
       T* g = grad + first;
-      const T* h = hidden + first;
-      dropout_slice(g, f1 - f0, static_cast<std::uint64_t>(first), p, seed, stream);
-      for (int f = 0; f < f1 - f0; ++f) g[f] = h[f] > T(0) ? g[f] : T(0);
+      const T* o = out + first;
+#pragma omp simd
+      for (int f = 0; f < f1 - f0; ++f) g[f] = o[f] > T(0) ? g[f] * keep_scale : T(0);
       if (dbias)
         for (int f = 0; f < f1 - f0; ++f) dbias[f0 + f] += g[f];
     }
   });
 }
 
-template void bias_relu_dropout_forward<float>(float*, float*, const float*, int, int, float, std::uint64_t,
-                                               std::uint64_t);
-template void bias_relu_dropout_forward<double>(double*, double*, const double*, int, int, float, std::uint64_t,
-                                                std::uint64_t);
-template void relu_dropout_backward<float>(float*, const float*, float*, int, int, float, std::uint64_t, std::uint64_t);
-template void relu_dropout_backward<double>(double*, const double*, double*, int, int, float, std::uint64_t,
-                                            std::uint64_t);
+template void bias_relu_dropout_forward<float>(float*, const float*, int, int, float, std::uint64_t, std::uint64_t);
+template void bias_relu_dropout_forward<double>(double*, const double*, int, int, float, std::uint64_t, std::uint64_t);
+template void relu_dropout_backward<float>(float*, const float*, float*, int, int, float);
+template void relu_dropout_backward<double>(double*, const double*, double*, int, int, float);
 
 }  // namespace heptapod::kernels

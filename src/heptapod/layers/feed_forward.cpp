@@ -10,18 +10,15 @@ template <typename T>
 void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
                           FeedForwardSaved<T>& saved, T* y) {
   const int F = ffn.fc1.out;
-  const long hidden_count = static_cast<long>(N) * F;
-  saved.hidden = arena.alloc<T>(hidden_count);                                          // (N, F)
-  saved.dropped = drop.rate > 0 ? arena.alloc<T>(hidden_count) : saved.hidden;  // (N, F)
+  saved.hidden = arena.alloc<T>(static_cast<std::size_t>(N) * F);  // (N, F)
   if (ffn.fc1.packed) {  // inference: bias and ReLU inside the packed product, no dropout
     require(drop.rate == 0, "feed_forward: dropout with weights packed for inference");
     linear_relu_forward(ffn.fc1, x, N, saved.hidden);
   } else {
     linear_product(ffn.fc1, x, N, saved.hidden);
-    kernels::bias_relu_dropout_forward(saved.hidden, saved.dropped, ffn.fc1.b, N, F, drop.rate, drop.seed,
-                                       drop.stream);
+    kernels::bias_relu_dropout_forward(saved.hidden, ffn.fc1.b, N, F, drop.rate, drop.seed, drop.stream);
   }
-  linear_forward(ffn.fc2, saved.dropped, N, y);
+  linear_forward(ffn.fc2, saved.hidden, N, y);
 }
 
 template <typename T>
@@ -29,8 +26,8 @@ void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, i
                            const FeedForwardSaved<T>& saved, Arena& arena, T* dx, bool accumulate_dx) {
   const int F = ffn.fc1.out;
   T* dhidden = arena.alloc<T>(static_cast<std::size_t>(N) * F);  // (N, F)
-  linear_backward(ffn.fc2, dy, saved.dropped, N, dhidden, false);
-  kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate, drop.seed, drop.stream);
+  linear_backward(ffn.fc2, dy, saved.hidden, N, dhidden, false);
+  kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate);
   linear_backward(ffn.fc1, dhidden, x, N, dx, accumulate_dx, BiasGrad::Done);
 }
 

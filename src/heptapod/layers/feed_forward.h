@@ -15,8 +15,7 @@ struct FeedForward {
 
 template <typename T>
 struct FeedForwardSaved {
-  T* hidden = nullptr;   // (N, F) relu output
-  T* dropped = nullptr;  // (N, F) after activation dropout (== hidden when the rate is 0)
+  T* hidden = nullptr;  // (N, F) after bias, ReLU and activation dropout
 };
 
 // x: (N, C) -> y: (N, C) assigned.
