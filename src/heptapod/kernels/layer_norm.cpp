@@ -1,10 +1,12 @@
-// Layer norm: rows in parallel for the forward pass and dx; column blocks in parallel for dgamma/dbeta,
-// so the parameter reduction needs no per-thread scratch and is deterministic.
+// Layer norm: rows in parallel for the forward pass; chunks of rows in parallel for dx and per-chunk
+// dgamma/dbeta sums, added in chunk order so the result does not depend on the thread count.
 #include "heptapod/kernels/layer_norm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/parallel.h"
@@ -52,35 +54,50 @@ void residual_layer_norm(const T* x, T* delta, float p, std::uint64_t seed, std:
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
                          T* dbeta, int N, int C, bool accumulate_dx) {
+  // dgamma and dbeta are summed per chunk of kChunkRows rows in the row pass, while the rows are in cache, then
+  // the chunks' sums in chunk order: a fixed order whatever the thread count.
+  constexpr int kChunkRows = 32;
+  const int chunks = (N + kChunkRows - 1) / kChunkRows;
+  thread_local std::vector<T> chunk_sums;
+  chunk_sums.assign(static_cast<std::size_t>(chunks) * 2 * C, T(0));  // (chunks, 2, C): dgamma | dbeta
+  T* sums = chunk_sums.data();
 #pragma omp parallel for schedule(static) if (static_cast<long>(N) * C > kParallelMinWork)
-  for (int n = 0; n < N; ++n) {
-    const T* xr = x + static_cast<long>(n) * C;
-    const T* g = dy + static_cast<long>(n) * C;
-    T* d = dx + static_cast<long>(n) * C;
-    const T m = mean[n], s = rstd[n];
-    // dxhat = dy * gamma; dx = s * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
-    T sum_dxhat = 0, sum_dxhat_xhat = 0;
-    for (int c = 0; c < C; ++c) {
-      const T dxhat = g[c] * gamma[c];
-      sum_dxhat += dxhat;
-      sum_dxhat_xhat += dxhat * (xr[c] - m) * s;
-    }
-    sum_dxhat /= C;
-    sum_dxhat_xhat /= C;
-    for (int c = 0; c < C; ++c) {
-      const T xhat = (xr[c] - m) * s;
-      const T v = s * (g[c] * gamma[c] - sum_dxhat - xhat * sum_dxhat_xhat);
-      d[c] = accumulate_dx ? d[c] + v : v;
-    }
-  }
-  for_column_blocks(C, static_cast<long>(N) * C, [&](int c0, int c1) {
-    for (int n = 0; n < N; ++n) {
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    T* dg = sums + static_cast<long>(chunk) * 2 * C;
+    T* db = dg + C;
+    for (int n = chunk * kChunkRows; n < std::min(N, (chunk + 1) * kChunkRows); ++n) {
       const T* xr = x + static_cast<long>(n) * C;
       const T* g = dy + static_cast<long>(n) * C;
+      T* d = dx + static_cast<long>(n) * C;
       const T m = mean[n], s = rstd[n];
+      // dxhat = dy * gamma; dx = s * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+      T sum_dxhat = 0, sum_dxhat_xhat = 0;
+#pragma omp simd reduction(+ : sum_dxhat, sum_dxhat_xhat)
+      for (int c = 0; c < C; ++c) {
+        const T dxhat = g[c] * gamma[c];
+        sum_dxhat += dxhat;
+        sum_dxhat_xhat += dxhat * (xr[c] - m) * s;
+      }
+      sum_dxhat /= C;
+      sum_dxhat_xhat /= C;
+#pragma omp simd
+      for (int c = 0; c < C; ++c) {
+        const T xhat = (xr[c] - m) * s;
+        const T v = s * (g[c] * gamma[c] - sum_dxhat - xhat * sum_dxhat_xhat);
+        d[c] = accumulate_dx ? d[c] + v : v;
+        dg[c] += g[c] * xhat;
+        db[c] += g[c];
+      }
+    }
+  }
+  for_column_blocks(C, static_cast<long>(chunks) * C, [&](int c0, int c1) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      const T* dg = sums + static_cast<long>(chunk) * 2 * C;
+      const T* db = dg + C;
+#pragma omp simd
       for (int c = c0; c < c1; ++c) {
-        dgamma[c] += g[c] * (xr[c] - m) * s;
-        dbeta[c] += g[c];
+        dgamma[c] += dg[c];
+        dbeta[c] += db[c];
       }
     }
   });
