@@ -601,6 +601,31 @@ TYPED_TEST(KernelTest, DropoutMatchesNaive) {
   EXPECT_GT(dropped_above, 40);
 }
 
+TYPED_TEST(KernelTest, DropoutBackwardFromOutputMatchesTheMask) {
+  // Read off the output, the backward pass equals dropout(grad) wherever the input was nonzero, and is 0 where
+  // the input was 0 (there the mask cannot be seen).
+  using T = TypeParam;
+  const long n = 5000;
+  const float p = 0.3f;
+  auto x = uniform<T>(n, 1060, 0.5, 1.5);
+  for (long i = 0; i < n; i += 7) x[i] = T(0);
+  auto out = x;
+  k::dropout(out.data(), n, p, 42, 9);
+  const auto g = uniform<T>(n, 1061);
+  auto masked = g, fast = g;
+  nv::dropout(masked.data(), n, p, 42, 9);
+  k::dropout_backward_from_output(fast.data(), out.data(), n, p);
+  for (long i = 0; i < n; ++i) {
+    if (x[i] == T(0))
+      ASSERT_EQ(fast[i], T(0)) << "element " << i;
+    else
+      ASSERT_NEAR(fast[i], masked[i], tol<T>() * std::abs(masked[i])) << "element " << i;
+  }
+  auto unchanged = g;
+  k::dropout_backward_from_output(unchanged.data(), out.data(), n, 0.0f);  // no dropout: no change
+  EXPECT_EQ(unchanged, g);
+}
+
 TYPED_TEST(KernelTest, DropoutWithZeroRateIsANoOp) {
   using T = TypeParam;
   const long n = 50000;

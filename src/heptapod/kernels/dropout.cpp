@@ -77,6 +77,14 @@ void dropout_add(const T* x, T* delta, long n, float p, std::uint64_t seed, std:
   });
 }
 
+template <typename T>
+void dropout_backward_from_output(T* grad, const T* out, long n, float p) {
+  if (p <= 0.0f) return;
+  const T keep_scale = T(1) / (T(1) - static_cast<T>(p));
+#pragma omp simd
+  for (long i = 0; i < n; ++i) grad[i] = out[i] != T(0) ? grad[i] * keep_scale : T(0);
+}
+
 template void dropout<float>(float*, long, float, std::uint64_t, std::uint64_t);
 template void dropout<double>(double*, long, float, std::uint64_t, std::uint64_t);
 template void dropout_copy<float>(const float*, float*, long, float, std::uint64_t, std::uint64_t);
@@ -85,6 +93,8 @@ template void dropout_add<float>(const float*, float*, long, float, std::uint64_
 template void dropout_add<double>(const double*, double*, long, float, std::uint64_t, std::uint64_t);
 template void dropout_slice<float>(float*, long, std::uint64_t, float, std::uint64_t, std::uint64_t);
 template void dropout_slice<double>(double*, long, std::uint64_t, float, std::uint64_t, std::uint64_t);
+template void dropout_backward_from_output<float>(float*, const float*, long, float);
+template void dropout_backward_from_output<double>(double*, const double*, long, float);
 template void dropout_copy_slice<float>(const float*, float*, long, std::uint64_t, float, std::uint64_t,
                                         std::uint64_t);
 template void dropout_copy_slice<double>(const double*, double*, long, std::uint64_t, float, std::uint64_t,

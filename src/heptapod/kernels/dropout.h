@@ -29,4 +29,11 @@ template <typename T>
 void dropout_copy_slice(const T* src, T* dst, long n, std::uint64_t first, float p, std::uint64_t seed,
                         std::uint64_t stream);
 
+// Dropout's backward pass read off its output instead of regenerating the mask: grad (n) scaled by
+// 1 / (1 - p) where out (n) is nonzero, zeroed elsewhere. It differs from dropout(grad) only where a kept input
+// was exactly 0, so it serves where those gradients are then multiplied by that input: the attention
+// probabilities in the softmax backward pass.
+template <typename T>
+void dropout_backward_from_output(T* grad, const T* out, long n, float p);
+
 }  // namespace heptapod::kernels

@@ -27,7 +27,9 @@ void attention_softmax_backward(const T* probs, T* grad, int Tq, int K, T scale)
     T* g = grad + static_cast<long>(i) * K;
     // In double: a near one-hot row cancels in g[j] - d, and the rows are short.
     double d = 0;
+#pragma omp simd reduction(+ : d)
     for (int j = 0; j < K; ++j) d += static_cast<double>(p[j]) * g[j];
+#pragma omp simd
     for (int j = 0; j < K; ++j) g[j] = static_cast<T>(scale * p[j] * (g[j] - d));
   }
 }

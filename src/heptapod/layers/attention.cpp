@@ -149,7 +149,9 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
     block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, dctx, C, saved.v + blk.k_off, ldkv, ds, blk.lk);
     block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, saved.dropped + blk.s_off, blk.lk, dctx, C,
                   dv + blk.k_off, ldkv);
-    kernels::dropout_slice(ds, n, blk.s_off, drop.rate, drop.seed, drop.stream);
+    // The dropout mask read off the forward's dropped probabilities: where a kept probability was 0 the
+    // softmax backward multiplies the difference by that 0 anyway.
+    kernels::dropout_backward_from_output(ds, saved.dropped + blk.s_off, n, drop.rate);
     kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
     // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
     block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, ldkv, dq + blk.q_off, ldq);
