@@ -477,10 +477,11 @@ void check_sublayer(NormPosition pos, Inner inner, float residual_dropout, float
   };
   auto f_back = [&](const double* dout, double* din, bool accumulate) {
     if (inner == Inner::FeedForward) {
-      feed_forward_backward(ffn, dout, sub.inner_input, N, inner_drop, fsaved, arena, din, accumulate);
+      feed_forward_backward(ffn, dout, sub.inner_input, N, inner_drop, fsaved, arena, din, accumulate,
+                            BiasGrad::Done);
     } else {
       attention_backward(attn, dout, sub.inner_input, sub.inner_input, shape, inner_drop, asaved, arena, din,
-                         accumulate, din);
+                         accumulate, din, BiasGrad::Done);
     }
   };
   auto loss = [&] {
@@ -491,7 +492,9 @@ void check_sublayer(NormPosition pos, Inner inner, float residual_dropout, float
   arena.reset();
   sublayer_forward(pos, ln, x.data(), N, res_drop, arena, sub, f);
   Vec dx(x.size(), kNaN);  // assigned
-  sublayer_backward(pos, ln, R.data(), N, res_drop, sub, arena, dx.data(), f_back);
+  // The inner sub-layer's last bias gets its gradient from the wrapper (in the norm's pass when post-norm).
+  double* inner_bias_grad = inner == Inner::FeedForward ? ffn.fc2.db : attn.out_proj.db;
+  sublayer_backward(pos, ln, R.data(), N, res_drop, sub, arena, dx.data(), inner_bias_grad, f_back);
   std::vector<Checked> t = {{"x", x.data(), x.size(), dx}};
   np.add_checks(t, "norm");
   if (inner == Inner::FeedForward) {
@@ -511,6 +514,9 @@ TEST(GradCheck, PostNormSublayerAroundAttentionWithDropout) {
 }
 TEST(GradCheck, PreNormSublayerAroundAttentionWithDropout) {
   check_sublayer(NormPosition::Pre, Inner::SelfAttention, 0.3f, 0.3f);
+}
+TEST(GradCheck, PostNormSublayerAroundFeedForwardWithDropout) {
+  check_sublayer(NormPosition::Post, Inner::FeedForward, 0.3f, 0.3f);
 }
 TEST(GradCheck, PreNormSublayerAroundFeedForwardWithDropout) {
   check_sublayer(NormPosition::Pre, Inner::FeedForward, 0.3f, 0.3f);

@@ -1,5 +1,5 @@
-// Layer norm: rows in parallel for the forward pass; chunks of rows in parallel for dx and per-chunk
-// dgamma/dbeta sums, added in chunk order so the result does not depend on the thread count.
+// Layer norm: rows in parallel for the forward pass; chunks of rows in parallel for dx, a residual branch's
+// gradient and per-chunk column sums, added in chunk order so the result does not depend on the thread count.
 #include "heptapod/kernels/layer_norm.h"
 
 #include <algorithm>
@@ -53,22 +53,27 @@ void residual_layer_norm(const T* x, T* delta, float p, std::uint64_t seed, std:
 
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
-                         T* dbeta, int N, int C, bool accumulate_dx) {
-  // dgamma and dbeta are summed per chunk of kChunkRows rows in the row pass, while the rows are in cache, then
-  // the chunks' sums in chunk order: a fixed order whatever the thread count.
+                         T* dbeta, int N, int C, bool accumulate_dx, const ResidualBranchGrad<T>* branch) {
+  // Column sums (dgamma, dbeta and the branch's bias) are taken per chunk of kChunkRows rows in the row pass,
+  // while the rows are in cache, then the chunks' sums are added in chunk order: a fixed order whatever the
+  // thread count.
   constexpr int kChunkRows = 32;
   const int chunks = (N + kChunkRows - 1) / kChunkRows;
+  const bool branch_bias = branch && branch->inner_bias;
+  const int sums_per_chunk = branch_bias ? 3 : 2;
   thread_local std::vector<T> chunk_sums;
-  chunk_sums.assign(static_cast<std::size_t>(chunks) * 2 * C, T(0));  // (chunks, 2, C): dgamma | dbeta
+  chunk_sums.assign(static_cast<std::size_t>(chunks) * sums_per_chunk * C, T(0));  // (chunks, sums, C)
   T* sums = chunk_sums.data();
 #pragma omp parallel for schedule(static) if (static_cast<long>(N) * C > kParallelMinWork)
   for (int chunk = 0; chunk < chunks; ++chunk) {
-    T* dg = sums + static_cast<long>(chunk) * 2 * C;
+    T* dg = sums + static_cast<long>(chunk) * sums_per_chunk * C;  // (C) each: dgamma, dbeta, branch bias
     T* db = dg + C;
+    T* dib = db + C;
     for (int n = chunk * kChunkRows; n < std::min(N, (chunk + 1) * kChunkRows); ++n) {
-      const T* xr = x + static_cast<long>(n) * C;
-      const T* g = dy + static_cast<long>(n) * C;
-      T* d = dx + static_cast<long>(n) * C;
+      const long first = static_cast<long>(n) * C;
+      const T* xr = x + first;
+      const T* g = dy + first;
+      T* d = dx + first;
       const T m = mean[n], s = rstd[n];
       // dxhat = dy * gamma; dx = s * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
       T sum_dxhat = 0, sum_dxhat_xhat = 0;
@@ -88,16 +93,28 @@ void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, 
         dg[c] += g[c] * xhat;
         db[c] += g[c];
       }
+      if (!branch) continue;
+      T* inner = branch->inner + first;
+      dropout_copy_slice(d, inner, C, static_cast<std::uint64_t>(first), branch->p, branch->seed, branch->stream);
+      if (branch_bias) {
+#pragma omp simd
+        for (int c = 0; c < C; ++c) dib[c] += inner[c];
+      }
     }
   }
   for_column_blocks(C, static_cast<long>(chunks) * C, [&](int c0, int c1) {
     for (int chunk = 0; chunk < chunks; ++chunk) {
-      const T* dg = sums + static_cast<long>(chunk) * 2 * C;
+      const T* dg = sums + static_cast<long>(chunk) * sums_per_chunk * C;
       const T* db = dg + C;
+      const T* dib = db + C;
 #pragma omp simd
       for (int c = c0; c < c1; ++c) {
         dgamma[c] += dg[c];
         dbeta[c] += db[c];
+      }
+      if (branch_bias) {
+#pragma omp simd
+        for (int c = c0; c < c1; ++c) branch->inner_bias[c] += dib[c];
       }
     }
   });
@@ -112,8 +129,9 @@ template void residual_layer_norm<float>(const float*, float*, float, std::uint6
 template void residual_layer_norm<double>(const double*, double*, float, std::uint64_t, std::uint64_t, const double*,
                                           const double*, double*, double*, double*, int, int, double);
 template void layer_norm_backward<float>(const float*, const float*, const float*, const float*, const float*,
-                                         float*, float*, float*, int, int, bool);
+                                         float*, float*, float*, int, int, bool, const ResidualBranchGrad<float>*);
 template void layer_norm_backward<double>(const double*, const double*, const double*, const double*,
-                                          const double*, double*, double*, double*, int, int, bool);
+                                          const double*, double*, double*, double*, int, int, bool,
+                                          const ResidualBranchGrad<double>*);
 
 }  // namespace heptapod::kernels

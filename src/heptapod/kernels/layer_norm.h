@@ -16,9 +16,21 @@ template <typename T>
 void residual_layer_norm(const T* x, T* delta, float p, std::uint64_t seed, std::uint64_t stream, const T* gamma,
                          const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps);
 
-// dy: (N, C). dx: (N, C) assigned, or accumulated when accumulate_dx. dgamma, dbeta: (C) accumulated.
+// The gradient of a post-norm residual's branch, made in layer_norm_backward's row pass while dx is in
+// cache: inner (N, C) assigned dropout(dx), with dropout(seed, stream)'s mask over the whole (N, C) tensor, and
+// inner_bias (C) accumulated with inner's column sums (the branch's last bias; skipped when null).
+template <typename T>
+struct ResidualBranchGrad {
+  T* inner = nullptr;
+  T* inner_bias = nullptr;
+  float p = 0;
+  std::uint64_t seed = 0, stream = 0;
+};
+
+// dy: (N, C). dx: (N, C) assigned, or accumulated when accumulate_dx. dgamma, dbeta: (C) accumulated. branch:
+// when not null, filled from dx (which must then be assigned, not accumulated).
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
-                         T* dbeta, int N, int C, bool accumulate_dx);
+                         T* dbeta, int N, int C, bool accumulate_dx, const ResidualBranchGrad<T>* branch = nullptr);
 
 }  // namespace heptapod::kernels

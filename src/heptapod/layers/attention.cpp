@@ -123,7 +123,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
 template <typename T>
 void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T* xq, const T* xkv,
                         const AttentionShape& s, const DropoutSite& drop, const AttentionSaved<T>& saved,
-                        Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv) {
+                        Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const bool self = xq == xkv;
@@ -136,7 +136,7 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
   T* dq = arena.alloc<T>(static_cast<std::size_t>(Nq) * ldq);
   T* dk = self ? dq + C : arena.alloc<T>(static_cast<std::size_t>(Nk) * ldkv);
   T* dv = dk + C;
-  linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false);
+  linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false, out_bias);
 
   const T scale = T(1) / std::sqrt(T(D));
 #pragma omp parallel for schedule(dynamic)
@@ -174,9 +174,9 @@ template void attention_forward<double>(const MultiHeadAttention<double>&, const
                                         double*);
 template void attention_backward<float>(const MultiHeadAttention<float>&, const float*, const float*, const float*,
                                         const AttentionShape&, const DropoutSite&, const AttentionSaved<float>&,
-                                        Arena&, float*, bool, float*);
+                                        Arena&, float*, bool, float*, BiasGrad);
 template void attention_backward<double>(const MultiHeadAttention<double>&, const double*, const double*,
                                          const double*, const AttentionShape&, const DropoutSite&,
-                                         const AttentionSaved<double>&, Arena&, double*, bool, double*);
+                                         const AttentionSaved<double>&, Arena&, double*, bool, double*, BiasGrad);
 
 }  // namespace heptapod

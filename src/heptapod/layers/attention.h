@@ -65,10 +65,11 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y);
 
 // dy: (Nq, C). dxq: (Nq, C) assigned or accumulated (accumulate_dxq). dxkv: (Nk, C) always accumulated;
-// for self-attention pass dxq == dxkv. Parameter gradients accumulated. Temporaries come from the arena.
+// for self-attention pass dxq == dxkv. Parameter gradients accumulated, the output projection's bias unless
+// the caller summed it (out_bias). Temporaries come from the arena.
 template <typename T>
 void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T* xq, const T* xkv,
                         const AttentionShape& shape, const DropoutSite& drop, const AttentionSaved<T>& saved,
-                        Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv);
+                        Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias = BiasGrad::Compute);
 
 }  // namespace heptapod

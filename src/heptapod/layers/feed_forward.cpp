@@ -23,10 +23,11 @@ void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const Dr
 
 template <typename T>
 void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, int N, const DropoutSite& drop,
-                           const FeedForwardSaved<T>& saved, Arena& arena, T* dx, bool accumulate_dx) {
+                           const FeedForwardSaved<T>& saved, Arena& arena, T* dx, bool accumulate_dx,
+                           BiasGrad out_bias) {
   const int F = ffn.fc1.out;
   T* dhidden = arena.alloc<T>(static_cast<std::size_t>(N) * F);  // (N, F)
-  linear_backward(ffn.fc2, dy, saved.hidden, N, dhidden, false);
+  linear_backward(ffn.fc2, dy, saved.hidden, N, dhidden, false, out_bias);
   kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate);
   linear_backward(ffn.fc1, dhidden, x, N, dx, accumulate_dx, BiasGrad::Done);
 }
@@ -36,9 +37,10 @@ template void feed_forward_forward<float>(const FeedForward<float>&, const float
 template void feed_forward_forward<double>(const FeedForward<double>&, const double*, int, const DropoutSite&,
                                            Arena&, FeedForwardSaved<double>&, double*);
 template void feed_forward_backward<float>(const FeedForward<float>&, const float*, const float*, int,
-                                           const DropoutSite&, const FeedForwardSaved<float>&, Arena&, float*, bool);
+                                           const DropoutSite&, const FeedForwardSaved<float>&, Arena&, float*, bool,
+                                           BiasGrad);
 template void feed_forward_backward<double>(const FeedForward<double>&, const double*, const double*, int,
                                             const DropoutSite&, const FeedForwardSaved<double>&, Arena&, double*,
-                                            bool);
+                                            bool, BiasGrad);
 
 }  // namespace heptapod

@@ -23,9 +23,11 @@ template <typename T>
 void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
                           FeedForwardSaved<T>& saved, T* y);
 
-// dy: (N, C) -> dx: (N, C) assigned or accumulated; parameter gradients accumulated.
+// dy: (N, C) -> dx: (N, C) assigned or accumulated; parameter gradients accumulated, the second layer's bias
+// unless the caller summed it (out_bias).
 template <typename T>
 void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, int N, const DropoutSite& drop,
-                           const FeedForwardSaved<T>& saved, Arena& arena, T* dx, bool accumulate_dx);
+                           const FeedForwardSaved<T>& saved, Arena& arena, T* dx, bool accumulate_dx,
+                           BiasGrad out_bias = BiasGrad::Compute);
 
 }  // namespace heptapod

@@ -34,6 +34,14 @@ void layer_norm_backward(const LayerNorm<T>& ln, const T* dy, int N, const Layer
                                accumulate_dx);
 }
 
+template <typename T>
+void residual_layer_norm_backward(const LayerNorm<T>& ln, const T* dy, int N, const LayerNormSaved<T>& saved,
+                                  const DropoutSite& drop, T* dx, T* dinner, T* dinner_bias) {
+  const kernels::ResidualBranchGrad<T> branch{dinner, dinner_bias, drop.rate, drop.seed, drop.stream};
+  kernels::layer_norm_backward(dy, saved.x, saved.mean, saved.rstd, ln.gamma, dx, ln.dgamma, ln.dbeta, N, ln.C,
+                               false, &branch);
+}
+
 template float* layer_norm_forward<float>(const LayerNorm<float>&, const float*, int, Arena&, LayerNormSaved<float>&);
 template double* layer_norm_forward<double>(const LayerNorm<double>&, const double*, int, Arena&,
                                             LayerNormSaved<double>&);
@@ -45,5 +53,11 @@ template void layer_norm_backward<float>(const LayerNorm<float>&, const float*, 
                                          float*, bool);
 template void layer_norm_backward<double>(const LayerNorm<double>&, const double*, int,
                                           const LayerNormSaved<double>&, double*, bool);
+template void residual_layer_norm_backward<float>(const LayerNorm<float>&, const float*, int,
+                                                  const LayerNormSaved<float>&, const DropoutSite&, float*, float*,
+                                                  float*);
+template void residual_layer_norm_backward<double>(const LayerNorm<double>&, const double*, int,
+                                                   const LayerNormSaved<double>&, const DropoutSite&, double*,
+                                                   double*, double*);
 
 }  // namespace heptapod

@@ -38,4 +38,11 @@ template <typename T>
 void layer_norm_backward(const LayerNorm<T>& ln, const T* dy, int N, const LayerNormSaved<T>& saved, T* dx,
                          bool accumulate_dx);
 
+// The post-norm residual's backward in one pass: dy: (N, C) -> dx: (N, C) assigned (the gradient at the
+// residual's input x), dinner: (N, C) assigned (at the branch's output, through the dropout of `drop`), and
+// dinner_bias (C) accumulated with dinner's column sums (the branch's last bias; skipped when null).
+template <typename T>
+void residual_layer_norm_backward(const LayerNorm<T>& ln, const T* dy, int N, const LayerNormSaved<T>& saved,
+                                  const DropoutSite& drop, T* dx, T* dinner, T* dinner_bias);
+
 }  // namespace heptapod

@@ -6,6 +6,7 @@
 
 #include "heptapod/core/arena.h"
 #include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/elementwise.h"
 #include "heptapod/layers/dropout_site.h"
 #include "heptapod/layers/layer_norm.h"
 
@@ -34,21 +35,23 @@ T* sublayer_forward(NormPosition pos, const LayerNorm<T>& ln, const T* x, int N,
 }
 
 // dy: (N, C) -> dx: (N, C) assigned. f_back(dy_f, dx_inner, accumulate) back-propagates through f, writing
-// (accumulate false) or adding to (accumulate true) dx_inner.
+// (accumulate false) or adding to (accumulate true) dx_inner. f_bias_grad: (C) the gradient of f's last bias
+// (added to its output), accumulated here with the column sums of dy_f, so f_back must not add it (skipped
+// when null).
 template <typename T, typename FB>
 void sublayer_backward(NormPosition pos, const LayerNorm<T>& ln, const T* dy, int N, const DropoutSite& drop,
-                       const SublayerSaved<T>& saved, Arena& arena, T* dx, FB&& f_back) {
+                       const SublayerSaved<T>& saved, Arena& arena, T* dx, T* f_bias_grad, FB&& f_back) {
   const long count = static_cast<long>(N) * ln.C;
   T* dinner = arena.alloc<T>(count);  // (N, C) gradient at f's output
   if (pos == NormPosition::Pre) {
     std::memcpy(dx, dy, sizeof(T) * count);
     kernels::dropout_copy(dy, dinner, count, drop.rate, drop.seed, drop.stream);
+    if (f_bias_grad) kernels::bias_backward(dinner, f_bias_grad, N, ln.C);
     T* dnormed = arena.alloc<T>(count);  // (N, C)
     f_back(dinner, dnormed, false);
     layer_norm_backward(ln, dnormed, N, saved.norm, dx, true);
   } else {
-    layer_norm_backward(ln, dy, N, saved.norm, dx, false);
-    kernels::dropout_copy(dx, dinner, count, drop.rate, drop.seed, drop.stream);
+    residual_layer_norm_backward(ln, dy, N, saved.norm, drop, dx, dinner, f_bias_grad);
     f_back(dinner, dx, true);
   }
 }

@@ -48,24 +48,24 @@ void DecoderLayer<T>::backward(const T* dy, const T* memory, const AttentionShap
   T* dh1 = arena.alloc<T>(count);  // (B*T, C)
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
   sublayer_backward(config_.norm, p_.ffn_norm, dy, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
-                    ffn_sub_, arena, dh2, [&](const T* dout, T* din, bool accumulate) {
+                    ffn_sub_, arena, dh2, p_.ffn.fc2.db, [&](const T* dout, T* din, bool accumulate) {
                       feed_forward_backward(p_.ffn, dout, ffn_sub_.inner_input, N, act_drop, ffn_saved_, arena, din,
-                                            accumulate);
+                                            accumulate, BiasGrad::Done);
                     });
   const DropoutSite cross_drop = site(ctx, SublayerSlot::CrossAttention, DropoutKind::Attention);
   sublayer_backward(config_.norm, p_.cross_attn_norm, dh2, N,
                     site(ctx, SublayerSlot::CrossAttention, DropoutKind::Residual), cross_sub_, arena, dh1,
-                    [&](const T* dout, T* din, bool accumulate) {
+                    p_.cross_attn.out_proj.db, [&](const T* dout, T* din, bool accumulate) {
                       attention_backward(p_.cross_attn, dout, cross_sub_.inner_input, memory, cross_shape, cross_drop,
-                                         cross_saved_, arena, din, accumulate, dmemory);
+                                         cross_saved_, arena, din, accumulate, dmemory, BiasGrad::Done);
                     });
   const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   sublayer_backward(config_.norm, p_.self_attn_norm, dh1, N,
                     site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), self_sub_, arena, dx,
-                    [&](const T* dout, T* din, bool accumulate) {
+                    p_.self_attn.out_proj.db, [&](const T* dout, T* din, bool accumulate) {
                       const T* in = self_sub_.inner_input;
                       attention_backward(p_.self_attn, dout, in, in, self_shape, self_drop, self_saved_, arena, din,
-                                         accumulate, din);
+                                         accumulate, din, BiasGrad::Done);
                     });
 }
 

@@ -37,17 +37,17 @@ void EncoderLayer<T>::backward(const T* dy, const AttentionShape& shape, const D
   T* dh = arena.alloc<T>(static_cast<std::size_t>(N) * config_.d_model);  // (N, C)
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
   sublayer_backward(config_.norm, p_.ffn_norm, dy, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
-                    ffn_sub_, arena, dh, [&](const T* dout, T* din, bool accumulate) {
+                    ffn_sub_, arena, dh, p_.ffn.fc2.db, [&](const T* dout, T* din, bool accumulate) {
                       feed_forward_backward(p_.ffn, dout, ffn_sub_.inner_input, N, act_drop, ffn_saved_, arena, din,
-                                            accumulate);
+                                            accumulate, BiasGrad::Done);
                     });
   const DropoutSite attn_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   sublayer_backward(config_.norm, p_.self_attn_norm, dh, N,
                     site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), attn_sub_, arena, dx,
-                    [&](const T* dout, T* din, bool accumulate) {
+                    p_.self_attn.out_proj.db, [&](const T* dout, T* din, bool accumulate) {
                       const T* in = attn_sub_.inner_input;
                       attention_backward(p_.self_attn, dout, in, in, shape, attn_drop, attn_saved_, arena, din,
-                                         accumulate, din);
+                                         accumulate, din, BiasGrad::Done);
                     });
 }
 
