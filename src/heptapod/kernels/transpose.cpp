@@ -1,6 +1,7 @@
 // Transpose kernels.
 #include "heptapod/kernels/transpose.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "heptapod/kernels/vector_math.h"
@@ -16,10 +17,20 @@ void transpose_plain(const T* in, int rows, int cols, long ld_in, T* out, long l
 }
 
 #ifdef HEPTAPOD_HAVE_AVX2
-// Rows [0, 8) x columns [0, 8) of in -> out, transposed.
-inline void transpose8x8(const float* in, long ld_in, float* out, long ld_out) {
+// Lanes [0, n) of eight set.
+inline __m256i lane_mask(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Rows [0, rows) x columns [0, cols) of in -> out, transposed, rows and cols <= 8: an 8 x 8 register transpose
+// whose loads and stores are masked at a ragged edge (Full: all 8 x 8, no masks).
+template <bool Full>
+inline void transpose8x8(const float* in, long ld_in, float* out, long ld_out, int rows = 8, int cols = 8) {
   __m256 r[8], t[8];
-  for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(in + k * ld_in);
+  const __m256i load_mask = lane_mask(cols), store_mask = lane_mask(rows);
+  for (int k = 0; k < 8; ++k)
+    r[k] = Full ? _mm256_loadu_ps(in + k * ld_in)
+                : k < rows ? _mm256_maskload_ps(in + k * ld_in, load_mask) : _mm256_setzero_ps();
   for (int k = 0; k < 8; k += 2) {
     t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
     t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
@@ -30,18 +41,28 @@ inline void transpose8x8(const float* in, long ld_in, float* out, long ld_out) {
     r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
     r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
   }
+  auto store = [&](int k, __m256 v) {  // out row k: column k of in
+    if (Full)
+      _mm256_storeu_ps(out + k * ld_out, v);
+    else if (k < cols)
+      _mm256_maskstore_ps(out + k * ld_out, store_mask, v);
+  };
   for (int k = 0; k < 4; ++k) {
-    _mm256_storeu_ps(out + k * ld_out, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
-    _mm256_storeu_ps(out + (k + 4) * ld_out, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
+    store(k, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
+    store(k + 4, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
   }
 }
 
 void transpose_blocks(const float* in, int rows, int cols, long ld_in, float* out, long ld_out) {
-  const int rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
-  for (int i = 0; i < rows8; i += 8)
-    for (int j = 0; j < cols8; j += 8) transpose8x8(in + i * ld_in + j, ld_in, out + j * ld_out + i, ld_out);
-  transpose_plain(in + cols8, rows8, cols - cols8, ld_in, out + cols8 * ld_out, ld_out);  // right edge
-  transpose_plain(in + rows8 * ld_in, rows - rows8, cols, ld_in, out + rows8, ld_out);    // bottom edge
+  for (int i = 0; i < rows; i += 8)
+    for (int j = 0; j < cols; j += 8) {
+      const float* src = in + i * ld_in + j;
+      float* dst = out + j * ld_out + i;
+      if (i + 8 <= rows && j + 8 <= cols)
+        transpose8x8<true>(src, ld_in, dst, ld_out);
+      else
+        transpose8x8<false>(src, ld_in, dst, ld_out, std::min(8, rows - i), std::min(8, cols - j));
+    }
 }
 #endif
 
