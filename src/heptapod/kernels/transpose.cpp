@@ -53,15 +53,74 @@ inline void transpose8x8(const float* in, long ld_in, float* out, long ld_out, i
   }
 }
 
+#if defined(__AVX512F__)
+// GCC 12 reports the unused pass-through operand inside its own _mm512_unpack*_ps as uninitialised.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// The same 16 x 16 at a time with AVX-512: 32-bit then 64-bit interleaves within 128-bit lanes, then two
+// rounds of 128-bit lane shuffles (rows [0, rows) x columns [0, cols), both <= 16; Full: no masks).
+template <bool Full>
+inline void transpose16x16(const float* in, long ld_in, float* out, long ld_out, int rows = 16, int cols = 16) {
+  const __mmask16 load_mask = static_cast<__mmask16>((1u << cols) - 1);
+  const __mmask16 store_mask = static_cast<__mmask16>((1u << rows) - 1);
+  __m512 r[16], t[16];
+  for (int k = 0; k < 16; ++k)
+    r[k] = Full ? _mm512_loadu_ps(in + k * ld_in)
+                : k < rows ? _mm512_maskz_loadu_ps(load_mask, in + k * ld_in) : _mm512_setzero_ps();
+  for (int k = 0; k < 16; k += 2) {  // per 128-bit lane j: rows k, k+1 of columns 4j, 4j+1 | 4j+2, 4j+3
+    t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 16; k += 4) {  // r[k + c], lane j: rows k..k+3 of column 4j + c
+    auto pd = [](__m512 v) { return _mm512_castps_pd(v); };
+    r[k] = _mm512_castpd_ps(_mm512_unpacklo_pd(pd(t[k]), pd(t[k + 2])));
+    r[k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(pd(t[k]), pd(t[k + 2])));
+    r[k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(pd(t[k + 1]), pd(t[k + 3])));
+    r[k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(pd(t[k + 1]), pd(t[k + 3])));
+  }
+  auto store = [&](int k, __m512 v) {  // out row k: column k of in
+    if (Full)
+      _mm512_storeu_ps(out + k * ld_out, v);
+    else if (k < cols)
+      _mm512_mask_storeu_ps(out + k * ld_out, store_mask, v);
+  };
+  for (int c = 0; c < 4; ++c) {  // column 4j + c: lane q of its output row is lane j of r[4q + c]
+    const __m512 v0 = _mm512_shuffle_f32x4(r[c], r[4 + c], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], _MM_SHUFFLE(3, 1, 3, 1));
+    const __m512 v2 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 v3 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], _MM_SHUFFLE(3, 1, 3, 1));
+    store(c, _mm512_shuffle_f32x4(v0, v2, _MM_SHUFFLE(2, 0, 2, 0)));
+    store(4 + c, _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(2, 0, 2, 0)));
+    store(8 + c, _mm512_shuffle_f32x4(v0, v2, _MM_SHUFFLE(3, 1, 3, 1)));
+    store(12 + c, _mm512_shuffle_f32x4(v1, v3, _MM_SHUFFLE(3, 1, 3, 1)));
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
 void transpose_blocks(const float* in, int rows, int cols, long ld_in, float* out, long ld_out) {
-  for (int i = 0; i < rows; i += 8)
-    for (int j = 0; j < cols; j += 8) {
+#if defined(__AVX512F__)
+  constexpr int kBlock = 16;
+#else
+  constexpr int kBlock = 8;
+#endif
+  for (int i = 0; i < rows; i += kBlock)
+    for (int j = 0; j < cols; j += kBlock) {
       const float* src = in + i * ld_in + j;
       float* dst = out + j * ld_out + i;
-      if (i + 8 <= rows && j + 8 <= cols)
+      const int r = std::min(kBlock, rows - i), c = std::min(kBlock, cols - j);
+#if defined(__AVX512F__)
+      if (r == kBlock && c == kBlock)
+        transpose16x16<true>(src, ld_in, dst, ld_out);
+      else
+        transpose16x16<false>(src, ld_in, dst, ld_out, r, c);
+#else
+      if (r == kBlock && c == kBlock)
         transpose8x8<true>(src, ld_in, dst, ld_out);
       else
-        transpose8x8<false>(src, ld_in, dst, ld_out, std::min(8, rows - i), std::min(8, cols - j));
+        transpose8x8<false>(src, ld_in, dst, ld_out, r, c);
+#endif
     }
 }
 #endif
