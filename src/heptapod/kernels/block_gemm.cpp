@@ -43,9 +43,7 @@ struct Lanes8 {
   using Mask = __m256i;
   static constexpr int kWidth = 8;
   static constexpr int kMaxRows = 6;  // 12 accumulators of 16 registers
-  static Mask mask(int n) {  // lanes [0, n) set
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  }
+  static Mask mask(int n) { return avx2::lane_mask(n); }
   static Vec zero() { return _mm256_setzero_ps(); }
   static Vec load(const float* p) { return _mm256_loadu_ps(p); }
   static Vec load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }

@@ -17,17 +17,12 @@ void transpose_plain(const T* in, int rows, int cols, long ld_in, T* out, long l
 }
 
 #ifdef HEPTAPOD_HAVE_AVX2
-// Lanes [0, n) of eight set.
-inline __m256i lane_mask(int n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 // Rows [0, rows) x columns [0, cols) of in -> out, transposed, rows and cols <= 8: an 8 x 8 register transpose
 // whose loads and stores are masked at a ragged edge (Full: all 8 x 8, no masks).
 template <bool Full>
 inline void transpose8x8(const float* in, long ld_in, float* out, long ld_out, int rows = 8, int cols = 8) {
   __m256 r[8], t[8];
-  const __m256i load_mask = lane_mask(cols), store_mask = lane_mask(rows);
+  const __m256i load_mask = avx2::lane_mask(cols), store_mask = avx2::lane_mask(rows);
   for (int k = 0; k < 8; ++k)
     r[k] = Full ? _mm256_loadu_ps(in + k * ld_in)
                 : k < rows ? _mm256_maskload_ps(in + k * ld_in, load_mask) : _mm256_setzero_ps();
@@ -99,28 +94,31 @@ inline void transpose16x16(const float* in, long ld_in, float* out, long ld_out,
 #pragma GCC diagnostic pop
 #endif
 
-void transpose_blocks(const float* in, int rows, int cols, long ld_in, float* out, long ld_out) {
+// The widest register transpose the build targets.
 #if defined(__AVX512F__)
-  constexpr int kBlock = 16;
+constexpr int kBlock = 16;
+template <bool Full>
+void transpose_block(const float* in, long ld_in, float* out, long ld_out, int rows, int cols) {
+  transpose16x16<Full>(in, ld_in, out, ld_out, rows, cols);
+}
 #else
-  constexpr int kBlock = 8;
+constexpr int kBlock = 8;
+template <bool Full>
+void transpose_block(const float* in, long ld_in, float* out, long ld_out, int rows, int cols) {
+  transpose8x8<Full>(in, ld_in, out, ld_out, rows, cols);
+}
 #endif
+
+void transpose_blocks(const float* in, int rows, int cols, long ld_in, float* out, long ld_out) {
   for (int i = 0; i < rows; i += kBlock)
     for (int j = 0; j < cols; j += kBlock) {
       const float* src = in + i * ld_in + j;
       float* dst = out + j * ld_out + i;
       const int r = std::min(kBlock, rows - i), c = std::min(kBlock, cols - j);
-#if defined(__AVX512F__)
       if (r == kBlock && c == kBlock)
-        transpose16x16<true>(src, ld_in, dst, ld_out);
+        transpose_block<true>(src, ld_in, dst, ld_out, r, c);
       else
-        transpose16x16<false>(src, ld_in, dst, ld_out, r, c);
-#else
-      if (r == kBlock && c == kBlock)
-        transpose8x8<true>(src, ld_in, dst, ld_out);
-      else
-        transpose8x8<false>(src, ld_in, dst, ld_out, r, c);
-#endif
+        transpose_block<false>(src, ld_in, dst, ld_out, r, c);
     }
 }
 #endif

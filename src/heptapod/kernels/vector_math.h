@@ -44,6 +44,11 @@ T exp_sum_scalar(const T* x, long n, T shift, T scale, T* out) {
 #ifdef HEPTAPOD_HAVE_AVX2
 namespace avx2 {
 
+// Lanes [0, n) of eight set: the mask of masked loads and stores at a ragged edge.
+inline __m256i lane_mask(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 inline __m256 exp8(__m256 x) {
   const __m256 lo = _mm256_set1_ps(-87.3f);
   const __m256 underflow = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
