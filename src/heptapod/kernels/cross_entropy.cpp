@@ -1,4 +1,4 @@
-// Cross-entropy: vectorised passes per row for the sum and max, one exp pass (into the gradient row when
+// Cross-entropy: a vectorised pass per row for the sum and max, one exp pass (into the gradient row when
 // there is one), one more to scale the gradient.
 #include "heptapod/kernels/cross_entropy.h"
 
@@ -18,7 +18,8 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, in
     for (long n = begin; n < end; ++n) {
       const T* x = logits + n * V;
       const int y = targets[n];
-      const T x_y = x[y], sum_x = sum_value(x, V), max_x = max_value(x, V);
+      const T x_y = x[y];
+      const auto [sum_x, max_x] = sum_and_max(x, V);
       // One exp per logit: exp(x - max) goes straight into the gradient row when there is one (x and d may
       // be the same row: everything read from x is read before).
       T* d = dlogits ? dlogits + n * V : nullptr;
