@@ -16,10 +16,11 @@ void add_bias(T* y, const T* bias, int N, int C) {
 
 template <typename T>
 void bias_backward(const T* dy, T* dbias, int N, int C) {
-  for_column_blocks(C, static_cast<long>(N) * C, [&](int c0, int c1) {
-    for (int n = 0; n < N; ++n) {
+  for_row_chunks_summing<T>(N, C, {dbias}, [&](int n0, int n1, T* sums) {
+    for (int n = n0; n < n1; ++n) {
       const T* row = dy + static_cast<long>(n) * C;
-      for (int c = c0; c < c1; ++c) dbias[c] += row[c];
+#pragma omp simd
+      for (int c = 0; c < C; ++c) sums[c] += row[c];
     }
   });
 }

@@ -54,22 +54,15 @@ void residual_layer_norm(const T* x, T* delta, float p, std::uint64_t seed, std:
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
                          T* dbeta, int N, int C, bool accumulate_dx, const ResidualBranchGrad<T>* branch) {
-  // Column sums (dgamma, dbeta and the branch's bias) are taken per chunk of kChunkRows rows in the row pass,
-  // while the rows are in cache, then the chunks' sums are added in chunk order: a fixed order whatever the
-  // thread count.
-  constexpr int kChunkRows = 32;
-  const int chunks = (N + kChunkRows - 1) / kChunkRows;
+  // dgamma, dbeta and the branch's bias are summed per chunk of rows while the rows are in cache
+  // (for_row_chunks_summing).
   const bool branch_bias = branch && branch->inner_bias;
-  const int sums_per_chunk = branch_bias ? 3 : 2;
-  thread_local std::vector<T> chunk_sums;
-  chunk_sums.assign(static_cast<std::size_t>(chunks) * sums_per_chunk * C, T(0));  // (chunks, sums, C)
-  T* sums = chunk_sums.data();
-#pragma omp parallel for schedule(static) if (static_cast<long>(N) * C > kParallelMinWork)
-  for (int chunk = 0; chunk < chunks; ++chunk) {
-    T* dg = sums + static_cast<long>(chunk) * sums_per_chunk * C;  // (C) each: dgamma, dbeta, branch bias
+  for_row_chunks_summing<T>(N, C, {dgamma, dbeta, branch_bias ? branch->inner_bias : nullptr}, [&](int n0, int n1,
+                                                                                                   T* sums) {
+    T* dg = sums;  // (C) each: dgamma, dbeta, branch bias
     T* db = dg + C;
     T* dib = db + C;
-    for (int n = chunk * kChunkRows; n < std::min(N, (chunk + 1) * kChunkRows); ++n) {
+    for (int n = n0; n < n1; ++n) {
       const long first = static_cast<long>(n) * C;
       const T* xr = x + first;
       const T* g = dy + first;
@@ -99,22 +92,6 @@ void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, 
       if (branch_bias) {
 #pragma omp simd
         for (int c = 0; c < C; ++c) dib[c] += inner[c];
-      }
-    }
-  }
-  for_column_blocks(C, static_cast<long>(chunks) * C, [&](int c0, int c1) {
-    for (int chunk = 0; chunk < chunks; ++chunk) {
-      const T* dg = sums + static_cast<long>(chunk) * sums_per_chunk * C;
-      const T* db = dg + C;
-      const T* dib = db + C;
-#pragma omp simd
-      for (int c = c0; c < c1; ++c) {
-        dgamma[c] += dg[c];
-        dbeta[c] += db[c];
-      }
-      if (branch_bias) {
-#pragma omp simd
-        for (int c = c0; c < c1; ++c) branch->inner_bias[c] += dib[c];
       }
     }
   });

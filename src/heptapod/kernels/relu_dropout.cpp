@@ -1,5 +1,5 @@
-// Fused feed-forward element-wise kernels: rows in parallel forward; column blocks backward, so each bias
-// gradient entry has one writer and sums in row order.
+// Fused feed-forward element-wise kernels: rows in parallel forward; chunks of rows backward, the bias
+// gradient summed per chunk and the chunks added in a fixed order (parallel.h).
 #include "heptapod/kernels/relu_dropout.h"
 
 #include <algorithm>
@@ -25,16 +25,18 @@ void bias_relu_dropout_forward(T* hidden, const T* bias, int N, int F, float p, 
 
 template <typename T>
 void relu_dropout_backward(T* grad, const T* out, T* dbias, int N, int F, float p) {
-  for_column_blocks(F, static_cast<long>(N) * F, [&](int f0, int f1) {
+  for_row_chunks_summing<T>(N, F, {dbias}, [&](int n0, int n1, T* sums) {
     const T keep_scale = T(1) / (T(1) - static_cast<T>(p));  // a local: stores through g cannot change it
-    for (int n = 0; n < N; ++n) {
-      const long first = static_cast<long>(n) * F + f0;
+    for (int n = n0; n < n1; ++n) {
+      const long first = static_cast<long>(n) * F;
       T* g = grad + first;
       const T* o = out + first;
 #pragma omp simd
-      for (int f = 0; f < f1 - f0; ++f) g[f] = o[f] > T(0) ? g[f] * keep_scale : T(0);
-      if (dbias)
-        for (int f = 0; f < f1 - f0; ++f) dbias[f0 + f] += g[f];
+      for (int f = 0; f < F; ++f) {
+        const T v = o[f] > T(0) ? g[f] * keep_scale : T(0);
+        g[f] = v;
+        sums[f] += v;
+      }
     }
   });
 }

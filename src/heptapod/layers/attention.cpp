@@ -43,59 +43,39 @@ Block block(const AttentionShape& s, int bh, int H, int D, int ldq, int ldkv) {
           q_row * H * D + h * D, s.score_offset(b, h, H)};
 }
 
-// The stacked layer of `parts` for one product: the packed matrix of an inference model, else row-major
-// copies in the arena.
-template <typename T>
-Linear<T> stacked(const Linear<T>& packed, std::initializer_list<const Linear<T>*> parts, Arena& arena) {
-  if (packed.packed) return packed;
-  int out = 0;
-  for (const Linear<T>* p : parts) out += p->out;
-  const int in = (*parts.begin())->in;
-  return stack_linear(parts, arena.alloc<T>(static_cast<std::size_t>(out) * in), arena.alloc<T>(out));
-}
-
-// linear_backward for a stacked layer: its weight and bias gradients are summed in zeroed arena scratch and
-// then added to each part's own. dy: (N, s.out).
-template <typename T>
-void stacked_backward(Linear<T> s, std::initializer_list<const Linear<T>*> parts, const T* dy, const T* x, int N,
-                      T* dx, bool accumulate_dx, Arena& arena) {
-  s.dw = arena.alloc_zero<T>(static_cast<std::size_t>(s.out) * s.in);
-  s.db = arena.alloc_zero<T>(s.out);
-  linear_backward(s, dy, x, N, dx, accumulate_dx);
-  int o = 0;
-  for (const Linear<T>* p : parts) {
-    kernels::add(p->dw, s.dw + static_cast<std::size_t>(o) * s.in, p->dw, static_cast<long>(p->out) * s.in);
-    kernels::add(p->db, s.db + o, p->db, p->out);
-    o += p->out;
-  }
-}
-
 }  // namespace
 
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& s,
-                       const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y) {
+                       const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y,
+                       const ProjectedKeysValues<T>* projected) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const long score_count = s.scores(H);
   const bool self = xq == xkv;
   if (self) {
-    saved.stacked = stacked(attn.qkv, {&attn.q_proj, &attn.k_proj, &attn.v_proj}, arena);
+    // An inference model's packed q|k|v, else row-major copies for this step.
+    saved.stacked = attn.qkv.packed ? attn.qkv : stack_linear({&attn.q_proj, &attn.k_proj, &attn.v_proj}, arena);
     saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * 3 * C);  // (Nq, 3C): q | k | v per row
     linear_forward(saved.stacked, xq, Nq, saved.q);
     saved.k = saved.q + C;
-    saved.v = saved.q + 2 * C;
     saved.ldq = saved.ldkv = 3 * C;
   } else {
-    saved.stacked = stacked(attn.kv, {&attn.k_proj, &attn.v_proj}, arena);
     saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
-    saved.k = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
     linear_forward(attn.q_proj, xq, Nq, saved.q);
-    linear_forward(saved.stacked, xkv, Nk, saved.k);
-    saved.v = saved.k + C;
+    if (projected) {
+      saved.k = projected->kv;
+      saved.ldkv = projected->ld;
+    } else {
+      saved.stacked = attn.kv.packed ? attn.kv : stack_linear({&attn.k_proj, &attn.v_proj}, arena);
+      T* kv = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
+      linear_forward(saved.stacked, xkv, Nk, kv);
+      saved.k = kv;
+      saved.ldkv = 2 * C;
+    }
     saved.ldq = C;
-    saved.ldkv = 2 * C;
   }
+  saved.v = saved.k + C;
   saved.probs = arena.alloc<T>(score_count);
   saved.dropped = drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
   saved.context = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
@@ -123,18 +103,20 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
 template <typename T>
 void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T* xq, const T* xkv,
                         const AttentionShape& s, const DropoutSite& drop, const AttentionSaved<T>& saved,
-                        Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias) {
+                        Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias,
+                        const ProjectedKeysValues<T>* projected) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const bool self = xq == xkv;
-  require(saved.stacked.w != nullptr, "attention_backward: the forward pass ran on packed weights");
+  require(attn.out_proj.w != nullptr, "attention_backward: the forward pass ran on packed weights");
+  require(!projected || projected->dkv, "attention_backward: no room for the projected keys' gradient");
   T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);  // (Nq, C)
   T* dscores = arena.alloc<T>(s.scores(H));                          // the score blocks
   // The gradients of the projections, in the forward's layout: (Nq, 3C) for self-attention; (Nq, C) and
   // (Nk, 2C) for cross-attention.
   const int ldq = saved.ldq, ldkv = saved.ldkv;
   T* dq = arena.alloc<T>(static_cast<std::size_t>(Nq) * ldq);
-  T* dk = self ? dq + C : arena.alloc<T>(static_cast<std::size_t>(Nk) * ldkv);
+  T* dk = self ? dq + C : projected ? projected->dkv : arena.alloc<T>(static_cast<std::size_t>(Nk) * ldkv);
   T* dv = dk + C;
   linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false, out_bias);
 
@@ -162,21 +144,22 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
                      arena);
   } else {
     linear_backward(attn.q_proj, dq, xq, Nq, dxq, accumulate_dxq);
-    stacked_backward(saved.stacked, {&attn.k_proj, &attn.v_proj}, dk, xkv, Nk, dxkv, true, arena);
+    if (!projected) stacked_backward(saved.stacked, {&attn.k_proj, &attn.v_proj}, dk, xkv, Nk, dxkv, true, arena);
   }
 }
 
 template void attention_forward<float>(const MultiHeadAttention<float>&, const float*, const float*,
                                        const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<float>&,
-                                       float*);
+                                       float*, const ProjectedKeysValues<float>*);
 template void attention_forward<double>(const MultiHeadAttention<double>&, const double*, const double*,
                                         const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<double>&,
-                                        double*);
+                                        double*, const ProjectedKeysValues<double>*);
 template void attention_backward<float>(const MultiHeadAttention<float>&, const float*, const float*, const float*,
                                         const AttentionShape&, const DropoutSite&, const AttentionSaved<float>&,
-                                        Arena&, float*, bool, float*, BiasGrad);
+                                        Arena&, float*, bool, float*, BiasGrad, const ProjectedKeysValues<float>*);
 template void attention_backward<double>(const MultiHeadAttention<double>&, const double*, const double*,
                                          const double*, const AttentionShape&, const DropoutSite&,
-                                         const AttentionSaved<double>&, Arena&, double*, bool, double*, BiasGrad);
+                                         const AttentionSaved<double>&, Arena&, double*, bool, double*, BiasGrad,
+                                         const ProjectedKeysValues<double>*);
 
 }  // namespace heptapod

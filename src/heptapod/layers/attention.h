@@ -49,8 +49,8 @@ class AttentionShape {
 template <typename T>
 struct AttentionSaved {
   T* q = nullptr;        // (Nq, C), rows ldq apart
-  T* k = nullptr;        // (Nk, C), rows ldkv apart
-  T* v = nullptr;        // (Nk, C), rows ldkv apart
+  const T* k = nullptr;  // (Nk, C), rows ldkv apart
+  const T* v = nullptr;  // (Nk, C), rows ldkv apart
   int ldq = 0, ldkv = 0;
   Linear<T> stacked;     // q|k|v or k|v as run
   T* probs = nullptr;    // scores(H): per sentence and head a (q.len, k.len) block, softmax output
@@ -58,18 +58,32 @@ struct AttentionSaved {
   T* context = nullptr;  // (Nq, C) heads concatenated, before out_proj
 };
 
+// Cross-attention's keys and values projected by the caller (the Transformer runs every decoder layer's k|v
+// projection of the encoder output as one product): this layer's k at kv, its v at kv + C, rows ld apart.
+// The backward pass writes their gradients at dkv, in the same layout, and leaves the k and v projections'
+// parameter and input gradients to the caller.
+template <typename T>
+struct ProjectedKeysValues {
+  const T* kv = nullptr;  // (Nk, 2C) k | v, rows ld apart
+  T* dkv = nullptr;       // (Nk, 2C) their gradient, rows ld apart; set before backward
+  int ld = 0;
+};
+
 // xq: (Nq, C), xkv: (Nk, C) (the same pointer for self-attention), Nq = q().rows(), Nk = k().rows() ->
-// y: (Nq, C) assigned.
+// y: (Nq, C) assigned. Cross-attention reads its keys and values from `projected` when given (xkv unused).
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& shape,
-                       const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y);
+                       const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y,
+                       const ProjectedKeysValues<T>* projected = nullptr);
 
 // dy: (Nq, C). dxq: (Nq, C) assigned or accumulated (accumulate_dxq). dxkv: (Nk, C) always accumulated;
 // for self-attention pass dxq == dxkv. Parameter gradients accumulated, the output projection's bias unless
-// the caller summed it (out_bias). Temporaries come from the arena.
+// the caller summed it (out_bias). Temporaries come from the arena. With `projected` (as in the forward
+// pass) the key and value gradients go to projected->dkv and dxkv is not touched.
 template <typename T>
 void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T* xq, const T* xkv,
                         const AttentionShape& shape, const DropoutSite& drop, const AttentionSaved<T>& saved,
-                        Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias = BiasGrad::Compute);
+                        Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias = BiasGrad::Compute,
+                        const ProjectedKeysValues<T>* projected = nullptr);
 
 }  // namespace heptapod

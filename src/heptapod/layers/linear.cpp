@@ -91,6 +91,28 @@ Linear<T> stack_linear(std::span<const Linear<T>* const> parts, T* w, T* b) {
   return s;
 }
 
+template <typename T>
+Linear<T> stack_linear(std::span<const Linear<T>* const> parts, Arena& arena) {
+  int out = 0;
+  for (const Linear<T>* p : parts) out += p->out;
+  const int in = parts.front()->in;
+  return stack_linear(parts, arena.alloc<T>(static_cast<std::size_t>(out) * in), arena.alloc<T>(out));
+}
+
+template <typename T>
+void stacked_backward(Linear<T> s, std::span<const Linear<T>* const> parts, const T* dy, const T* x, int N, T* dx,
+                      bool accumulate_dx, Arena& arena) {
+  s.dw = arena.alloc_zero<T>(static_cast<std::size_t>(s.out) * s.in);
+  s.db = arena.alloc_zero<T>(s.out);
+  linear_backward(s, dy, x, N, dx, accumulate_dx);
+  int o = 0;
+  for (const Linear<T>* p : parts) {
+    kernels::add(p->dw, s.dw + static_cast<std::size_t>(o) * s.in, p->dw, static_cast<long>(p->out) * s.in);
+    kernels::add(p->db, s.db + o, p->db, p->out);
+    o += p->out;
+  }
+}
+
 template void linear_forward<float>(const Linear<float>&, const float*, int, float*);
 template void linear_forward<double>(const Linear<double>&, const double*, int, double*);
 template void linear_forward_columns<float>(const Linear<float>&, const float*, int, int, int, float*);
@@ -103,6 +125,12 @@ template void linear_product<float>(const Linear<float>&, const float*, int, flo
 template void linear_product<double>(const Linear<double>&, const double*, int, double*);
 template Linear<float> stack_linear<float>(std::span<const Linear<float>* const>, float*, float*);
 template Linear<double> stack_linear<double>(std::span<const Linear<double>* const>, double*, double*);
+template Linear<float> stack_linear<float>(std::span<const Linear<float>* const>, Arena&);
+template Linear<double> stack_linear<double>(std::span<const Linear<double>* const>, Arena&);
+template void stacked_backward<float>(Linear<float>, std::span<const Linear<float>* const>, const float*,
+                                      const float*, int, float*, bool, Arena&);
+template void stacked_backward<double>(Linear<double>, std::span<const Linear<double>* const>, const double*,
+                                       const double*, int, double*, bool, Arena&);
 template void linear_backward<float>(const Linear<float>&, const float*, const float*, int, float*, bool, BiasGrad);
 template void linear_backward<double>(const Linear<double>&, const double*, const double*, int, double*, bool,
                                       BiasGrad);

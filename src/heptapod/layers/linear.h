@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <span>
 
+#include "heptapod/core/arena.h"
 #include "heptapod/kernels/packed_weights.h"
 
 namespace heptapod {
@@ -44,11 +45,31 @@ Linear<T> stack_linear(std::initializer_list<const Linear<T>*> parts, T* w, T* b
   return stack_linear(std::span<const Linear<T>* const>(parts.begin(), parts.size()), w, b);
 }
 
+// The same with the copies carved from the arena: a stacked layer for one training step.
+template <typename T>
+Linear<T> stack_linear(std::span<const Linear<T>* const> parts, Arena& arena);
+template <typename T>
+Linear<T> stack_linear(std::initializer_list<const Linear<T>*> parts, Arena& arena) {
+  return stack_linear(std::span<const Linear<T>* const>(parts.begin(), parts.size()), arena);
+}
+
 // dy: (N, out), x: (N, in) the forward input. dx: (N, in) assigned, or accumulated when accumulate_dx;
 // skipped when null. dw accumulated; db too unless the caller already summed it (BiasGrad::Done).
 enum class BiasGrad { Compute, Done };
 template <typename T>
 void linear_backward(const Linear<T>& layer, const T* dy, const T* x, int N, T* dx, bool accumulate_dx,
                      BiasGrad bias = BiasGrad::Compute);
+
+// linear_backward for a layer stacked from `parts`: its weight and bias gradients are summed in zeroed arena
+// scratch, then added to each part's own. dy: (N, stacked.out).
+template <typename T>
+void stacked_backward(Linear<T> stacked, std::span<const Linear<T>* const> parts, const T* dy, const T* x, int N,
+                      T* dx, bool accumulate_dx, Arena& arena);
+template <typename T>
+void stacked_backward(const Linear<T>& stacked, std::initializer_list<const Linear<T>*> parts, const T* dy,
+                      const T* x, int N, T* dx, bool accumulate_dx, Arena& arena) {
+  stacked_backward(stacked, std::span<const Linear<T>* const>(parts.begin(), parts.size()), dy, x, N, dx,
+                   accumulate_dx, arena);
+}
 
 }  // namespace heptapod

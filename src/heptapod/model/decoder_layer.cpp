@@ -16,7 +16,8 @@ DropoutSite DecoderLayer<T>::site(const DropoutContext& ctx, SublayerSlot slot, 
 
 template <typename T>
 T* DecoderLayer<T>::forward(const T* x, const T* memory, const AttentionShape& self_shape,
-                            const AttentionShape& cross_shape, const DropoutContext& ctx, Arena& arena) {
+                            const AttentionShape& cross_shape, const DropoutContext& ctx, Arena& arena,
+                            const ProjectedKeysValues<T>* memory_kv) {
   const int N = self_shape.q().rows();
   const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   T* h1 = sublayer_forward(config_.norm, p_.self_attn_norm, x, N,
@@ -29,7 +30,7 @@ T* DecoderLayer<T>::forward(const T* x, const T* memory, const AttentionShape& s
                            site(ctx, SublayerSlot::CrossAttention, DropoutKind::Residual), arena, cross_sub_,
                            [&](const T* in, T* out) {
                              attention_forward(p_.cross_attn, in, memory, cross_shape, cross_drop, arena, cross_saved_,
-                                               out);
+                                               out, memory_kv);
                            });
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
   return sublayer_forward(config_.norm, p_.ffn_norm, h2, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
@@ -41,7 +42,7 @@ T* DecoderLayer<T>::forward(const T* x, const T* memory, const AttentionShape& s
 template <typename T>
 void DecoderLayer<T>::backward(const T* dy, const T* memory, const AttentionShape& self_shape,
                                const AttentionShape& cross_shape, const DropoutContext& ctx, Arena& arena, T* dx,
-                               T* dmemory) {
+                               T* dmemory, const ProjectedKeysValues<T>* memory_kv) {
   const int N = self_shape.q().rows();
   const std::size_t count = static_cast<std::size_t>(N) * config_.d_model;
   T* dh2 = arena.alloc<T>(count);  // (B*T, C)
@@ -57,7 +58,7 @@ void DecoderLayer<T>::backward(const T* dy, const T* memory, const AttentionShap
                     site(ctx, SublayerSlot::CrossAttention, DropoutKind::Residual), cross_sub_, arena, dh1,
                     p_.cross_attn.out_proj.db, [&](const T* dout, T* din, bool accumulate) {
                       attention_backward(p_.cross_attn, dout, cross_sub_.inner_input, memory, cross_shape, cross_drop,
-                                         cross_saved_, arena, din, accumulate, dmemory, BiasGrad::Done);
+                                         cross_saved_, arena, din, accumulate, dmemory, BiasGrad::Done, memory_kv);
                     });
   const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   sublayer_backward(config_.norm, p_.self_attn_norm, dh1, N,

@@ -18,11 +18,15 @@ class DecoderLayer {
   DecoderLayer(ParameterStore<T>& params, const ModelConfig& config, int index);
 
   // x: (Nt, C), memory: (Ns, C) (rows as in self_shape and cross_shape) -> returns (Nt, C) from the arena.
+  // Cross-attention reads keys and values from memory_kv when given (projected by the caller), else projects
+  // memory itself.
   T* forward(const T* x, const T* memory, const AttentionShape& self_shape, const AttentionShape& cross_shape,
-             const DropoutContext& ctx, Arena& arena);
-  // dy: (Nt, C) -> dx: (Nt, C) assigned; dmemory: (Ns, C) accumulated.
+             const DropoutContext& ctx, Arena& arena, const ProjectedKeysValues<T>* memory_kv = nullptr);
+  // dy: (Nt, C) -> dx: (Nt, C) assigned; dmemory: (Ns, C) accumulated, or with memory_kv (as in forward) the
+  // keys' and values' gradient written to memory_kv->dkv instead.
   void backward(const T* dy, const T* memory, const AttentionShape& self_shape, const AttentionShape& cross_shape,
-                const DropoutContext& ctx, Arena& arena, T* dx, T* dmemory);
+                const DropoutContext& ctx, Arena& arena, T* dx, T* dmemory,
+                const ProjectedKeysValues<T>* memory_kv = nullptr);
 
   DecoderLayerParams<T>& params() { return p_; }
   const DecoderLayerParams<T>& params() const { return p_; }

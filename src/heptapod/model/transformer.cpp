@@ -26,7 +26,11 @@ Transformer<T>::Transformer(const ModelConfig& config)
   output_.out = c.tgt_vocab_size;
   cut_output_blocks();
   for (int i = 0; i < c.encoder_layers; ++i) encoder_.push_back(std::make_unique<EncoderLayer<T>>(params_, config_, i));
-  for (int i = 0; i < c.decoder_layers; ++i) decoder_.push_back(std::make_unique<DecoderLayer<T>>(params_, config_, i));
+  for (int i = 0; i < c.decoder_layers; ++i) {
+    decoder_.push_back(std::make_unique<DecoderLayer<T>>(params_, config_, i));
+    const auto& cross = decoder_.back()->params().cross_attn;
+    memory_kv_parts_.insert(memory_kv_parts_.end(), {&cross.k_proj, &cross.v_proj});
+  }
   has_final_norm_ = c.has_final_norm();
   if (has_final_norm_) {
     encoder_final_norm_ = bind_layer_norm(params_, "encoder/final_norm", c.d_model, c.layer_norm_eps);
@@ -87,18 +91,33 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
 }
 
 template <typename T>
+void Transformer<T>::project_memory(Arena& arena) {
+  memory_kv_.clear();
+  if (packed_for_inference()) return;
+  const int Ns = batch_->src.rows(), C = config_.d_model;
+  memory_kv_proj_ = stack_linear(std::span<const Linear<T>* const>(memory_kv_parts_), arena);
+  T* kv = arena.alloc<T>(static_cast<std::size_t>(Ns) * memory_kv_proj_.out);  // (Ns, 2C * layers)
+  linear_forward(memory_kv_proj_, memory_, Ns, kv);
+  for (int i = 0; i < config_.decoder_layers; ++i)
+    memory_kv_.push_back({kv + static_cast<std::size_t>(i) * 2 * C, nullptr, memory_kv_proj_.out});
+}
+
+template <typename T>
 T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena) {
   const ModelConfig& c = config_;
   batch_ = std::make_unique<PackedBatch>(b);
   const PackedBatch& p = *batch_;
   const int Nt = p.tgt.rows();
   memory_ = encode_stack(p.src_tokens.data(), p.src, ctx, arena, nullptr);  // (Ns, C)
+  project_memory(arena);
 
   // Decoder.
   T* y = embedding_forward(tgt_embedding_, p.tgt_in.data(), Nt, p.tgt.position.data(),
                            positions_.table(std::max(p.tgt.longest, 1)),
                            ctx.site(c, Stack::Decoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding), arena);
-  for (auto& layer : decoder_) y = layer->forward(y, memory_, p.decoder_self, p.cross, ctx, arena);
+  for (std::size_t i = 0; i < decoder_.size(); ++i)
+    y = decoder_[i]->forward(y, memory_, p.decoder_self, p.cross, ctx, arena,
+                             memory_kv_.empty() ? nullptr : &memory_kv_[i]);
   if (has_final_norm_) y = layer_norm_forward(decoder_final_norm_, y, Nt, arena, decoder_final_saved_);
   hidden_ = y;  // (Nt, C)
 
@@ -118,18 +137,24 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
   T* dy = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
   linear_backward(output_, dlogits, hidden_, Nt, dy, false);
 
-  // Decoder, last layer first; every cross-attention adds into dmemory.
+  // Decoder, last layer first; every cross-attention writes its keys' and values' gradient into dkv, which
+  // then goes back through their stacked projection to dmemory.
   if (has_final_norm_) {
     T* d = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
     layer_norm_backward(decoder_final_norm_, dy, Nt, decoder_final_saved_, d, false);
     dy = d;
   }
-  T* dmemory = arena.alloc_zero<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
+  require(memory_kv_.size() == decoder_.size(), "backward: the forward pass ran on packed weights");
+  T* dkv = arena.alloc<T>(static_cast<std::size_t>(Ns) * memory_kv_proj_.out);  // (Ns, 2C * layers)
   for (int i = c.decoder_layers - 1; i >= 0; --i) {
     T* dx = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
-    decoder_[i]->backward(dy, memory_, p.decoder_self, p.cross, ctx, arena, dx, dmemory);
+    memory_kv_[i].dkv = dkv + static_cast<std::size_t>(i) * 2 * C;
+    decoder_[i]->backward(dy, memory_, p.decoder_self, p.cross, ctx, arena, dx, nullptr, &memory_kv_[i]);
     dy = dx;
   }
+  T* dmemory = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
+  stacked_backward(memory_kv_proj_, std::span<const Linear<T>* const>(memory_kv_parts_), dkv, memory_, Ns, dmemory,
+                   false, arena);
   embedding_backward(tgt_embedding_, dy, p.tgt_in.data(), Nt,
                      ctx.site(c, Stack::Decoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding));
 

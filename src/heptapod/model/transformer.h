@@ -85,6 +85,9 @@ class Transformer {
   T* encode_stack(const int* tokens, const Sequences& seq, const DropoutContext& ctx, Arena& arena,
                   Arena* layer_scratch);
   void backward(const DropoutContext& ctx, Arena& arena, T* dlogits);  // dlogits: (Nt, V)
+  // Every decoder layer's cross-attention keys and values of memory_ as one product (memory_kv_); nothing
+  // once packed for inference, where each layer projects with its own packed matrix.
+  void project_memory(Arena& arena);
   void cut_output_blocks();  // output_blocks_ for the output projection's current column alignment
 
   ModelConfig config_;
@@ -108,6 +111,9 @@ class Transformer {
   // Forward state kept for backward (the layers keep their own).
   std::unique_ptr<PackedBatch> batch_;  // the last forward's batch, unpadded
   T* memory_ = nullptr;  // (Ns, C) encoder output
+  std::vector<const Linear<T>*> memory_kv_parts_;  // each decoder layer's cross-attention k_proj, v_proj in turn
+  Linear<T> memory_kv_proj_;  // those stacked for the last forward, (2C * layers, C)
+  std::vector<ProjectedKeysValues<T>> memory_kv_;  // per decoder layer: its k | v columns of one (Ns, 2C * layers)
   T* hidden_ = nullptr;  // (Nt, C) decoder output before the projection
   LayerNormSaved<T> encoder_final_saved_, decoder_final_saved_;
   Arena group_scratch_;      // one group of sentences' encoder state during encode()
