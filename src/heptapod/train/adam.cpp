@@ -19,7 +19,9 @@ void Adam<T>::step(T* params, const T* grads, double lr) {
   const long n = static_cast<long>(m_.size());
   T* m = m_.data();
   T* v = v_.data();
-#pragma omp parallel for schedule(static) if (n > kernels::kParallelMinWork)
+  // simd: the four arrays never overlap, which the compiler cannot prove (it would otherwise run scalar; see
+  // also src/CMakeLists.txt on errno).
+#pragma omp parallel for simd schedule(static) if (n > kernels::kParallelMinWork)
   for (long i = 0; i < n; ++i) {
     const T g = grads[i];
     m[i] = b1 * m[i] + (T(1) - b1) * g;
