@@ -690,26 +690,32 @@ TYPED_TEST(KernelTest, DropoutIndependentOfThreadCount) {
   EXPECT_EQ(std::memcmp(one.data(), two.data(), sizeof(T) * n), 0);
 }
 
-TYPED_TEST(KernelTest, ColumnBlockReductionsIndependentOfThreadCount) {
-  // bias_backward, layer_norm_backward's dgamma/dbeta and embedding_backward split columns between threads;
-  // each column is summed in the same order whatever the split, so the result is bit-identical.
+TYPED_TEST(KernelTest, ParameterGradientSumsIndependentOfThreadCount) {
+  // bias_backward and relu_dropout_backward sum columns per chunk of rows and add the chunks in order;
+  // embedding_backward adds each token's rows in row order. Neither order depends on the thread count, so the
+  // results are bit-identical.
   using T = TypeParam;
   const int N = 300, C = 67, V = 9;
   const auto dy = uniform<T>(static_cast<std::size_t>(N) * C, 1400);
   std::vector<int> tokens(N);
   for (int n = 0; n < N; ++n) tokens[n] = (n * 7) % V;
   const int saved = omp_get_max_threads();
-  std::vector<T> db[2], dt[2];
+  const auto out = uniform<T>(static_cast<std::size_t>(N) * C, 1401, -1, 1);  // a ReLU output's sign pattern
+  std::vector<T> db[2], dt[2], dr[2];
   for (int threads : {1, 2}) {
     omp_set_num_threads(threads);
     db[threads - 1].assign(C, T(0.5));
     dt[threads - 1].assign(static_cast<std::size_t>(V) * C, T(0.5));
+    dr[threads - 1].assign(C, T(0.5));
     k::bias_backward(dy.data(), db[threads - 1].data(), N, C);
     k::embedding_backward(dy.data(), tokens.data(), N, C, T(3), dt[threads - 1].data());
+    auto grad = dy;
+    k::relu_dropout_backward(grad.data(), out.data(), dr[threads - 1].data(), N, C, 0.1f);
   }
   omp_set_num_threads(saved);
   EXPECT_EQ(std::memcmp(db[0].data(), db[1].data(), sizeof(T) * C), 0);
   EXPECT_EQ(std::memcmp(dt[0].data(), dt[1].data(), sizeof(T) * dt[0].size()), 0);
+  EXPECT_EQ(std::memcmp(dr[0].data(), dr[1].data(), sizeof(T) * C), 0);
 }
 
 TEST(VectorMath, ExpMatchesTheLibraryOverTheWholeRange) {
@@ -743,6 +749,15 @@ TEST(VectorMath, RowPrimitivesEqualTheScalarLoopsOnEveryLength) {
     EXPECT_NEAR(s, s_scalar, 1e-5 * std::abs(s_scalar)) << n;
     for (int i = 0; i < n; ++i) ASSERT_NEAR(out[i], out_scalar[i], 3e-7 * out_scalar[i]) << n << " " << i;
     EXPECT_NEAR(k::exp_sum(x.data(), n, 1.5f, 0.7f, nullptr), s, 1e-6 * std::abs(s)) << "sum only, " << n;
+    // Every lane of the main loops (sixteen or eight wide) rounds as the padded tail's single lane does.
+    for (int i = 0; i < n; ++i) {
+      float one = 0;
+      k::exp_sum(x.data() + i, 1, 1.5f, 0.7f, &one);
+      ASSERT_EQ(out[i], one) << n << " " << i;
+    }
+    const auto [sum, max] = k::sum_and_max(x.data(), n);
+    EXPECT_EQ(sum, k::sum_value(x.data(), n)) << n;
+    EXPECT_EQ(max, k::max_value(x.data(), n)) << n;
   }
 }
 

@@ -1,7 +1,11 @@
-// Embedding kernels. The backward scatter runs over column blocks so repeated tokens never race.
+// Embedding kernels. The backward scatter runs over groups of rows with one token, so repeated tokens never
+// race.
 #include "heptapod/kernels/embedding.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 #include "heptapod/kernels/parallel.h"
 
@@ -31,13 +35,30 @@ void scale_add_positions(T* x, long N, const int* positions, int C, T scale, con
 
 template <typename T>
 void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale, T* dtable) {
-  for_column_blocks(C, N * C, [&](int c0, int c1) {
-    for (long n = 0; n < N; ++n) {
-      const T* g = dout + n * C;
-      T* d = dtable + static_cast<long>(tokens[n]) * C;
-      for (int c = c0; c < c1; ++c) d[c] += scale * g[c];
+  // Rows grouped by token, each group in row order (a stable sort), groups in parallel: repeated tokens never
+  // race, each table row adds its gradient rows in row order whatever the thread count, and every thread
+  // streams whole rows.
+  thread_local std::vector<long> order, group_start;  // (N), (groups + 1); kept between calls
+  order.resize(N);
+  std::iota(order.begin(), order.end(), 0L);
+  std::stable_sort(order.begin(), order.end(), [&](long a, long b) { return tokens[a] < tokens[b]; });
+  group_start.clear();
+  for (long i = 0; i < N; ++i)
+    if (i == 0 || tokens[order[i]] != tokens[order[i - 1]]) group_start.push_back(i);
+  group_start.push_back(N);
+  const long groups = static_cast<long>(group_start.size()) - 1;
+  const long* rows = order.data();  // the thread_local vectors belong to this thread: pass their data on
+  const long* starts = group_start.data();
+#pragma omp parallel for schedule(static) if (N * C > kParallelMinWork)
+  for (long g = 0; g < groups; ++g) {
+    const T s = scale;  // a local: stores through d cannot change it
+    T* d = dtable + static_cast<long>(tokens[rows[starts[g]]]) * C;
+    for (long i = starts[g]; i < starts[g + 1]; ++i) {
+      const T* row = dout + rows[i] * C;
+#pragma omp simd
+      for (int c = 0; c < C; ++c) d[c] += s * row[c];
     }
-  });
+  }
 }
 
 template <typename T>
