@@ -468,13 +468,16 @@ void check_sublayer(NormPosition pos, Inner inner, float residual_dropout, float
   SublayerSaved<double> sub;
   FeedForwardSaved<double> fsaved;
   AttentionSaved<double> asaved;
-  auto f = [&](const double* in, double* out) {
+  auto f = [&](const double* in, double* out, OutputBias bias) {
     if (inner == Inner::FeedForward) {
-      feed_forward_forward(ffn, in, N, inner_drop, arena, fsaved, out);
+      feed_forward_forward(ffn, in, N, inner_drop, arena, fsaved, out, bias);
     } else {
-      attention_forward(attn, in, in, shape, inner_drop, arena, asaved, out);
+      attention_forward(attn, in, in, shape, inner_drop, arena, asaved, out, bias);
     }
   };
+  // The inner sub-layer's last bias: the wrapper adds it (in the norm's pass when post-norm) and gives it its
+  // gradient.
+  const double* inner_bias = inner == Inner::FeedForward ? ffn.fc2.b : attn.out_proj.b;
   auto f_back = [&](const double* dout, double* din, bool accumulate) {
     if (inner == Inner::FeedForward) {
       feed_forward_backward(ffn, dout, sub.inner_input, N, inner_drop, fsaved, arena, din, accumulate,
@@ -486,13 +489,12 @@ void check_sublayer(NormPosition pos, Inner inner, float residual_dropout, float
   };
   auto loss = [&] {
     arena.reset();
-    const double* y = sublayer_forward(pos, ln, x.data(), N, res_drop, arena, sub, f);
+    const double* y = sublayer_forward(pos, ln, x.data(), N, res_drop, arena, sub, inner_bias, f);
     return dot(y, R.data(), x.size());
   };
   arena.reset();
-  sublayer_forward(pos, ln, x.data(), N, res_drop, arena, sub, f);
+  sublayer_forward(pos, ln, x.data(), N, res_drop, arena, sub, inner_bias, f);
   Vec dx(x.size(), kNaN);  // assigned
-  // The inner sub-layer's last bias gets its gradient from the wrapper (in the norm's pass when post-norm).
   double* inner_bias_grad = inner == Inner::FeedForward ? ffn.fc2.db : attn.out_proj.db;
   sublayer_backward(pos, ln, R.data(), N, res_drop, sub, arena, dx.data(), inner_bias_grad, f_back);
   std::vector<Checked> t = {{"x", x.data(), x.size(), dx}};

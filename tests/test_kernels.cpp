@@ -277,7 +277,10 @@ TYPED_TEST(KernelTest, ResidualLayerNormMatchesNaiveDropoutAddThenNorm) {
         auto x = uniform<T>(n, ++seed, -2, 3);
         const auto delta0 = uniform<T>(n, ++seed, -1, 1);
         const auto gamma = uniform<T>(s.C, ++seed, 0.5, 1.5), beta = uniform<T>(s.C, ++seed, -0.5, 0.5);
-        auto sum = delta0;  // the reference: dropout, add, then norm
+        const auto bias = uniform<T>(s.C, ++seed, -1, 1);
+        const bool with_bias = in_place;  // the branch's bias left to this pass, or not
+        auto sum = delta0;  // the reference: bias, dropout, add, then norm
+        if (with_bias) nv::add_bias(sum.data(), bias.data(), s.N, s.C);
         nv::dropout(sum.data(), static_cast<long>(n), p, 11, 12);
         for (std::size_t i = 0; i < n; ++i) sum[i] += x[i];
         std::vector<T> y0(n), mean0(s.N), rstd0(s.N), y(n, kNaN<T>), mean(s.N, kNaN<T>), rstd(s.N, kNaN<T>);
@@ -285,10 +288,10 @@ TYPED_TEST(KernelTest, ResidualLayerNormMatchesNaiveDropoutAddThenNorm) {
                                T(1e-5));
         auto delta = delta0;
         T* out = in_place ? x.data() : y.data();
-        k::residual_layer_norm(x.data(), delta.data(), p, 11, 12, gamma.data(), beta.data(), out, mean.data(),
-                               rstd.data(), s.N, s.C, T(1e-5));
+        k::residual_layer_norm(x.data(), delta.data(), with_bias ? bias.data() : nullptr, p, 11, 12, gamma.data(),
+                               beta.data(), out, mean.data(), rstd.data(), s.N, s.C, T(1e-5));
         const std::string what = "residual layer norm N=" + std::to_string(s.N) + " C=" + std::to_string(s.C) +
-                                 " p=" + std::to_string(p);
+                                 " p=" + std::to_string(p) + (with_bias ? " with bias" : "");
         expect_close(in_place ? x : y, y0, tol<T>(), what + (in_place ? " in place" : " y"));
         expect_close(delta, sum, tol<T>(), what + " the sum left in delta");
         expect_close(mean, mean0, tol<T>(), what + " mean", 1.0);

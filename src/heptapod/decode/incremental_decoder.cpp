@@ -194,7 +194,8 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
     if (pre)
       kernels::add(x, attn_out_.data(), x, rc);
     else  // x = LN(x + f(x)) in one pass
-      kernels::residual_layer_norm(x, attn_out_.data(), 0.0f, 0, 0, ln.gamma, ln.beta, x, static_cast<float*>(nullptr),
+      kernels::residual_layer_norm(x, attn_out_.data(), static_cast<const float*>(nullptr), 0.0f, 0, 0, ln.gamma,
+                                   ln.beta, x, static_cast<float*>(nullptr),
                                    static_cast<float*>(nullptr), rows_, ln.C, ln.eps);
   };
 

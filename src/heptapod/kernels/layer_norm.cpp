@@ -36,13 +36,15 @@ void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean
 }
 
 template <typename T>
-void residual_layer_norm(const T* x, T* delta, float p, std::uint64_t seed, std::uint64_t stream, const T* gamma,
-                         const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps) {
+void residual_layer_norm(const T* x, T* delta, const T* bias, float p, std::uint64_t seed, std::uint64_t stream,
+                         const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps) {
 #pragma omp parallel for schedule(static) if (static_cast<long>(N) * C > kParallelMinWork)
   for (int n = 0; n < N; ++n) {
     const long first = static_cast<long>(n) * C;
     T* d = delta + first;
     const T* xr = x + first;
+    if (bias)
+      for (int c = 0; c < C; ++c) d[c] += bias[c];
     dropout_slice(d, C, static_cast<std::uint64_t>(first), p, seed, stream);
     for (int c = 0; c < C; ++c) d[c] += xr[c];
     const auto [m, s] = normalize_row(d, gamma, beta, y + first, C, eps);
@@ -101,10 +103,10 @@ template void layer_norm_forward<float>(const float*, const float*, const float*
                                         float);
 template void layer_norm_forward<double>(const double*, const double*, const double*, double*, double*, double*,
                                          int, int, double);
-template void residual_layer_norm<float>(const float*, float*, float, std::uint64_t, std::uint64_t, const float*,
-                                         const float*, float*, float*, float*, int, int, float);
-template void residual_layer_norm<double>(const double*, double*, float, std::uint64_t, std::uint64_t, const double*,
-                                          const double*, double*, double*, double*, int, int, double);
+template void residual_layer_norm<float>(const float*, float*, const float*, float, std::uint64_t, std::uint64_t,
+                                         const float*, const float*, float*, float*, float*, int, int, float);
+template void residual_layer_norm<double>(const double*, double*, const double*, float, std::uint64_t, std::uint64_t,
+                                          const double*, const double*, double*, double*, double*, int, int, double);
 template void layer_norm_backward<float>(const float*, const float*, const float*, const float*, const float*,
                                          float*, float*, float*, int, int, bool, const ResidualBranchGrad<float>*);
 template void layer_norm_backward<double>(const double*, const double*, const double*, const double*,

@@ -12,9 +12,10 @@ void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean
 // A post-norm residual connection, y = LN(x + dropout(delta)), in one pass: delta: (N, C) in place becomes the
 // sum (what the norm's backward reads), y: (N, C) its layer norm (y may be x). mean, rstd: (N) saved when not
 // null. The dropout mask is dropout(seed, stream)'s over the whole (N, C) tensor; p == 0 for none.
+// bias: (C) added to delta before the dropout (the branch's last bias, left to this pass; skipped when null).
 template <typename T>
-void residual_layer_norm(const T* x, T* delta, float p, std::uint64_t seed, std::uint64_t stream, const T* gamma,
-                         const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps);
+void residual_layer_norm(const T* x, T* delta, const T* bias, float p, std::uint64_t seed, std::uint64_t stream,
+                         const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps);
 
 // The gradient of a post-norm residual's branch, made in layer_norm_backward's row pass while dx is in
 // cache: inner (N, C) assigned dropout(dx), with dropout(seed, stream)'s mask over the whole (N, C) tensor, and

@@ -47,7 +47,7 @@ Block block(const AttentionShape& s, int bh, int H, int D, int ldq, int ldkv) {
 
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& s,
-                       const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y,
+                       const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y, OutputBias out_bias,
                        const ProjectedKeysValues<T>* projected) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
@@ -97,7 +97,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
                                   drop.stream);
     block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, dropped, blk.lk, saved.v + blk.k_off, ldkv, context, C);
   }
-  linear_forward(attn.out_proj, saved.context, Nq, y);
+  linear_forward(attn.out_proj, saved.context, Nq, y, out_bias);
 }
 
 template <typename T>
@@ -150,10 +150,10 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
 
 template void attention_forward<float>(const MultiHeadAttention<float>&, const float*, const float*,
                                        const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<float>&,
-                                       float*, const ProjectedKeysValues<float>*);
+                                       float*, OutputBias, const ProjectedKeysValues<float>*);
 template void attention_forward<double>(const MultiHeadAttention<double>&, const double*, const double*,
                                         const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<double>&,
-                                        double*, const ProjectedKeysValues<double>*);
+                                        double*, OutputBias, const ProjectedKeysValues<double>*);
 template void attention_backward<float>(const MultiHeadAttention<float>&, const float*, const float*, const float*,
                                         const AttentionShape&, const DropoutSite&, const AttentionSaved<float>&,
                                         Arena&, float*, bool, float*, BiasGrad, const ProjectedKeysValues<float>*);

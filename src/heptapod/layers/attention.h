@@ -70,11 +70,12 @@ struct ProjectedKeysValues {
 };
 
 // xq: (Nq, C), xkv: (Nk, C) (the same pointer for self-attention), Nq = q().rows(), Nk = k().rows() ->
-// y: (Nq, C) assigned. Cross-attention reads its keys and values from `projected` when given (xkv unused).
+// y: (Nq, C) assigned (without the output projection's bias with OutputBias::Skip). Cross-attention reads its
+// keys and values from `projected` when given (xkv unused).
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& shape,
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y,
-                       const ProjectedKeysValues<T>* projected = nullptr);
+                       OutputBias out_bias = OutputBias::Add, const ProjectedKeysValues<T>* projected = nullptr);
 
 // dy: (Nq, C). dxq: (Nq, C) assigned or accumulated (accumulate_dxq). dxkv: (Nk, C) always accumulated;
 // for self-attention pass dxq == dxkv. Parameter gradients accumulated, the output projection's bias unless

@@ -8,7 +8,7 @@ namespace heptapod {
 
 template <typename T>
 void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
-                          FeedForwardSaved<T>& saved, T* y) {
+                          FeedForwardSaved<T>& saved, T* y, OutputBias out_bias) {
   const int F = ffn.fc1.out;
   saved.hidden = arena.alloc<T>(static_cast<std::size_t>(N) * F);  // (N, F)
   if (ffn.fc1.packed) {  // inference: bias and ReLU inside the packed product, no dropout
@@ -18,7 +18,7 @@ void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const Dr
     linear_product(ffn.fc1, x, N, saved.hidden);
     kernels::bias_relu_dropout_forward(saved.hidden, ffn.fc1.b, N, F, drop.rate, drop.seed, drop.stream);
   }
-  linear_forward(ffn.fc2, saved.hidden, N, y);
+  linear_forward(ffn.fc2, saved.hidden, N, y, out_bias);
 }
 
 template <typename T>
@@ -33,9 +33,9 @@ void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, i
 }
 
 template void feed_forward_forward<float>(const FeedForward<float>&, const float*, int, const DropoutSite&, Arena&,
-                                          FeedForwardSaved<float>&, float*);
+                                          FeedForwardSaved<float>&, float*, OutputBias);
 template void feed_forward_forward<double>(const FeedForward<double>&, const double*, int, const DropoutSite&,
-                                           Arena&, FeedForwardSaved<double>&, double*);
+                                           Arena&, FeedForwardSaved<double>&, double*, OutputBias);
 template void feed_forward_backward<float>(const FeedForward<float>&, const float*, const float*, int,
                                            const DropoutSite&, const FeedForwardSaved<float>&, Arena&, float*, bool,
                                            BiasGrad);

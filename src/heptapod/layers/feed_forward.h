@@ -18,10 +18,10 @@ struct FeedForwardSaved {
   T* hidden = nullptr;  // (N, F) after bias, ReLU and activation dropout
 };
 
-// x: (N, C) -> y: (N, C) assigned.
+// x: (N, C) -> y: (N, C) assigned (without the second layer's bias with OutputBias::Skip).
 template <typename T>
 void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
-                          FeedForwardSaved<T>& saved, T* y);
+                          FeedForwardSaved<T>& saved, T* y, OutputBias out_bias = OutputBias::Add);
 
 // dy: (N, C) -> dx: (N, C) assigned or accumulated; parameter gradients accumulated, the second layer's bias
 // unless the caller summed it (out_bias).

@@ -16,13 +16,13 @@ T* layer_norm_forward(const LayerNorm<T>& ln, const T* x, int N, Arena& arena, L
 }
 
 template <typename T>
-T* residual_layer_norm_forward(const LayerNorm<T>& ln, const T* x, T* delta, int N, const DropoutSite& drop,
-                               Arena& arena, LayerNormSaved<T>& saved) {
+T* residual_layer_norm_forward(const LayerNorm<T>& ln, const T* x, T* delta, const T* bias, int N,
+                               const DropoutSite& drop, Arena& arena, LayerNormSaved<T>& saved) {
   T* y = arena.alloc<T>(static_cast<std::size_t>(N) * ln.C);  // (N, C)
   saved.x = delta;
   saved.mean = arena.alloc<T>(N);
   saved.rstd = arena.alloc<T>(N);
-  kernels::residual_layer_norm(x, delta, drop.rate, drop.seed, drop.stream, ln.gamma, ln.beta, y, saved.mean,
+  kernels::residual_layer_norm(x, delta, bias, drop.rate, drop.seed, drop.stream, ln.gamma, ln.beta, y, saved.mean,
                                saved.rstd, N, ln.C, ln.eps);
   return y;
 }
@@ -45,10 +45,11 @@ void residual_layer_norm_backward(const LayerNorm<T>& ln, const T* dy, int N, co
 template float* layer_norm_forward<float>(const LayerNorm<float>&, const float*, int, Arena&, LayerNormSaved<float>&);
 template double* layer_norm_forward<double>(const LayerNorm<double>&, const double*, int, Arena&,
                                             LayerNormSaved<double>&);
-template float* residual_layer_norm_forward<float>(const LayerNorm<float>&, const float*, float*, int,
+template float* residual_layer_norm_forward<float>(const LayerNorm<float>&, const float*, float*, const float*, int,
                                                   const DropoutSite&, Arena&, LayerNormSaved<float>&);
-template double* residual_layer_norm_forward<double>(const LayerNorm<double>&, const double*, double*, int,
-                                                    const DropoutSite&, Arena&, LayerNormSaved<double>&);
+template double* residual_layer_norm_forward<double>(const LayerNorm<double>&, const double*, double*,
+                                                    const double*, int, const DropoutSite&, Arena&,
+                                                    LayerNormSaved<double>&);
 template void layer_norm_backward<float>(const LayerNorm<float>&, const float*, int, const LayerNormSaved<float>&,
                                          float*, bool);
 template void layer_norm_backward<double>(const LayerNorm<double>&, const double*, int,

@@ -27,11 +27,11 @@ struct LayerNormSaved {
 template <typename T>
 T* layer_norm_forward(const LayerNorm<T>& ln, const T* x, int N, Arena& arena, LayerNormSaved<T>& saved);
 
-// Post-norm residual: delta: (N, C) in place becomes x + dropout(delta), the norm's saved input; returns
-// LN(delta): (N, C) carved from the arena. One pass.
+// Post-norm residual: delta: (N, C) in place becomes x + dropout(delta + bias), the norm's saved input;
+// returns LN(delta): (N, C) carved from the arena. One pass. bias: (C) or null.
 template <typename T>
-T* residual_layer_norm_forward(const LayerNorm<T>& ln, const T* x, T* delta, int N, const DropoutSite& drop,
-                               Arena& arena, LayerNormSaved<T>& saved);
+T* residual_layer_norm_forward(const LayerNorm<T>& ln, const T* x, T* delta, const T* bias, int N,
+                               const DropoutSite& drop, Arena& arena, LayerNormSaved<T>& saved);
 
 // dy: (N, C) -> dx: (N, C) assigned or accumulated; parameter gradients accumulated.
 template <typename T>

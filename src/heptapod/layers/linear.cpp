@@ -24,23 +24,24 @@ void product_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y)
 // Columns [n0, n0 + n) of y = x W^T + b, then ReLU when asked: one fused product with packed weights, else
 // GEMM and row passes.
 template <typename T>
-void project(const Linear<T>& l, const T* x, int N, int n0, int n, bool relu, T* y) {
+void project(const Linear<T>& l, const T* x, int N, int n0, int n, bool relu, T* y, OutputBias bias = OutputBias::Add) {
+  const T* b = bias == OutputBias::Add ? l.b : nullptr;
   if constexpr (std::is_same_v<T, float>) {
     if (l.packed) {
-      l.packed->forward_columns(x, N, n0, n, l.b, relu, y);
+      l.packed->forward_columns(x, N, n0, n, b, relu, y);
       return;
     }
   }
   product_columns(l, x, N, n0, n, y);
-  if (l.b) kernels::add_bias(y, l.b + n0, N, n);
+  if (b) kernels::add_bias(y, b + n0, N, n);
   if (relu) kernels::relu_forward(y, static_cast<long>(N) * n);
 }
 
 }  // namespace
 
 template <typename T>
-void linear_forward(const Linear<T>& l, const T* x, int N, T* y) {
-  project(l, x, N, 0, l.out, false, y);
+void linear_forward(const Linear<T>& l, const T* x, int N, T* y, OutputBias bias) {
+  project(l, x, N, 0, l.out, false, y, bias);
 }
 
 template <typename T>
@@ -113,8 +114,8 @@ void stacked_backward(Linear<T> s, std::span<const Linear<T>* const> parts, cons
   }
 }
 
-template void linear_forward<float>(const Linear<float>&, const float*, int, float*);
-template void linear_forward<double>(const Linear<double>&, const double*, int, double*);
+template void linear_forward<float>(const Linear<float>&, const float*, int, float*, OutputBias);
+template void linear_forward<double>(const Linear<double>&, const double*, int, double*, OutputBias);
 template void linear_forward_columns<float>(const Linear<float>&, const float*, int, int, int, float*);
 template void linear_forward_columns<double>(const Linear<double>&, const double*, int, int, int, double*);
 template int linear_column_align<float>(const Linear<float>&);

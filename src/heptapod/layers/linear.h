@@ -19,9 +19,13 @@ struct Linear {
   const kernels::PackedWeights* packed = nullptr;  // W in the GEMM's layout (float inference), used when set
 };
 
-// x: (N, in) -> y: (N, out), assigned.
+// Whether a forward pass adds its output layer's bias, or leaves it to the caller's next pass over the output
+// (the post-norm residual adds it in its row pass).
+enum class OutputBias { Add, Skip };
+
+// x: (N, in) -> y: (N, out), assigned; the bias left out with OutputBias::Skip.
 template <typename T>
-void linear_forward(const Linear<T>& layer, const T* x, int N, T* y);
+void linear_forward(const Linear<T>& layer, const T* x, int N, T* y, OutputBias bias = OutputBias::Add);
 // y = x W^T alone, without the bias, for callers that fuse the bias into a pass of their own. Row-major
 // (unpacked) weights only.
 template <typename T>

@@ -9,6 +9,7 @@
 #include "heptapod/kernels/elementwise.h"
 #include "heptapod/layers/dropout_site.h"
 #include "heptapod/layers/layer_norm.h"
+#include "heptapod/layers/linear.h"
 
 namespace heptapod {
 
@@ -20,16 +21,21 @@ struct SublayerSaved {
   const T* inner_input = nullptr;  // (N, C) what f saw: x (post-norm) or LN(x) (pre-norm)
 };
 
-// x: (N, C) -> returns the sub-layer output (N, C), carved from the arena. f(in, out) writes f(in) to out,
-// both (N, C).
+// x: (N, C) -> returns the sub-layer output (N, C), carved from the arena. f(in, out, bias) writes f(in) to
+// out, both (N, C), with or without its last bias f_bias: (C) as `bias` says. Post-norm leaves that bias to the
+// residual's row pass (OutputBias::Skip); pre-norm has f add it.
 template <typename T, typename F>
 T* sublayer_forward(NormPosition pos, const LayerNorm<T>& ln, const T* x, int N, const DropoutSite& drop,
-                    Arena& arena, SublayerSaved<T>& saved, F&& f) {
+                    Arena& arena, SublayerSaved<T>& saved, const T* f_bias, F&& f) {
   const long count = static_cast<long>(N) * ln.C;
   T* y = arena.alloc<T>(count);  // (N, C) f's output, then the residual sum
-  saved.inner_input = pos == NormPosition::Pre ? layer_norm_forward(ln, x, N, arena, saved.norm) : x;
-  f(saved.inner_input, y);
-  if (pos == NormPosition::Post) return residual_layer_norm_forward(ln, x, y, N, drop, arena, saved.norm);
+  if (pos == NormPosition::Post) {
+    saved.inner_input = x;
+    f(x, y, OutputBias::Skip);
+    return residual_layer_norm_forward(ln, x, y, f_bias, N, drop, arena, saved.norm);
+  }
+  saved.inner_input = layer_norm_forward(ln, x, N, arena, saved.norm);
+  f(saved.inner_input, y, OutputBias::Add);
   kernels::dropout_add(x, y, count, drop.rate, drop.seed, drop.stream);
   return y;
 }

@@ -22,20 +22,21 @@ T* DecoderLayer<T>::forward(const T* x, const T* memory, const AttentionShape& s
   const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   T* h1 = sublayer_forward(config_.norm, p_.self_attn_norm, x, N,
                            site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), arena, self_sub_,
-                           [&](const T* in, T* out) {
-                             attention_forward(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out);
+                           p_.self_attn.out_proj.b, [&](const T* in, T* out, OutputBias bias) {
+                             attention_forward(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out,
+                                               bias);
                            });
   const DropoutSite cross_drop = site(ctx, SublayerSlot::CrossAttention, DropoutKind::Attention);
   T* h2 = sublayer_forward(config_.norm, p_.cross_attn_norm, h1, N,
                            site(ctx, SublayerSlot::CrossAttention, DropoutKind::Residual), arena, cross_sub_,
-                           [&](const T* in, T* out) {
+                           p_.cross_attn.out_proj.b, [&](const T* in, T* out, OutputBias bias) {
                              attention_forward(p_.cross_attn, in, memory, cross_shape, cross_drop, arena, cross_saved_,
-                                               out, memory_kv);
+                                               out, bias, memory_kv);
                            });
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
   return sublayer_forward(config_.norm, p_.ffn_norm, h2, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
-                          arena, ffn_sub_, [&](const T* in, T* out) {
-                            feed_forward_forward(p_.ffn, in, N, act_drop, arena, ffn_saved_, out);
+                          arena, ffn_sub_, p_.ffn.fc2.b, [&](const T* in, T* out, OutputBias bias) {
+                            feed_forward_forward(p_.ffn, in, N, act_drop, arena, ffn_saved_, out, bias);
                           });
 }
 

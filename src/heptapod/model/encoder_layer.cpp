@@ -20,13 +20,13 @@ T* EncoderLayer<T>::forward(const T* x, const AttentionShape& shape, const Dropo
   const DropoutSite attn_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   T* h = sublayer_forward(config_.norm, p_.self_attn_norm, x, N,
                           site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), arena, attn_sub_,
-                          [&](const T* in, T* out) {
-                            attention_forward(p_.self_attn, in, in, shape, attn_drop, arena, attn_saved_, out);
+                          p_.self_attn.out_proj.b, [&](const T* in, T* out, OutputBias bias) {
+                            attention_forward(p_.self_attn, in, in, shape, attn_drop, arena, attn_saved_, out, bias);
                           });
   const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
   return sublayer_forward(config_.norm, p_.ffn_norm, h, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
-                          arena, ffn_sub_, [&](const T* in, T* out) {
-                            feed_forward_forward(p_.ffn, in, N, act_drop, arena, ffn_saved_, out);
+                          arena, ffn_sub_, p_.ffn.fc2.b, [&](const T* in, T* out, OutputBias bias) {
+                            feed_forward_forward(p_.ffn, in, N, act_drop, arena, ffn_saved_, out, bias);
                           });
 }
 

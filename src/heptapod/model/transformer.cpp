@@ -182,17 +182,18 @@ void Transformer<T>::pack_for_inference() {
   // (at most 63 columns and 15 rows): twice the parameters and 16 MB hold the padding of any but the most
   // oddly shaped models, whose extra matrices then get memory of their own. Untouched room costs nothing.
   packed_storage_ = std::make_unique<kernels::PackedWeightsStorage>(params_.size() * sizeof(float) * 2 + (16u << 20));
-  // Packs a layer's row-major weights into l.packed.
-  auto make_packed = [&](Linear<T>& l, bool relu) {
+  // Packs a layer's row-major weights into l.packed; bias_in_product: whether forward() adds the bias inside
+  // the product (prepare_for_batches readies the kernels for that).
+  auto make_packed = [&](Linear<T>& l, bool relu, bool bias_in_product = true) {
     if constexpr (std::is_same_v<T, float>) {
       packed_.push_back({std::make_unique<kernels::PackedWeights>(l.w, l.out, l.in, packed_storage_.get()),
-                         l.b != nullptr, relu});
+                         bias_in_product && l.b != nullptr, relu});
       l.packed = packed_.back().weights.get();
     }
   };
   // Packs one layer's weights and gives their row-major pages back.
-  auto pack = [&](Linear<T>& l, bool relu) {
-    make_packed(l, relu);
+  auto pack = [&](Linear<T>& l, bool relu, bool bias_in_product = true) {
+    make_packed(l, relu, bias_in_product);
     params_.release(l.w, static_cast<std::size_t>(l.out) * l.in);
     l.w = nullptr;
   };
@@ -215,7 +216,11 @@ void Transformer<T>::pack_for_inference() {
   for (auto& layer : encoder_) {
     auto& p = layer->params();
     pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
-    for (Linear<T>* l : {&p.self_attn.out_proj, &p.ffn.fc1, &p.ffn.fc2}) pack(*l, l == &p.ffn.fc1);
+    // A post-norm encoder layer's sub-layers leave their last bias to the residual pass (sublayer_forward).
+    const bool post = config_.norm == NormPosition::Post;
+    pack(p.self_attn.out_proj, false, !post);
+    pack(p.ffn.fc1, true);
+    pack(p.ffn.fc2, false, !post);
   }
   for (auto& layer : decoder_) {
     auto& p = layer->params();
