@@ -51,49 +51,72 @@ inline __m256i lane_mask(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-inline __m256 exp8(__m256 x) {
-  const __m256 lo = _mm256_set1_ps(-87.3f);
-  const __m256 underflow = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-  x = _mm256_min_ps(_mm256_max_ps(x, lo), _mm256_set1_ps(88.37f));
-  // x = n ln2 + r, |r| <= ln2 / 2; ln2 split in two for an exact product.
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i pow2n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_andnot_ps(underflow, _mm256_mul_ps(p, _mm256_castsi256_ps(pow2n)));
+// The exp of exp8 and exp16, written once over the vector width W (its intrinsics): x = n ln2 + r with
+// |r| <= ln2 / 2 (ln2 split in two for an exact product), a degree-6 polynomial in r, times 2^n built in the
+// exponent bits; 0 below -87.3.
+template <typename W>
+inline typename W::Vec exp_lanes(typename W::Vec x) {
+  using V = typename W::Vec;
+  const V lo = W::set1(-87.3f);
+  const auto underflow = W::less(x, lo);
+  x = W::min(W::max(x, lo), W::set1(88.37f));
+  const V n = W::round(W::mul(x, W::set1(1.44269504088896341f)));
+  V r = W::fnmadd(n, W::set1(0.693359375f), x);
+  r = W::fnmadd(n, W::set1(-2.12194440e-4f), r);
+  V p = W::set1(1.9875691500e-4f);
+  p = W::fmadd(p, r, W::set1(1.3981999507e-3f));
+  p = W::fmadd(p, r, W::set1(8.3334519073e-3f));
+  p = W::fmadd(p, r, W::set1(4.1665795894e-2f));
+  p = W::fmadd(p, r, W::set1(1.6666665459e-1f));
+  p = W::fmadd(p, r, W::set1(5.0000001201e-1f));
+  p = W::fmadd(p, W::mul(r, r), W::add(r, W::set1(1.0f)));
+  return W::times_pow2_unless(p, n, underflow);
 }
 
+struct Width8 {
+  using Vec = __m256;
+  static Vec set1(float v) { return _mm256_set1_ps(v); }
+  static Vec less(Vec a, Vec b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+  static Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+  static Vec round(Vec a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  static Vec fnmadd(Vec a, Vec b, Vec c) { return _mm256_fnmadd_ps(a, b, c); }
+  // p * 2^n, 0 where `zero` is set.
+  static Vec times_pow2_unless(Vec p, Vec n, Vec zero) {
+    const __m256i pow2n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_andnot_ps(zero, _mm256_mul_ps(p, _mm256_castsi256_ps(pow2n)));
+  }
+};
+
+inline __m256 exp8(__m256 x) { return exp_lanes<Width8>(x); }
+
 #if defined(__AVX512F__)
-// exp8 on sixteen lanes, the same operations in the same order. All lanes go through the zero-masked forms
-// of the intrinsics: GCC 12 flags the unmasked ones' undefined pass-through operand as maybe uninitialised.
-inline __m512 exp16(__m512 x) {
-  constexpr __mmask16 all = 0xFFFF;
-  const __m512 lo = _mm512_set1_ps(-87.3f);
-  const __mmask16 underflow = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
-  x = _mm512_maskz_min_ps(all, _mm512_maskz_max_ps(all, x, lo), _mm512_set1_ps(88.37f));
-  const __m512 n = _mm512_maskz_roundscale_ps(all, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  const __m512i exponent = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(all, n), _mm512_set1_epi32(127));
-  const __m512i pow2n = _mm512_maskz_slli_epi32(all, exponent, 23);
-  return _mm512_maskz_mul_ps(static_cast<__mmask16>(~underflow), p, _mm512_castsi512_ps(pow2n));
-}
+// Sixteen lanes through the zero-masked forms of the intrinsics: GCC 12 flags the unmasked ones' undefined
+// pass-through operand as maybe uninitialised.
+struct Width16 {
+  using Vec = __m512;
+  static constexpr __mmask16 kAll = 0xFFFF;
+  static Vec set1(float v) { return _mm512_set1_ps(v); }
+  static __mmask16 less(Vec a, Vec b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+  static Vec min(Vec a, Vec b) { return _mm512_maskz_min_ps(kAll, a, b); }
+  static Vec max(Vec a, Vec b) { return _mm512_maskz_max_ps(kAll, a, b); }
+  static Vec round(Vec a) { return _mm512_maskz_roundscale_ps(kAll, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+  static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  static Vec fnmadd(Vec a, Vec b, Vec c) { return _mm512_fnmadd_ps(a, b, c); }
+  static Vec times_pow2_unless(Vec p, Vec n, __mmask16 zero) {
+    const __m512i exponent = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(kAll, n), _mm512_set1_epi32(127));
+    const __m512i pow2n = _mm512_maskz_slli_epi32(kAll, exponent, 23);
+    return _mm512_maskz_mul_ps(static_cast<__mmask16>(~zero), p, _mm512_castsi512_ps(pow2n));
+  }
+};
+
+// exp8 on sixteen lanes, the same operations in the same order.
+inline __m512 exp16(__m512 x) { return exp_lanes<Width16>(x); }
 
 // acc + v's low eight lanes, then + its high eight: sixteen elements summed in the eight-lane order.
 inline __m256 add_halves(__m256 acc, __m512 v) {
