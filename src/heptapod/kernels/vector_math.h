@@ -133,6 +133,11 @@ inline float horizontal_sum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
+#if defined(__AVX512F__)
+// The sixteen lanes' sum: the two halves added, then horizontal_sum.
+inline float horizontal_sum(__m512 v) { return horizontal_sum(add_halves(_mm256_setzero_ps(), v)); }
+#endif
+
 inline float horizontal_max(__m256 v) {
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   m = _mm_max_ps(m, _mm_movehl_ps(m, m));
