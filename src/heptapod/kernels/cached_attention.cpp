@@ -20,6 +20,12 @@ namespace heptapod::kernels {
 
 namespace {
 
+// s (count) <- softmax(scale * s).
+void softmax_in_place(float* s, int count, float scale) {
+  const float inv = 1.0f / exp_sum(s, count, max_value(s, count), scale, s);
+  for (int j = 0; j < count; ++j) s[j] *= inv;
+}
+
 // s[j] = q . k_j for one head (D), k_j = keys + offsets[j].
 template <typename E>
 void head_scores(const float* q, const E* keys, const long* offsets, int count, int D, float* s) {
@@ -142,8 +148,7 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
   }
   for (int h = 0; h < H; ++h) {
     float* s = scores + static_cast<long>(h) * score_stride;
-    const float inv = 1.0f / exp_sum(s, count, max_value(s, count), scale, s);
-    for (int j = 0; j < count; ++j) s[j] *= inv;
+    softmax_in_place(s, count, scale);
   }
   int c0 = 0;
   for (; c0 + 256 <= C; c0 += 256) values_block<16>(scores, score_stride, values, offsets, count, D, c0, out);
@@ -177,8 +182,7 @@ void attend_cached(const float* q, const E* keys, const E* values, const long* o
   for (int h = 0; h < H; ++h) {
     float* s = scores + static_cast<long>(h) * score_stride;
     head_scores(q + h * D, keys + h * D, offsets, count, D, s);
-    const float inv = 1.0f / exp_sum(s, count, max_value(s, count), scale, s);
-    for (int j = 0; j < count; ++j) s[j] *= inv;
+    softmax_in_place(s, count, scale);
     head_values(s, values + h * D, offsets, count, D, out + h * D);
   }
 }
