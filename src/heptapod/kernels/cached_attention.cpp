@@ -20,6 +20,17 @@ namespace heptapod::kernels {
 
 namespace {
 
+// Requests every line of the count vectors (H*D elements each) at base + offsets[j]: the cached vectors lie
+// one per position far apart, which the hardware does not predict.
+template <typename E>
+void prefetch_vectors(const E* base, const long* offsets, int count, int HD) {
+  const int lines = static_cast<int>((static_cast<long>(HD) * sizeof(E) + 63) / 64);
+  for (int j = 0; j < count; ++j) {
+    const char* v = reinterpret_cast<const char*>(base + offsets[j]);
+    for (int l = 0; l < lines; ++l) __builtin_prefetch(v + 64L * l);
+  }
+}
+
 // s (count) <- softmax(scale * s).
 void softmax_in_place(float* s, int count, float scale) {
   const float inv = 1.0f / exp_sum(s, count, max_value(s, count), scale, s);
@@ -101,13 +112,6 @@ inline __m512 load16(const half* p) {
 
 constexpr int kPrefetchAhead = 4;  // positions whose key and value are requested ahead of their use
 
-// Requests the `lines` cache lines of the vector at v.
-template <typename E>
-void prefetch_lines(const E* v, int lines) {
-  const char* p = reinterpret_cast<const char*>(v);
-  for (int l = 0; l < lines; ++l) _mm_prefetch(p + 64L * l, _MM_HINT_T0);
-}
-
 // out[c0, c0 + 16 G) = sum_j p[head(c), j] v_j[c]; p: (H, stride) probabilities, head(c) = c / D.
 template <int G, typename E>
 void values_block(const float* p, int stride, const E* values, const long* offsets, int count, int D, int c0,
@@ -127,16 +131,13 @@ template <typename E>
 void attend_avx512(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
                    float scale, float* scores, int score_stride, float* out) {
   const int C = H * D;
-  const int lines = static_cast<int>((static_cast<long>(C) * sizeof(E) + 63) / 64);
-  for (int j = 0; j < std::min(count, kPrefetchAhead); ++j) {
-    prefetch_lines(keys + offsets[j], lines);
-    prefetch_lines(values + offsets[j], lines);
-  }
+  auto request = [&](int first, int n) {  // the keys and values of positions [first, first + n)
+    prefetch_vectors(keys, offsets + first, n, C);
+    prefetch_vectors(values, offsets + first, n, C);
+  };
+  request(0, std::min(count, kPrefetchAhead));
   for (int j = 0; j < count; ++j) {
-    if (j + kPrefetchAhead < count) {
-      prefetch_lines(keys + offsets[j + kPrefetchAhead], lines);
-      prefetch_lines(values + offsets[j + kPrefetchAhead], lines);
-    }
+    if (j + kPrefetchAhead < count) request(j + kPrefetchAhead, 1);
     const E* k = keys + offsets[j];
     for (int h = 0; h < H; ++h) {
       const float* qh = q + h * D;
@@ -158,17 +159,6 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
 #endif
 
 }  // namespace
-
-// Requests every line of the count vectors (H*D elements each) at base + offsets[j]: the cached vectors lie
-// one per position far apart, which the hardware does not predict, and each head's pass reads only D of them.
-template <typename E>
-void prefetch_vectors(const E* base, const long* offsets, int count, int HD) {
-  const int lines = static_cast<int>((static_cast<long>(HD) * sizeof(E) + 63) / 64);
-  for (int j = 0; j < count; ++j) {
-    const char* v = reinterpret_cast<const char*>(base + offsets[j]);
-    for (int l = 0; l < lines; ++l) __builtin_prefetch(v + 64L * l);
-  }
-}
 
 template <typename E>
 void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
