@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "heptapod/core/progress.h"
-#include "heptapod/core/threads.h"
+#include "heptapod/kernels/threads.h"
 #include "heptapod/data/synthetic.h"
 #include "heptapod/decode/greedy_reference.h"
 #include "heptapod/io/model_file.h"

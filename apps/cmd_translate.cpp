@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "heptapod/core/threads.h"
+#include "heptapod/kernels/threads.h"
 #include "heptapod/decode/translator.h"
 #include "line_io.h"
 

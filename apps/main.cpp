@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/isa.h"
 
 int main(int argc, char** argv) {
   CLI::App root{"Heptapod: the Transformer of \"Attention Is All You Need\", trained and served in C++"};
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     return root.exit(e);
   }
   try {
+    heptapod::kernels::selected_isa();  // a bad HEPTAPOD_ISA is reported here, before any work
     for (auto& [cmd, run] : commands)
       if (cmd->parsed()) return run();
   } catch (const heptapod::Error& e) {

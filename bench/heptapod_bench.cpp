@@ -18,7 +18,7 @@
 #include <tuple>
 
 #include "heptapod/core/error.h"
-#include "heptapod/core/threads.h"
+#include "heptapod/kernels/threads.h"
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/kernels/blas.h"

@@ -742,13 +742,13 @@ TEST(VectorMath, RowPrimitivesEqualTheScalarLoopsOnEveryLength) {
     std::vector<float> x(n), y(n), out(n), out_scalar(n);
     fill_uniform(x, n + 1, -6.0, 6.0);
     fill_uniform(y, n + 2, -1.0, 1.0);
-    EXPECT_EQ(k::max_value(x.data(), n), k::max_value_scalar(x.data(), n)) << n;
-    EXPECT_NEAR(k::sum_value(x.data(), n), k::sum_value_scalar(x.data(), n), 1e-5 * (n + 1)) << n;
+    EXPECT_EQ(k::max_value(x.data(), n), nv::max_value(x.data(), n)) << n;
+    EXPECT_NEAR(k::sum_value(x.data(), n), nv::sum_value(x.data(), n), 1e-5 * (n + 1)) << n;
     double dot = 0;
     for (int i = 0; i < n; ++i) dot += static_cast<double>(x[i]) * y[i];
     EXPECT_NEAR(k::dot(x.data(), y.data(), n), dot, 1e-5 * (n + 1)) << n;
     const float s = k::exp_sum(x.data(), n, 1.5f, 0.7f, out.data());
-    const float s_scalar = k::exp_sum_scalar(x.data(), n, 1.5f, 0.7f, out_scalar.data());
+    const float s_scalar = nv::exp_sum(x.data(), n, 1.5f, 0.7f, out_scalar.data());
     EXPECT_NEAR(s, s_scalar, 1e-5 * std::abs(s_scalar)) << n;
     for (int i = 0; i < n; ++i) ASSERT_NEAR(out[i], out_scalar[i], 3e-7 * out_scalar[i]) << n << " " << i;
     EXPECT_NEAR(k::exp_sum(x.data(), n, 1.5f, 0.7f, nullptr), s, 1e-6 * std::abs(s)) << "sum only, " << n;

@@ -7,13 +7,12 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/core/pages.h"
-#include "heptapod/decode/top_tokens.h"
 #include "heptapod/kernels/cached_attention.h"
 #include "heptapod/kernels/elementwise.h"
 #include "heptapod/kernels/half.h"
 #include "heptapod/kernels/layer_norm.h"
+#include "heptapod/kernels/logits_top.h"
 #include "heptapod/kernels/parallel.h"
-#include "heptapod/kernels/vector_math.h"
 #include "heptapod/model/bind.h"
 
 namespace heptapod {
@@ -242,12 +241,11 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
 #pragma omp parallel for schedule(static) if (static_cast<long>(rows_) * n > kernels::kParallelMinWork)
     for (int r = 0; r < rows_; ++r) {
       const float* row = logits_.data() + static_cast<long>(r) * n;
-      const float m = kernels::max_value(row, n);
-      const float log_sum = m + std::log(kernels::exp_sum(row, n, m, 1.0f, nullptr));
+      const std::size_t at = static_cast<std::size_t>(r) * top;
+      const float log_sum =
+          kernels::logits_top(row, n, v0, top, top_count_[r], next_.log_probs.data() + at, next_.ids.data() + at);
       // log(e^a + e^b) = max + log1p(e^(min - max))
       log_z_[r] = first ? log_sum : std::max(log_z_[r], log_sum) + std::log1p(std::exp(-std::abs(log_z_[r] - log_sum)));
-      const std::size_t at = static_cast<std::size_t>(r) * top;
-      merge_top(row, n, v0, top, top_count_[r], next_.log_probs.data() + at, next_.ids.data() + at);
     }
     first = false;
   }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "heptapod/decode/beam_search.h"
-#include "heptapod/io/model_vocab.h"
+#include "heptapod/data/model_vocab.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {

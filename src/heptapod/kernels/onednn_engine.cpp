@@ -2,10 +2,15 @@
 #if HEPTAPOD_BLAS_KIND == 3
 #include "heptapod/kernels/onednn_engine.h"
 
+#include "heptapod/kernels/isa.h"
+
 namespace heptapod::kernels {
 
 const dnnl::engine& onednn_engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static const dnnl::engine engine = [] {
+    selected_isa();  // caps oneDNN's ISA before its first primitive
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return engine;
 }
 

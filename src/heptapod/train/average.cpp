@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "heptapod/core/error.h"
-#include "heptapod/io/model_vocab.h"
+#include "heptapod/data/model_vocab.h"
 
 namespace heptapod {
 

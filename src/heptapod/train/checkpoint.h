@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "heptapod/io/model_vocab.h"
+#include "heptapod/data/model_vocab.h"
 #include "heptapod/model/transformer.h"
 #include "heptapod/train/adam.h"
 

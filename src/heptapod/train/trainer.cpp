@@ -11,7 +11,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/core/progress.h"
 #include "heptapod/core/random.h"
-#include "heptapod/core/threads.h"
+#include "heptapod/kernels/threads.h"
 #include "heptapod/data/batcher.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/kernels/reduce.h"

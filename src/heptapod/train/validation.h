@@ -8,7 +8,7 @@
 #include "heptapod/core/arena.h"
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/decode/beam_search.h"
-#include "heptapod/io/model_vocab.h"
+#include "heptapod/data/model_vocab.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {

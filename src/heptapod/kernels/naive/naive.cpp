@@ -207,4 +207,26 @@ HEPTAPOD_INSTANTIATE(float)
 HEPTAPOD_INSTANTIATE(double)
 #undef HEPTAPOD_INSTANTIATE
 
+float max_value(const float* x, long n) {
+  float m = -INFINITY;
+  for (long i = 0; i < n; ++i) m = std::max(m, x[i]);
+  return m;
+}
+
+float sum_value(const float* x, long n) {
+  float s = 0;
+  for (long i = 0; i < n; ++i) s += x[i];
+  return s;
+}
+
+float exp_sum(const float* x, long n, float shift, float scale, float* out) {
+  float s = 0;
+  for (long i = 0; i < n; ++i) {
+    const float e = std::exp(scale * (x[i] - shift));
+    if (out) out[i] = e;
+    s += e;
+  }
+  return s;
+}
+
 }  // namespace heptapod::kernels::naive

@@ -46,4 +46,9 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, in
 template <typename T>
 void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream);
 
+// The row primitives of kernels/vector_math.h, in index order.
+float max_value(const float* x, long n);
+float sum_value(const float* x, long n);
+float exp_sum(const float* x, long n, float shift, float scale, float* out);
+
 }  // namespace heptapod::kernels::naive

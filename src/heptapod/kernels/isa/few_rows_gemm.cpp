@@ -1,9 +1,10 @@
 // Few-rows GEMM: AVX2 dot products over weight rows, weight rows split between threads when there are many.
 #include "heptapod/kernels/few_rows_gemm.h"
 
-#include "heptapod/kernels/vector_math.h"
+#include "heptapod/kernels/isa/registry.h"
+#include "heptapod/kernels/isa/simd.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 void few_rows_gemm_nt(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                       float* C, int ldc) {
@@ -19,4 +20,8 @@ void few_rows_gemm_nt(int M, int N, int K, float alpha, const float* A, int lda,
   }
 }
 
-}  // namespace heptapod::kernels
+void register_few_rows_gemm(KernelTable& t) {
+  t.few_rows_gemm_nt = &few_rows_gemm_nt;
+}
+
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

@@ -1,5 +1,5 @@
 // Vocabulary tensors in model files.
-#include "heptapod/io/model_vocab.h"
+#include "heptapod/data/model_vocab.h"
 
 #include "heptapod/core/error.h"
 

@@ -8,11 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/isa/calls.h"
+#include "heptapod/kernels/isa/registry.h"
+#include "heptapod/kernels/isa/simd.h"
 #include "heptapod/kernels/parallel.h"
-#include "heptapod/kernels/vector_math.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 namespace {
 
@@ -99,18 +100,10 @@ void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, 
   });
 }
 
-template void layer_norm_forward<float>(const float*, const float*, const float*, float*, float*, float*, int, int,
-                                        float);
-template void layer_norm_forward<double>(const double*, const double*, const double*, double*, double*, double*,
-                                         int, int, double);
-template void residual_layer_norm<float>(const float*, float*, const float*, float, std::uint64_t, std::uint64_t,
-                                         const float*, const float*, float*, float*, float*, int, int, float);
-template void residual_layer_norm<double>(const double*, double*, const double*, float, std::uint64_t, std::uint64_t,
-                                          const double*, const double*, double*, double*, double*, int, int, double);
-template void layer_norm_backward<float>(const float*, const float*, const float*, const float*, const float*,
-                                         float*, float*, float*, int, int, bool, const ResidualBranchGrad<float>*);
-template void layer_norm_backward<double>(const double*, const double*, const double*, const double*,
-                                          const double*, double*, double*, double*, int, int, bool,
-                                          const ResidualBranchGrad<double>*);
+void register_layer_norm(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, layer_norm_forward);
+  HEPTAPOD_REGISTER_TYPED(t, residual_layer_norm);
+  HEPTAPOD_REGISTER_TYPED(t, layer_norm_backward);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

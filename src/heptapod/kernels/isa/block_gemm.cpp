@@ -5,10 +5,11 @@
 #include <cstddef>
 #include <vector>
 
-#include "heptapod/kernels/transpose.h"
-#include "heptapod/kernels/vector_math.h"
+#include "heptapod/kernels/isa/calls.h"
+#include "heptapod/kernels/isa/registry.h"
+#include "heptapod/kernels/isa/simd.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 namespace {
 
@@ -43,7 +44,7 @@ struct Lanes8 {
   using Mask = __m256i;
   static constexpr int kWidth = 8;
   static constexpr int kMaxRows = 6;  // 12 accumulators of 16 registers
-  static Mask mask(int n) { return avx2::lane_mask(n); }
+  static Mask mask(int n) { return simd::lane_mask(n); }
   static Vec zero() { return _mm256_setzero_ps(); }
   static Vec load(const float* p) { return _mm256_loadu_ps(p); }
   static Vec load(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
@@ -177,7 +178,8 @@ void block_gemm(Trans ta, Trans tb, int M, int N, int K, const T* A, int lda, co
   product(M, N, K, A, lda, B, ldb, C, ldc);
 }
 
-template void block_gemm<float>(Trans, Trans, int, int, int, const float*, int, const float*, int, float*, int);
-template void block_gemm<double>(Trans, Trans, int, int, int, const double*, int, const double*, int, double*, int);
+void register_block_gemm(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, block_gemm);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

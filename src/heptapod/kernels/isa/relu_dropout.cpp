@@ -4,10 +4,11 @@
 
 #include <algorithm>
 
-#include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/isa/calls.h"
+#include "heptapod/kernels/isa/registry.h"
 #include "heptapod/kernels/parallel.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 template <typename T>
 void bias_relu_dropout_forward(T* hidden, const T* bias, int N, int F, float p, std::uint64_t seed,
@@ -41,9 +42,9 @@ void relu_dropout_backward(T* grad, const T* out, T* dbias, int N, int F, float 
   });
 }
 
-template void bias_relu_dropout_forward<float>(float*, const float*, int, int, float, std::uint64_t, std::uint64_t);
-template void bias_relu_dropout_forward<double>(double*, const double*, int, int, float, std::uint64_t, std::uint64_t);
-template void relu_dropout_backward<float>(float*, const float*, float*, int, int, float);
-template void relu_dropout_backward<double>(double*, const double*, double*, int, int, float);
+void register_relu_dropout(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, bias_relu_dropout_forward);
+  HEPTAPOD_REGISTER_TYPED(t, relu_dropout_backward);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

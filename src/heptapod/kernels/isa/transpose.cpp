@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "heptapod/kernels/vector_math.h"
+#include "heptapod/kernels/isa/registry.h"
+#include "heptapod/kernels/isa/simd.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 namespace {
 
@@ -22,7 +23,7 @@ void transpose_plain(const T* in, int rows, int cols, long ld_in, T* out, long l
 template <bool Full>
 inline void transpose8x8(const float* in, long ld_in, float* out, long ld_out, int rows = 8, int cols = 8) {
   __m256 r[8], t[8];
-  const __m256i load_mask = avx2::lane_mask(cols), store_mask = avx2::lane_mask(rows);
+  const __m256i load_mask = simd::lane_mask(cols), store_mask = simd::lane_mask(rows);
   for (int k = 0; k < 8; ++k)
     r[k] = Full ? _mm256_loadu_ps(in + k * ld_in)
                 : k < rows ? _mm256_maskload_ps(in + k * ld_in, load_mask) : _mm256_setzero_ps();
@@ -136,7 +137,8 @@ void transpose(const T* in, int rows, int cols, int ld_in, T* out, int ld_out) {
   transpose_plain(in, rows, cols, ld_in, out, ld_out);
 }
 
-template void transpose<float>(const float*, int, int, int, float*, int);
-template void transpose<double>(const double*, int, int, int, double*, int);
+void register_transpose(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, transpose);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

@@ -16,7 +16,10 @@
 
 #include <algorithm>
 
-namespace heptapod::kernels {
+#include "heptapod/kernels/isa/half_simd.h"
+#include "heptapod/kernels/isa/registry.h"
+
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 namespace {
 
@@ -52,10 +55,10 @@ void head_scores(const float* q, const E* keys, const long* offsets, int count, 
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
         for (int d = 0; d < D; d += 8) {
           const __m256 qd = _mm256_loadu_ps(q + d);
-          a0 = _mm256_fmadd_ps(qd, avx2::load8(k0 + d), a0);
-          a1 = _mm256_fmadd_ps(qd, avx2::load8(k1 + d), a1);
-          a2 = _mm256_fmadd_ps(qd, avx2::load8(k2 + d), a2);
-          a3 = _mm256_fmadd_ps(qd, avx2::load8(k3 + d), a3);
+          a0 = _mm256_fmadd_ps(qd, simd::load8(k0 + d), a0);
+          a1 = _mm256_fmadd_ps(qd, simd::load8(k1 + d), a1);
+          a2 = _mm256_fmadd_ps(qd, simd::load8(k2 + d), a2);
+          a3 = _mm256_fmadd_ps(qd, simd::load8(k3 + d), a3);
         }
         // [a0 a1 a2 a3] lane sums: two rounds of pairwise adds, then the two 128-bit halves.
         const __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
@@ -79,10 +82,10 @@ void head_values(const float* w, const E* values, const long* offsets, int count
         for (int j = 0; j < count; ++j) {
           const __m256 wj = _mm256_set1_ps(w[j]);
           const E* v = values + offsets[j] + d;
-          o0 = _mm256_fmadd_ps(wj, avx2::load8(v), o0);
-          o1 = _mm256_fmadd_ps(wj, avx2::load8(v + 8), o1);
-          o2 = _mm256_fmadd_ps(wj, avx2::load8(v + 16), o2);
-          o3 = _mm256_fmadd_ps(wj, avx2::load8(v + 24), o3);
+          o0 = _mm256_fmadd_ps(wj, simd::load8(v), o0);
+          o1 = _mm256_fmadd_ps(wj, simd::load8(v + 8), o1);
+          o2 = _mm256_fmadd_ps(wj, simd::load8(v + 16), o2);
+          o3 = _mm256_fmadd_ps(wj, simd::load8(v + 24), o3);
         }
         _mm256_storeu_ps(out + d, o0);
         _mm256_storeu_ps(out + d + 8, o1);
@@ -91,7 +94,7 @@ void head_values(const float* w, const E* values, const long* offsets, int count
       }
       for (; d < D; d += 8) {
         __m256 o = _mm256_setzero_ps();
-        for (int j = 0; j < count; ++j) o = _mm256_fmadd_ps(_mm256_set1_ps(w[j]), avx2::load8(values + offsets[j] + d), o);
+        for (int j = 0; j < count; ++j) o = _mm256_fmadd_ps(_mm256_set1_ps(w[j]), simd::load8(values + offsets[j] + d), o);
         _mm256_storeu_ps(out + d, o);
       }
       return;
@@ -144,7 +147,7 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
       const E* kh = k + h * D;
       __m512 acc = _mm512_mul_ps(_mm512_loadu_ps(qh), load16(kh));
       for (int d = 16; d < D; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(qh + d), load16(kh + d), acc);
-      scores[static_cast<long>(h) * score_stride + j] = avx2::horizontal_sum(acc);
+      scores[static_cast<long>(h) * score_stride + j] = simd::horizontal_sum(acc);
     }
   }
   for (int h = 0; h < H; ++h) {
@@ -177,9 +180,9 @@ void attend_cached(const float* q, const E* keys, const E* values, const long* o
   }
 }
 
-template void attend_cached<float>(const float*, const float*, const float*, const long*, int, int, int, float, float*,
-                                   int, float*);
-template void attend_cached<half>(const float*, const half*, const half*, const long*, int, int, int, float, float*,
-                                  int, float*);
+void register_cached_attention(KernelTable& t) {
+  t.attend_cached_f32 = &attend_cached<float>;
+  t.attend_cached_f16 = &attend_cached<half>;
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

@@ -1,9 +1,10 @@
 // Bias, ReLU and residual kernels: flat parallel loops the compiler vectorises.
 #include "heptapod/kernels/elementwise.h"
 
+#include "heptapod/kernels/isa/registry.h"
 #include "heptapod/kernels/parallel.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 template <typename T>
 void add_bias(T* y, const T* bias, int N, int C) {
@@ -37,13 +38,11 @@ void add(const T* a, const T* b, T* out, long n) {
   for (long i = 0; i < n; ++i) out[i] = a[i] + b[i];
 }
 
-#define HEPTAPOD_INSTANTIATE(T)                              \
-  template void add_bias<T>(T*, const T*, int, int);         \
-  template void bias_backward<T>(const T*, T*, int, int);    \
-  template void relu_forward<T>(T*, long);                   \
-  template void add<T>(const T*, const T*, T*, long);
-HEPTAPOD_INSTANTIATE(float)
-HEPTAPOD_INSTANTIATE(double)
-#undef HEPTAPOD_INSTANTIATE
+void register_elementwise(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, add_bias);
+  HEPTAPOD_REGISTER_TYPED(t, bias_backward);
+  HEPTAPOD_REGISTER_TYPED(t, relu_forward);
+  HEPTAPOD_REGISTER_TYPED(t, add);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

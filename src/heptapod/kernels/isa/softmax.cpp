@@ -3,10 +3,11 @@
 
 #include <algorithm>
 
-#include "heptapod/kernels/vector_math.h"
+#include "heptapod/kernels/isa/registry.h"
+#include "heptapod/kernels/isa/simd.h"
 #include "heptapod/kernels/visible_keys.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 template <typename T>
 void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale) {
@@ -34,9 +35,9 @@ void attention_softmax_backward(const T* probs, T* grad, int Tq, int K, T scale)
   }
 }
 
-template void attention_softmax_forward<float>(float*, int, int, bool, float);
-template void attention_softmax_forward<double>(double*, int, int, bool, double);
-template void attention_softmax_backward<float>(const float*, float*, int, int, float);
-template void attention_softmax_backward<double>(const double*, double*, int, int, double);
+void register_softmax(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, attention_softmax_forward);
+  HEPTAPOD_REGISTER_TYPED(t, attention_softmax_backward);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "heptapod/kernels/isa/registry.h"
+#include "heptapod/kernels/isa/simd.h"
 #include "heptapod/kernels/reduce.h"
-#include "heptapod/kernels/vector_math.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 template <typename T>
 CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, int V, T eps, T grad_scale, T* dlogits,
@@ -40,8 +41,8 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, in
   });
 }
 
-template CrossEntropyTotals cross_entropy<float>(const float*, const int*, long, int, float, float, float*, float*);
-template CrossEntropyTotals cross_entropy<double>(const double*, const int*, long, int, double, double, double*,
-                                                  double*);
+void register_cross_entropy(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, cross_entropy);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

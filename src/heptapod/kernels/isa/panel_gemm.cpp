@@ -28,7 +28,10 @@
 #endif
 #include <omp.h>
 
-namespace heptapod::kernels {
+#include "heptapod/kernels/isa/registry.h"
+#include "heptapod/kernels/isa/simd.h"
+
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 namespace {
 
@@ -232,4 +235,8 @@ void panel_gemm(const float* panels, int N, int K, int k_padded, const float* x,
   }
 }
 
-}  // namespace heptapod::kernels
+void register_panel_gemm(KernelTable& t) {
+  t.panel_gemm = &panel_gemm;
+}
+
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

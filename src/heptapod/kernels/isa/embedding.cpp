@@ -7,9 +7,10 @@
 #include <numeric>
 #include <vector>
 
+#include "heptapod/kernels/isa/registry.h"
 #include "heptapod/kernels/parallel.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 template <typename T>
 void embedding_forward(const int* tokens, long N, const int* positions, const T* table, int C, T scale, const T* pe,
@@ -72,14 +73,11 @@ void sinusoid_table(int L, int C, T* pe) {
   }
 }
 
-template void embedding_forward<float>(const int*, long, const int*, const float*, int, float, const float*, float*);
-template void embedding_forward<double>(const int*, long, const int*, const double*, int, double, const double*,
-                                        double*);
-template void scale_add_positions<float>(float*, long, const int*, int, float, const float*);
-template void scale_add_positions<double>(double*, long, const int*, int, double, const double*);
-template void embedding_backward<float>(const float*, const int*, long, int, float, float*);
-template void embedding_backward<double>(const double*, const int*, long, int, double, double*);
-template void sinusoid_table<float>(int, int, float*);
-template void sinusoid_table<double>(int, int, double*);
+void register_embedding(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, embedding_forward);
+  HEPTAPOD_REGISTER_TYPED(t, scale_add_positions);
+  HEPTAPOD_REGISTER_TYPED(t, embedding_backward);
+  HEPTAPOD_REGISTER_TYPED(t, sinusoid_table);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

@@ -5,9 +5,10 @@
 #include <cmath>
 
 #include "heptapod/core/random.h"
+#include "heptapod/kernels/isa/registry.h"
 #include "heptapod/kernels/parallel.h"
 
-namespace heptapod::kernels {
+namespace heptapod::kernels::HEPTAPOD_ISA {
 
 namespace {
 
@@ -85,19 +86,13 @@ void dropout_backward_from_output(T* grad, const T* out, long n, float p) {
   for (long i = 0; i < n; ++i) grad[i] = out[i] != T(0) ? grad[i] * keep_scale : T(0);
 }
 
-template void dropout<float>(float*, long, float, std::uint64_t, std::uint64_t);
-template void dropout<double>(double*, long, float, std::uint64_t, std::uint64_t);
-template void dropout_copy<float>(const float*, float*, long, float, std::uint64_t, std::uint64_t);
-template void dropout_copy<double>(const double*, double*, long, float, std::uint64_t, std::uint64_t);
-template void dropout_add<float>(const float*, float*, long, float, std::uint64_t, std::uint64_t);
-template void dropout_add<double>(const double*, double*, long, float, std::uint64_t, std::uint64_t);
-template void dropout_slice<float>(float*, long, std::uint64_t, float, std::uint64_t, std::uint64_t);
-template void dropout_slice<double>(double*, long, std::uint64_t, float, std::uint64_t, std::uint64_t);
-template void dropout_backward_from_output<float>(float*, const float*, long, float);
-template void dropout_backward_from_output<double>(double*, const double*, long, float);
-template void dropout_copy_slice<float>(const float*, float*, long, std::uint64_t, float, std::uint64_t,
-                                        std::uint64_t);
-template void dropout_copy_slice<double>(const double*, double*, long, std::uint64_t, float, std::uint64_t,
-                                         std::uint64_t);
+void register_dropout(KernelTable& t) {
+  HEPTAPOD_REGISTER_TYPED(t, dropout);
+  HEPTAPOD_REGISTER_TYPED(t, dropout_copy);
+  HEPTAPOD_REGISTER_TYPED(t, dropout_add);
+  HEPTAPOD_REGISTER_TYPED(t, dropout_slice);
+  HEPTAPOD_REGISTER_TYPED(t, dropout_copy_slice);
+  HEPTAPOD_REGISTER_TYPED(t, dropout_backward_from_output);
+}
 
-}  // namespace heptapod::kernels
+}  // namespace heptapod::kernels::HEPTAPOD_ISA

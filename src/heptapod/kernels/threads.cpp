@@ -1,5 +1,5 @@
 // Threading control over OpenMP and the BLAS.
-#include "heptapod/core/threads.h"
+#include "heptapod/kernels/threads.h"
 
 #include <omp.h>
 
