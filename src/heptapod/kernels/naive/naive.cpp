@@ -27,6 +27,12 @@ void gemm(Trans ta, Trans tb, int M, int N, int K, T alpha, const T* A, int lda,
 }
 
 template <typename T>
+void transpose(const T* in, int rows, int cols, int ld_in, T* out, int ld_out) {
+  for (long i = 0; i < rows; ++i)
+    for (long j = 0; j < cols; ++j) out[j * ld_out + i] = in[i * ld_in + j];
+}
+
+template <typename T>
 void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale) {
   for (int i = 0; i < Tq; ++i) {
     T* row = scores + static_cast<long>(i) * K;
@@ -67,6 +73,20 @@ void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean
     mean[n] = static_cast<T>(m);
     rstd[n] = static_cast<T>(s);
   }
+}
+
+template <typename T>
+void residual_layer_norm(const T* x, T* delta, const T* bias, float p, std::uint64_t seed, std::uint64_t stream,
+                         const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps) {
+  // delta (N, C) <- x + dropout(delta + bias), one mask over the whole tensor; then y = LN(delta).
+  const long n = static_cast<long>(N) * C;
+  if (bias) add_bias(delta, bias, N, C);
+  dropout(delta, n, p, seed, stream);
+  for (long i = 0; i < n; ++i) delta[i] += x[i];
+  std::vector<T> m(N), s(N);  // (N) each
+  layer_norm_forward(delta, gamma, beta, y, m.data(), s.data(), N, C, eps);
+  if (mean) std::copy(m.begin(), m.end(), mean);
+  if (rstd) std::copy(s.begin(), s.end(), rstd);
 }
 
 template <typename T>
@@ -186,11 +206,52 @@ void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
   }
 }
 
+template <typename T>
+void dropout_add(const T* x, T* delta, long n, float p, std::uint64_t seed, std::uint64_t stream) {
+  dropout(delta, n, p, seed, stream);
+  for (long i = 0; i < n; ++i) delta[i] += x[i];
+}
+
+namespace {
+double stored_value(float x) { return x; }
+double stored_value(half x) { return from_half_scalar(x); }
+}  // namespace
+
+template <typename E>
+void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
+                   float scale, float* scores, int score_stride, float* out) {
+  // Per head h: p (count) = softmax(scale * q_h . k_j,h), out_h (D) = sum_j p[j] v_j,h; k_j,h = keys +
+  // offsets[j] + h * D, likewise v_j,h.
+  for (int h = 0; h < H; ++h) {
+    std::vector<double> p(count);
+    for (int j = 0; j < count; ++j) {
+      double s = 0;
+      for (int d = 0; d < D; ++d) s += static_cast<double>(q[h * D + d]) * stored_value(keys[offsets[j] + h * D + d]);
+      p[j] = scale * s;
+    }
+    const double max_p = *std::max_element(p.begin(), p.end());
+    double sum = 0;
+    for (double& v : p) sum += (v = std::exp(v - max_p));
+    for (int j = 0; j < count; ++j) {
+      p[j] /= sum;
+      scores[static_cast<long>(h) * score_stride + j] = static_cast<float>(p[j]);
+    }
+    for (int d = 0; d < D; ++d) {
+      double o = 0;
+      for (int j = 0; j < count; ++j) o += p[j] * stored_value(values[offsets[j] + h * D + d]);
+      out[h * D + d] = static_cast<float>(o);
+    }
+  }
+}
+
 #define HEPTAPOD_INSTANTIATE(T)                                                                                  \
   template void gemm<T>(Trans, Trans, int, int, int, T, const T*, int, const T*, int, T, T*, int);              \
+  template void transpose<T>(const T*, int, int, int, T*, int);                                                 \
   template void attention_softmax_forward<T>(T*, int, int, bool, T);                                            \
   template void attention_softmax_backward<T>(const T*, T*, int, int, T);                                       \
   template void layer_norm_forward<T>(const T*, const T*, const T*, T*, T*, T*, int, int, T);                   \
+  template void residual_layer_norm<T>(const T*, T*, const T*, float, std::uint64_t, std::uint64_t, const T*,   \
+                                       const T*, T*, T*, T*, int, int, T);                                       \
   template void layer_norm_backward<T>(const T*, const T*, const T*, const T*, const T*, T*, T*, T*, int, int,  \
                                        bool);                                                                    \
   template void add_bias<T>(T*, const T*, int, int);                                                            \
@@ -202,10 +263,16 @@ void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream) {
   template void embedding_backward<T>(const T*, const int*, long, int, T, T*);                                  \
   template void sinusoid_table<T>(int, int, T*);                                                                \
   template CrossEntropyTotals cross_entropy<T>(const T*, const int*, long, int, T, T, T*, T*);                  \
-  template void dropout<T>(T*, long, float, std::uint64_t, std::uint64_t);
+  template void dropout<T>(T*, long, float, std::uint64_t, std::uint64_t);                                     \
+  template void dropout_add<T>(const T*, T*, long, float, std::uint64_t, std::uint64_t);
 HEPTAPOD_INSTANTIATE(float)
 HEPTAPOD_INSTANTIATE(double)
 #undef HEPTAPOD_INSTANTIATE
+
+template void attend_cached<float>(const float*, const float*, const float*, const long*, int, int, int, float, float*,
+                                   int, float*);
+template void attend_cached<half>(const float*, const half*, const half*, const long*, int, int, int, float, float*,
+                                  int, float*);
 
 float max_value(const float* x, long n) {
   float m = -INFINITY;

@@ -6,6 +6,7 @@
 
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/cross_entropy.h"
+#include "heptapod/kernels/half.h"
 
 namespace heptapod::kernels::naive {
 
@@ -13,11 +14,16 @@ template <typename T>
 void gemm(Trans ta, Trans tb, int M, int N, int K, T alpha, const T* A, int lda, const T* B, int ldb, T beta,
           T* C, int ldc);
 template <typename T>
+void transpose(const T* in, int rows, int cols, int ld_in, T* out, int ld_out);
+template <typename T>
 void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale);
 template <typename T>
 void attention_softmax_backward(const T* probs, T* grad, int Tq, int K, T scale);
 template <typename T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps);
+template <typename T>
+void residual_layer_norm(const T* x, T* delta, const T* bias, float p, std::uint64_t seed, std::uint64_t stream,
+                         const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps);
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
                          T* dbeta, int N, int C, bool accumulate_dx);
@@ -45,6 +51,12 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, in
                                  T* row_nll);
 template <typename T>
 void dropout(T* x, long n, float p, std::uint64_t seed, std::uint64_t stream);
+template <typename T>
+void dropout_add(const T* x, T* delta, long n, float p, std::uint64_t seed, std::uint64_t stream);
+// E: float or half (the cached vectors' storage), as kernels::attend_cached.
+template <typename E>
+void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
+                   float scale, float* scores, int score_stride, float* out);
 
 // The row primitives of kernels/vector_math.h, in index order.
 float max_value(const float* x, long n);
