@@ -7,8 +7,8 @@
 # Everything runs REPEATS times (default 3), each round over all models and phases, so that a burst of load
 # from elsewhere on a shared machine hits one round rather than all runs of a phase; the table takes each
 # side's fastest run of a phase (the ceiling's highest) and its largest peak RSS, and lists every run.
-# The rival gets its best settings: 2 threads, tcmalloc preloaded, OMP_WAIT_POLICY=PASSIVE. Run it on an
-# otherwise idle machine; both sides use both cores.
+# The rival gets its best settings: 2 threads, tcmalloc preloaded, OMP_WAIT_POLICY=PASSIVE, OpenBLAS free to
+# pick its AVX-512 kernels. Run it on an otherwise idle machine; both sides use both cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -28,7 +28,9 @@ rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
 run_both() {  # model phase round
   echo "== round $3: $1 $2" >&2
   $bench run --workload "$out/workload.json" --model "$1" --phase "$2" --threads 2 > "$out/heptapod-$2-$1.$3.json"
-  LD_PRELOAD=$tcmalloc OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 bench/pytorch_rival.py \
+  # (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, where the machine sets them, hold OpenBLAS to its AVX2 kernels: the
+  # rival runs without them, as its AVX-512 kernels are faster.)
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE LD_PRELOAD=$tcmalloc OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 bench/pytorch_rival.py \
     --workload "$out/workload.json" --model "$1" --phase "$2" --threads 2 > "$out/pytorch-$2-$1.$3.json"
 }
 for round in $(seq 1 "$repeats"); do

@@ -27,33 +27,11 @@ namespace {
 namespace k = kernels;
 namespace nv = kernels::naive;
 using test::fill_uniform;
+using test::expect_close;
+using test::kNaN;
 using test::max_rel_error;
-
-template <typename T>
-double tol() {
-  return std::is_same_v<T, float> ? 1e-5 : 1e-12;
-}
-
-template <typename T>
-std::vector<T> uniform(std::size_t n, unsigned seed, double lo = -1.0, double hi = 1.0) {
-  std::vector<T> v(n);
-  fill_uniform(v, seed, lo, hi);
-  return v;
-}
-
-template <typename T>
-constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
-
-// Whole-tensor relative error of got against want (the twin's), measured against at least floor: with
-// floor 0.1 and tolerance 1e-5, an absolute 1e-6 where the values are small.
-template <typename T>
-void expect_close(const std::vector<T>& got, const std::vector<T>& want, double tolerance, const std::string& what,
-                  double floor = 1e-30) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    ASSERT_EQ(std::isnan(got[i]), std::isnan(want[i])) << what << ": NaN differs at " << i;
-  EXPECT_LE(max_rel_error(got.data(), want.data(), got.size(), floor), tolerance) << what;
-}
+using test::tol;
+using test::uniform;
 
 template <typename T>
 class NaiveTwins : public ::testing::Test {};

@@ -1,9 +1,13 @@
 // Shared helpers for the tests: error measures and fixture access.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "heptapod/io/safetensors.h"
@@ -58,6 +62,36 @@ void fill_uniform(std::vector<T>& v, unsigned seed, double lo = -1.0, double hi 
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     x = static_cast<T>(lo + (hi - lo) * static_cast<double>(s >> 11) / 9007199254740992.0);
   }
+}
+
+// Kernel tests' tolerance for a whole tensor against its naive twin.
+template <typename T>
+double tol() {
+  return std::is_same_v<T, float> ? 1e-5 : 1e-12;
+}
+
+// (n) reproducible values in [lo, hi).
+template <typename T>
+std::vector<T> uniform(std::size_t n, unsigned seed, double lo = -1.0, double hi = 1.0) {
+  std::vector<T> v(n);
+  fill_uniform(v, seed, lo, hi);
+  return v;
+}
+
+template <typename T>
+constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+
+// Whole-tensor relative error of got against want (naive), with a message naming the check; a NaN in got
+// where want has none fails. floor is the smallest scale the error is measured against: the tensor's natural
+// magnitude where the exact answer can be all zeros (a layer norm over one column, a one-class softmax), so
+// that rounding noise is not divided by 0.
+template <typename T>
+void expect_close(const std::vector<T>& got, const std::vector<T>& want, double tolerance, const std::string& what,
+                  double floor = 1e-30) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_FALSE(std::isnan(got[i]) && !std::isnan(want[i])) << what << ": NaN at " << i;
+  EXPECT_LE(max_rel_error(got.data(), want.data(), got.size(), floor), tolerance) << what;
 }
 
 }  // namespace heptapod::test
