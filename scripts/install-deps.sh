@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package Heptapod needs to build and test (the list is also in README.md and
-# cmake/Dependencies.cmake). Runs apt-get as root, or through sudo.
+# cmake/Dependencies.cmake). Runs apt-get as root, or through sudo. dpkg-dev (dpkg-shlibdeps), binutils (objdump,
+# readelf) and file are for the packaging: cpack -G DEB and tests/package/deb.sh.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -9,6 +10,7 @@ PACKAGES=(
   libdnnl-dev libopenblas-openmp-dev
   nlohmann-json3-dev libcli11-dev libsentencepiece-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  dpkg-dev binutils file
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
