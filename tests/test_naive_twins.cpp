@@ -18,6 +18,7 @@
 #include "heptapod/kernels/half.h"
 #include "heptapod/kernels/layer_norm.h"
 #include "heptapod/kernels/naive/naive.h"
+#include "heptapod/kernels/panel_gemm.h"
 #include "heptapod/kernels/transpose.h"
 #include "test_util.h"
 
@@ -190,6 +191,41 @@ TYPED_TEST(NaiveTwins, TransposeMatchesNaiveExactly) {
                                          << i;
       }
   }
+}
+
+// panel_gemm against the naive product on weights laid out in its column panels directly (not through
+// oneDNN, whose layout depends on its ISA): under every ISA, the AVX-512 tiles or the plain loops run.
+TEST(NaiveTwins, PanelGemmMatchesNaive) {
+  unsigned seed = 40;
+  for (int N : {1, 64, 100, 300})
+    for (int K : {1, 7, 64, 300})
+      for (int rows : {1, 5, 6, 13, 40})
+        for (bool with_bias : {false, true})
+          for (bool relu : {false, true}) {
+            const int k_padded = (K + 15) / 16 * 16, panels = (N + k::kPanelWidth - 1) / k::kPanelWidth;
+            const auto w = uniform<float>(static_cast<std::size_t>(N) * K, ++seed);  // (N, K)
+            const auto x = uniform<float>(static_cast<std::size_t>(rows) * K, ++seed);  // (rows, K)
+            const auto bias = uniform<float>(N, ++seed);                                // (N)
+            // (panels, k_padded, 64): element (k, n) at (n / 64) * k_padded * 64 + k * 64 + n % 64; zero padding.
+            std::vector<float> packed(static_cast<std::size_t>(panels) * k_padded * k::kPanelWidth, 0.0f);
+            for (int n = 0; n < N; ++n)
+              for (int kk = 0; kk < K; ++kk)
+                packed[(static_cast<std::size_t>(n / k::kPanelWidth) * k_padded + kk) * k::kPanelWidth +
+                       n % k::kPanelWidth] = w[static_cast<std::size_t>(n) * K + kk];
+            std::vector<float> want(static_cast<std::size_t>(rows) * N), got(want.size(), kNaN<float>);  // (rows, N)
+            nv::gemm<float>(k::Trans::No, k::Trans::Yes, rows, N, K, 1.0f, x.data(), K, w.data(), K, 0.0f,
+                            want.data(), N);
+            for (int r = 0; r < rows; ++r)
+              for (int n = 0; n < N; ++n) {
+                float& v = want[static_cast<std::size_t>(r) * N + n];
+                if (with_bias) v += bias[n];
+                if (relu) v = std::max(v, 0.0f);
+              }
+            k::panel_gemm(packed.data(), N, K, k_padded, x.data(), rows, with_bias ? bias.data() : nullptr, relu,
+                          got.data());
+            expect_close(got, want, tol<float>(),
+                         "N " + std::to_string(N) + " K " + std::to_string(K) + " rows " + std::to_string(rows), 0.1);
+          }
 }
 
 }  // namespace

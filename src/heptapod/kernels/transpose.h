@@ -1,4 +1,4 @@
-// Matrix transpose: 8 x 8 register blocks for float (AVX2), plain loops otherwise.
+// Matrix transpose: 16 x 16 register blocks for float with AVX-512, 8 x 8 with AVX2, plain loops otherwise.
 #pragma once
 
 namespace heptapod::kernels {
