@@ -36,10 +36,9 @@ namespace {
 namespace k = kernels;
 namespace nv = kernels::naive;
 using k::Trans;
-using test::fill_uniform;
 using test::expect_close;
+using test::fill_uniform;
 using test::kNaN;
-using test::max_rel_error;
 using test::tol;
 using test::uniform;
 

@@ -27,10 +27,8 @@ namespace {
 
 namespace k = kernels;
 namespace nv = kernels::naive;
-using test::fill_uniform;
 using test::expect_close;
 using test::kNaN;
-using test::max_rel_error;
 using test::tol;
 using test::uniform;
 
