@@ -145,7 +145,7 @@ struct PackedWeights::Impl {
 };
 
 PackedWeights::PackedWeights(const float* w, int out, int in, PackedWeightsStorage* storage)
-    : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
+    : WeightMatrix(out, in), impl_(std::make_unique<Impl>()) {
   require(out > 0 && in > 0, "packed weights: empty matrix");
   const memory::desc any({in, out}, f32, memory::format_tag::any);
   impl_->packed_desc = impl_->describe(32, in, out, false, false, any).weights_desc();
@@ -168,10 +168,6 @@ PackedWeights::PackedWeights(const float* w, int out, int in, PackedWeightsStora
 }
 
 PackedWeights::~PackedWeights() = default;
-
-void PackedWeights::forward(const float* x, int rows, const float* bias, bool relu, float* y) const {
-  forward_columns(x, rows, 0, out_, bias, relu, y);
-}
 
 int PackedWeights::column_align() const { return impl_->column_block(); }
 
@@ -248,7 +244,7 @@ struct PackedWeights::Impl {
 };
 
 PackedWeights::PackedWeights(const float* w, int out, int in, PackedWeightsStorage* storage)
-    : out_(out), in_(in), impl_(std::make_unique<Impl>()) {
+    : WeightMatrix(out, in), impl_(std::make_unique<Impl>()) {
   require(out > 0 && in > 0, "packed weights: empty matrix");
   const std::size_t n = static_cast<std::size_t>(out) * in;
   impl_->w = storage ? static_cast<float*>(storage->take(n * sizeof(float))) : nullptr;
@@ -262,10 +258,6 @@ PackedWeights::PackedWeights(const float* w, int out, int in, PackedWeightsStora
 PackedWeights::~PackedWeights() = default;
 
 void PackedWeights::prepare(bool, bool, int) const {}  // gemm() needs no preparation
-
-void PackedWeights::forward(const float* x, int rows, const float* bias, bool relu, float* y) const {
-  forward_columns(x, rows, 0, out_, bias, relu, y);
-}
 
 int PackedWeights::column_align() const { return 1; }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "heptapod/core/page_buffer.h"
+#include "heptapod/kernels/weight_matrix.h"
 
 namespace heptapod::kernels {
 
@@ -30,39 +31,28 @@ class PackedWeightsStorage {
   std::size_t capacity_ = 0, used_ = 0;
 };
 
-class PackedWeights {
+// Float32 weights in the GEMM kernels' layout.
+class PackedWeights final : public WeightMatrix {
  public:
   // w: (out, in) row-major; copied, into `storage` when given and it has room.
   PackedWeights(const float* w, int out, int in, PackedWeightsStorage* storage = nullptr);
-  ~PackedWeights();
-  PackedWeights(const PackedWeights&) = delete;
-  PackedWeights& operator=(const PackedWeights&) = delete;
+  ~PackedWeights() override;
 
-  // x: (rows, in) -> y: (rows, out) = x W^T (+ bias (out) when not null), ReLU applied when `relu`.
-  void forward(const float* x, int rows, const float* bias, bool relu, float* y) const;
-  // Columns [n0, n0 + n) of that product alone, y: (rows, n); only W's rows n0.. are read. n0 must be a
-  // multiple of column_align(); bias, when not null, is the full (out) vector.
-  void forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) const;
-  // The column granularity of the layout (64 for oneDNN's blocked panels, 1 for a plain layout).
-  int column_align() const;
+  void forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu,
+                       float* y) const override;
+  // 64 for oneDNN's blocked panels, 1 for a plain layout.
+  int column_align() const override;
+  // oneDNN primitives, 0.3-1.5 ms each, shared by all weights of the same shape.
+  void prepare(bool bias, bool relu, int columns) const override;
+  void row(int o, float* out) const override;
+  std::size_t bytes() const override;
+  ComputeType type() const override { return ComputeType::Float32; }
 
-  // Creates now, rather than on first use, what forward() (columns = out()) or forward_columns() for that
-  // many columns needs for every row count with these options (oneDNN primitives, 0.3-1.5 ms each, shared by
-  // all weights of the same shape).
-  void prepare(bool bias, bool relu, int columns) const;
-
-  // W[o][i], read back from the packed layout (an embedding lookup through a tied output projection).
+  // W[o][i], read back from the packed layout.
   float at(int o, int i) const;
-  // Row o of W (in values) into `out`.
-  void row(int o, float* out) const;
-
-  int out() const { return out_; }
-  int in() const { return in_; }
-  std::size_t bytes() const;
 
  private:
   struct Impl;
-  int out_, in_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "heptapod/core/arena.h"
-#include "heptapod/kernels/packed_weights.h"
+#include "heptapod/kernels/weight_matrix.h"
 #include "heptapod/layers/dropout_site.h"
 
 namespace heptapod {
@@ -14,7 +14,7 @@ struct Embedding {
   int C = 0;
   // A model packed for inference reads a table tied to the output projection through the packed projection
   // (table is then null).
-  const kernels::PackedWeights* packed = nullptr;
+  const kernels::WeightMatrix* packed = nullptr;
 };
 
 // tokens, positions: (N); pe: (> max position, C) -> out: (N, C) = E[token] * sqrt(C) + pe[position], no

@@ -5,7 +5,7 @@
 #include <span>
 
 #include "heptapod/core/arena.h"
-#include "heptapod/kernels/packed_weights.h"
+#include "heptapod/kernels/weight_matrix.h"
 
 namespace heptapod {
 
@@ -16,7 +16,7 @@ struct Linear {
   T* dw = nullptr;  // (out, in) gradient, accumulated
   T* db = nullptr;  // (out) gradient, accumulated
   int in = 0, out = 0;
-  const kernels::PackedWeights* packed = nullptr;  // W in the GEMM's layout (float inference), used when set
+  const kernels::WeightMatrix* packed = nullptr;  // W prepared for inference (any compute type), used when set
 };
 
 // Whether a forward pass adds its output layer's bias, or leaves it to the caller's next pass over the output

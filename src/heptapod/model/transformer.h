@@ -8,6 +8,7 @@
 
 #include "heptapod/core/arena.h"
 #include "heptapod/kernels/cross_entropy.h"
+#include "heptapod/kernels/packed_weights.h"
 #include "heptapod/layers/embedding.h"
 #include "heptapod/layers/layer_norm.h"
 #include "heptapod/layers/linear.h"
