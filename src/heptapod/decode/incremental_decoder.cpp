@@ -8,12 +8,9 @@
 #include "heptapod/core/error.h"
 #include "heptapod/core/pages.h"
 #include "heptapod/kernels/cached_attention.h"
-#include "heptapod/kernels/elementwise.h"
 #include "heptapod/kernels/half.h"
-#include "heptapod/kernels/layer_norm.h"
 #include "heptapod/kernels/logits_top.h"
 #include "heptapod/kernels/parallel.h"
-#include "heptapod/model/bind.h"
 
 namespace heptapod {
 
@@ -23,14 +20,8 @@ constexpr int kStageRows = 256;  // source rows projected to cross keys/values a
 
 }  // namespace
 
-IncrementalDecoder::IncrementalDecoder(Transformer<float>& model) : model_(model), config_(model.config()) {
-  const ModelConfig& c = config_;
-  layers_.resize(c.decoder_layers);
-  for (int i = 0; i < c.decoder_layers; ++i) layers_[i].p = &model.decoder_layer(i);
-  has_final_norm_ = c.has_final_norm();
-  if (has_final_norm_)
-    final_norm_ = bind_layer_norm(model.parameters(), "decoder/final_norm", c.d_model, c.layer_norm_eps);
-}
+IncrementalDecoder::IncrementalDecoder(Transformer<float>& model)
+    : model_(model), config_(model.config()), cross_kv_(config_.decoder_layers) {}
 
 void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps,
                                CachePrecision cache) {
@@ -60,26 +51,24 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
     std::memmove(memory + static_cast<long>(N) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
     N += n;
   }
-  stage_.resize(static_cast<std::size_t>(std::max(std::min(N, kStageRows) * 2, rows_ * 3)) * C);
+  stage_.resize(static_cast<std::size_t>(std::min(N, kStageRows)) * 2 * C);
   const std::size_t cross_elements = static_cast<std::size_t>(std::max(N, 1)) * 2 * C;
-  for (Layer& l : layers_) {
-    stack_projections(l);
-    l.cross_kv = arena_.alloc<std::byte>(cross_elements * element);
+  model_.prepare_decoding();
+  for (int layer = 0; layer < config_.decoder_layers; ++layer) {
+    cross_kv_[layer] = arena_.alloc<std::byte>(cross_elements * element);
     for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2C) k|v at a time
       const int rows = std::min(kStageRows, N - r0);
-      linear_forward(l.kv, memory + static_cast<long>(r0) * C, rows, stage_.data());
-      store(stage_.data(), 2L * C, rows, l.cross_kv, static_cast<long>(r0) * 2 * C);
+      model_.source_keys_values(layer, memory + static_cast<long>(r0) * C, rows, stage_.data());
+      store(stage_.data(), 2L * C, rows, cross_kv_[layer], static_cast<long>(r0) * 2 * C);
     }
   }
-  const std::size_t cache_bytes = static_cast<std::size_t>(max_steps) * layers_.size() * rows_ * 2 * C * element;
+  const std::size_t cache_bytes =
+      static_cast<std::size_t>(max_steps) * config_.decoder_layers * rows_ * 2 * C * element;
   self_cache_.reset(cache_bytes);
   advise_huge_pages(self_cache_.as<void>(), cache_bytes);
   slab_start_.assign(max_steps, 0);
   slab_rows_.assign(max_steps, 0);
   history_.resize(static_cast<std::size_t>(max_steps) * cache_rows_);
-  const std::size_t rc = static_cast<std::size_t>(rows_) * C;
-  for (auto* v : {&x_, &normed_, &q_, &ctx_, &attn_out_}) v->resize(rc);
-  hidden_.resize(static_cast<std::size_t>(rows_) * config_.d_ff);
   int widest = 0;
   for (const auto& [v0, n] : model_.output_column_blocks()) widest = std::max(widest, n);
   logits_.resize(static_cast<std::size_t>(rows_) * widest);
@@ -87,24 +76,6 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   top_count_.resize(rows_);
   scores_.resize(static_cast<std::size_t>(rows_) * config_.n_heads * std::max(S, max_steps));
   alignment_.resize(static_cast<std::size_t>(rows_) * S);
-  mean_.resize(rows_);
-  rstd_.resize(rows_);
-}
-
-void IncrementalDecoder::stack_projections(Layer& l) {
-  const MultiHeadAttention<float>& self = l.p->self_attn;
-  const MultiHeadAttention<float>& cross = l.p->cross_attn;
-  if (self.qkv.packed && cross.kv.packed) {
-    l.qkv = self.qkv;
-    l.kv = cross.kv;
-    return;
-  }
-  const long C = config_.d_model;
-  l.stacked.resize(static_cast<std::size_t>(5 * C * C + 5 * C));  // q|k|v and k|v weights, then their biases
-  float* w = l.stacked.data();
-  float* b = w + 5 * C * C;
-  l.qkv = stack_linear({&self.q_proj, &self.k_proj, &self.v_proj}, w, b);
-  l.kv = stack_linear({&cross.k_proj, &cross.v_proj}, w + 3 * C * C, b + 3 * C);
 }
 
 void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long offset) const {
@@ -132,7 +103,7 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
   // Keys and values alternate, C elements each: a key's value is C elements after it.
-  const E* keys = cross ? static_cast<const E*>(layers_[li].cross_kv) : self_cache_.as<const E>();
+  const E* keys = cross ? static_cast<const E*>(cross_kv_[li]) : self_cache_.as<const E>();
   // One row at a time, all heads together: each key and value vector (C elements) is read once, contiguously.
 #pragma omp parallel for schedule(dynamic, 4) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
   for (int r = 0; r < rows_; ++r) {
@@ -166,8 +137,15 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
   }
 }
 
-void IncrementalDecoder::sublayer_norm(const LayerNorm<float>& ln, float* x, float* y) {
-  kernels::layer_norm_forward(x, ln.gamma, ln.beta, y, mean_.data(), rstd_.data(), rows_, ln.C, ln.eps);
+void IncrementalDecoder::attend_self(int layer, const float* q, int ldq, const float* kv, int ldkv, float* context) {
+  const long slab_layer = static_cast<long>(layer) * rows_ * 2 * config_.d_model;  // layer's part of this slab
+  store(kv, ldkv, rows_, self_cache_.as<void>(), slab_start_[position_] + slab_layer);
+  attend(q, ldq, layer, false, context, nullptr);
+}
+
+void IncrementalDecoder::attend_source(int layer, const float* q, int ldq, float* context) {
+  const bool last = layer + 1 == config_.decoder_layers;
+  attend(q, ldq, layer, true, context, last ? alignment_.data() : nullptr);
 }
 
 const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int top) {
@@ -176,59 +154,15 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
   require(position_ < max_steps_, "decoder: past the maximum output length");
   const int C = config_.d_model, V = config_.tgt_vocab_size;
   for (int t : tokens) require(t >= 0 && t < V, "decoder: token id outside the target vocabulary");
-  const bool pre = config_.norm == NormPosition::Pre;
-  const long rc = static_cast<long>(rows_) * C;
-  float* x = x_.data();
-  step_positions_.assign(rows_, position_);
-  embed(model_.target_embedding(), tokens.data(), rows_, step_positions_.data(), model_.positions(position_ + 1), x);
-
-  // Runs one residual sub-layer: f reads the sub-layer input and writes attn_out_.
-  auto sublayer = [&](const LayerNorm<float>& ln, auto&& f) {
-    const float* in = x;
-    if (pre) {
-      sublayer_norm(ln, x, normed_.data());
-      in = normed_.data();
-    }
-    f(in);
-    if (pre)
-      kernels::add(x, attn_out_.data(), x, rc);
-    else  // x = LN(x + f(x)) in one pass
-      kernels::residual_layer_norm(x, attn_out_.data(), static_cast<const float*>(nullptr), 0.0f, 0, 0, ln.gamma,
-                                   ln.beta, x, static_cast<float*>(nullptr),
-                                   static_cast<float*>(nullptr), rows_, ln.C, ln.eps);
-  };
-
   // This position's slab follows the last one and holds the rows decoding now, row r's keys and values at
   // slab row r.
-  const long L = static_cast<long>(layers_.size());
+  const long L = config_.decoder_layers;
   slab_start_[position_] = position_ == 0 ? 0 : slab_start_[position_ - 1] + L * slab_rows_[position_ - 1] * 2 * C;
   slab_rows_[position_] = rows_;
   for (int r = 0; r < rows_; ++r) history_[static_cast<std::size_t>(position_) * cache_rows_ + r] = r;
-  for (std::size_t li = 0; li < layers_.size(); ++li) {
-    Layer& l = layers_[li];
-    const int layer = static_cast<int>(li);
-    sublayer(l.p->self_attn_norm, [&](const float* in) {
-      float* qkv = stage_.data();  // (rows, 3C): q | k | v per row
-      linear_forward(l.qkv, in, rows_, qkv);
-      store(qkv + C, 3L * C, rows_, self_cache_.as<void>(), slab_start_[position_] + layer * rows_ * 2L * C);
-      attend(qkv, 3 * C, layer, false, ctx_.data(), nullptr);
-      linear_forward(l.p->self_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
-    });
-    sublayer(l.p->cross_attn_norm, [&](const float* in) {
-      linear_forward(l.p->cross_attn.q_proj, in, rows_, q_.data());
-      const bool last = li + 1 == layers_.size();
-      attend(q_.data(), C, layer, true, ctx_.data(), last ? alignment_.data() : nullptr);
-      linear_forward(l.p->cross_attn.out_proj, ctx_.data(), rows_, attn_out_.data());
-    });
-    sublayer(l.p->ffn_norm, [&](const float* in) {
-      linear_relu_forward(l.p->ffn.fc1, in, rows_, hidden_.data());
-      linear_forward(l.p->ffn.fc2, hidden_.data(), rows_, attn_out_.data());
-    });
-  }
-  if (has_final_norm_) {
-    sublayer_norm(final_norm_, x, normed_.data());
-    x = normed_.data();
-  }
+  step_arena_.reset();
+  step_positions_.assign(rows_, position_);
+  const float* x = model_.decode_step(tokens.data(), step_positions_.data(), rows_, *this, step_arena_);  // (rows, C)
   // The vocabulary a block of columns at a time, for all rows: the weights are read once, and only one
   // block's logits are held. Each row keeps a running log-sum-exp and its best `top` logits.
   next_.top = top;

@@ -7,10 +7,7 @@
 
 #include "heptapod/core/arena.h"
 #include "heptapod/core/page_buffer.h"
-#include "heptapod/layers/attention.h"
-#include "heptapod/layers/feed_forward.h"
-#include "heptapod/layers/layer_norm.h"
-#include "heptapod/model/bind.h"
+#include "heptapod/layers/attention_step.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {
@@ -27,7 +24,9 @@ struct NextTokens {
   std::vector<float> log_probs;  // (rows, top): natural log-probabilities
 };
 
-class IncrementalDecoder {
+// Runs the model's own decoder layers (Transformer::decode_step) and keeps what they attend to: it is their
+// AttentionCache.
+class IncrementalDecoder final : private AttentionCache<float> {
  public:
   explicit IncrementalDecoder(Transformer<float>& model);
 
@@ -56,17 +55,8 @@ class IncrementalDecoder {
   int padded_source_length() const { return S_; }
 
  private:
-  struct Layer {
-    const DecoderLayerParams<float>* p = nullptr;
-    // The projections that share an input, as one product each: self-attention q|k|v (3C, C) and
-    // cross-attention k|v (2C, C). A packed model's own; for an unpacked one, copies made by start() (so they
-    // follow weights that changed between batches) in `stacked`.
-    Linear<float> qkv, kv;
-    std::vector<float> stacked;
-    void* cross_kv = nullptr;  // (N, 2C) elements of the cache type, in the arena: the N real source
-                               // positions' key and value
-  };
-
+  void attend_self(int layer, const float* q, int ldq, const float* kv, int ldkv, float* context) override;
+  void attend_source(int layer, const float* q, int ldq, float* context) override;
   // q: (rows, C) query rows, ldq apart, against layer li's cross keys/values or self-attention cache, whose
   // elements are of type E (float or half); out: (rows, C).
   template <typename E>
@@ -75,30 +65,27 @@ class IncrementalDecoder {
   // Rows (n, 2C) of src (a key and a value each), ld apart, stored in the cache type from element `offset`
   // of `dst` on, one after the other.
   void store(const float* src, long ld, int n, void* dst, long offset) const;
-  // The stacked projections of layer l for this batch (see Layer).
-  void stack_projections(Layer& l);
-  void sublayer_norm(const LayerNorm<float>& ln, float* x, float* normed);
 
   Transformer<float>& model_;
   ModelConfig config_;
-  std::vector<Layer> layers_;
-  LayerNorm<float> final_norm_;
-  bool has_final_norm_ = false;
-  Arena arena_;  // encoder output and cross keys/values for the current batch
+  // Per decoder layer: (N, 2C) elements of the cache type, in arena_: the N real source positions' key and
+  // value.
+  std::vector<void*> cross_kv_;
+  Arena arena_;       // encoder output and cross keys/values for the current batch
+  Arena step_arena_;  // one step's activations
 
   CachePrecision cache_ = CachePrecision::Float32;
   int B_ = 0, S_ = 0, rows_ = 0, cache_rows_ = 0, position_ = 0, max_steps_ = 0;
   std::vector<int> src_len_, row_sentence_;
   std::vector<int> cross_offset_;  // (B): a sentence's first row in the cross keys/values
   std::vector<int> step_positions_;  // (rows): every row's position this step
-  // Per-step scratch, sized for the largest row count seen.
-  std::vector<float> x_, normed_, q_, ctx_, attn_out_, hidden_, scores_, alignment_, mean_, rstd_;
+  // Per-step scratch, sized for the largest row count seen: attention scores and the alignment.
+  std::vector<float> scores_, alignment_;
   std::vector<float> logits_;  // (rows, widest output block): the vocabulary is scored a block at a time
   std::vector<float> log_z_;   // (rows): running log-sum-exp of the logits
   std::vector<int> top_count_; // (rows): entries in each row's best list so far
   NextTokens next_;
-  // The stacked projections' outputs: (rows, 3C) for a step's q|k|v, (<= kStageRows, 2C) for the cross k|v.
-  std::vector<float> stage_;
+  std::vector<float> stage_;  // (<= kStageRows, 2C): source keys|values before they are stored
   // The self-attention cache, one buffer for all layers, position after position: position j's slab holds
   // (L, slab_rows_[j], 2, C) elements of the cache type, each layer's key and value for the slab_rows_[j]
   // rows that decoded position j. Slabs are packed end to end from slab_start_[j] (elements), so the buffer

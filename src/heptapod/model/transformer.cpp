@@ -91,6 +91,29 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
 }
 
 template <typename T>
+void Transformer<T>::prepare_decoding() {
+  for (auto& layer : decoder_) layer->prepare_steps();
+}
+
+template <typename T>
+void Transformer<T>::source_keys_values(int layer, const T* memory, int n, T* kv) const {
+  linear_forward(decoder_[layer]->source_kv_projection(), memory, n, kv);
+}
+
+template <typename T>
+T* Transformer<T>::decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache,
+                               Arena& arena) {
+  require(rows > 0, "decode_step: no rows");
+  const int longest = *std::max_element(positions, positions + rows) + 1;
+  T* x = arena.alloc<T>(static_cast<std::size_t>(rows) * config_.d_model);  // (rows, C)
+  embed(tgt_embedding_, tokens, rows, positions, positions_.table(longest), x);
+  for (auto& layer : decoder_) x = layer->step(x, rows, cache, arena);
+  if (!has_final_norm_) return x;
+  LayerNormSaved<T> unused;
+  return layer_norm_forward(decoder_final_norm_, x, rows, arena, unused);
+}
+
+template <typename T>
 void Transformer<T>::project_memory(Arena& arena) {
   memory_kv_.clear();
   if (packed_for_inference()) return;
@@ -213,11 +236,11 @@ void Transformer<T>::pack_for_inference() {
       *l = Linear<T>{nullptr, nullptr, nullptr, nullptr, l->in, l->out};
     }
   };
+  // A post-norm layer's sub-layers leave their last bias to the residual pass (sublayer_forward).
+  const bool post = config_.norm == NormPosition::Post;
   for (auto& layer : encoder_) {
     auto& p = layer->params();
     pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
-    // A post-norm encoder layer's sub-layers leave their last bias to the residual pass (sublayer_forward).
-    const bool post = config_.norm == NormPosition::Post;
     pack(p.self_attn.out_proj, false, !post);
     pack(p.ffn.fc1, true);
     pack(p.ffn.fc2, false, !post);
@@ -226,8 +249,9 @@ void Transformer<T>::pack_for_inference() {
     auto& p = layer->params();
     pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
     pack_stacked(p.cross_attn.kv, {&p.cross_attn.k_proj, &p.cross_attn.v_proj});
-    for (Linear<T>* l : {&p.self_attn.out_proj, &p.cross_attn.q_proj, &p.cross_attn.out_proj, &p.ffn.fc1, &p.ffn.fc2})
-      pack(*l, l == &p.ffn.fc1);
+    pack(p.cross_attn.q_proj, false);
+    pack(p.ffn.fc1, true);
+    for (Linear<T>* l : {&p.self_attn.out_proj, &p.cross_attn.out_proj, &p.ffn.fc2}) pack(*l, false, !post);
   }
   // The output projection; an embedding table that is the same matrix reads it through the packed copy.
   const T* table = output_.w;

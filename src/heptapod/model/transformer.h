@@ -49,11 +49,25 @@ class Transformer {
   // Logits (B*T, V) carved from the arena (no dropout); padding positions are zeros.
   T* logits(const Batch& batch, Arena& arena);
   // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena. Rows
-  // past a sentence's length are zeros.
-  // The incremental decoder (decode/) starts from here.
+  // past a sentence's length are zeros. The incremental decoder (decode/) starts from here.
   T* encode(const int* src, int B, int S, const int* src_len, Arena& arena);
-  // pe: (>= length, C) sinusoidal positions.
-  const T* positions(int length) { return positions_.table(length); }
+
+  // Incremental decoding (decode/incremental_decoder.h drives it), through the decoder layers' own step():
+  // Readies every decoder layer for steps; once per batch, as the weights may have changed since the last.
+  void prepare_decoding();
+  // Decoder layer `layer`'s cross-attention keys|values of encoder output rows memory (n, C) -> kv (n, 2C).
+  void source_keys_values(int layer, const T* memory, int n, T* kv) const;
+  // One position for each of `rows` hypotheses: tokens and positions (rows) -> the decoder's output (rows, C)
+  // (final norm applied), carved from the arena; attention reads cached keys and values through `cache`.
+  T* decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena);
+  // Vocabulary entries [v0, v0 + n) of the logits hidden W_out^T (+ b) alone: hidden (rows, C) -> logits
+  // (rows, n); v0 one of output_column_blocks().
+  void project_output_columns(const T* hidden, int rows, int v0, int n, T* logits) const {
+    linear_forward_columns(output_, hidden, rows, v0, n, logits);
+  }
+  // The vocabulary cut into blocks [v0, v0 + n) of about 8192 entries for project_output_columns: an
+  // incremental decoder scores one block at a time for all its rows.
+  const std::vector<std::pair<int, int>>& output_column_blocks() const { return output_blocks_; }
 
   // Inference only, and one way: every linear layer's weights and the output projection move into the GEMM
   // kernels' own layout (kernels/packed_weights.h) and their row-major copies are released, so the model's
@@ -66,19 +80,6 @@ class Transformer {
   // product can be run at (0.1-0.4 s), instead of on first use. One sentence does not need it.
   void prepare_for_batches();
 
-  // The pieces the incremental decoder (decode/) runs one position at a time.
-  const Embedding<T>& target_embedding() const { return tgt_embedding_; }
-  const DecoderLayerParams<T>& decoder_layer(int i) const { return decoder_[i]->params(); }
-  // hidden: (rows, C) -> logits: (rows, V) = hidden W_out^T (+ b).
-  void project_output(const T* hidden, int rows, T* logits) const { linear_forward(output_, hidden, rows, logits); }
-  // Vocabulary entries [v0, v0 + n) of those logits alone, (rows, n); v0 a multiple of output_column_align().
-  void project_output_columns(const T* hidden, int rows, int v0, int n, T* logits) const {
-    linear_forward_columns(output_, hidden, rows, v0, n, logits);
-  }
-  // The vocabulary cut into blocks [v0, v0 + n) of about 8192 entries for project_output_columns: an
-  // incremental decoder scores one block at a time for all its rows.
-  const std::vector<std::pair<int, int>>& output_column_blocks() const { return output_blocks_; }
-
  private:
   // -> logits (Nt, V), Nt the batch's real target positions (batch_->tgt.rows()).
   T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);
@@ -90,6 +91,8 @@ class Transformer {
   // once packed for inference, where each layer projects with its own packed matrix.
   void project_memory(Arena& arena);
   void cut_output_blocks();  // output_blocks_ for the output projection's current column alignment
+  // hidden: (rows, C) -> logits: (rows, V) = hidden W_out^T (+ b).
+  void project_output(const T* hidden, int rows, T* logits) const { linear_forward(output_, hidden, rows, logits); }
 
   ModelConfig config_;
   ParameterStore<T> params_;
