@@ -5,6 +5,7 @@
 #include "heptapod/core/cpu_info.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/isa.h"
+#include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/kernels/threads.h"
 
 namespace heptapod::app {
@@ -24,6 +25,7 @@ Runner add_info_command(CLI::App& root) {
     const kernels::IsaSelection& isa = kernels::selected_isa();
     std::printf("kernels:  %s (%s)\n", kernels::isa_name(isa.isa), isa.reason.c_str());
     std::printf("gemm isa: %s\n", kernels::blas_isa_description().c_str());
+    std::printf("low-prec: %s\n", kernels::low_precision_paths().c_str());
     return 0;
   };
 }

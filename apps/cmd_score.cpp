@@ -8,6 +8,7 @@
 #include "heptapod/kernels/threads.h"
 #include "heptapod/decode/translator.h"
 #include "line_io.h"
+#include "precision_options.h"
 
 namespace heptapod::app {
 
@@ -16,12 +17,13 @@ namespace {
 struct ScoreFlags {
   std::string model, source, target, output;
   bool per_token = false, normalize = false;
+  TranslatorOptions translator;
   int threads = 0;
 };
 
 int run_score(const ScoreFlags& f) {
   set_num_threads(f.threads);
-  Translator translator(f.model);
+  Translator translator(f.model, f.translator);
   const std::vector<std::string> src = read_input_lines(f.source);
   const std::vector<std::string> tgt = read_input_lines(f.target);
   require(src.size() == tgt.size(), "line counts differ: " + f.source + " has " + std::to_string(src.size()) +
@@ -51,6 +53,7 @@ Runner add_score_command(CLI::App& root) {
   cmd->add_option("-o,--output", f->output, "Output file (default: stdout)");
   cmd->add_flag("--per-token", f->per_token, "Also print each target token's log-probability (end token last)");
   cmd->add_flag("--normalize", f->normalize, "Print the log-probability per target token instead of the total");
+  add_precision_options(cmd, f->translator);
   cmd->add_option("--threads", f->threads, "Threads (0: all cores)");
   return [f] { return run_score(*f); };
 }

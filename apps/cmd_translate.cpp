@@ -8,6 +8,7 @@
 #include "heptapod/kernels/threads.h"
 #include "heptapod/decode/translator.h"
 #include "line_io.h"
+#include "precision_options.h"
 
 namespace heptapod::app {
 
@@ -17,12 +18,13 @@ struct TranslateFlags {
   std::string model, input, output;
   TranslateOptions options;
   bool alignments = false, scores = false;
+  TranslatorOptions translator;
   int threads = 0;
 };
 
 int run_translate(const TranslateFlags& f) {
   set_num_threads(f.threads);
-  Translator translator(f.model);
+  Translator translator(f.model, f.translator);
   const std::vector<std::string> lines = read_input_lines(f.input);
   const std::vector<Translation> out = translator.translate(lines, f.options);
   std::ostringstream text;
@@ -75,6 +77,7 @@ Runner add_translate_command(CLI::App& root) {
   cmd->add_option("--batch-tokens", f->options.batch_tokens, "Source tokens per search batch");
   cmd->add_option("--max-input-tokens", f->options.max_input_tokens, "Truncate longer inputs (with a warning)");
   cmd->add_flag("--reject-long", f->options.reject_long_inputs, "Leave over-long inputs untranslated instead");
+  add_precision_options(cmd, f->translator);
   cmd->add_option("--threads", f->threads, "Threads (0: all cores)");
   return [f] {
     TranslateFlags flags = *f;

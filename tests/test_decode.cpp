@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/decode/greedy_reference.h"
@@ -42,10 +43,11 @@ std::vector<std::vector<int>> sources() {
 class DecodeTest : public ::testing::TestWithParam<std::pair<NormPosition, EmbeddingTying>> {};
 
 // The worst relative error of the incremental decoder's log-probabilities (every token, teacher-forced)
-// against a full forward pass of the same model (packed for inference when asked).
-double worst_incremental_error(const ModelConfig& c, CachePrecision cache, bool packed = false) {
+// against a full forward pass of the same model (packed for inference, in that precision, when asked).
+double worst_incremental_error(const ModelConfig& c, CachePrecision cache,
+                               std::optional<InferencePrecision> packed = std::nullopt) {
   auto model = random_model(c, 3);
-  if (packed) model->pack_for_inference();
+  if (packed) model->pack_for_inference(*packed);
   const auto src = sources();
   // Teacher-forced targets of different lengths.
   std::vector<std::vector<int>> tgt = {{4, 5, 6, 7}, {8, 9}, {10, 11, 12, 13, 14, 15}, {16}, {17, 18, 19}};
@@ -85,6 +87,15 @@ TEST_P(DecodeTest, IncrementalLogProbsEqualFullRecomputation) {
   const double half = worst_incremental_error(c, CachePrecision::Float16);
   EXPECT_LT(half, 5e-3);
   EXPECT_GT(half, 0.0);  // the half cache is really in use
+}
+
+// One decoder code path: the incremental decoder runs the layers' own products, so low-precision weights
+// give it what they give the full forward pass (int8 rows are quantized one token at a time either way).
+TEST_P(DecodeTest, IncrementalEqualsFullRecomputationInLowPrecision) {
+  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
+  for (ComputeType type : {ComputeType::Int8, ComputeType::BFloat16})
+    EXPECT_LT(worst_incremental_error(c, CachePrecision::Float32, InferencePrecision{type, false}), 1e-5)
+        << compute_type_name(type);
 }
 
 TEST_P(DecodeTest, BeamOneEqualsGreedy) {
@@ -251,7 +262,7 @@ TEST(Decode, LargeVocabularyIsScoredBlockByBlock) {
   c.src_vocab_size = c.tgt_vocab_size = 20000;  // more than two blocks, the last one partial
   EXPECT_GT(Transformer<float>(c).output_column_blocks().size(), 2u);
   EXPECT_LT(worst_incremental_error(c, CachePrecision::Float32), 1e-5);
-  EXPECT_LT(worst_incremental_error(c, CachePrecision::Float32, true), 1e-5);
+  EXPECT_LT(worst_incremental_error(c, CachePrecision::Float32, InferencePrecision{}), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Decode, DecodeTest,

@@ -30,6 +30,7 @@
 #include "heptapod/model/batch.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
+#include "model_file_util.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -42,27 +43,17 @@ using nlohmann::ordered_json;
 using test::quoted;
 using test::run_heptapod;
 using test::TempDir;
+using test::Contents;
+using test::contents;
+using test::Entry;
+using test::find_entry;
+using test::make_model;
+using test::rebuild;
+using test::write_bytes;
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------------------
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
-}
-
-// A model whose every parameter is distinct from its neighbours (initialised, then perturbed so that zero
-// biases and unit gains are not left at round values).
-std::unique_ptr<Transformer<float>> make_model(const ModelConfig& config, unsigned seed) {
-  auto model = std::make_unique<Transformer<float>>(config);
-  initialize_parameters(model->parameters(), config, seed);
-  std::vector<float> noise(model->parameters().size());
-  test::fill_uniform(noise, seed + 17, -0.05, 0.05);
-  for (std::size_t i = 0; i < noise.size(); ++i) model->parameters().values()[i] += noise[i];
-  return model;
-}
 
 // The bytes save_model writes, built in memory the same way.
 std::string serialize_model(const Transformer<float>& model, const std::map<std::string, std::string>& extra = {}) {
@@ -121,42 +112,6 @@ std::string assemble(const std::string& header_text, const std::string& data) {
 }
 
 std::string join(const Image& im) { return assemble(im.header.dump(), im.data); }
-
-// One tensor of a file, for rebuilding files tensor by tensor.
-struct Entry {
-  std::string name;
-  DType dtype;
-  std::vector<std::int64_t> shape;
-  std::string bytes;
-};
-
-struct Contents {
-  std::map<std::string, std::string> metadata;
-  std::vector<Entry> tensors;  // in data order
-};
-
-Contents contents(const std::string& bytes) {
-  const SafetensorsFile f = SafetensorsFile::parse(bytes, "valid");
-  Contents c;
-  c.metadata = f.metadata();
-  for (const auto& e : f.tensors())
-    c.tensors.push_back(
-        {e.name, e.dtype, e.shape, std::string(reinterpret_cast<const char*>(f.data(e)), e.end - e.begin)});
-  return c;
-}
-
-std::string rebuild(const Contents& c) {
-  SafetensorsWriter w;
-  for (const auto& [k, v] : c.metadata) w.set_metadata(k, v);
-  for (const auto& e : c.tensors) w.add(e.name, e.dtype, e.shape, e.bytes.data());
-  return w.serialize();
-}
-
-Entry* find_entry(Contents& c, const std::string& name) {
-  for (auto& e : c.tensors)
-    if (e.name == name) return &e;
-  return nullptr;
-}
 
 // The error loading these bytes gives, or "<loaded>". Any exception other than Error escapes and fails the
 // test.

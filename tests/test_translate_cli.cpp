@@ -114,5 +114,48 @@ TEST(Translate, ModelsThatDoNotLoadGiveClearErrors) {
   EXPECT_HAS_SUBSTR(log, "holds no vocabularies");
 }
 
+// `heptapod quantize` writes a file that translates and scores as the float file does with --compute-type
+// (the same weights, converted once instead of at every load); it refuses to overwrite its input or to
+// quantize a quantized model.
+TEST(Translate, QuantizedModelTranslatesAsComputeTypeDoes) {
+  TempDir dir;
+  const std::string model = make_model(dir);
+  const std::string input = quoted(data("numbers.dev.en"));
+  std::string log;
+  for (const std::string type : {"int8", "bfloat16"}) {
+    const std::string low = dir.file(type + ".htp");
+    ASSERT_EQ(run_heptapod("quantize -m " + quoted(model) + " --to " + type + " -o " + quoted(low), dir, log), 0) << log;
+    EXPECT_HAS_SUBSTR(log, "smaller");
+    ASSERT_EQ(run_heptapod("translate -m " + quoted(low) + " -i " + input + " --max-extra-length 8 -o " +
+                               quoted(dir.file("stored.txt")),
+                           dir, log),
+              0)
+        << log;
+    ASSERT_EQ(run_heptapod("translate -m " + quoted(model) + " --compute-type " + type + " -i " + input +
+                               " --max-extra-length 8 -o " + quoted(dir.file("converted.txt")),
+                           dir, log),
+              0)
+        << log;
+    EXPECT_EQ(test::slurp(dir.file("stored.txt")), test::slurp(dir.file("converted.txt"))) << type;
+    for (const std::string& m : {low, model}) {
+      const std::string extra = m == model ? " --compute-type " + type : "";
+      ASSERT_EQ(run_heptapod("score -m " + quoted(m) + extra + " --source " + input + " --target " + input + " -o " +
+                                 quoted(dir.file(m == model ? "converted.scores" : "stored.scores")),
+                             dir, log),
+                0)
+          << log;
+    }
+    EXPECT_EQ(test::slurp(dir.file("stored.scores")), test::slurp(dir.file("converted.scores"))) << type;
+    EXPECT_EQ(run_heptapod("quantize -m " + quoted(low) + " --to int8 -o " + quoted(dir.file("again.htp")), dir, log), 1);
+    EXPECT_HAS_SUBSTR(log, "already holds");
+  }
+  EXPECT_EQ(run_heptapod("quantize -m " + quoted(model) + " --to int8 -o " + quoted(model), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "is the input model");
+  EXPECT_NE(run_heptapod("quantize -m " + quoted(model) + " --to int4 -o " + quoted(dir.file("x.htp")), dir, log), 0);
+  EXPECT_HAS_SUBSTR(log, "--to");
+  EXPECT_NE(run_heptapod("translate -m " + quoted(model) + " --compute-type half < /dev/null", dir, log), 0);
+  EXPECT_HAS_SUBSTR(log, "--compute-type");
+}
+
 }  // namespace
 }  // namespace heptapod

@@ -35,14 +35,16 @@ std::vector<std::vector<std::size_t>> length_batches(const std::vector<std::size
 
 }  // namespace
 
-Translator::Translator(const std::string& model_path) {
+Translator::Translator(const std::string& model_path, const TranslatorOptions& options) {
   const SafetensorsFile file = SafetensorsFile::read(model_path);
-  model_ = load_model(file);
+  InferencePrecision precision = stored_precision(file);
+  if (options.compute_type) precision.type = *options.compute_type;
+  precision.float_output = precision.float_output || options.float_output;
+  model_ = load_inference_model(file, precision);
   auto vocabs = read_vocabularies(file, model_->config());
   require(vocabs.has_value(), model_path + ": the model file holds no vocabularies (models written by heptapod train do; "
                                            "a converted model needs them added)");
   vocabs_ = std::move(*vocabs);
-  model_->pack_for_inference();
   decoder_ = std::make_unique<IncrementalDecoder>(*model_);
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,19 @@ struct SentenceScore {
   int tokens = 0;
 };
 
+// How a Translator loads its model.
+struct TranslatorOptions {
+  // The products' type: float32, int8 or bfloat16, converting the weights at load; unset: the type the file
+  // stores (float32 unless heptapod quantize wrote it).
+  std::optional<ComputeType> compute_type;
+  // Keep the output projection, and the embeddings tied to it, in float32 (also when the file keeps it so).
+  bool float_output = false;
+};
+
 class Translator {
  public:
   // Loads the model and its vocabularies; a file that does not load, or has no vocabularies, is an Error.
-  explicit Translator(const std::string& model_path);
+  explicit Translator(const std::string& model_path, const TranslatorOptions& options = {});
 
   std::vector<Translation> translate(const std::vector<std::string>& sentences, const TranslateOptions& options);
   // Log-probabilities of target sentences given source sentences (same count).
@@ -56,6 +66,8 @@ class Translator {
 
   const ModelConfig& config() const { return model_->config(); }
   const ModelVocabularies& vocabularies() const { return vocabs_; }
+  // How the model computes (TranslatorOptions resolved against the file).
+  const InferencePrecision& precision() const { return model_->precision(); }
 
  private:
   std::unique_ptr<Transformer<float>> model_;

@@ -3,9 +3,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/low_precision_weights.h"
+#include "heptapod/model/parameter_layout.h"
 
 namespace heptapod {
 
@@ -16,18 +19,55 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
   return s + ")";
 }
 
+std::string scale_name(const std::string& name) { return name + "_scale"; }
+
+// Checks the per-row scales of int8 tensor `name` (out rows): "<name>_scale", F32 (out), finite, >= 0.
+void check_scales(const SafetensorsFile& file, const std::string& name, std::int64_t out) {
+  const std::string& where = file.where();
+  const std::string scales = scale_name(name);
+  const TensorEntry* e = file.find(scales);
+  require(e != nullptr, where + ": int8 tensor \"" + name + "\" has no scales (missing tensor \"" + scales + "\")");
+  require(e->dtype == DType::F32 && e->shape == std::vector<std::int64_t>{out},
+          where + ": tensor \"" + scales + "\" must be F32 of shape (" + std::to_string(out) + "), not " +
+              dtype_name(e->dtype) + " " + shape_string(e->shape));
+  const unsigned char* data = file.data(*e);
+  for (std::int64_t k = 0; k < out; ++k) {
+    float v;
+    std::memcpy(&v, data + 4 * k, 4);
+    require(std::isfinite(v) && v >= 0, where + ": tensor \"" + scales + "\" holds " + std::to_string(v) +
+                                            " at row " + std::to_string(k) + " (a scale must be finite and >= 0)");
+  }
+}
+
+// The non-finite values of a bfloat16 tensor (exponent bits all ones) are damage, as in F32 tensors.
+void check_bfloat16(const SafetensorsFile& file, const TensorEntry& e) {
+  const unsigned char* data = file.data(e);
+  for (std::int64_t k = 0; k < e.numel(); ++k) {
+    std::uint16_t v;
+    std::memcpy(&v, data + 2 * k, 2);
+    require((v & 0x7f80) != 0x7f80, file.where() + ": tensor \"" + e.name +
+                                        "\" holds a non-finite value at index " + std::to_string(k));
+  }
+}
+
 // Checks that every tensor `specs` names is in the file with dtype F32 and the spec's shape (before any
-// buffer of the config's size is allocated, so a header that claims a huge model costs nothing).
-void check_tensors(const SafetensorsFile& file, const std::vector<ParamSpec>& specs, const std::string& prefix) {
+// buffer of the config's size is allocated, so a header that claims a huge model costs nothing). Where
+// `low_precision` says a name may be stored in low precision, I8 (with valid scales) or BF16 pass too.
+void check_tensors(const SafetensorsFile& file, const std::vector<ParamSpec>& specs, const std::string& prefix,
+                   const std::function<bool(const std::string&)>& low_precision = {}) {
   const std::string& where = file.where();
   for (const ParamSpec& spec : specs) {
     const std::string name = prefix + spec.name;
     const TensorEntry* e = file.find(name);
     require(e != nullptr, where + ": missing tensor \"" + name + "\"");
-    require(e->dtype == DType::F32, where + ": tensor \"" + name + "\" has dtype " + dtype_name(e->dtype) +
-                                        ", expected F32");
+    const bool allowed = low_precision && low_precision(spec.name);
+    require(e->dtype == DType::F32 || (allowed && (e->dtype == DType::I8 || e->dtype == DType::BF16)),
+            where + ": tensor \"" + name + "\" has dtype " + dtype_name(e->dtype) + ", expected F32" +
+                (allowed ? ", I8 or BF16" : ""));
     require(e->shape == spec.shape, where + ": tensor \"" + name + "\" has shape " + shape_string(e->shape) +
                                         ", the config needs " + shape_string(spec.shape));
+    if (e->dtype == DType::I8) check_scales(file, name, spec.shape[0]);
+    if (e->dtype == DType::BF16) check_bfloat16(file, *e);
   }
 }
 
@@ -74,10 +114,18 @@ ModelConfig read_model_config(const SafetensorsFile& file) {
   require(it != file.metadata().end() && it->second == kModelFormat,
           where + ": not a Heptapod model file (metadata \"format\" is not \"" + kModelFormat + "\")");
   const std::string& version = file.metadata("format_version");
-  require(version == std::to_string(kModelFormatVersion),
-          where + ": model format version " + version + " is not supported (this build reads version " +
-              std::to_string(kModelFormatVersion) + ")");
+  require(version == std::to_string(kModelFormatVersion) || version == std::to_string(kLowPrecisionFormatVersion),
+          where + ": model format version " + version + " is not supported (this build reads versions " +
+              std::to_string(kModelFormatVersion) + " and " + std::to_string(kLowPrecisionFormatVersion) + ")");
   return model_config_from_json(file.metadata("config"), where);
+}
+
+ComputeType stored_compute_type(const SafetensorsFile& file) {
+  read_model_config(file);
+  if (file.metadata("format_version") == std::to_string(kModelFormatVersion)) return ComputeType::Float32;
+  const ComputeType type = parse_compute_type(file.metadata("weights"), file.where() + ": metadata \"weights\"");
+  require(type != ComputeType::Float32, file.where() + ": a version 2 model file must hold int8 or bfloat16 weights");
+  return type;
 }
 
 template <typename T>
@@ -107,8 +155,19 @@ void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, con
   }
 }
 
+InferencePrecision stored_precision(const SafetensorsFile& file) {
+  const ComputeType type = stored_compute_type(file);
+  const TensorEntry* output = file.find(output_projection_name(read_model_config(file)));
+  return {type, type != ComputeType::Float32 && output && output->dtype == DType::F32};
+}
+
 std::unique_ptr<Transformer<float>> load_model(const SafetensorsFile& file) {
   const ModelConfig config = read_model_config(file);
+  const ComputeType stored = stored_compute_type(file);
+  require(stored == ComputeType::Float32,
+          file.where() + ": the model holds " + compute_type_name(stored) +
+              " weights (heptapod quantize wrote it): it translates and scores, but cannot be trained, averaged "
+              "or converted; use the float model it was made from");
   check_layer_count(file, config);
   check_tensors(file, parameter_layout(config), "");
   auto model = std::make_unique<Transformer<float>>(config);
@@ -118,6 +177,88 @@ std::unique_ptr<Transformer<float>> load_model(const SafetensorsFile& file) {
 
 std::unique_ptr<Transformer<float>> load_model(const std::string& path) {
   return load_model(SafetensorsFile::read(path));
+}
+
+std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& file,
+                                                         const InferencePrecision& precision) {
+  const ModelConfig config = read_model_config(file);
+  if (stored_compute_type(file) == ComputeType::Float32) {
+    auto model = load_model(file);
+    model->pack_for_inference(precision);
+    return model;
+  }
+  const std::string& where = file.where();
+  check_layer_count(file, config);
+  const std::vector<ParamSpec> specs = parameter_layout(config);
+  auto low_precision = [&](const std::string& name) { return is_low_precision_parameter(config, name); };
+  check_tensors(file, specs, "", low_precision);
+  auto model = std::make_unique<Transformer<float>>(config);
+  ParameterStore<float>& params = model->parameters();
+  StoredMatrices stored;
+  std::set<std::string> expected;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const ParamSpec& spec = specs[i];
+    const TensorEntry& e = file.at(spec.name);
+    expected.insert(spec.name);
+    if (e.dtype == DType::F32) {
+      float* dst = params.value(spec.name);
+      const unsigned char* src = file.data(e);
+      for (std::int64_t k = 0; k < spec.numel(); ++k) {
+        std::memcpy(dst + k, src + 4 * k, 4);
+        require(std::isfinite(dst[k]), where + ": tensor \"" + spec.name + "\" holds a non-finite value at index " +
+                                           std::to_string(k));
+      }
+      file.release(e);  // copied: the file's pages need not stay in memory
+      continue;
+    }
+    StoredMatrix m{e.dtype == DType::I8 ? ComputeType::Int8 : ComputeType::BFloat16, file.data(e), nullptr,
+                   static_cast<int>(spec.shape[0]), static_cast<int>(spec.shape[1])};
+    if (e.dtype == DType::I8) {
+      expected.insert(scale_name(spec.name));
+      m.scales = file.data(file.at(scale_name(spec.name)));
+    }
+    stored[spec.name] = m;
+  }
+  for (const auto& e : file.tensors())
+    require(expected.count(e.name) > 0 || e.name.rfind("extra/", 0) == 0,
+            where + ": unexpected tensor \"" + e.name + "\" (not part of this config)");
+  model->pack_for_inference(precision, stored);
+  return model;
+}
+
+void save_low_precision_model(const SafetensorsFile& file, const InferencePrecision& precision,
+                              const std::string& path) {
+  const ComputeType type = precision.type;
+  require(type != ComputeType::Float32, "quantize: the target type must be int8 or bfloat16");
+  const std::unique_ptr<Transformer<float>> model = load_model(file);  // validates the whole float model
+  const ModelConfig& config = model->config();
+  SafetensorsWriter w;
+  for (const auto& [k, v] : file.metadata()) w.set_metadata(k, v);
+  w.set_metadata("format_version", std::to_string(kLowPrecisionFormatVersion));
+  w.set_metadata("weights", compute_type_name(type));
+  const ParameterStore<float>& params = model->parameters();
+  for (const TensorEntry& e : file.tensors()) {
+    const bool low = params.contains(e.name) && is_low_precision_parameter(config, e.name) &&
+                     !(precision.float_output && e.name == output_projection_name(config));
+    if (!low) {
+      w.add(e.name, e.dtype, e.shape, file.data(e));
+      continue;
+    }
+    const int out = static_cast<int>(e.shape[0]), in = static_cast<int>(e.shape[1]);
+    const float* values = params.values() + params.offset(e.name);  // (out, in)
+    if (type == ComputeType::Int8) {
+      std::vector<std::int8_t> q(static_cast<std::size_t>(out) * in);  // (out, in)
+      std::vector<float> scales(out);                                  // (out)
+      kernels::quantize_rows_int8(values, out, in, q.data(), scales.data());
+      w.add(e.name, DType::I8, e.shape, q.data());
+      w.add(scale_name(e.name), DType::F32, {out}, scales.data());
+    } else {
+      std::vector<std::uint16_t> bits(static_cast<std::size_t>(out) * in);  // (out, in)
+      kernels::to_bfloat16(values, static_cast<long>(out) * in, bits.data());
+      w.add(e.name, DType::BF16, e.shape, bits.data());
+    }
+  }
+  w.write(path);
 }
 
 template void load_parameters<float>(const SafetensorsFile&, ParameterStore<float>&, const std::string&);

@@ -12,7 +12,10 @@
 namespace heptapod {
 
 inline constexpr const char* kModelFormat = "heptapod-model";
+// Version 1: float32 parameters. Version 2 adds low-precision weight matrices (heptapod quantize), named by
+// the metadata "weights"; float files are still written as version 1.
 inline constexpr int kModelFormatVersion = 1;
+inline constexpr int kLowPrecisionFormatVersion = 2;
 
 // Tensors stored beside the parameters; their names must start with "extra/" (vocabularies, optimizer state).
 struct ExtraTensor {
@@ -28,8 +31,29 @@ void save_model(const std::string& path, const Transformer<float>& model,
                 const std::vector<ExtraTensor>& extra_tensors = {});
 
 // Reads, validates and builds the model; any problem is an Error naming the file and the field or tensor.
+// Float files only: a low-precision file translates and scores (load_inference_model) but is not trained,
+// averaged or converted.
 std::unique_ptr<Transformer<float>> load_model(const std::string& path);
 std::unique_ptr<Transformer<float>> load_model(const SafetensorsFile& file);
+
+// The type a file's weight matrices are stored in: float32, or what heptapod quantize wrote.
+ComputeType stored_compute_type(const SafetensorsFile& file);
+// The precision a file computes in unless told otherwise: its stored type, and float_output when a
+// low-precision file keeps its output projection in float32.
+InferencePrecision stored_precision(const SafetensorsFile& file);
+
+// Reads a model for inference and packs it for `precision` (Transformer::pack_for_inference): a float file,
+// or a low-precision one whose matrices pack from their stored form (converted when `precision` asks for
+// another type). Validated as load_model validates, plus each low-precision tensor and its scales.
+std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& file,
+                                                         const InferencePrecision& precision);
+
+// Writes the float model in `file` to `path` (atomically) with its weight matrices in `precision.type`:
+// int8 with per-row scales (tensor "<name>_scale", F32 (out)) or bfloat16; the output projection and the
+// embeddings tied to it stay float32 with precision.float_output. Everything else (biases, norms, untied
+// embedding tables, vocabularies, metadata) is copied as it is.
+void save_low_precision_model(const SafetensorsFile& file, const InferencePrecision& precision,
+                              const std::string& path);
 
 // The config a model file carries (validates format and version first).
 ModelConfig read_model_config(const SafetensorsFile& file);

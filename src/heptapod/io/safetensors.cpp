@@ -22,7 +22,8 @@ constexpr std::uint64_t kMaxHeaderBytes = 100u << 20;
 
 bool parse_dtype(const std::string& s, DType& out) {
   static const std::pair<const char*, DType> table[] = {
-      {"F32", DType::F32}, {"F64", DType::F64}, {"I32", DType::I32}, {"I64", DType::I64}, {"U8", DType::U8}};
+      {"F32", DType::F32}, {"F64", DType::F64}, {"I32", DType::I32}, {"I64", DType::I64}, {"U8", DType::U8},
+      {"I8", DType::I8},   {"BF16", DType::BF16}};
   for (const auto& [name, d] : table)
     if (s == name) {
       out = d;
@@ -40,6 +41,8 @@ const char* dtype_name(DType d) {
     case DType::I32: return "I32";
     case DType::I64: return "I64";
     case DType::U8: return "U8";
+    case DType::I8: return "I8";
+    case DType::BF16: return "BF16";
   }
   return "?";
 }
@@ -48,7 +51,8 @@ std::size_t dtype_size(DType d) {
   switch (d) {
     case DType::F32: case DType::I32: return 4;
     case DType::F64: case DType::I64: return 8;
-    case DType::U8: return 1;
+    case DType::U8: case DType::I8: return 1;
+    case DType::BF16: return 2;
   }
   return 0;
 }

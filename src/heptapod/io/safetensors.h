@@ -13,7 +13,7 @@
 
 namespace heptapod {
 
-enum class DType { F32, F64, I32, I64, U8 };
+enum class DType { F32, F64, I32, I64, U8, I8, BF16 };
 const char* dtype_name(DType d);
 std::size_t dtype_size(DType d);
 

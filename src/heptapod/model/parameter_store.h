@@ -25,19 +25,21 @@ class ParameterStore {
       index_[specs_[i].name] = i;
       offset += static_cast<std::size_t>(specs_[i].numel());
     }
-    values_.assign(offset, T(0));
     // Zeroed by calloc, whose large blocks are fresh pages: a model that is only used for inference never
-    // touches them, so its gradients cost address space but no memory.
+    // touches its gradients, nor the values a low-precision model file holds in another form, so they cost
+    // address space but no memory.
+    size_ = offset;
+    values_.reset(static_cast<T*>(std::calloc(std::max<std::size_t>(offset, 1), sizeof(T))));
     grads_.reset(static_cast<T*>(std::calloc(std::max<std::size_t>(offset, 1), sizeof(T))));
-    require(grads_ != nullptr, "out of memory for " + std::to_string(offset) + " parameter gradients");
+    require(values_ != nullptr && grads_ != nullptr, "out of memory for " + std::to_string(offset) + " parameters");
   }
 
   const std::vector<ParamSpec>& specs() const { return specs_; }
-  std::size_t size() const { return values_.size(); }
+  std::size_t size() const { return size_; }
   // The whole value buffer (optimiser, averaging, saving): refused once any tensor has been released.
   T* values() {
     require(!released_, "the parameters were packed for inference and can no longer be read as a whole");
-    return values_.data();
+    return values_.get();
   }
   const T* values() const { return const_cast<ParameterStore*>(this)->values(); }
   T* grads() { return grads_.get(); }
@@ -46,19 +48,26 @@ class ParameterStore {
   bool contains(const std::string& name) const { return index_.count(name) > 0; }
   std::size_t offset(const std::string& name) const { return offsets_[index_of(name)]; }
   std::size_t offset(std::size_t i) const { return offsets_[i]; }
-  T* value(const std::string& name) { return values_.data() + offset(name); }
+  T* value(const std::string& name) { return values_.get() + offset(name); }
   T* grad(const std::string& name) { return grads_.get() + offset(name); }
+
+  // The name of the tensor whose values start at p; null when none does.
+  const std::string* name_at(const T* p) const {
+    for (std::size_t i = 0; i < specs_.size(); ++i)
+      if (values_.get() + offsets_[i] == p) return &specs_[i].name;
+    return nullptr;
+  }
 
   // Inference: `count` values at `p` were copied elsewhere (packed weights); their pages go back to the system.
   void release(const T* p, std::size_t count) {
-    require(p >= values_.data() && p + count <= values_.data() + values_.size(), "release: not a parameter range");
+    require(p >= values_.get() && p + count <= values_.get() + size_, "release: not a parameter range");
     release_pages(const_cast<T*>(p), count * sizeof(T));
     released_ = true;
   }
 
   // Zeroes every gradient, blocks shared by the threads (base: 250 MB per step; 13.6 ms on one thread, 8.1 on two).
   void zero_grads() {
-    const long n = static_cast<long>(values_.size()), block = 1 << 16;
+    const long n = static_cast<long>(size_), block = 1 << 16;
 #pragma omp parallel for schedule(static)
     for (long b0 = 0; b0 < n; b0 += block) std::fill(grads_.get() + b0, grads_.get() + std::min(n, b0 + block), T(0));
   }
@@ -73,12 +82,12 @@ class ParameterStore {
   std::vector<ParamSpec> specs_;
   std::vector<std::size_t> offsets_;
   std::unordered_map<std::string, std::size_t> index_;
-  std::vector<T> values_;
   bool released_ = false;
   struct Free {
     void operator()(T* p) const { std::free(p); }
   };
-  std::unique_ptr<T[], Free> grads_;
+  std::size_t size_ = 0;
+  std::unique_ptr<T[], Free> values_, grads_;
 };
 
 }  // namespace heptapod

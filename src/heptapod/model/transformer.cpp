@@ -198,70 +198,78 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
 }
 
 template <typename T>
-void Transformer<T>::pack_for_inference() {
-  require(std::is_same_v<T, float>, "pack_for_inference: float models only");
-  if (packed_for_inference()) return;
-  // All packed matrices share one mapping on huge pages. Packing pads each matrix's dimensions to its blocks
-  // (at most 63 columns and 15 rows): twice the parameters and 16 MB hold the padding of any but the most
-  // oddly shaped models, whose extra matrices then get memory of their own. Untouched room costs nothing.
-  packed_storage_ = std::make_unique<kernels::PackedWeightsStorage>(params_.size() * sizeof(float) * 2 + (16u << 20));
-  // Packs a layer's row-major weights into l.packed; bias_in_product: whether forward() adds the bias inside
-  // the product (prepare_for_batches readies the kernels for that).
-  auto make_packed = [&](Linear<T>& l, bool relu, bool bias_in_product = true) {
-    if constexpr (std::is_same_v<T, float>) {
-      packed_.push_back({std::make_unique<kernels::PackedWeights>(l.w, l.out, l.in, packed_storage_.get()),
-                         bias_in_product && l.b != nullptr, relu});
-      l.packed = packed_.back().weights.get();
+void Transformer<T>::pack_for_inference(const InferencePrecision& precision, const StoredMatrices& stored) {
+  if constexpr (!std::is_same_v<T, float>) {
+    throw Error("pack_for_inference: float models only");
+  } else {
+    if (packed_for_inference()) return;
+    // All packed matrices share one mapping on huge pages. Packing pads each matrix's dimensions to its blocks
+    // (at most 63 columns and 15 rows): twice the parameters and 16 MB hold the padding of any but the most
+    // oddly shaped models, whose extra matrices then get memory of their own. Untouched room costs nothing.
+    packed_storage_ = std::make_unique<kernels::PackedWeightsStorage>(params_.size() * sizeof(float) * 2 + (16u << 20));
+    // What packing reads for a layer: the low-precision form a quantized file holds, else its float weights.
+    auto source = [&](const Linear<T>& l) -> StoredMatrix {
+      const std::string* name = params_.name_at(l.w);
+      const auto it = name ? stored.find(*name) : stored.end();
+      if (it != stored.end()) return it->second;
+      return {ComputeType::Float32, l.w, nullptr, l.out, l.in};
+    };
+    // Packs `parts` into `into`; bias_in_product: whether forward() adds the bias inside the product
+    // (prepare_for_batches readies the kernels for that). The parts' row-major pages go back.
+    auto make_packed = [&](Linear<T>& into, std::initializer_list<Linear<T>*> parts, ComputeType type, bool relu,
+                           bool bias_in_product) {
+      std::vector<StoredMatrix> sources;
+      for (const Linear<T>* l : parts) sources.push_back(source(*l));
+      packed_.push_back({pack_weights(type, sources, packed_storage_.get()), bias_in_product && into.b != nullptr,
+                         relu});
+      into.packed = packed_.back().weights.get();
+      for (Linear<T>* l : parts) {
+        params_.release(l->w, static_cast<std::size_t>(l->out) * l->in);
+        l->w = nullptr;
+      }
+    };
+    auto pack = [&](Linear<T>& l, bool relu, bool bias_in_product = true, ComputeType type = precision.type) {
+      make_packed(l, {&l}, type, relu, bias_in_product);
+    };
+    // Packs the projections that share an input as one matrix (`into`, with its own copy of their biases); the
+    // parts are left empty.
+    auto pack_stacked = [&](Linear<T>& into, std::initializer_list<Linear<T>*> parts) {
+      int out = 0;
+      for (const Linear<T>* l : parts) out += l->out;
+      std::vector<T>& bias = stacked_biases_.emplace_back();  // (out)
+      for (const Linear<T>* l : parts) bias.insert(bias.end(), l->b, l->b + l->out);
+      into = Linear<T>{nullptr, bias.data(), nullptr, nullptr, parts.begin()[0]->in, out};
+      make_packed(into, parts, precision.type, false, true);
+      for (Linear<T>* l : parts) *l = Linear<T>{nullptr, nullptr, nullptr, nullptr, l->in, l->out};
+    };
+    // A post-norm layer's sub-layers leave their last bias to the residual pass (sublayer_forward).
+    const bool post = config_.norm == NormPosition::Post;
+    for (auto& layer : encoder_) {
+      auto& p = layer->params();
+      pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
+      pack(p.self_attn.out_proj, false, !post);
+      pack(p.ffn.fc1, true);
+      pack(p.ffn.fc2, false, !post);
     }
-  };
-  // Packs one layer's weights and gives their row-major pages back.
-  auto pack = [&](Linear<T>& l, bool relu, bool bias_in_product = true) {
-    make_packed(l, relu, bias_in_product);
-    params_.release(l.w, static_cast<std::size_t>(l.out) * l.in);
-    l.w = nullptr;
-  };
-  // Packs the projections that share an input as one matrix (`into`, with its own copy of their biases); the
-  // parts give their pages back and are left empty.
-  auto pack_stacked = [&](Linear<T>& into, std::initializer_list<Linear<T>*> parts) {
-    const std::vector<const Linear<T>*> from(parts.begin(), parts.end());
-    int out = 0;
-    for (const Linear<T>* l : from) out += l->out;
-    std::vector<T> w(static_cast<std::size_t>(out) * from.front()->in);  // (out, in), until packed
-    stacked_biases_.emplace_back(out);
-    into = stack_linear(std::span<const Linear<T>* const>(from), w.data(), stacked_biases_.back().data());
-    make_packed(into, false);
-    into.w = nullptr;
-    for (Linear<T>* l : parts) {
-      params_.release(l->w, static_cast<std::size_t>(l->out) * l->in);
-      *l = Linear<T>{nullptr, nullptr, nullptr, nullptr, l->in, l->out};
+    for (auto& layer : decoder_) {
+      auto& p = layer->params();
+      pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
+      pack_stacked(p.cross_attn.kv, {&p.cross_attn.k_proj, &p.cross_attn.v_proj});
+      pack(p.cross_attn.q_proj, false);
+      pack(p.ffn.fc1, true);
+      for (Linear<T>* l : {&p.self_attn.out_proj, &p.cross_attn.out_proj, &p.ffn.fc2}) pack(*l, false, !post);
     }
-  };
-  // A post-norm layer's sub-layers leave their last bias to the residual pass (sublayer_forward).
-  const bool post = config_.norm == NormPosition::Post;
-  for (auto& layer : encoder_) {
-    auto& p = layer->params();
-    pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
-    pack(p.self_attn.out_proj, false, !post);
-    pack(p.ffn.fc1, true);
-    pack(p.ffn.fc2, false, !post);
+    // The output projection; an embedding table that is the same matrix reads it through the packed copy.
+    const T* table = output_.w;
+    pack(output_, false, true, precision.float_output ? ComputeType::Float32 : precision.type);
+    for (Embedding<T>* e : {&src_embedding_, &tgt_embedding_}) {
+      if (e->table != table) continue;
+      e->packed = output_.packed;
+      e->table = nullptr;
+    }
+    precision_ = precision;
+    cut_output_blocks();
   }
-  for (auto& layer : decoder_) {
-    auto& p = layer->params();
-    pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
-    pack_stacked(p.cross_attn.kv, {&p.cross_attn.k_proj, &p.cross_attn.v_proj});
-    pack(p.cross_attn.q_proj, false);
-    pack(p.ffn.fc1, true);
-    for (Linear<T>* l : {&p.self_attn.out_proj, &p.cross_attn.out_proj, &p.ffn.fc2}) pack(*l, false, !post);
-  }
-  // The output projection; an embedding table that is the same matrix reads it through the packed copy.
-  const T* table = output_.w;
-  pack(output_, false);
-  for (Embedding<T>* e : {&src_embedding_, &tgt_embedding_}) {
-    if (e->table != table) continue;
-    e->packed = output_.packed;
-    e->table = nullptr;
-  }
-  cut_output_blocks();
 }
 
 template <typename T>

@@ -2,6 +2,7 @@
 // Owns its parameters (one flat buffer, see parameter_store.h); activations live in a caller's Arena.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "heptapod/model/decoder_layer.h"
 #include "heptapod/model/dropout_streams.h"
 #include "heptapod/model/encoder_layer.h"
+#include "heptapod/model/inference_weights.h"
 #include "heptapod/model/parameter_store.h"
 #include "heptapod/model/positional_table.h"
 
@@ -69,12 +71,16 @@ class Transformer {
   // incremental decoder scores one block at a time for all its rows.
   const std::vector<std::pair<int, int>>& output_column_blocks() const { return output_blocks_; }
 
-  // Inference only, and one way: every linear layer's weights and the output projection move into the GEMM
-  // kernels' own layout (kernels/packed_weights.h) and their row-major copies are released, so the model's
+  // Inference only, and one way: every linear layer's weights and the output projection move into the
+  // products' own layout for `precision` (float32 packed for the GEMM kernels, kernels/packed_weights.h; int8
+  // or bfloat16, kernels/low_precision_weights.h) and their row-major copies are released, so the model's
   // memory does not grow; an embedding tied to the output projection reads through the packed projection.
-  // Translation runs faster; training, backward, averaging or saving the model afterwards is an error.
-  // Float models only.
-  void pack_for_inference();
+  // `stored` holds the matrices a low-precision model file keeps in that form (their parameters were never
+  // filled). Translation runs faster; training, backward, averaging or saving the model afterwards is an
+  // error. Float models only.
+  void pack_for_inference(const InferencePrecision& precision = {}, const StoredMatrices& stored = {});
+  // How the packed model computes (float32 before packing).
+  const InferencePrecision& precision() const { return precision_; }
   bool packed_for_inference() const { return !packed_.empty(); }
   // For a packed model about to translate many batches: creates now the GEMM kernels for every row count a
   // product can be run at (0.1-0.4 s), instead of on first use. One sentence does not need it.
@@ -101,12 +107,13 @@ class Transformer {
   Linear<T> output_;  // (V, C), tied to an embedding table or not
   std::vector<std::pair<int, int>> output_blocks_;  // (v0, n) column blocks of output_
   struct Packed {
-    std::unique_ptr<kernels::PackedWeights> weights;
+    std::unique_ptr<kernels::WeightMatrix> weights;
     bool bias, relu;  // how forward() calls it
   };
+  InferencePrecision precision_;
   std::unique_ptr<kernels::PackedWeightsStorage> packed_storage_;  // holds what packed_ packs
   std::vector<Packed> packed_;  // made by pack_for_inference()
-  std::vector<std::vector<T>> stacked_biases_;  // the biases of its stacked attention projections
+  std::deque<std::vector<T>> stacked_biases_;  // the biases of its stacked attention projections
   std::vector<std::unique_ptr<EncoderLayer<T>>> encoder_;
   std::vector<std::unique_ptr<DecoderLayer<T>>> decoder_;
   LayerNorm<T> encoder_final_norm_, decoder_final_norm_;

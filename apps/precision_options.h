@@ -1,0 +1,24 @@
+// The options that choose how a model computes (translate, score): --compute-type and --float-output.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <string>
+
+#include "heptapod/decode/translator.h"
+
+namespace heptapod::app {
+
+inline void add_precision_options(CLI::App* cmd, TranslatorOptions& options) {
+  cmd->add_option_function<std::string>(
+         "--compute-type",
+         [&options](const std::string& name) { options.compute_type = parse_compute_type(name, "--compute-type"); },
+         "Products in float32, int8 (weights per row, activations per token, exact integer sums) or bfloat16, "
+         "converting the weights at load (default: the type the model file stores)")
+      ->check(CLI::IsMember({"float32", "int8", "bfloat16"}))
+      ->option_text("float32|int8|bfloat16");
+  cmd->add_flag("--float-output", options.float_output,
+                "Keep the output projection, and the embeddings tied to it, in float32");
+}
+
+}  // namespace heptapod::app

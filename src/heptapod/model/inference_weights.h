@@ -1,0 +1,53 @@
+// The weights an inference model computes with: which compute type each matrix gets, which parameters may be
+// stored in low precision, and packing a matrix (float32, or int8 / bfloat16 as a quantized model file holds
+// it) into the WeightMatrix its products read.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "heptapod/kernels/packed_weights.h"
+#include "heptapod/kernels/weight_matrix.h"
+#include "heptapod/model/config.h"
+
+namespace heptapod {
+
+using kernels::ComputeType;
+
+// "float32", "int8", "bfloat16".
+const char* compute_type_name(ComputeType type);
+// The type a name means; an Error naming `what` (an option or a file field) and the accepted names otherwise.
+ComputeType parse_compute_type(const std::string& name, const std::string& what);
+
+struct InferencePrecision {
+  ComputeType type = ComputeType::Float32;  // every linear layer's products
+  // The output projection, and the embeddings tied to it, stay float32 whatever `type` is.
+  bool float_output = false;
+};
+
+// One weight matrix (out, in) as the model holds it before packing: float32 row-major (the parameters), or
+// as a low-precision model file stores it. Pointers may be unaligned (file data): they are read by memcpy.
+struct StoredMatrix {
+  ComputeType type = ComputeType::Float32;
+  const void* values = nullptr;  // (out, in) float, int8 or bfloat16 bits
+  const void* scales = nullptr;  // (out) float: int8's per-row scales (W = values * scale)
+  int out = 0, in = 0;
+};
+// Low-precision matrices by parameter name (".../weight").
+using StoredMatrices = std::map<std::string, StoredMatrix>;
+
+// Whether parameter `name` of a model with this config may be stored in low precision: the linear layers'
+// weight matrices and the output projection (with the embeddings tied to it); not biases, norms or an
+// embedding table that is only looked up.
+bool is_low_precision_parameter(const ModelConfig& config, const std::string& name);
+
+// Packs `parts` (one input width; stacked, their rows one after the other) for products of `type`: float32 in
+// the GEMM's layout, int8 quantized per row, bfloat16 rounded. A part stored in another type is converted
+// (a low-precision one through float32). Copies into `storage` when it has room.
+std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<const StoredMatrix> parts,
+                                                    kernels::PackedWeightsStorage* storage);
+
+}  // namespace heptapod
