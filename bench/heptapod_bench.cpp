@@ -89,10 +89,11 @@ json train_phase(const ModelConfig& c, const Workload& w) {
 
 // Translates each batch with the end token banned, so every sentence decodes exactly as many tokens as its
 // source has (the rival does the same).
-json translate_phase(const ModelConfig& c, const std::vector<std::vector<int>>& batches, int warmup, int beam) {
+json translate_phase(const ModelConfig& c, const std::vector<std::vector<int>>& batches, int warmup, int beam,
+                     const InferencePrecision& precision) {
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 1);
-  model.pack_for_inference();
+  model.pack_for_inference(precision);
   model.prepare_for_batches();  // as `heptapod translate` does for inputs of more than one batch
   IncrementalDecoder decoder(model);
   SearchOptions options;
@@ -194,7 +195,7 @@ Workload load_workload(const std::string& path) {
 int main(int argc, char** argv) {
   CLI::App app{"Heptapod's side of the benchmark against PyTorch"};
   app.require_subcommand(1);
-  std::string out_path, workload_path, phase, model_name;
+  std::string out_path, workload_path, phase, model_name, compute_type = "float32";
   int train_batches = 8, translate_batches = 4, latency_sentences = 6, threads = 2;
   unsigned seed = 1;
   auto* make = app.add_subcommand("workload", "Write the benchmark workload (JSON)");
@@ -211,6 +212,8 @@ int main(int argc, char** argv) {
     sub->add_option("--threads", threads);
   }
   run->add_option("--phase", phase)->required()->check(CLI::IsMember({"train", "beam4", "greedy", "latency"}));
+  run->add_option("--compute-type", compute_type, "Translation phases: float32, int8 or bfloat16")
+      ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -222,6 +225,8 @@ int main(int argc, char** argv) {
     set_num_threads(threads);
     const Workload w = load_workload(workload_path);
     const ModelConfig c = bench_model(model_name);
+    const InferencePrecision precision{parse_compute_type(compute_type, "--compute-type"), false};
+    require(phase != "train" || precision.type == ComputeType::Float32, "--compute-type is for translation phases");
     json result;
     if (ceiling->parsed()) {
       result = ceiling_phase(c, w);
@@ -231,13 +236,14 @@ int main(int argc, char** argv) {
     } else if (phase == "latency") {
       std::vector<std::vector<int>> singles;
       for (int n : w.latency) singles.push_back({n});
-      result = translate_phase(c, singles, w.latency_warmup, 1);
+      result = translate_phase(c, singles, w.latency_warmup, 1, precision);
       result["ms_per_sentence"] = result["seconds"].get<double>() * 1000 / (singles.size() - w.latency_warmup);
     } else {
-      result = translate_phase(c, w.translate, w.translate_warmup, phase == "beam4" ? 4 : 1);
+      result = translate_phase(c, w.translate, w.translate_warmup, phase == "beam4" ? 4 : 1, precision);
     }
     result["side"] = "heptapod";
     result["phase"] = phase;
+    result["compute_type"] = compute_type;
     result["model"] = model_name;
     result["threads"] = threads;
     if (result.contains("tokens")) result["tokens_per_second"] = result["tokens"].get<double>() / result["seconds"].get<double>();

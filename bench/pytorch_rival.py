@@ -62,6 +62,7 @@ import argparse
 import json
 import math
 import resource
+import sys
 import time
 
 import torch
@@ -131,10 +132,21 @@ class MultiheadAttention(nn.Module):
         d = self.in_proj_weight.shape[1]
         return self.in_proj_weight[d:], self.in_proj_bias[d:]
 
+    # The projections as products. quantize_int8() gives them nn.Linear twins (the modules PyTorch's dynamic
+    # quantization converts); otherwise they read the float parameters directly.
+    def project_qkv(self, x):
+        return self.qkv_linear(x) if hasattr(self, "qkv_linear") else F.linear(x, self.in_proj_weight, self.in_proj_bias)
+
+    def project_q(self, x):
+        return self.q_linear(x) if hasattr(self, "q_linear") else F.linear(x, *self.q_weights())
+
+    def project_kv(self, memory):
+        return self.kv_linear(memory) if hasattr(self, "kv_linear") else F.linear(memory, *self.kv_weights())
+
     def self_attention(self, x, mask):
         """x (B, T, d), mask broadcastable to (B, H, T, T) -> (B, T, d)."""
         b, t, d = x.shape
-        qkv = F.linear(x, self.in_proj_weight, self.in_proj_bias)               # (B, T, 3d)
+        qkv = self.project_qkv(x)                                                # (B, T, 3d)
         q, k, v = qkv.view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)  # each (B, H, T, Dh)
         out = attention(q * self.scale, k, v, mask, DROPOUT, self.training)
         return self.out_proj(merge_heads(out))
@@ -142,8 +154,8 @@ class MultiheadAttention(nn.Module):
     def cross_attention(self, x, memory, mask):
         """x (B, T, d) queries, memory (B, S, d) keys/values, mask broadcastable to (B, H, T, S)."""
         b, s, d = memory.shape
-        q = split_heads(F.linear(x, *self.q_weights()), self.heads)              # (B, H, T, Dh)
-        kv = F.linear(memory, *self.kv_weights())                                # (B, S, 2d)
+        q = split_heads(self.project_q(x), self.heads)                           # (B, H, T, Dh)
+        kv = self.project_kv(memory)                                             # (B, S, 2d)
         k, v = kv.view(b, s, 2, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)  # each (B, H, S, Dh)
         out = attention(q * self.scale, k, v, mask, DROPOUT, self.training)
         return self.out_proj(merge_heads(out))
@@ -211,6 +223,10 @@ class Transformer(nn.Module):
                 nn.init.xavier_uniform_(lin.weight)
                 nn.init.zeros_(lin.bias)
 
+    def project_output(self, hidden):
+        """hidden (..., d) -> logits (..., V) through the tied embedding."""
+        return self.output_linear(hidden) if hasattr(self, "output_linear") else F.linear(hidden, self.embedding)
+
     def embed(self, tokens):
         """tokens (B, T) -> (B, T, d): dropout(E[tok] * sqrt(d) + PE[pos])."""
         x = F.embedding(tokens, self.embedding) * math.sqrt(self.d_model)
@@ -230,6 +246,31 @@ class Transformer(nn.Module):
         for layer in self.decoder:
             x = layer(x, memory, tgt_mask, src_mask)
         return x
+
+
+def linear_from(weight, bias):
+    """An nn.Linear holding copies of weight (out, in) and bias (out) or none."""
+    lin = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
+    with torch.no_grad():
+        lin.weight.copy_(weight)
+        if bias is not None:
+            lin.bias.copy_(bias)
+    return lin
+
+
+def quantize_int8(model):
+    """PyTorch's dynamic int8 quantization (torch.quantization.quantize_dynamic) of every linear product,
+    the attention projections and the tied output projection included: those become nn.Linear modules
+    first, as quantize_dynamic converts only nn.Linear."""
+    for layer in list(model.encoder) + list(model.decoder):
+        for attn in (layer.self_attn, getattr(layer, "cross_attn", None)):
+            if attn is None:
+                continue
+            attn.qkv_linear = linear_from(attn.in_proj_weight, attn.in_proj_bias)
+            attn.q_linear = linear_from(*attn.q_weights())
+            attn.kv_linear = linear_from(*attn.kv_weights())
+    model.output_linear = linear_from(model.embedding, None)
+    return torch.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
 
 
 def padding_mask(lengths, max_len):
@@ -367,7 +408,7 @@ def cross_kv(model, memory):
     b, s, d = memory.shape
     out = []
     for layer in model.decoder:
-        kv = F.linear(memory, *layer.cross_attn.kv_weights())                  # (B, S, 2d)
+        kv = layer.cross_attn.project_kv(memory)                                # (B, S, 2d)
         kv = kv.view(b, s, 2, model.heads, d // model.heads).permute(2, 0, 3, 1, 4).contiguous()
         out.append((kv[0], kv[1]))
     return out
@@ -381,7 +422,7 @@ def decoder_layer_step(layer, x, t, cache, index, cross, src_mask, beam):
     dh = d // heads
     sa, ca = layer.self_attn, layer.cross_attn
     # self-attention over positions [0, t]
-    qkv = F.linear(x, sa.in_proj_weight, sa.in_proj_bias).view(r, 3, heads, dh)  # (R, 3, H, Dh)
+    qkv = sa.project_qkv(x).view(r, 3, heads, dh)                               # (R, 3, H, Dh)
     keys, values = cache.keys(index), cache.values(index)
     keys[:r, :, t] = qkv[:, 1]
     values[:r, :, t] = qkv[:, 2]
@@ -389,7 +430,7 @@ def decoder_layer_step(layer, x, t, cache, index, cross, src_mask, beam):
     x = F.layer_norm(x + sa.out_proj(a.reshape(r, d)), (d,), layer.norm1.weight, layer.norm1.bias,
                      LAYER_NORM_EPS)
     # cross-attention: the `beam` hypotheses of a sentence form one query block over its source
-    q = F.linear(x, *ca.q_weights()) * ca.scale                                  # (R, d)
+    q = ca.project_q(x) * ca.scale                                               # (R, d)
     q = q.view(r // beam, beam, heads, dh).transpose(1, 2)                       # (B, H, beam, Dh)
     k, v = cross
     scores = torch.matmul(q, k.transpose(-2, -1)) + src_mask                     # (B, H, beam, S)
@@ -406,7 +447,7 @@ def next_log_probs(model, y, t, cache, cross, src_mask, beam):
     x = model.embedding.index_select(0, y) * math.sqrt(model.d_model) + model.positions[t]  # (R, d)
     for i, layer in enumerate(model.decoder):
         x = decoder_layer_step(layer, x, t, cache, i, cross[i], src_mask, beam)
-    logp = torch.log_softmax(F.linear(x, model.embedding), dim=-1)               # (R, V)
+    logp = torch.log_softmax(model.project_output(x), dim=-1)                    # (R, V)
     logp[:, EOS] = float("-inf")
     return logp
 
@@ -505,6 +546,8 @@ def parse_args(argv=None):
     p.add_argument("--phase", required=True, choices=["train", "beam4", "greedy", "latency"])
     p.add_argument("--model", required=True, choices=["small", "base"])
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--compute-type", default="float32", choices=["float32", "int8"],
+                   help="int8: dynamic quantization of the linear layers (translation phases only)")
     return p.parse_args(argv)
 
 
@@ -516,6 +559,10 @@ def main(argv=None):
         workload = json.load(f)
     cfg = workload["models"][args.model]
     model = Transformer(cfg, max_len=longest_sentence(workload))
+    if args.compute_type == "int8":
+        if args.phase == "train":
+            sys.exit("pytorch_rival.py: int8 is for the translation phases")
+        model = quantize_int8(model)
     gen = torch.Generator().manual_seed(DATA_SEED)
 
     if args.phase == "train":
@@ -529,6 +576,7 @@ def main(argv=None):
     result = {
         "side": "pytorch",
         "phase": args.phase,
+        "compute_type": args.compute_type,
         "model": args.model,
         "tokens": tokens,
         "seconds": seconds,
