@@ -4,7 +4,7 @@
 // Each input row is rounded to bfloat16 once per call (to_bfloat16's rounding on every path). Paths:
 // avx512-bf16 (vdpbf16ps: per lane, both products of a k-group added into the float sum), 6 rows x 64
 // columns of accumulators; avx512 and avx2 widen the weights to float on the fly (a bfloat16 is the high half
-// of a float: a 16-bit shift or a mask) and FMA, 6 rows x 64 and 3 rows x 32 columns; baseline: scalar
+// of a float: a 16-bit shift or a mask) and FMA, 4 rows x 64 and 3 rows x 32 columns; baseline: scalar
 // multiply-add. The paths sum in different orders (and vdpbf16ps treats subnormal inputs as zero), so
 // results agree to float rounding, not bit for bit.
 #include <cstdint>
@@ -116,7 +116,8 @@ void fma_rows(const std::uint16_t* panel, int kg, const float* x, long ldx, cons
     for (int j = 0; j < 4; ++j) store16(c[r][j], 16 * j, out, y + r * out.ldy);
 }
 
-constexpr int kDotRows = 6, kFmaRows = 6;
+// 4 rows for the FMA path: with 6, GCC holds all 12 broadcasts in registers and spills accumulators.
+constexpr int kDotRows = 6, kFmaRows = 4;
 
 #elif defined(__AVX2__)
 
