@@ -1,5 +1,7 @@
 // The public kernel functions: each forwards to its entry in the kernel table chosen at start-up
 // (kernels/isa.h). Compiled for the baseline ISA, like everything outside kernels/isa/.
+#include <vector>
+
 #include "heptapod/kernels/kernel_table.h"
 
 namespace heptapod::kernels {
@@ -226,5 +228,37 @@ float exp_sum(const float* x, long n, float shift, float scale, float* out) {
   return active_kernels().exp_sum(x, n, shift, scale, out);
 }
 float dot(const float* a, const float* b, long n) { return active_kernels().dot_f32(a, b, n); }
+
+void int8_gemm(const Int8Panels& w, const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) {
+  active_kernels().int8_gemm(w, x, rows, n0, n, bias, relu, y);
+}
+
+void bf16_gemm(const Bf16Panels& w, const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) {
+  active_kernels().bf16_gemm(w, x, rows, n0, n, bias, relu, y);
+}
+
+void to_bfloat16(const float* x, long n, std::uint16_t* out) { active_kernels().to_bfloat16(x, n, out); }
+
+namespace {
+
+// list(table) of every compiled ISA the CPU runs, highest first, one after another.
+template <typename Variant>
+std::vector<Variant> runnable(std::span<const Variant> (*KernelTable::*list)()) {
+  std::vector<Variant> all;
+  const std::vector<Isa> isas = compiled_isas();
+  for (auto isa = isas.rbegin(); isa != isas.rend(); ++isa)
+    if (cpu_runs(cpu_info(), *isa)) {
+      const auto some = (isa_kernels(*isa).*list)();
+      all.insert(all.end(), some.begin(), some.end());
+    }
+  return all;
+}
+
+}  // namespace
+
+std::vector<Int8Variant> int8_variants() { return runnable(&KernelTable::int8_variants); }
+std::vector<Bf16Variant> bf16_variants() { return runnable(&KernelTable::bf16_variants); }
+Int8Variant selected_int8_variant() { return active_kernels().int8_variants().front(); }
+Bf16Variant selected_bf16_variant() { return active_kernels().bf16_variants().front(); }
 
 }  // namespace heptapod::kernels

@@ -115,18 +115,20 @@ const IsaSelection& selected_isa() {
   return selection;
 }
 
-const KernelTable& active_kernels() {
-  static const KernelTable& table = [] () -> const KernelTable& {
-    switch (selected_isa().isa) {
+const KernelTable& isa_kernels(Isa isa) {
+  switch (isa) {
 #ifdef HEPTAPOD_WITH_AVX512
-      case Isa::avx512: return avx512::kernel_table();
+    case Isa::avx512: return avx512::kernel_table();
 #endif
 #ifdef HEPTAPOD_WITH_AVX2
-      case Isa::avx2: return avx2::kernel_table();
+    case Isa::avx2: return avx2::kernel_table();
 #endif
-      default: return baseline::kernel_table();
-    }
-  }();
+    default: return baseline::kernel_table();
+  }
+}
+
+const KernelTable& active_kernels() {
+  static const KernelTable& table = isa_kernels(selected_isa().isa);
   return table;
 }
 

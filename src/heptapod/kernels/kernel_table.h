@@ -3,6 +3,8 @@
 // through it (kernels/dispatch.cpp); nothing outside the kernels layer needs this header.
 #pragma once
 
+#include <span>
+
 #include "heptapod/kernels/adam_update.h"
 #include "heptapod/kernels/block_gemm.h"
 #include "heptapod/kernels/cached_attention.h"
@@ -12,8 +14,10 @@
 #include "heptapod/kernels/embedding.h"
 #include "heptapod/kernels/few_rows_gemm.h"
 #include "heptapod/kernels/half.h"
+#include "heptapod/kernels/isa.h"
 #include "heptapod/kernels/layer_norm.h"
 #include "heptapod/kernels/logits_top.h"
+#include "heptapod/kernels/low_precision_gemm.h"
 #include "heptapod/kernels/panel_gemm.h"
 #include "heptapod/kernels/relu_dropout.h"
 #include "heptapod/kernels/softmax.h"
@@ -70,9 +74,17 @@ struct KernelTable {
   decltype(&kernels::sum_and_max) sum_and_max;
   decltype(&kernels::exp_sum) exp_sum;
   float (*dot_f32)(const float*, const float*, long);
+  decltype(&kernels::int8_gemm) int8_gemm;  // the first of int8_variants()
+  decltype(&kernels::bf16_gemm) bf16_gemm;  // the first of bf16_variants()
+  decltype(&kernels::to_bfloat16) to_bfloat16;
+  // This ISA's low-precision variants the CPU runs, best first.
+  std::span<const Int8Variant> (*int8_variants)();
+  std::span<const Bf16Variant> (*bf16_variants)();
 };
 
 // The table in use (kernels/isa.h chooses it on first use).
 const KernelTable& active_kernels();
+// The table of `isa`, one of compiled_isas() (whether or not the CPU runs it).
+const KernelTable& isa_kernels(Isa isa);
 
 }  // namespace heptapod::kernels

@@ -13,9 +13,15 @@
 #define HEPTAPOD_REGISTER_TYPED(table, name) \
   ((table).f32.name = &name<float>, (table).f64.name = &name<double>)
 
+// The ISA's name as a string ("avx2"), for naming kernel variants.
+#define HEPTAPOD_STRINGIFY_(x) #x
+#define HEPTAPOD_STRINGIFY(x) HEPTAPOD_STRINGIFY_(x)
+#define HEPTAPOD_ISA_NAME HEPTAPOD_STRINGIFY(HEPTAPOD_ISA)
+
 namespace heptapod::kernels::HEPTAPOD_ISA {
 
 void register_adam_update(KernelTable& t);
+void register_bf16_gemm(KernelTable& t);
 void register_block_gemm(KernelTable& t);
 void register_cached_attention(KernelTable& t);
 void register_cross_entropy(KernelTable& t);
@@ -23,6 +29,7 @@ void register_dropout(KernelTable& t);
 void register_elementwise(KernelTable& t);
 void register_embedding(KernelTable& t);
 void register_few_rows_gemm(KernelTable& t);
+void register_int8_gemm(KernelTable& t);
 void register_layer_norm(KernelTable& t);
 void register_logits_top(KernelTable& t);
 void register_panel_gemm(KernelTable& t);

@@ -63,4 +63,16 @@ float max_value(const float* x, long n);
 float sum_value(const float* x, long n);
 float exp_sum(const float* x, long n, float shift, float scale, float* out);
 
+// The low-precision products (kernels/low_precision_weights.h), written from their definitions
+// (naive/low_precision.cpp). x (rows, in) -> y (rows, out) for W (out, in) = values (out, in) * scales (out):
+// each x row quantized with its own scale, the sums exact in int32 into acc (rows, out) when not null, and
+// y = float(acc) * (a_r * scales[o]) (+ bias) (ReLU), one rounding per operation.
+void int8_linear(const std::int8_t* values, const float* scales, int out, int in, const float* x, int rows,
+                 const float* bias, bool relu, float* y, std::int32_t* acc);
+// x (n) -> (n) each rounded to the nearest bfloat16 (ties to even, overflow to inf, NaN kept), as floats.
+void round_to_bfloat16(const float* x, long n, float* out);
+// values (out, in) bfloat16 bits; x (rows, in) rounded to bfloat16, the products summed in double: y (rows, out).
+void bf16_linear(const std::uint16_t* values, int out, int in, const float* x, int rows, const float* bias, bool relu,
+                 double* y);
+
 }  // namespace heptapod::kernels::naive
