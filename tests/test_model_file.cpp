@@ -410,7 +410,7 @@ TEST(ModelFileDamage, MalformedTensorEntries) {
       {[&](ordered_json& h) { h[name] = 5; }, {name, "is not an object"}},
       {[&](ordered_json& h) { h[name].erase("dtype"); }, {name, "has no dtype"}},
       {[&](ordered_json& h) { h[name]["dtype"] = 32; }, {name, "has no dtype"}},
-      {[&](ordered_json& h) { h[name]["dtype"] = "BF16"; }, {name, "unsupported dtype \"BF16\""}},
+      {[&](ordered_json& h) { h[name]["dtype"] = "F16"; }, {name, "unsupported dtype \"F16\""}},
       {[&](ordered_json& h) { h[name].erase("shape"); }, {name, "has no shape"}},
       {[&](ordered_json& h) { h[name]["shape"] = ordered_json::array({-8}); },
        {name, "negative or non-integer dimension"}},
@@ -442,8 +442,10 @@ TEST(ModelFileDamage, FormatAndVersion) {
   expect_load_error(with_header([](ordered_json& h) { h["__metadata__"].erase("format"); }),
                     {"not a Heptapod model file"});
   expect_load_error(with_header([](ordered_json& h) { h.erase("__metadata__"); }), {"not a Heptapod model file"});
-  expect_load_error(with_header([](ordered_json& h) { h["__metadata__"]["format_version"] = "2"; }),
-                    {"version 2 is not supported", "version 1"});
+  expect_load_error(with_header([](ordered_json& h) { h["__metadata__"]["format_version"] = "3"; }),
+                    {"version 3 is not supported", "versions 1 and 2"});
+  // Version 2 (low precision) names its weights' type.
+  expect_load_error(with_header([](ordered_json& h) { h["__metadata__"]["format_version"] = "2"; }), {"weights"});
   expect_load_error(with_header([](ordered_json& h) { h["__metadata__"]["format_version"] = "1.0"; }),
                     {"version 1.0 is not supported"});
   expect_load_error(with_header([](ordered_json& h) { h["__metadata__"].erase("format_version"); }),

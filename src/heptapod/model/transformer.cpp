@@ -228,8 +228,8 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
         l->w = nullptr;
       }
     };
-    auto pack = [&](Linear<T>& l, bool relu, bool bias_in_product = true, ComputeType type = precision.type) {
-      make_packed(l, {&l}, type, relu, bias_in_product);
+    auto pack = [&](Linear<T>& l, bool relu, bool bias_in_product = true) {
+      make_packed(l, {&l}, precision.type, relu, bias_in_product);
     };
     // Packs the projections that share an input as one matrix (`into`, with its own copy of their biases); the
     // parts are left empty.
@@ -261,7 +261,7 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
     }
     // The output projection; an embedding table that is the same matrix reads it through the packed copy.
     const T* table = output_.w;
-    pack(output_, false, true, precision.float_output ? ComputeType::Float32 : precision.type);
+    make_packed(output_, {&output_}, precision.float_output ? ComputeType::Float32 : precision.type, false, true);
     for (Embedding<T>* e : {&src_embedding_, &tgt_embedding_}) {
       if (e->table != table) continue;
       e->packed = output_.packed;
