@@ -238,6 +238,9 @@ TEST(Int8Weights, BadShapesScalesAndRangesAreErrors) {
   EXPECT_THROW(w.forward_columns(x.data(), 1, 32, 32, nullptr, false, y.data()), Error);  // not on a panel
   EXPECT_THROW(w.forward_columns(x.data(), 1, 0, 65, nullptr, false, y.data()), Error);   // past out
   EXPECT_THROW(w.forward_columns(x.data(), 1, 0, 0, nullptr, false, y.data()), Error);    // empty
+  const Case big(4096, 64, 1);  // enough weights for several threads: no rows still runs nothing
+  const Int8Weights wide(big.values.data(), big.scales.data(), big.out, big.in);
+  wide.forward(nullptr, 0, nullptr, false, nullptr);
 }
 
 TEST(Int8Weights, PathsAreNamed) {

@@ -40,6 +40,7 @@ struct PanelOut {
 template <typename Convert, typename Panel>
 void for_panel_units(int rows, int n0, int n, long weight_bytes, long k, const float* bias, bool relu, float* y,
                      Convert&& convert, Panel&& panel) {
+  if (rows <= 0) return;
   const int p0 = n0 / kLowPrecisionPanel, p1 = (n0 + n + kLowPrecisionPanel - 1) / kLowPrecisionPanel;
   const int chunks = (rows + kProductRowChunk - 1) / kProductRowChunk;
   const long units = static_cast<long>(p1 - p0) * chunks;
