@@ -23,6 +23,10 @@ namespace {
 
 constexpr int kPanelElements = kLowPrecisionPanel * kBf16Group;  // one k-group of a panel
 
+// The row-block functions (dot_rows, fma_rows) share one signature: panel (kg, 64, 2) bfloat16 bits, one
+// panel of kg k-groups; x (R, ldx) the block's rounded rows; out, where the panel's results go; y (R,
+// out.ldy) from the block's first row and the panel's first column.
+
 // Round to nearest even; a NaN keeps its sign and top payload bits and is made quiet.
 inline std::uint16_t bf16_bits(float f) {
   std::uint32_t u;
@@ -121,21 +125,22 @@ constexpr int kDotRows = 6, kFmaRows = 4;
 
 #elif defined(__AVX2__)
 
-// R rows (rounded floats ldx apart) x one panel, 32 columns at a time: each 32-byte load is 8 columns x 2 k,
+// R rows (rounded floats ldx apart) x one panel, 32 columns a pass: each 32-byte load is 8 columns x 2 k,
 // widened as in the avx512 build.
 template <int R>
 void fma_rows(const std::uint16_t* panel, int kg, const float* x, long ldx, const PanelOut& out, float* y) {
+  constexpr int kLoads = R == 1 ? 8 : 4;  // one row takes the whole panel in one pass
   const __m256i high = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
-  for (int h = 0; h < 2; ++h) {
-    __m256 c[R][4];
+  for (int h = 0; h < 8; h += kLoads) {
+    __m256 c[R][kLoads];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) c[r][j] = _mm256_setzero_ps();
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) c[r][j] = _mm256_setzero_ps();
     for (int g = 0; g < kg; ++g) {
-      const std::uint16_t* wg = panel + static_cast<long>(g) * kPanelElements + 64 * h;
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
+      const std::uint16_t* wg = panel + static_cast<long>(g) * kPanelElements + 16 * h;
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) {
         const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wg + 16 * j));
         const __m256 even = _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)),
                      odd = _mm256_castsi256_ps(_mm256_and_si256(w, high));
@@ -149,8 +154,8 @@ void fma_rows(const std::uint16_t* panel, int kg, const float* x, long ldx, cons
     }
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) store8(c[r][j], 32 * h + 8 * j, out, y + r * out.ldy);
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) store8(c[r][j], 8 * (h + j), out, y + r * out.ldy);
   }
 }
 

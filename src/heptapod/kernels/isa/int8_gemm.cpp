@@ -28,8 +28,13 @@ namespace {
 
 constexpr int kPanelBytes = kLowPrecisionPanel * kInt8Group;  // one k-group of a panel
 
-// Rows [r0, r1) of x (rows, in) quantized: q (rows, kp) as Q, value + kOffset (kp - in zero values after
-// each row), a (rows) the row scales.
+// The row-block functions (vnni_rows, wide_rows, scalar_rows) share one signature: panel (kg, 64, 4) int8,
+// one panel of kg k-groups; q (R, ldq) the block's quantized rows; a (R) their scales; scales (64) and comp
+// (64) the panel's column scales and compensation; out, where the panel's results go; y (R, out.ldy) from
+// the block's first row and the panel's first column. The finish functions take one row's y the same way.
+
+// Rows [r0, r1) of x (rows, in) quantized: q (rows, kp) as Q, value + kOffset (zero values past in), a
+// (rows) the row scales.
 template <typename Q, int kOffset>
 void quantize_rows(const float* x, int in, long kp, int r0, int r1, Q* q, float* a) {
   for (int r = r0; r < r1; ++r) {
@@ -153,21 +158,23 @@ inline void finish8(__m256i acc, int c, float a_r, const float* scales, const Pa
          out, y);
 }
 
-// R rows (int16 q rows ldq apart) x 16 columns (sub-tile s of a panel), by vpmaddwd: each 16-byte load
-// widens to 4 columns x 4 k, two lanes per column, added pairwise at the end.
+// R rows (int16 q rows ldq apart) x kS 16-column sub-tiles of a panel at a time, by vpmaddwd: each 16-byte
+// load widens to 4 columns x 4 k, two lanes per column, added pairwise at the end. One row takes two
+// sub-tiles a pass (8 accumulators): fewer passes over the panel when the weights stream from memory.
 template <int R>
 void wide_rows(const std::int8_t* panel, int kg, const std::int16_t* q, long ldq, const float* a, const float* scales,
                const std::int32_t*, const PanelOut& out, float* y) {
-  for (int s = 0; s < 4; ++s) {
-    __m256i c[R][4];
+  constexpr int kS = R == 1 ? 2 : 1, kLoads = 4 * kS;
+  for (int s = 0; s < 4; s += kS) {
+    __m256i c[R][kLoads];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) c[r][j] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) c[r][j] = _mm256_setzero_si256();
     for (int g = 0; g < kg; ++g) {
       const std::int8_t* wg = panel + static_cast<long>(g) * kPanelBytes + 64 * s;
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) {
         const __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wg + 16 * j)));
 #pragma GCC unroll 4
         for (int r = 0; r < R; ++r) {
@@ -178,13 +185,13 @@ void wide_rows(const std::int8_t* panel, int kg, const std::int16_t* q, long ldq
       }
     }
 #pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      // hadd gives columns (0 1 4 5 | 2 3 6 7) of each pair of loads; the permute puts them in order.
-      const __m256i lo = _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][0], c[r][1]), 0xD8);
-      const __m256i hi = _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][2], c[r][3]), 0xD8);
-      finish8(lo, 16 * s, a[r], scales, out, y + r * out.ldy);
-      finish8(hi, 16 * s + 8, a[r], scales, out, y + r * out.ldy);
-    }
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < kLoads; j += 2) {
+        // hadd gives columns (0 1 4 5 | 2 3 6 7) of a pair of loads; the permute puts them in order.
+        const __m256i sums = _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][j], c[r][j + 1]), 0xD8);
+        finish8(sums, 16 * s + 4 * j, a[r], scales, out, y + r * out.ldy);
+      }
   }
 }
 

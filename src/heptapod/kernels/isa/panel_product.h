@@ -64,7 +64,7 @@ void for_panel_units(int rows, int n0, int n, long weight_bytes, long k, const f
   }
 }
 
-// Storing a finished value of column c of a panel's row y: + bias, then ReLU as 0 > v ? 0 : v (NaN kept),
+// Storing a finished value of column c of a panel's row y (64, the panel's columns of one output row): + bias, then ReLU as 0 > v ? 0 : v (NaN kept),
 // only the columns inside out.width. The empty asm makes v final before the bias sum: the compiler may not
 // fuse a caller's product into it, so every ISA rounds the same operations.
 #if defined(__AVX512F__)
