@@ -107,43 +107,45 @@ __attribute__((target("avx512vnni"))) void vnni_rows(const std::int8_t* panel, i
                y + r * out.ldy);
 }
 
-// R rows (int16 q rows ldq apart) x one panel, a half (32 columns) at a time, both operands widened to
-// int16: vpmaddwd on a column's groups gives two lanes per column (k 0-1 and 2-3), added together at the end.
+// R rows (int16 q rows ldq apart) x one panel, a half (32 columns) a pass, or the whole panel for one row
+// (fewer passes over streaming weights), both operands widened to int16: vpmaddwd on a column's groups gives
+// two lanes per column (k 0-1 and 2-3), added together at the end.
 template <int R>
 void wide_rows(const std::int8_t* panel, int kg, const std::int16_t* q, long ldq, const float* a, const float* scales,
                const std::int32_t*, const PanelOut& out, float* y) {
+  constexpr int kLoads = R == 1 ? 8 : 4;  // 32-byte loads (8 columns x 4 k) a pass
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-  for (int h = 0; h < 2; ++h) {
-    __m512i c[R][4];
+  for (int h = 0; h < 8; h += kLoads) {
+    __m512i c[R][kLoads];
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) c[r][j] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) c[r][j] = _mm512_setzero_si512();
     for (int g = 0; g < kg; ++g) {
-      const std::int8_t* wg = panel + static_cast<long>(g) * kPanelBytes + 128 * h;
-      __m512i w[4];
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j)
+      const std::int8_t* wg = panel + static_cast<long>(g) * kPanelBytes + 32 * h;
+      __m512i w[kLoads];
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j)
         w[j] = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(wg + 32 * j)));
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         long long x4;
         std::memcpy(&x4, q + r * ldq + 4 * g, 8);
         const __m512i xb = _mm512_set1_epi64(x4);
-#pragma GCC unroll 4
-        for (int j = 0; j < 4; ++j) c[r][j] = _mm512_add_epi32(c[r][j], _mm512_madd_epi16(w[j], xb));
+#pragma GCC unroll 8
+        for (int j = 0; j < kLoads; ++j) c[r][j] = _mm512_add_epi32(c[r][j], _mm512_madd_epi16(w[j], xb));
       }
     }
-    // c[r][2s] holds columns 16s..16s+7 of the half as lane pairs, c[r][2s+1] columns 16s+8..16s+15.
+    // c[r][2s] holds columns 16s..16s+7 of the pass as lane pairs, c[r][2s+1] columns 16s+8..16s+15.
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
-      for (int s = 0; s < 2; ++s) {
+#pragma GCC unroll 4
+      for (int s = 0; s < kLoads / 2; ++s) {
         const __m512i lo = c[r][2 * s], hi = c[r][2 * s + 1];
         const __m512i sum =
             _mm512_add_epi32(_mm512_permutex2var_epi32(lo, even, hi), _mm512_permutex2var_epi32(lo, odd, hi));
-        finish16(sum, 32 * h + 16 * s, a[r], scales, out, y + r * out.ldy);
+        finish16(sum, 8 * h + 16 * s, a[r], scales, out, y + r * out.ldy);
       }
   }
 }
