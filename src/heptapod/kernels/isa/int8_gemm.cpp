@@ -9,7 +9,8 @@
 //
 // Paths: avx512-vnni (vpdpbusd, u8 x s8: q + 128 as u8, minus the panel's precomputed 128 * sum_i W[o][i]),
 // 6 rows x 64 columns of accumulators; avx512 and avx2 widen both operands to int16 and use vpmaddwd (two
-// exact products and their sum per lane; vpmaddubsw would saturate), 4 rows x 32 and 3 rows x 16 columns;
+// exact products and their sum per lane; vpmaddubsw would saturate), 4 rows x 32 and 3 rows x 16 columns
+// (a lone row twice the columns, so it passes over streaming weights half as often);
 // baseline: scalar int32.
 #include <cfloat>
 #include <cmath>
