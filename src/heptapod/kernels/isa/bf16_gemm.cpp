@@ -5,8 +5,8 @@
 // avx512-bf16 (vdpbf16ps: per lane, both products of a k-group added into the float sum), 6 rows x 64
 // columns of accumulators; avx512 and avx2 widen the weights to float on the fly (a bfloat16 is the high half
 // of a float: a 16-bit shift or a mask) and FMA, 4 rows x 64 and 3 rows x 32 columns (a lone avx2 row 64);
-// baseline: scalar multiply-add. The paths sum in different orders (and vdpbf16ps treats subnormal inputs as zero), so
-// results agree to float rounding, not bit for bit.
+// baseline: scalar multiply-add. The paths sum in different orders (and vdpbf16ps treats subnormal inputs
+// as zero), so results agree to float rounding, not bit for bit.
 #include <cstdint>
 #include <cstring>
 #include <span>
