@@ -51,8 +51,10 @@ void round_rows(const float* x, int in, long kp, int r0, int r1, E* xb) {
     E* out = xb + r * kp;
     for (int i = 0; i < in; ++i) {
       const std::uint16_t b = bf16_bits(xr[i]);
-      if constexpr (std::is_same_v<E, float>) out[i] = bf16_value(b);
-      else out[i] = b;
+      if constexpr (std::is_same_v<E, float>)
+        out[i] = bf16_value(b);
+      else
+        out[i] = b;
     }
     std::fill(out + in, out + kp, E(0));
   }
@@ -62,8 +64,8 @@ void round_rows(const float* x, int in, long kp, int r0, int r1, E* xb) {
 
 // R rows (bfloat16 rows ldx apart) x one panel, by vdpbf16ps.
 template <int R>
-__attribute__((target("avx512bf16"))) void dot_rows(const std::uint16_t* panel, int kg, const std::uint16_t* x, long ldx,
-                                                   const PanelOut& out, float* y) {
+__attribute__((target("avx512bf16"))) void dot_rows(const std::uint16_t* panel, int kg, const std::uint16_t* x,
+                                                    long ldx, const PanelOut& out, float* y) {
   __m512 c[R][4];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
@@ -105,7 +107,8 @@ void fma_rows(const std::uint16_t* panel, int kg, const float* x, long ldx, cons
 #pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) {
       const __m512i w = _mm512_loadu_si512(wg + 32 * j);
-      const __m512 even = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, w, 16)), odd = _mm512_castsi512_ps(_mm512_and_si512(w, high));
+      const __m512 even = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, w, 16)),
+                   odd = _mm512_castsi512_ps(_mm512_and_si512(w, high));
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         const float* xr = x + r * ldx + 2 * g;
@@ -205,8 +208,7 @@ void product(const Bf16Panels& w, const float* x, int rows, int n0, int n, const
 
 #if defined(__AVX512F__)
 void bf16_dot(const Bf16Panels& w, const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) {
-  product<std::uint16_t, kDotRows>(w, x, rows, n0, n, bias, relu, y,
-                                   []<int R>(auto... args) { dot_rows<R>(args...); });
+  product<std::uint16_t, kDotRows>(w, x, rows, n0, n, bias, relu, y, []<int R>(auto... args) { dot_rows<R>(args...); });
 }
 #endif
 

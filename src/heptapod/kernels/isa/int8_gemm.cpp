@@ -64,8 +64,9 @@ void quantize_rows(const float* x, int in, long kp, int r0, int r1, Q* q, float*
 
 // The 16 sums from column c of a panel on, finished: float(acc) * (a_r * scales) (+ bias) (ReLU).
 inline void finish16(__m512i acc, int c, float a_r, const float* scales, const PanelOut& out, float* y) {
-  store16(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, acc), _mm512_mul_ps(_mm512_set1_ps(a_r), _mm512_loadu_ps(scales + c))), c,
-          out, y);
+  store16(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, acc),
+                        _mm512_mul_ps(_mm512_set1_ps(a_r), _mm512_loadu_ps(scales + c))),
+          c, out, y);
 }
 
 // c + the u8 x s8 dot products of each lane's 4 bytes (vpdpbusd). Written as asm: GCC 12 keeps the
@@ -78,8 +79,8 @@ __attribute__((target("avx512vnni"))) inline __m512i dpbusd(__m512i c, __m512i u
 // R rows (q rows ldq apart, u8 = q + 128) x one panel, by vpdpbusd.
 template <int R>
 __attribute__((target("avx512vnni"))) void vnni_rows(const std::int8_t* panel, int kg, const std::uint8_t* q, long ldq,
-                                                    const float* a, const float* scales, const std::int32_t* comp,
-                                                    const PanelOut& out, float* y) {
+                                                     const float* a, const float* scales, const std::int32_t* comp,
+                                                     const PanelOut& out, float* y) {
   __m512i c[R][4];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
@@ -237,8 +238,8 @@ void product(const Int8Panels& w, const float* x, int rows, int n0, int n, const
         const std::int8_t* panel = w.values + p * panel_bytes;
         const long c = static_cast<long>(p) * kLowPrecisionPanel;
         for_row_blocks<kRows>(r0, r1, [&]<int R>(int r) {
-          block.template operator()<R>(panel, w.k_groups, q + r * kp, kp, a + r, w.scales + c, w.compensation + c,
-                                       out, out.y + static_cast<long>(r - r0) * out.ldy);
+          block.template operator()<R>(panel, w.k_groups, q + r * kp, kp, a + r, w.scales + c, w.compensation + c, out,
+                                       out.y + static_cast<long>(r - r0) * out.ldy);
         });
       });
 }
