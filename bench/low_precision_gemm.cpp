@@ -76,8 +76,9 @@ int run(double seconds, double int8_mb) {
   std::printf("ISA %s, %s, %d threads; int8 weights per shape %.0f MB (float32 x4, bfloat16 x2)\n\n",
               kernels::isa_name(kernels::selected_isa().isa), kernels::low_precision_paths().c_str(),
               omp_get_max_threads(), int8_mb);
-  std::printf("|   in |   out | rows | copies | fp32 ms | int8 ms | bf16 ms | fp32 GFLOP/s | int8 GFLOP/s | "
-              "bf16 GFLOP/s | int8 x | bf16 x |\n");
+  std::printf(
+      "|   in |   out | rows | copies | fp32 ms | int8 ms | bf16 ms | fp32 GFLOP/s | int8 GFLOP/s | "
+      "bf16 GFLOP/s | int8 x | bf16 x |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   struct Shape {
     int in, out;
@@ -110,9 +111,9 @@ int run(double seconds, double int8_mb) {
                            time_ms(int8, x.data(), rows, y.data(), seconds),
                            time_ms(bf16, x.data(), rows, y.data(), seconds)};
       const double gflop = 2.0 * rows * elements * 1e-9;
-      std::printf("| %4d | %5d | %4d | %6d | %7.4f | %7.4f | %7.4f | %12.1f | %12.1f | %12.1f | %6.2f | %6.2f |\n", s.in,
-                  s.out, rows, copies, t[0], t[1], t[2], gflop / t[0] * 1e3, gflop / t[1] * 1e3, gflop / t[2] * 1e3,
-                  t[0] / t[1], t[0] / t[2]);
+      std::printf("| %4d | %5d | %4d | %6d | %7.4f | %7.4f | %7.4f | %12.1f | %12.1f | %12.1f | %6.2f | %6.2f |\n",
+                  s.in, s.out, rows, copies, t[0], t[1], t[2], gflop / t[0] * 1e3, gflop / t[1] * 1e3,
+                  gflop / t[2] * 1e3, t[0] / t[1], t[0] / t[2]);
       std::fflush(stdout);
     }
   }

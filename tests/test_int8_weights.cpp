@@ -75,8 +75,9 @@ TEST(Int8Weights, EveryVariantGivesTheExactIntegerSums) {
       for (const auto& v : kernels::int8_variants()) {
         std::vector<float> y(acc.size(), -7.0f);
         v.run(w.panels(), x.data(), rows, 0, out, nullptr, false, y.data());
-        expect_same_bits(y, want, std::string(v.name) + " " + std::to_string(out) + "x" + std::to_string(in) +
-                                      " rows=" + std::to_string(rows));
+        expect_same_bits(y, want,
+                         std::string(v.name) + " " + std::to_string(out) + "x" + std::to_string(in) +
+                             " rows=" + std::to_string(rows));
       }
     }
   }
@@ -138,13 +139,13 @@ TEST(Int8Weights, ExtremeValuesZeroRowsAndNonFiniteRows) {
   const Int8Weights w(values.data(), scales.data(), out, in);
   std::vector<float> x(static_cast<std::size_t>(rows) * in);
   for (int i = 0; i < in; ++i) {
-    x[0 * in + i] = i % 3 ? 1.0f : -1.0f;          // every element at +-127 once quantized
-    x[1 * in + i] = 0.0f;                          // all zero
-    x[2 * in + i] = i == 17 ? 1e30f : 0.5f;        // one huge value: the rest quantize to 0
-    x[3 * in + i] = i == 200 ? NAN : 1.0f;         // NaN
-    x[4 * in + i] = i == 3 ? -INFINITY : 1.0f;     // inf
-    x[5 * in + i] = 1e-40f * (i % 5 - 2);          // subnormal
-    x[6 * in + i] = 3e38f * (i % 2 ? 1 : -1);      // near the float maximum
+    x[0 * in + i] = i % 3 ? 1.0f : -1.0f;            // every element at +-127 once quantized
+    x[1 * in + i] = 0.0f;                            // all zero
+    x[2 * in + i] = i == 17 ? 1e30f : 0.5f;          // one huge value: the rest quantize to 0
+    x[3 * in + i] = i == 200 ? NAN : 1.0f;           // NaN
+    x[4 * in + i] = i == 3 ? -INFINITY : 1.0f;       // inf
+    x[5 * in + i] = 1e-40f * (i % 5 - 2);            // subnormal
+    x[6 * in + i] = 3e38f * (i % 2 ? 1 : -1);        // near the float maximum
     x[7 * in + i] = i == 0 ? 127.0f : i % 8 - 3.5f;  // scale 1: ties, rounded to even
   }
   std::vector<float> bias(out, 0.5f);
@@ -187,17 +188,17 @@ TEST(Int8Weights, ARowsOutputDependsOnNothingElse) {
 
 TEST(Int8Weights, QuantizeRoundsToNearestEvenPerRow) {
   // Row 0's largest magnitude is 127, so its scale is 1 and the values are the weights rounded.
-  const std::vector<float> w = {127.0f, 2.5f, 3.5f, -2.5f, -0.5f, 0.49f, 1.5f, -127.0f,  // row 0
-                                0.0f,   0.0f, 0.0f, 0.0f,  0.0f,  0.0f,  0.0f, 0.0f,     // row 1: all zero
-                                15.875f, -0.0625f, 0.1875f, -0.3125f, 0.0f, 0.0f, 0.0f, -15.875f};  // row 2
+  const std::vector<float> w = {127.0f,  2.5f,     3.5f,    -2.5f,    -0.5f, 0.49f, 1.5f, -127.0f,    // row 0
+                                0.0f,    0.0f,     0.0f,    0.0f,     0.0f,  0.0f,  0.0f, 0.0f,       // row 1: all zero
+                                15.875f, -0.0625f, 0.1875f, -0.3125f, 0.0f,  0.0f,  0.0f, -15.875f};  // row 2
   std::vector<std::int8_t> values(w.size());
   std::vector<float> scales(3);
   kernels::quantize_rows_int8(w.data(), 3, 8, values.data(), scales.data());
   EXPECT_EQ(scales[0], 1.0f);
   EXPECT_EQ(scales[1], 0.0f);
   EXPECT_EQ(scales[2], 0.125f);
-  const std::vector<std::int8_t> want = {127, 2, 4, -2, 0, 0, 2, -127, 0, 0, 0, 0, 0, 0, 0, 0,
-                                         127, 0, 2, -2, 0, 0, 0, -127};
+  const std::vector<std::int8_t> want = {127, 2, 4, -2, 0,   0, 2, -127, 0, 0, 0, 0,
+                                         0,   0, 0, 0,  127, 0, 2, -2,   0, 0, 0, -127};
   EXPECT_EQ(values, want);
   const std::vector<float> bad = {1.0f, NAN};
   EXPECT_THROW(kernels::quantize_rows_int8(bad.data(), 1, 2, values.data(), scales.data()), Error);

@@ -36,7 +36,9 @@ struct PanelShape {
   // Where W[o][i] lives.
   std::size_t at(int o, int i) const {
     return ((static_cast<std::size_t>(o / kLowPrecisionPanel) * k_groups + i / group) * kLowPrecisionPanel +
-            o % kLowPrecisionPanel) * group + i % group;
+            o % kLowPrecisionPanel) *
+               group +
+           i % group;
   }
 };
 
@@ -58,7 +60,8 @@ void quantize_rows_int8(const float* w, int out, int in, std::int8_t* values, fl
     scales[o] = m / 127.0f;
     for (int i = 0; i < in; ++i)
       values[static_cast<std::size_t>(o) * in + i] =
-          scales[o] == 0.0f ? 0 : static_cast<std::int8_t>(std::clamp(std::nearbyint(row[i] / scales[o]), -127.0f, 127.0f));
+          scales[o] == 0.0f ? 0
+                            : static_cast<std::int8_t>(std::clamp(std::nearbyint(row[i] / scales[o]), -127.0f, 127.0f));
   }
 }
 
@@ -77,8 +80,7 @@ struct Int8Weights::Impl {
   Int8Panels panels;
 };
 
-Int8Weights::Int8Weights(const std::int8_t* values, const float* scales, int out, int in,
-                         PackedWeightsStorage* storage)
+Int8Weights::Int8Weights(const std::int8_t* values, const float* scales, int out, int in, PackedWeightsStorage* storage)
     : WeightMatrix(out, in) {
   require(out > 0 && in > 0, "int8 weights: empty matrix");
   for (int o = 0; o < out; ++o)

@@ -39,9 +39,8 @@ class Int8Weights final : public WeightMatrix {
   Int8Weights(const std::int8_t* values, const float* scales, int out, int in, PackedWeightsStorage* storage = nullptr);
   ~Int8Weights() override;
 
-  void forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu,
-                       float* y) const override;
-  int column_align() const override;  // the 64-column panel
+  void forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) const override;
+  int column_align() const override;           // the 64-column panel
   void row(int o, float* out) const override;  // values * scale
   std::size_t bytes() const override;
   ComputeType type() const override { return ComputeType::Int8; }
@@ -63,8 +62,7 @@ class Bf16Weights final : public WeightMatrix {
   Bf16Weights(const std::uint16_t* values, int out, int in, PackedWeightsStorage* storage = nullptr);
   ~Bf16Weights() override;
 
-  void forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu,
-                       float* y) const override;
+  void forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) const override;
   int column_align() const override;  // the 64-column panel
   void row(int o, float* out) const override;
   std::size_t bytes() const override;

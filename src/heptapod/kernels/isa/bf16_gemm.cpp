@@ -4,9 +4,9 @@
 // Each input row is rounded to bfloat16 once per call (to_bfloat16's rounding on every path). Paths:
 // avx512-bf16 (vdpbf16ps: per lane, both products of a k-group added into the float sum), 6 rows x 64
 // columns of accumulators; avx512 and avx2 widen the weights to float on the fly (a bfloat16 is the high half
-// of a float: a 16-bit shift or a mask) and FMA, 4 rows x 64 and 3 rows x 32 columns; baseline: scalar
-// multiply-add. The paths sum in different orders (and vdpbf16ps treats subnormal inputs as zero), so
-// results agree to float rounding, not bit for bit.
+// of a float: a 16-bit shift or a mask) and FMA, 4 rows x 64 and 3 rows x 32 columns (a lone avx2 row 64);
+// baseline: scalar multiply-add. The paths sum in different orders (and vdpbf16ps treats subnormal inputs
+// as zero), so results agree to float rounding, not bit for bit.
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -22,6 +22,10 @@ namespace heptapod::kernels::HEPTAPOD_ISA {
 namespace {
 
 constexpr int kPanelElements = kLowPrecisionPanel * kBf16Group;  // one k-group of a panel
+
+// The row-block functions (dot_rows, fma_rows) share one signature: panel (kg, 64, 2) bfloat16 bits, one
+// panel of kg k-groups; x (R, ldx) the block's rounded rows; out, where the panel's results go; y (R,
+// out.ldy) from the block's first row and the panel's first column.
 
 // Round to nearest even; a NaN keeps its sign and top payload bits and is made quiet.
 inline std::uint16_t bf16_bits(float f) {
@@ -47,8 +51,10 @@ void round_rows(const float* x, int in, long kp, int r0, int r1, E* xb) {
     E* out = xb + r * kp;
     for (int i = 0; i < in; ++i) {
       const std::uint16_t b = bf16_bits(xr[i]);
-      if constexpr (std::is_same_v<E, float>) out[i] = bf16_value(b);
-      else out[i] = b;
+      if constexpr (std::is_same_v<E, float>)
+        out[i] = bf16_value(b);
+      else
+        out[i] = b;
     }
     std::fill(out + in, out + kp, E(0));
   }
@@ -58,8 +64,8 @@ void round_rows(const float* x, int in, long kp, int r0, int r1, E* xb) {
 
 // R rows (bfloat16 rows ldx apart) x one panel, by vdpbf16ps.
 template <int R>
-__attribute__((target("avx512bf16"))) void dot_rows(const std::uint16_t* panel, int kg, const std::uint16_t* x, long ldx,
-                                                   const PanelOut& out, float* y) {
+__attribute__((target("avx512bf16"))) void dot_rows(const std::uint16_t* panel, int kg, const std::uint16_t* x,
+                                                    long ldx, const PanelOut& out, float* y) {
   __m512 c[R][4];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
@@ -101,7 +107,8 @@ void fma_rows(const std::uint16_t* panel, int kg, const float* x, long ldx, cons
 #pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) {
       const __m512i w = _mm512_loadu_si512(wg + 32 * j);
-      const __m512 even = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, w, 16)), odd = _mm512_castsi512_ps(_mm512_and_si512(w, high));
+      const __m512 even = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, w, 16)),
+                   odd = _mm512_castsi512_ps(_mm512_and_si512(w, high));
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         const float* xr = x + r * ldx + 2 * g;
@@ -121,21 +128,22 @@ constexpr int kDotRows = 6, kFmaRows = 4;
 
 #elif defined(__AVX2__)
 
-// R rows (rounded floats ldx apart) x one panel, 32 columns at a time: each 32-byte load is 8 columns x 2 k,
+// R rows (rounded floats ldx apart) x one panel, 32 columns a pass: each 32-byte load is 8 columns x 2 k,
 // widened as in the avx512 build.
 template <int R>
 void fma_rows(const std::uint16_t* panel, int kg, const float* x, long ldx, const PanelOut& out, float* y) {
+  constexpr int kLoads = R == 1 ? 8 : 4;  // one row takes the whole panel in one pass
   const __m256i high = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
-  for (int h = 0; h < 2; ++h) {
-    __m256 c[R][4];
+  for (int h = 0; h < 8; h += kLoads) {
+    __m256 c[R][kLoads];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) c[r][j] = _mm256_setzero_ps();
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) c[r][j] = _mm256_setzero_ps();
     for (int g = 0; g < kg; ++g) {
-      const std::uint16_t* wg = panel + static_cast<long>(g) * kPanelElements + 64 * h;
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
+      const std::uint16_t* wg = panel + static_cast<long>(g) * kPanelElements + 16 * h;
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) {
         const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wg + 16 * j));
         const __m256 even = _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)),
                      odd = _mm256_castsi256_ps(_mm256_and_si256(w, high));
@@ -149,8 +157,8 @@ void fma_rows(const std::uint16_t* panel, int kg, const float* x, long ldx, cons
     }
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) store8(c[r][j], 32 * h + 8 * j, out, y + r * out.ldy);
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) store8(c[r][j], 8 * (h + j), out, y + r * out.ldy);
   }
 }
 
@@ -200,8 +208,7 @@ void product(const Bf16Panels& w, const float* x, int rows, int n0, int n, const
 
 #if defined(__AVX512F__)
 void bf16_dot(const Bf16Panels& w, const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) {
-  product<std::uint16_t, kDotRows>(w, x, rows, n0, n, bias, relu, y,
-                                   []<int R>(auto... args) { dot_rows<R>(args...); });
+  product<std::uint16_t, kDotRows>(w, x, rows, n0, n, bias, relu, y, []<int R>(auto... args) { dot_rows<R>(args...); });
 }
 #endif
 

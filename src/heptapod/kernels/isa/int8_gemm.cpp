@@ -9,7 +9,8 @@
 //
 // Paths: avx512-vnni (vpdpbusd, u8 x s8: q + 128 as u8, minus the panel's precomputed 128 * sum_i W[o][i]),
 // 6 rows x 64 columns of accumulators; avx512 and avx2 widen both operands to int16 and use vpmaddwd (two
-// exact products and their sum per lane; vpmaddubsw would saturate), 4 rows x 32 and 3 rows x 16 columns;
+// exact products and their sum per lane; vpmaddubsw would saturate), 4 rows x 32 and 3 rows x 16 columns
+// (a lone row twice the columns, so it passes over streaming weights half as often);
 // baseline: scalar int32.
 #include <cfloat>
 #include <cmath>
@@ -28,8 +29,13 @@ namespace {
 
 constexpr int kPanelBytes = kLowPrecisionPanel * kInt8Group;  // one k-group of a panel
 
-// Rows [r0, r1) of x (rows, in) quantized: q (rows, kp) as Q, value + kOffset (kp - in zero values after
-// each row), a (rows) the row scales.
+// The row-block functions (vnni_rows, wide_rows, scalar_rows) share one signature: panel (kg, 64, 4) int8,
+// one panel of kg k-groups; q (R, ldq) the block's quantized rows; a (R) their scales; scales (64) and comp
+// (64) the panel's column scales and compensation; out, where the panel's results go; y (R, out.ldy) from
+// the block's first row and the panel's first column. The finish functions take one row's y the same way.
+
+// Rows [r0, r1) of x (rows, in) quantized: q (rows, kp) as Q, value + kOffset (zero values past in), a
+// (rows) the row scales.
 template <typename Q, int kOffset>
 void quantize_rows(const float* x, int in, long kp, int r0, int r1, Q* q, float* a) {
   for (int r = r0; r < r1; ++r) {
@@ -58,8 +64,9 @@ void quantize_rows(const float* x, int in, long kp, int r0, int r1, Q* q, float*
 
 // The 16 sums from column c of a panel on, finished: float(acc) * (a_r * scales) (+ bias) (ReLU).
 inline void finish16(__m512i acc, int c, float a_r, const float* scales, const PanelOut& out, float* y) {
-  store16(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, acc), _mm512_mul_ps(_mm512_set1_ps(a_r), _mm512_loadu_ps(scales + c))), c,
-          out, y);
+  store16(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, acc),
+                        _mm512_mul_ps(_mm512_set1_ps(a_r), _mm512_loadu_ps(scales + c))),
+          c, out, y);
 }
 
 // c + the u8 x s8 dot products of each lane's 4 bytes (vpdpbusd). Written as asm: GCC 12 keeps the
@@ -72,8 +79,8 @@ __attribute__((target("avx512vnni"))) inline __m512i dpbusd(__m512i c, __m512i u
 // R rows (q rows ldq apart, u8 = q + 128) x one panel, by vpdpbusd.
 template <int R>
 __attribute__((target("avx512vnni"))) void vnni_rows(const std::int8_t* panel, int kg, const std::uint8_t* q, long ldq,
-                                                    const float* a, const float* scales, const std::int32_t* comp,
-                                                    const PanelOut& out, float* y) {
+                                                     const float* a, const float* scales, const std::int32_t* comp,
+                                                     const PanelOut& out, float* y) {
   __m512i c[R][4];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
@@ -102,43 +109,45 @@ __attribute__((target("avx512vnni"))) void vnni_rows(const std::int8_t* panel, i
                y + r * out.ldy);
 }
 
-// R rows (int16 q rows ldq apart) x one panel, a half (32 columns) at a time, both operands widened to
-// int16: vpmaddwd on a column's groups gives two lanes per column (k 0-1 and 2-3), added together at the end.
+// R rows (int16 q rows ldq apart) x one panel, a half (32 columns) a pass, or the whole panel for one row
+// (fewer passes over streaming weights), both operands widened to int16: vpmaddwd on a column's groups gives
+// two lanes per column (k 0-1 and 2-3), added together at the end.
 template <int R>
 void wide_rows(const std::int8_t* panel, int kg, const std::int16_t* q, long ldq, const float* a, const float* scales,
                const std::int32_t*, const PanelOut& out, float* y) {
+  constexpr int kLoads = R == 1 ? 8 : 4;  // 32-byte loads (8 columns x 4 k) a pass
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-  for (int h = 0; h < 2; ++h) {
-    __m512i c[R][4];
+  for (int h = 0; h < 8; h += kLoads) {
+    __m512i c[R][kLoads];
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) c[r][j] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) c[r][j] = _mm512_setzero_si512();
     for (int g = 0; g < kg; ++g) {
-      const std::int8_t* wg = panel + static_cast<long>(g) * kPanelBytes + 128 * h;
-      __m512i w[4];
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j)
+      const std::int8_t* wg = panel + static_cast<long>(g) * kPanelBytes + 32 * h;
+      __m512i w[kLoads];
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j)
         w[j] = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(wg + 32 * j)));
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
         long long x4;
         std::memcpy(&x4, q + r * ldq + 4 * g, 8);
         const __m512i xb = _mm512_set1_epi64(x4);
-#pragma GCC unroll 4
-        for (int j = 0; j < 4; ++j) c[r][j] = _mm512_add_epi32(c[r][j], _mm512_madd_epi16(w[j], xb));
+#pragma GCC unroll 8
+        for (int j = 0; j < kLoads; ++j) c[r][j] = _mm512_add_epi32(c[r][j], _mm512_madd_epi16(w[j], xb));
       }
     }
-    // c[r][2s] holds columns 16s..16s+7 of the half as lane pairs, c[r][2s+1] columns 16s+8..16s+15.
+    // c[r][2s] holds columns 16s..16s+7 of the pass as lane pairs, c[r][2s+1] columns 16s+8..16s+15.
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
-      for (int s = 0; s < 2; ++s) {
+#pragma GCC unroll 4
+      for (int s = 0; s < kLoads / 2; ++s) {
         const __m512i lo = c[r][2 * s], hi = c[r][2 * s + 1];
         const __m512i sum =
             _mm512_add_epi32(_mm512_permutex2var_epi32(lo, even, hi), _mm512_permutex2var_epi32(lo, odd, hi));
-        finish16(sum, 32 * h + 16 * s, a[r], scales, out, y + r * out.ldy);
+        finish16(sum, 8 * h + 16 * s, a[r], scales, out, y + r * out.ldy);
       }
   }
 }
@@ -153,21 +162,23 @@ inline void finish8(__m256i acc, int c, float a_r, const float* scales, const Pa
          out, y);
 }
 
-// R rows (int16 q rows ldq apart) x 16 columns (sub-tile s of a panel), by vpmaddwd: each 16-byte load
-// widens to 4 columns x 4 k, two lanes per column, added pairwise at the end.
+// R rows (int16 q rows ldq apart) x kS 16-column sub-tiles of a panel at a time, by vpmaddwd: each 16-byte
+// load widens to 4 columns x 4 k, two lanes per column, added pairwise at the end. One row takes two
+// sub-tiles a pass (8 accumulators): fewer passes over the panel when the weights stream from memory.
 template <int R>
 void wide_rows(const std::int8_t* panel, int kg, const std::int16_t* q, long ldq, const float* a, const float* scales,
                const std::int32_t*, const PanelOut& out, float* y) {
-  for (int s = 0; s < 4; ++s) {
-    __m256i c[R][4];
+  constexpr int kS = R == 1 ? 2 : 1, kLoads = 4 * kS;
+  for (int s = 0; s < 4; s += kS) {
+    __m256i c[R][kLoads];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) c[r][j] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) c[r][j] = _mm256_setzero_si256();
     for (int g = 0; g < kg; ++g) {
       const std::int8_t* wg = panel + static_cast<long>(g) * kPanelBytes + 64 * s;
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
+#pragma GCC unroll 8
+      for (int j = 0; j < kLoads; ++j) {
         const __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(wg + 16 * j)));
 #pragma GCC unroll 4
         for (int r = 0; r < R; ++r) {
@@ -178,13 +189,13 @@ void wide_rows(const std::int8_t* panel, int kg, const std::int16_t* q, long ldq
       }
     }
 #pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      // hadd gives columns (0 1 4 5 | 2 3 6 7) of each pair of loads; the permute puts them in order.
-      const __m256i lo = _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][0], c[r][1]), 0xD8);
-      const __m256i hi = _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][2], c[r][3]), 0xD8);
-      finish8(lo, 16 * s, a[r], scales, out, y + r * out.ldy);
-      finish8(hi, 16 * s + 8, a[r], scales, out, y + r * out.ldy);
-    }
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < kLoads; j += 2) {
+        // hadd gives columns (0 1 4 5 | 2 3 6 7) of a pair of loads; the permute puts them in order.
+        const __m256i sums = _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][j], c[r][j + 1]), 0xD8);
+        finish8(sums, 16 * s + 4 * j, a[r], scales, out, y + r * out.ldy);
+      }
   }
 }
 
@@ -227,8 +238,8 @@ void product(const Int8Panels& w, const float* x, int rows, int n0, int n, const
         const std::int8_t* panel = w.values + p * panel_bytes;
         const long c = static_cast<long>(p) * kLowPrecisionPanel;
         for_row_blocks<kRows>(r0, r1, [&]<int R>(int r) {
-          block.template operator()<R>(panel, w.k_groups, q + r * kp, kp, a + r, w.scales + c, w.compensation + c,
-                                       out, out.y + static_cast<long>(r - r0) * out.ldy);
+          block.template operator()<R>(panel, w.k_groups, q + r * kp, kp, a + r, w.scales + c, w.compensation + c, out,
+                                       out.y + static_cast<long>(r - r0) * out.ldy);
         });
       });
 }

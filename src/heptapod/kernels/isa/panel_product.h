@@ -45,8 +45,8 @@ void for_panel_units(int rows, int n0, int n, long weight_bytes, long k, const f
   const int chunks = (rows + kProductRowChunk - 1) / kProductRowChunk;
   const long units = static_cast<long>(p1 - p0) * chunks;
   // One thread below ~128 KB of weights and little arithmetic: forking would cost more than it saves.
-  const bool parallel = (p1 - p0) * weight_bytes >= (1L << 17) ||
-                        static_cast<long>(rows) * n * k >= 64 * kParallelMinWork * 16;
+  const bool parallel =
+      (p1 - p0) * weight_bytes >= (1L << 17) || static_cast<long>(rows) * n * k >= 64 * kParallelMinWork * 16;
   const int threads = parallel ? static_cast<int>(std::min<long>(omp_get_max_threads(), units)) : 1;
 #pragma omp parallel num_threads(threads)
   {
@@ -64,9 +64,9 @@ void for_panel_units(int rows, int n0, int n, long weight_bytes, long k, const f
   }
 }
 
-// Storing a finished value of column c of a panel's row y: + bias, then ReLU as 0 > v ? 0 : v (NaN kept),
-// only the columns inside out.width. The empty asm makes v final before the bias sum: the compiler may not
-// fuse a caller's product into it, so every ISA rounds the same operations.
+// Storing a finished value of column c of a panel's row y (64: the panel's columns of one output row):
+// + bias, then ReLU as 0 > v ? 0 : v (NaN kept), only the columns inside out.width. The empty asm makes v final before
+// the bias sum: the compiler may not fuse a caller's product into it, so every ISA rounds the same operations.
 #if defined(__AVX512F__)
 inline void store16(__m512 v, int c, const PanelOut& out, float* y) {
   const int lanes = std::clamp(out.width - c, 0, 16);

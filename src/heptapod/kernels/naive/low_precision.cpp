@@ -47,7 +47,8 @@ void round_to_bfloat16(const float* x, long n, float* out) {
     std::frexp(v, &e);  // |v| = f * 2^e, f in [0.5, 1)
     const double quantum = std::ldexp(1.0, std::max(e - 8, -133));
     const double r = std::nearbyint(v / quantum) * quantum;
-    out[i] = std::fabs(r) > 3.3895313892515355e38 ? static_cast<float>(std::copysign(INFINITY, v)) : static_cast<float>(r);
+    out[i] =
+        std::fabs(r) > 3.3895313892515355e38 ? static_cast<float>(std::copysign(INFINITY, v)) : static_cast<float>(r);
   }
 }
 
