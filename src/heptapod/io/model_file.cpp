@@ -223,6 +223,10 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
     require(expected.count(e.name) > 0 || e.name.rfind("extra/", 0) == 0,
             where + ": unexpected tensor \"" + e.name + "\" (not part of this config)");
   model->pack_for_inference(precision, stored);
+  for (const auto& [name, m] : stored) {  // packed: the file's pages need not stay in memory
+    file.release(file.at(name));
+    if (m.scales) file.release(file.at(scale_name(name)));
+  }
   return model;
 }
 
