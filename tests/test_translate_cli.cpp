@@ -6,6 +6,7 @@
 
 #include "heptapod/data/text_file.h"
 #include "heptapod/decode/translator.h"
+#include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
 #include "test_process.h"
 
@@ -112,6 +113,26 @@ TEST(Translate, ModelsThatDoNotLoadGiveClearErrors) {
   save_model(dir.file("novocab.htp"), model);
   EXPECT_EQ(run_heptapod("translate -m " + quoted(dir.file("novocab.htp")) + " < /dev/null", dir, log), 1);
   EXPECT_HAS_SUBSTR(log, "holds no vocabularies");
+}
+
+// The C++ API's TranslatorOptions: the compute type a Translator runs in, the file's own by default.
+TEST(Translate, TranslatorOptionsChooseTheComputeType) {
+  TempDir dir;
+  const std::string model = make_model(dir);
+  EXPECT_EQ(Translator(model).precision().type, ComputeType::Float32);
+  const Translator int8(model, {ComputeType::Int8});
+  EXPECT_EQ(int8.precision().type, ComputeType::Int8);
+  EXPECT_FALSE(int8.precision().float_output);
+  TranslatorOptions keep;
+  keep.compute_type = ComputeType::BFloat16;
+  keep.float_output = true;
+  EXPECT_TRUE(Translator(model, keep).precision().float_output);
+  const std::string low = dir.file("low.htp");
+  save_low_precision_model(SafetensorsFile::read(model), {ComputeType::Int8, true}, low);
+  const Translator stored(low);
+  EXPECT_EQ(stored.precision().type, ComputeType::Int8);
+  EXPECT_TRUE(stored.precision().float_output);  // as the file keeps it
+  EXPECT_EQ(Translator(low, {ComputeType::Float32}).precision().type, ComputeType::Float32);
 }
 
 // `heptapod quantize` writes a file that translates and scores as the float file does with --compute-type
