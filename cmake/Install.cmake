@@ -18,7 +18,7 @@ set(HEPTAPOD_INSTALL_CMAKEDIR lib/cmake/heptapod)
 
 # The layers carry their install include directory themselves ($<INSTALL_INTERFACE:include>, src/CMakeLists.txt).
 # Exported names: heptapod::heptapod (the whole library), heptapod::<layer> (heptapod::core, ...
-# heptapod::train), heptapod::kernels_<isa>, heptapod::blas and heptapod::sentencepiece.
+# heptapod::serve), heptapod::kernels_<isa>, heptapod::blas and heptapod::sentencepiece.
 set(_heptapod_layer_targets)
 foreach(layer ${HEPTAPOD_LAYERS})
   list(APPEND _heptapod_layer_targets heptapod_${layer})

@@ -9,6 +9,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
 #include "test_process.h"
+#include "vocab_model.h"
 
 namespace heptapod {
 namespace {
@@ -19,25 +20,7 @@ using test::TempDir;
 
 std::string data(const std::string& name) { return test::data_file(name); }
 
-// Writes a small model with random weights and vocabularies trained on the numbers corpus.
-std::string make_model(const TempDir& dir) {
-  const std::string path = dir.file("model.htp");
-  std::vector<std::string> text = read_lines(data("numbers.dev.en"));
-  const auto es = read_lines(data("numbers.dev.es"));
-  text.insert(text.end(), es.begin(), es.end());
-  VocabConfig vc;
-  vc.size = 120;
-  ModelVocabularies vocabs{Vocabulary::train(text, vc), {}};
-  vocabs.target = vocabs.source;
-  ModelConfig c = model_preset("tiny");
-  c.src_vocab_size = c.tgt_vocab_size = vocabs.source.size();
-  c.d_model = 32;
-  c.d_ff = 48;
-  Transformer<float> model(c);
-  initialize_parameters(model.parameters(), c, 9);
-  save_model(path, model, {}, vocabulary_tensors(vocabs));
-  return path;
-}
+using test::make_model;
 
 TEST(Translate, BatchedTranslationEqualsOneByOneAndScoresAgree) {
   TempDir dir;

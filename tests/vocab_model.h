@@ -1,0 +1,36 @@
+// A small model with random weights and vocabularies trained on the numbers corpus (tests/data), written to a
+// test's directory: what the Translator and the CLI need, without training.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "heptapod/data/model_vocab.h"
+#include "heptapod/data/text_file.h"
+#include "heptapod/io/model_file.h"
+#include "heptapod/model/initialize.h"
+#include "test_process.h"
+
+namespace heptapod::test {
+
+// Writes a small model with random weights and vocabularies trained on the numbers corpus.
+inline std::string make_model(const TempDir& dir) {
+  const std::string path = dir.file("model.htp");
+  std::vector<std::string> text = read_lines(data_file("numbers.dev.en"));
+  const auto es = read_lines(data_file("numbers.dev.es"));
+  text.insert(text.end(), es.begin(), es.end());
+  VocabConfig vc;
+  vc.size = 120;
+  ModelVocabularies vocabs{Vocabulary::train(text, vc), {}};
+  vocabs.target = vocabs.source;
+  ModelConfig c = model_preset("tiny");
+  c.src_vocab_size = c.tgt_vocab_size = vocabs.source.size();
+  c.d_model = 32;
+  c.d_ff = 48;
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 9);
+  save_model(path, model, {}, vocabulary_tensors(vocabs));
+  return path;
+}
+
+}  // namespace heptapod::test
