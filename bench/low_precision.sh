@@ -10,17 +10,10 @@
 # run. The rival gets its best settings, as in vs_pytorch.sh. Run it on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${BUILD:-build}
 out=${OUT:-runs/bench-low-precision}
 repeats=${REPEATS:-2}
 if [ $# -gt 0 ]; then models=("$@"); else models=(small base); fi
-bench=$build/bench/heptapod_bench
-tcmalloc=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
-[ -x "$bench" ] || { echo "no $bench: build first (scripts/build.sh)" >&2; exit 1; }
-if ! /usr/bin/python3 -c 'import torch' 2>/dev/null || [ ! -e $tcmalloc ]; then
-  echo "the rival needs python3-torch and libtcmalloc-minimal4: apt-get install python3-torch libtcmalloc-minimal4" >&2
-  exit 1
-fi
+source bench/common.sh
 mkdir -p "$out"
 $bench workload -o "$out/workload.json" --train-batches 1 --translate-batches 8 --latency-sentences 12
 rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
@@ -34,9 +27,8 @@ for round in $(seq 1 "$repeats"); do
       done
       for type in float32 int8; do
         echo "== round $round: $model $phase pytorch $type" >&2
-        env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE LD_PRELOAD=$tcmalloc OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 \
-          bench/pytorch_rival.py --workload "$out/workload.json" --model "$model" --phase "$phase" --threads 2 \
-          --compute-type "$type" 2> >(grep -v 'qlinear_dynamic' >&2) > "$out/pytorch-$type-$phase-$model.$round.json"
+        run_rival --workload "$out/workload.json" --model "$model" --phase "$phase" --compute-type "$type" \
+          > "$out/pytorch-$type-$phase-$model.$round.json"
       done
     done
   done

@@ -4,15 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "heptapod/core/error.h"
 #include "heptapod/io/safetensors.h"
+#include "heptapod/model/batch.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
+#include "test_process.h"
 #include "test_util.h"
 
 namespace heptapod::test {
@@ -32,6 +37,18 @@ inline std::unique_ptr<Transformer<float>> make_model(const ModelConfig& config,
   test::fill_uniform(noise, seed + 17, -0.05, 0.05);
   for (std::size_t i = 0; i < noise.size(); ++i) model->parameters().values()[i] += noise[i];
   return model;
+}
+
+// The logits (B*T, V) of a fixed three-sentence batch with token ids valid for any vocabulary of 4 or more.
+inline std::vector<float> logits_of(Transformer<float>& model) {
+  const ModelConfig& c = model.config();
+  const int v = std::min(c.src_vocab_size, c.tgt_vocab_size);
+  auto tok = [&](int k) { return 3 + k % (v - 3); };
+  const Batch batch = make_batch({{tok(0), tok(1), tok(2), tok(3)}, {tok(4)}, {tok(5), tok(6)}},
+                                 {{tok(7), tok(8)}, {tok(9), tok(10), tok(11), tok(12), tok(13)}, {tok(14)}}, c);
+  Arena arena;
+  const float* l = model.logits(batch, arena);
+  return std::vector<float>(l, l + static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size);
 }
 
 // One tensor of a file, for rebuilding files tensor by tensor.
@@ -68,6 +85,30 @@ inline Entry* find_entry(Contents& c, const std::string& name) {
   for (auto& e : c.tensors)
     if (e.name == name) return &e;
   return nullptr;
+}
+
+// The name damaged images are parsed under, so that messages can be checked to name the file.
+inline constexpr const char* kDamagedWhere = "damaged.htp";
+
+// The error load(file) raises for these bytes (parsed as kDamagedWhere), or "<loaded>". Any exception other
+// than Error escapes and fails the test.
+template <typename Load>
+std::string load_error_of(const std::string& bytes, Load&& load) {
+  try {
+    load(SafetensorsFile::parse(bytes, kDamagedWhere));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<loaded>";
+}
+
+// That error exists, names the file and holds every one of `parts`.
+template <typename Load>
+void expect_load_error_of(const std::string& bytes, std::initializer_list<std::string> parts, Load&& load) {
+  const std::string message = load_error_of(bytes, load);
+  EXPECT_NE(message, "<loaded>");
+  EXPECT_HAS_SUBSTR(message, kDamagedWhere);
+  for (const auto& p : parts) EXPECT_HAS_SUBSTR(message, p);
 }
 
 }  // namespace heptapod::test

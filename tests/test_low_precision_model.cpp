@@ -87,14 +87,6 @@ ModelConfig small_config(bool tied) {
   return c;
 }
 
-std::vector<float> logits_of(Transformer<float>& model) {
-  const Batch batch = make_batch({{5, 6, 7, 8}, {9}, {10, 11, 12}}, {{13, 14}, {15, 16, 17, 18, 19}, {20}},
-                                 model.config());
-  Arena arena;
-  const float* l = model.logits(batch, arena);
-  return std::vector<float>(l, l + static_cast<std::size_t>(batch.B) * batch.T * model.config().tgt_vocab_size);
-}
-
 struct QuantizedFiles {
   TempDir dir;
   std::string float_path, low_path;
@@ -122,14 +114,14 @@ TEST(LowPrecisionModelFile, QuantizedFileComputesWhatConvertingAtLoadComputes) {
         EXPECT_EQ(stored_precision(low).float_output, float_output);
         auto converted = load_inference_model(SafetensorsFile::read(files.float_path), p);
         auto stored = load_inference_model(low, stored_precision(low));
-        const std::vector<float> a = logits_of(*converted), b = logits_of(*stored);
+        const std::vector<float> a = test::logits_of(*converted), b = test::logits_of(*stored);
         ASSERT_EQ(a.size(), b.size());
         EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(float) * a.size()), 0);
         EXPECT_LT(std::filesystem::file_size(files.low_path), std::filesystem::file_size(files.float_path));
         // Back to float32 at load: the dequantized weights, close to the float model.
         auto dequantized = load_inference_model(low, {});
         auto original = load_inference_model(SafetensorsFile::read(files.float_path), {});
-        const std::vector<float> d = logits_of(*dequantized), o = logits_of(*original);
+        const std::vector<float> d = test::logits_of(*dequantized), o = test::logits_of(*original);
         for (std::size_t i = 0; i < d.size(); ++i) ASSERT_NEAR(d[i], o[i], 0.05) << "logit " << i;
       }
 }
@@ -160,24 +152,12 @@ TEST(LowPrecisionModelFile, LowPrecisionFileRefusesTrainingAndRequantizing) {
   EXPECT_THROW(save_low_precision_model(low, {ComputeType::BFloat16, false}, files.dir.file("again.htp")), Error);
 }
 
-constexpr const char* kWhere = "damaged.htp";
+auto load_for_inference = [](const SafetensorsFile& f) { load_inference_model(f, stored_precision(f)); };
 
-// The error loading these bytes for inference gives, or "<loaded>".
-std::string inference_load_error(const std::string& bytes) {
-  try {
-    const SafetensorsFile f = SafetensorsFile::parse(bytes, kWhere);
-    load_inference_model(f, stored_precision(f));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<loaded>";
-}
+std::string inference_load_error(const std::string& bytes) { return test::load_error_of(bytes, load_for_inference); }
 
 void expect_error(const std::string& bytes, std::initializer_list<std::string> parts) {
-  const std::string message = inference_load_error(bytes);
-  EXPECT_NE(message, "<loaded>");
-  EXPECT_HAS_SUBSTR(message, kWhere);
-  for (const auto& p : parts) EXPECT_HAS_SUBSTR(message, p);
+  test::expect_load_error_of(bytes, parts, load_for_inference);
 }
 
 void set_float(std::string& bytes, std::size_t index, float v) { std::memcpy(bytes.data() + 4 * index, &v, 4); }

@@ -47,6 +47,7 @@ using test::Contents;
 using test::contents;
 using test::Entry;
 using test::find_entry;
+using test::logits_of;
 using test::make_model;
 using test::rebuild;
 using test::write_bytes;
@@ -66,17 +67,6 @@ std::string serialize_model(const Transformer<float>& model, const std::map<std:
   for (std::size_t i = 0; i < p.specs().size(); ++i)
     w.add(p.specs()[i].name, DType::F32, p.specs()[i].shape, p.values() + p.offset(i));
   return w.serialize();
-}
-
-std::vector<float> logits_of(Transformer<float>& model) {
-  const ModelConfig& c = model.config();
-  const int v = std::min(c.src_vocab_size, c.tgt_vocab_size);
-  auto tok = [&](int k) { return 3 + k % (v - 3); };
-  const Batch batch = make_batch({{tok(0), tok(1), tok(2), tok(3)}, {tok(4)}, {tok(5), tok(6)}},
-                                 {{tok(7), tok(8)}, {tok(9), tok(10), tok(11), tok(12), tok(13)}, {tok(14)}}, c);
-  Arena arena;
-  const float* l = model.logits(batch, arena);
-  return std::vector<float>(l, l + static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size);
 }
 
 // A serialized file split into its header (as JSON, order kept) and data section, and put back together.
@@ -113,24 +103,12 @@ std::string assemble(const std::string& header_text, const std::string& data) {
 
 std::string join(const Image& im) { return assemble(im.header.dump(), im.data); }
 
-// The error loading these bytes gives, or "<loaded>". Any exception other than Error escapes and fails the
-// test.
-constexpr const char* kWhere = "damaged.htp";
+constexpr const char* kWhere = test::kDamagedWhere;
 std::string load_error(const std::string& bytes) {
-  try {
-    const SafetensorsFile f = SafetensorsFile::parse(bytes, kWhere);
-    load_model(f);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<loaded>";
+  return test::load_error_of(bytes, [](const SafetensorsFile& f) { load_model(f); });
 }
-
 void expect_load_error(const std::string& bytes, std::initializer_list<std::string> parts) {
-  const std::string message = load_error(bytes);
-  EXPECT_NE(message, "<loaded>");
-  EXPECT_HAS_SUBSTR(message, kWhere);
-  for (const auto& p : parts) EXPECT_HAS_SUBSTR(message, p);
+  test::expect_load_error_of(bytes, parts, [](const SafetensorsFile& f) { load_model(f); });
 }
 
 // ---------------------------------------------------------------------------------------------------------

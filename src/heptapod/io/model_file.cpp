@@ -71,6 +71,30 @@ void check_tensors(const SafetensorsFile& file, const std::vector<ParamSpec>& sp
   }
 }
 
+// Copies F32 tensor `e` into dst (numel values of T), checking every value is finite, and gives the file's
+// pages back.
+template <typename T>
+void copy_floats(const SafetensorsFile& file, const TensorEntry& e, T* dst) {
+  const unsigned char* src = file.data(e);
+  for (std::int64_t k = 0; k < e.numel(); ++k) {
+    float v;
+    std::memcpy(&v, src + 4 * k, 4);
+    require(std::isfinite(v), file.where() + ": tensor \"" + e.name + "\" holds a non-finite value at index " +
+                                  std::to_string(k));
+    dst[k] = static_cast<T>(v);
+  }
+  file.release(e);  // copied: the file's pages need not stay in memory
+}
+
+// Every tensor under `prefix`, except "extra/" ones, must be one of `expected`.
+void check_expected(const SafetensorsFile& file, const std::set<std::string>& expected, const std::string& prefix) {
+  for (const auto& e : file.tensors()) {
+    if (e.name.rfind(prefix, 0) != 0 || e.name.rfind("extra/", 0) == 0) continue;
+    require(expected.count(e.name) > 0,
+            file.where() + ": unexpected tensor \"" + e.name + "\" (not part of this config)");
+  }
+}
+
 // Every layer owns several tensors, so a file with fewer tensors than the config has layers lacks some.
 // Checked before parameter_layout(), whose size grows with the layer counts the (untrusted) config claims.
 void check_layer_count(const SafetensorsFile& file, const ModelConfig& c) {
@@ -120,50 +144,46 @@ ModelConfig read_model_config(const SafetensorsFile& file) {
   return model_config_from_json(file.metadata("config"), where);
 }
 
-ComputeType stored_compute_type(const SafetensorsFile& file) {
-  read_model_config(file);
+namespace {
+
+// stored_compute_type for a file whose format and version read_model_config has checked.
+ComputeType stored_type(const SafetensorsFile& file) {
   if (file.metadata("format_version") == std::to_string(kModelFormatVersion)) return ComputeType::Float32;
   const ComputeType type = parse_compute_type(file.metadata("weights"), file.where() + ": metadata \"weights\"");
   require(type != ComputeType::Float32, file.where() + ": a version 2 model file must hold int8 or bfloat16 weights");
   return type;
 }
 
+}  // namespace
+
+ComputeType stored_compute_type(const SafetensorsFile& file) {
+  read_model_config(file);
+  return stored_type(file);
+}
+
 template <typename T>
 void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, const std::string& prefix) {
-  const std::string& where = file.where();
   check_tensors(file, params.specs(), prefix);
   std::set<std::string> expected;
   for (std::size_t i = 0; i < params.specs().size(); ++i) {
     const ParamSpec& spec = params.specs()[i];
     const std::string name = prefix + spec.name;
     expected.insert(name);
-    const TensorEntry& entry = file.at(name);
-    const unsigned char* src = file.data(entry);
-    T* dst = params.values() + params.offset(i);
-    for (std::int64_t k = 0; k < spec.numel(); ++k) {
-      float v;
-      std::memcpy(&v, src + 4 * k, 4);
-      require(std::isfinite(v), where + ": tensor \"" + name + "\" holds a non-finite value at index " +
-                                    std::to_string(k));
-      dst[k] = static_cast<T>(v);
-    }
-    file.release(entry);  // copied: the file's pages need not stay in memory
+    copy_floats(file, file.at(name), params.values() + params.offset(i));
   }
-  for (const auto& e : file.tensors()) {
-    if (e.name.rfind(prefix, 0) != 0 || e.name.rfind("extra/", 0) == 0) continue;
-    require(expected.count(e.name) > 0, where + ": unexpected tensor \"" + e.name + "\" (not part of this config)");
-  }
+  check_expected(file, expected, prefix);
 }
 
 InferencePrecision stored_precision(const SafetensorsFile& file) {
-  const ComputeType type = stored_compute_type(file);
-  const TensorEntry* output = file.find(output_projection_name(read_model_config(file)));
+  const ModelConfig config = read_model_config(file);
+  const ComputeType type = stored_type(file);
+  const TensorEntry* output = file.find(output_projection_name(config));
   return {type, type != ComputeType::Float32 && output && output->dtype == DType::F32};
 }
 
 std::unique_ptr<Transformer<float>> load_model(const SafetensorsFile& file) {
   const ModelConfig config = read_model_config(file);
-  const ComputeType stored = stored_compute_type(file);
+  const ComputeType stored = stored_type(file);
   require(stored == ComputeType::Float32,
           file.where() + ": the model holds " + compute_type_name(stored) +
               " weights (heptapod quantize wrote it): it translates and scores, but cannot be trained, averaged "
@@ -182,12 +202,11 @@ std::unique_ptr<Transformer<float>> load_model(const std::string& path) {
 std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& file,
                                                          const InferencePrecision& precision) {
   const ModelConfig config = read_model_config(file);
-  if (stored_compute_type(file) == ComputeType::Float32) {
+  if (stored_type(file) == ComputeType::Float32) {
     auto model = load_model(file);
     model->pack_for_inference(precision);
     return model;
   }
-  const std::string& where = file.where();
   check_layer_count(file, config);
   const std::vector<ParamSpec> specs = parameter_layout(config);
   auto low_precision = [&](const std::string& name) { return is_low_precision_parameter(config, name); };
@@ -201,14 +220,7 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
     const TensorEntry& e = file.at(spec.name);
     expected.insert(spec.name);
     if (e.dtype == DType::F32) {
-      float* dst = params.value(spec.name);
-      const unsigned char* src = file.data(e);
-      for (std::int64_t k = 0; k < spec.numel(); ++k) {
-        std::memcpy(dst + k, src + 4 * k, 4);
-        require(std::isfinite(dst[k]), where + ": tensor \"" + spec.name + "\" holds a non-finite value at index " +
-                                           std::to_string(k));
-      }
-      file.release(e);  // copied: the file's pages need not stay in memory
+      copy_floats(file, e, params.value(spec.name));
       continue;
     }
     StoredMatrix m{e.dtype == DType::I8 ? ComputeType::Int8 : ComputeType::BFloat16, file.data(e), nullptr,
@@ -219,9 +231,7 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
     }
     stored[spec.name] = m;
   }
-  for (const auto& e : file.tensors())
-    require(expected.count(e.name) > 0 || e.name.rfind("extra/", 0) == 0,
-            where + ": unexpected tensor \"" + e.name + "\" (not part of this config)");
+  check_expected(file, expected, "");
   model->pack_for_inference(precision, stored);
   for (const auto& [name, m] : stored) {  // packed: the file's pages need not stay in memory
     file.release(file.at(name));
