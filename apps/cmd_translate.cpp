@@ -1,6 +1,5 @@
 // `heptapod translate -m MODEL`: translates lines from stdin or a file, in input order, to stdout or a file.
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <sstream>
 
@@ -9,6 +8,7 @@
 #include "heptapod/decode/translator.h"
 #include "line_io.h"
 #include "precision_options.h"
+#include "search_options.h"
 
 namespace heptapod::app {
 
@@ -59,24 +59,11 @@ Runner add_translate_command(CLI::App& root) {
   cmd->add_option("-m,--model", f->model, "Model file (from heptapod train)")->required();
   cmd->add_option("-i,--input", f->input, "Input file, one sentence per line (default: stdin)");
   cmd->add_option("-o,--output", f->output, "Output file (default: stdout)");
-  cmd->add_option("--beam", s.beam, "Beam size (1: greedy)")->check(CLI::Range(1, 256));
-  cmd->add_option("--alpha", s.length_penalty, "Length penalty alpha, ((5 + |Y|) / 6)^alpha");
-  cmd->add_option("--max-extra-length", s.max_extra_length, "Outputs stop at input length + this many tokens");
-  cmd->add_option("--min-length", s.min_length, "The end token is banned until the output has this many tokens")
-      ->check(CLI::NonNegativeNumber);
+  add_search_options(cmd, f->options);
   cmd->add_option("--nbest", s.nbest, "Print this many hypotheses per line as: id ||| text ||| score")
       ->check(CLI::Range(1, 256));
-  cmd->add_option("--cache", s.cache,
-                  "Storage of the decoder's cached keys and values: float16 (half the memory; attention computes in "
-                  "float) or float32 (the exact numbers of a full forward pass)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, CachePrecision>{{"float16", CachePrecision::Float16},
-                                                                                 {"float32", CachePrecision::Float32}}))
-      ->option_text("float16|float32 (default float16)");
   cmd->add_flag("--scores", f->scores, "Append ||| score (length-normalised log-probability)");
   cmd->add_flag("--alignments", f->alignments, "Append ||| i-j source-target token alignments from attention");
-  cmd->add_option("--batch-tokens", f->options.batch_tokens, "Source tokens per search batch");
-  cmd->add_option("--max-input-tokens", f->options.max_input_tokens, "Truncate longer inputs (with a warning)");
-  cmd->add_flag("--reject-long", f->options.reject_long_inputs, "Leave over-long inputs untranslated instead");
   add_precision_options(cmd, f->translator);
   cmd->add_option("--threads", f->threads, "Threads (0: all cores)");
   return [f] {

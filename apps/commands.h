@@ -21,5 +21,6 @@ Runner add_translate_command(CLI::App& root);
 Runner add_score_command(CLI::App& root);
 Runner add_quantize_command(CLI::App& root);
 Runner add_error_rate_command(CLI::App& root);
+Runner add_serve_command(CLI::App& root);
 
 }  // namespace heptapod::app

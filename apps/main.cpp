@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add(heptapod::app::add_train_command);
   add(heptapod::app::add_translate_command);
   add(heptapod::app::add_score_command);
+  add(heptapod::app::add_serve_command);
   add(heptapod::app::add_quantize_command);
   add(heptapod::app::add_average_command);
   add(heptapod::app::add_plot_command);

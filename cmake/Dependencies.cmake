@@ -6,6 +6,8 @@
 #   libsentencepiece-dev    sub-word vocabularies (training and encoding)
 #   nlohmann-json3-dev      JSON for configs and the model file header
 #   libcli11-dev            command-line parsing for the heptapod binary
+#   libcpp-httplib-dev      the HTTP server of heptapod serve (a shared library built with OpenSSL, zlib and
+#                           brotli; its header must see the same CPPHTTPLIB_* definitions, from its pkg-config)
 #   libgtest-dev            unit tests
 #   libbenchmark-dev        micro-benchmarks under bench/
 # HEPTAPOD_BLAS picks the GEMM provider; docs/blas.md records why the default is the default.
@@ -51,6 +53,16 @@ if(HEPTAPOD_BLAS_KIND EQUAL 3)
 endif()
 target_compile_definitions(heptapod_blas INTERFACE
   HEPTAPOD_BLAS_NAME="${HEPTAPOD_BLAS}" HEPTAPOD_BLAS_KIND=${HEPTAPOD_BLAS_KIND})
+
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HTTPLIB REQUIRED cpp-httplib>=0.11)
+find_library(HTTPLIB_LIBRARY NAMES cpp-httplib HINTS ${HTTPLIB_LIBRARY_DIRS} REQUIRED)
+find_path(HTTPLIB_INCLUDE_DIR httplib.h HINTS ${HTTPLIB_INCLUDE_DIRS} REQUIRED)
+find_package(Threads REQUIRED)
+add_library(heptapod_httplib INTERFACE)
+target_include_directories(heptapod_httplib SYSTEM INTERFACE ${HTTPLIB_INCLUDE_DIR})
+target_compile_options(heptapod_httplib INTERFACE ${HTTPLIB_CFLAGS_OTHER})  # -DCPPHTTPLIB_OPENSSL_SUPPORT ...
+target_link_libraries(heptapod_httplib INTERFACE ${HTTPLIB_LIBRARY} Threads::Threads)
 
 add_library(heptapod_cli11 INTERFACE)
 target_include_directories(heptapod_cli11 SYSTEM INTERFACE ${CLI11_INCLUDE_DIR})

@@ -18,7 +18,7 @@ set(HEPTAPOD_INSTALL_CMAKEDIR lib/cmake/heptapod)
 
 # The layers carry their install include directory themselves ($<INSTALL_INTERFACE:include>, src/CMakeLists.txt).
 # Exported names: heptapod::heptapod (the whole library), heptapod::<layer> (heptapod::core, ...
-# heptapod::serve), heptapod::kernels_<isa>, heptapod::blas and heptapod::sentencepiece.
+# heptapod::serve), heptapod::kernels_<isa>, heptapod::blas, heptapod::sentencepiece and heptapod::httplib.
 set(_heptapod_layer_targets)
 foreach(layer ${HEPTAPOD_LAYERS})
   list(APPEND _heptapod_layer_targets heptapod_${layer})
@@ -32,6 +32,7 @@ endforeach()
 set_target_properties(heptapod_library PROPERTIES EXPORT_NAME heptapod)
 set_target_properties(heptapod_blas PROPERTIES EXPORT_NAME blas)
 set_target_properties(heptapod_sentencepiece PROPERTIES EXPORT_NAME sentencepiece)
+set_target_properties(heptapod_httplib PROPERTIES EXPORT_NAME httplib)
 # The headers are C++20; a consumer gets the standard from the target, not from its own settings. (The tree
 # already builds as C++20 from CMAKE_CXX_STANDARD: this changes no flag here.)
 target_compile_features(heptapod_library INTERFACE cxx_std_20)
@@ -48,7 +49,7 @@ install(TARGETS heptapod RUNTIME DESTINATION bin COMPONENT runtime)
 # The exported heptapod::kernels links the per-ISA libraries in the tree's order (baseline first): a consumer's
 # link line keeps it (tests/package/install_consumer.sh scans the consumer's binary as the tree's is scanned).
 install(TARGETS ${_heptapod_layer_targets} ${_heptapod_isa_targets} heptapod_library
-                heptapod_blas heptapod_sentencepiece
+                heptapod_blas heptapod_sentencepiece heptapod_httplib
         EXPORT heptapodTargets
         ARCHIVE DESTINATION lib COMPONENT development)
 
@@ -94,7 +95,7 @@ set(HEPTAPOD_DEB_DEV_PACKAGES)
 set(HEPTAPOD_DEB_RUNTIME_PACKAGES)
 get_target_property(_heptapod_blas_libs heptapod_blas INTERFACE_LINK_LIBRARIES)
 get_target_property(_heptapod_spm_libs heptapod_sentencepiece INTERFACE_LINK_LIBRARIES)
-foreach(file IN LISTS _heptapod_blas_libs _heptapod_spm_libs OpenMP_gomp_LIBRARY)
+foreach(file IN LISTS _heptapod_blas_libs _heptapod_spm_libs HTTPLIB_LIBRARY OpenMP_gomp_LIBRARY)
   heptapod_debian_owner(package "${file}")
   if(package)
     list(APPEND HEPTAPOD_DEB_DEV_PACKAGES ${package})

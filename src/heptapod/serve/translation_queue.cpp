@@ -2,6 +2,7 @@
 // in one call, fulfil each request's promise with its slice of the results.
 #include "heptapod/serve/translation_queue.h"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -18,6 +19,7 @@ bool same_search(const TranslateOptions& a, const TranslateOptions& b) {
 TranslationQueue::TranslationQueue(Translator& translator, const QueueOptions& options)
     : translator_(translator), options_(options) {
   require(options.max_batch_sentences > 0, "translation queue: max_batch_sentences must be positive");
+  require(options.max_batch_requests >= 0, "translation queue: max_batch_requests must not be negative");
   require(options.max_queued_sentences > 0, "translation queue: max_queued_sentences must be positive");
   require(options.max_wait.count() >= 0, "translation queue: max_wait must not be negative");
   worker_ = std::thread([this] { run(); });
@@ -69,6 +71,7 @@ std::vector<TranslationQueue::Request> TranslationQueue::take_batch() {
     const int n = static_cast<int>(it->sentences.size());
     const bool fits = batch.empty() || (same_search(it->options, batch.front().options) &&
                                         sentences + n <= options_.max_batch_sentences);
+    if (options_.max_batch_requests > 0 && static_cast<int>(batch.size()) >= options_.max_batch_requests) break;
     if (!fits) {
       ++it;
       continue;
@@ -87,12 +90,16 @@ void TranslationQueue::run() {
   for (;;) {
     wake_.wait(lock, [&] { return stopping_ || !waiting_.empty(); });
     if (waiting_.empty()) return;  // stopping, and everything queued is done
-    // Requests arriving while the last batch ran mean load: give the batch a moment to fill up. An idle
-    // queue (one request, none waiting behind it) starts at once.
-    if (waiting_.size() > 1 && queued_sentences_ < options_.max_batch_sentences && !stopping_)
-      wake_.wait_for(lock, options_.max_wait,
-                     [&] { return stopping_ || queued_sentences_ >= options_.max_batch_sentences; });
+    // Under load, give the batch a moment to fill up: until as many requests wait as the last batch took
+    // (or the batch is full). An idle queue starts at once.
+    const std::size_t expected = std::max(waiting_.size(), last_batch_requests_);
+    const bool batching = options_.max_batch_requests != 1;
+    if (batching && expected > 1 && queued_sentences_ < options_.max_batch_sentences && !stopping_)
+      wake_.wait_for(lock, options_.max_wait, [&] {
+        return stopping_ || waiting_.size() >= expected || queued_sentences_ >= options_.max_batch_sentences;
+      });
     std::vector<Request> batch = take_batch();
+    last_batch_requests_ = batch.size();
     ++stats_.batches;
     stats_.batched_requests += batch.size();
     lock.unlock();
@@ -119,7 +126,15 @@ void TranslationQueue::translate(std::vector<Request>& batch) {
   if (live.empty()) return;
   std::size_t done = 0;  // requests whose promise is kept
   try {
+    const auto start = std::chrono::steady_clock::now();
     std::vector<Translation> all = translator_.translate(sentences, live.front()->options);
+    if (options_.on_batch) {
+      BatchReport report{static_cast<int>(live.size()), static_cast<int>(sentences.size()), 0,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+      for (const Translation& t : all)
+        if (!t.hypotheses.empty()) report.output_tokens += t.hypotheses[0].tokens.size();
+      options_.on_batch(report);
+    }
     std::size_t at = 0;
     for (; done < live.size(); ++done) {
       Request* r = live[done];

@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <string>
@@ -25,12 +26,23 @@
 
 namespace heptapod {
 
+// What the worker reports after each search batch (for metrics).
+struct BatchReport {
+  int requests = 0, sentences = 0;
+  std::uint64_t output_tokens = 0;  // tokens of the best hypotheses
+  double seconds = 0;               // the search call
+};
+
 struct QueueOptions {
   int max_batch_sentences = 256;    // sentences of one search call (the Translator's batch_tokens cuts it further)
+  int max_batch_requests = 0;       // requests of one search call; 0: no limit, 1: each request alone
   int max_queued_sentences = 4096;  // waiting sentences beyond which submit() refuses
-  // Under load (requests already waiting when a batch is formed), how long the worker waits for more
-  // requests to fill a batch; an idle queue never waits.
+  // Under load, how long the worker waits for more requests to fill a batch. Load means requests already
+  // waiting behind the first, or a last batch of several requests (their clients are likely to send again
+  // at once); the wait ends early when as many requests as the last batch had are waiting. An idle queue
+  // (a lone request after a lone request) never waits.
   std::chrono::microseconds max_wait{2000};
+  std::function<void(const BatchReport&)> on_batch;  // called by the worker after each batch, if set
 };
 
 // What submit() throws when the queue holds max_queued_sentences already (a server answers 503).
@@ -86,6 +98,7 @@ class TranslationQueue {
   std::deque<Request> waiting_;
   int queued_sentences_ = 0;
   bool stopping_ = false;
+  std::size_t last_batch_requests_ = 0;
   QueueStats stats_;
   std::thread worker_;
 };

@@ -1,0 +1,103 @@
+// `heptapod serve -m MODEL`: the HTTP translation server (serve/translation_server.h). SIGTERM or SIGINT
+// stops accepting, answers what is in flight and exits 0.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "commands.h"
+#include "heptapod/kernels/threads.h"
+#include "heptapod/serve/translation_server.h"
+#include "precision_options.h"
+#include "search_options.h"
+
+namespace heptapod::app {
+
+namespace {
+
+struct ServeFlags {
+  std::vector<std::string> models;
+  ServerOptions server;
+  double timeout_seconds = 30, batch_wait_ms = 2;
+  bool no_batching = false;
+  int threads = 0;
+};
+
+int run_serve(const ServeFlags& f) {
+  // Every thread the server starts inherits this mask; the signals reach only the waiter below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  set_num_threads(f.threads);
+  ServerOptions options = f.server;
+  options.limits.timeout = std::chrono::milliseconds(static_cast<long long>(f.timeout_seconds * 1000));
+  options.queue.max_wait = std::chrono::microseconds(static_cast<long long>(f.batch_wait_ms * 1000));
+  if (f.no_batching) options.queue.max_batch_requests = 1;
+  std::vector<ModelSpec> specs;
+  for (const std::string& m : f.models) specs.push_back(parse_model_spec(m));
+  TranslationServer server(specs, options);
+  const int port = server.bind();
+  std::fprintf(stderr, "heptapod serve: listening on http://%s:%d (%s)\n", options.host.c_str(), port,
+               f.no_batching ? "each request alone" : "batching across requests");
+  std::thread waiter([&] {
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    std::fprintf(stderr, "heptapod serve: %s: finishing requests in flight\n", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    server.stop();
+  });
+  waiter.detach();  // serve() may end without a signal (a model that fails to load)
+  server.serve();
+  std::fprintf(stderr, "heptapod serve: stopped\n");
+  return 0;
+}
+
+}  // namespace
+
+Runner add_serve_command(CLI::App& root) {
+  auto* cmd = root.add_subcommand("serve", "Serve models over HTTP (LibreTranslate's API, a native API, a web page)");
+  auto f = std::make_shared<ServeFlags>();
+  ServerOptions& o = f->server;
+  RequestLimits& l = o.limits;
+  cmd->add_option("-m,--model", f->models, "Model file, or SRC-TGT=FILE to name its language pair (repeatable)")
+      ->required();
+  cmd->add_option("--host", o.host, "Address to listen on")->capture_default_str();
+  cmd->add_option("--port", o.port, "Port (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
+  add_search_options(cmd, o.defaults);
+  add_precision_options(cmd, o.translator);
+  cmd->add_option("--threads", f->threads, "Compute threads (0: all cores)");
+  cmd->add_option("--max-batch-sentences", o.queue.max_batch_sentences, "Sentences of one search batch")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-queued-sentences", o.queue.max_queued_sentences,
+                  "Sentences waiting per model beyond which requests get 503")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--batch-wait-ms", f->batch_wait_ms, "Under load, how long a batch may wait for more requests")
+      ->check(CLI::Range(0.0, 1000.0))->capture_default_str();
+  cmd->add_flag("--no-batching", f->no_batching, "Translate each request alone, one at a time");
+  cmd->add_option("--max-body-bytes", l.max_body_bytes, "Largest request body (413 beyond)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-characters", l.max_characters, "Characters per request (400 beyond)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-sentences", l.max_sentences, "Lines per request (400 beyond)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-beam", l.max_beam, "Largest beam a request may ask for")
+      ->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--max-nbest", l.max_nbest, "Most hypotheses a request may ask for")
+      ->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--timeout", f->timeout_seconds, "Seconds a request may take (504 beyond)")
+      ->check(CLI::Range(0.001, 3600.0))->capture_default_str();
+  cmd->add_option("--api-keys", o.api_keys_file, "File of API keys, one per line: translation then needs one (403)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--http-threads", o.http_threads, "Connection threads (a keep-alive connection holds one)")
+      ->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--backlog", o.listen_backlog, "Listen backlog")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--keep-alive", o.keep_alive_seconds, "Seconds an idle keep-alive connection stays open")
+      ->check(CLI::Range(0, 3600))->capture_default_str();
+  return [f] { return run_serve(*f); };
+}
+
+}  // namespace heptapod::app

@@ -1,0 +1,165 @@
+// Request bodies to JSON, and the typed field reads every endpoint shares.
+#include "heptapod/serve/request_body.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "heptapod/data/utf8.h"
+
+namespace heptapod {
+
+namespace {
+
+HttpError bad_field(const std::string& name, const std::string& why) {
+  return HttpError(400, "Invalid request: field " + name + ": " + why);
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string url_decode(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] == '%') {
+      const int hi = i + 2 < text.size() ? hex_digit(text[i + 1]) : -1;
+      const int lo = hi >= 0 ? hex_digit(text[i + 2]) : -1;
+      if (lo < 0) throw HttpError(400, "Invalid request: malformed %-escape in the form body at byte " + std::to_string(i));
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// Whether the value is a number given as a string, as forms give them; parses it.
+std::optional<double> number_of(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (!v.is_string()) return std::nullopt;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+const nlohmann::json* find(const nlohmann::json& body, const std::string& name) {
+  const auto it = body.find(name);
+  return it == body.end() || it->is_null() ? nullptr : &*it;
+}
+
+}  // namespace
+
+std::multimap<std::string, std::string> decode_form(const std::string& body) {
+  std::multimap<std::string, std::string> fields;
+  std::size_t at = 0;
+  while (at <= body.size()) {
+    std::size_t end = body.find('&', at);
+    if (end == std::string::npos) end = body.size();
+    const std::string item = body.substr(at, end - at);
+    if (!item.empty()) {
+      const std::size_t eq = item.find('=');
+      fields.emplace(url_decode(item.substr(0, eq)), eq == std::string::npos ? "" : url_decode(item.substr(eq + 1)));
+    }
+    at = end + 1;
+  }
+  return fields;
+}
+
+nlohmann::json form_fields(const std::multimap<std::string, std::string>& fields) {
+  nlohmann::json body = nlohmann::json::object();
+  for (const auto& [name, value] : fields) {
+    if (!body.contains(name)) {
+      body[name] = value;
+    } else {
+      if (!body[name].is_array()) body[name] = nlohmann::json::array({body[name]});
+      body[name].push_back(value);
+    }
+  }
+  return body;
+}
+
+nlohmann::json parse_body(const std::string& body, const std::string& content_type) {
+  if (content_type.rfind("application/x-www-form-urlencoded", 0) == 0) return form_fields(decode_form(body));
+  nlohmann::json parsed;
+  try {
+    parsed = nlohmann::json::parse(body);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw HttpError(400, std::string("Invalid request: malformed JSON body: ") + e.what());
+  }
+  if (!parsed.is_object()) throw HttpError(400, "Invalid request: the JSON body must be an object");
+  return parsed;
+}
+
+std::optional<std::string> string_field(const nlohmann::json& body, const std::string& name) {
+  const nlohmann::json* v = find(body, name);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) throw bad_field(name, "must be a string");
+  const std::string& s = v->get_ref<const std::string&>();
+  if (find_invalid_utf8(s) != std::string::npos) throw bad_field(name, "invalid UTF-8");
+  return s;
+}
+
+double number_field(const nlohmann::json& body, const std::string& name, double fallback, double min, double max) {
+  const nlohmann::json* v = find(body, name);
+  if (!v) return fallback;
+  const std::optional<double> d = number_of(*v);
+  if (!d) throw bad_field(name, "must be a number");
+  if (*d < min || *d > max)
+    throw bad_field(name, std::to_string(*d) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  return *d;
+}
+
+int int_field(const nlohmann::json& body, const std::string& name, int fallback, int min, int max) {
+  const nlohmann::json* v = find(body, name);
+  if (!v) return fallback;
+  const std::optional<double> d = number_of(*v);
+  if (!d || *d != std::floor(*d)) throw bad_field(name, "must be an integer");
+  if (*d < min || *d > max)
+    throw bad_field(name, std::to_string(static_cast<long long>(*d)) + " is outside [" + std::to_string(min) + ", " +
+                              std::to_string(max) + "]");
+  return static_cast<int>(*d);
+}
+
+bool bool_field(const nlohmann::json& body, const std::string& name, bool fallback) {
+  const nlohmann::json* v = find(body, name);
+  if (!v) return fallback;
+  if (v->is_boolean()) return v->get<bool>();
+  if (v->is_string()) {
+    const std::string& s = v->get_ref<const std::string&>();
+    if (s == "true" || s == "1" || s == "on") return true;
+    if (s == "false" || s == "0" || s == "off" || s.empty()) return false;
+  }
+  if (v->is_number_integer() && (v->get<long long>() == 0 || v->get<long long>() == 1)) return v->get<long long>() == 1;
+  throw bad_field(name, "must be true or false");
+}
+
+std::optional<TextField> text_field(const nlohmann::json& body, const std::string& name) {
+  const nlohmann::json* v = find(body, name);
+  if (!v) return std::nullopt;
+  TextField field;
+  auto take = [&](const nlohmann::json& item, const std::string& where) {
+    if (!item.is_string()) throw bad_field(where, "must be a string");
+    const std::string& s = item.get_ref<const std::string&>();
+    if (find_invalid_utf8(s) != std::string::npos) throw bad_field(where, "invalid UTF-8");
+    field.texts.push_back(s);
+  };
+  if (v->is_array()) {
+    field.is_array = true;
+    for (std::size_t i = 0; i < v->size(); ++i) take((*v)[i], name + "[" + std::to_string(i) + "]");
+  } else {
+    take(*v, name);
+  }
+  return field;
+}
+
+}  // namespace heptapod

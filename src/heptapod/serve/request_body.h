@@ -1,0 +1,46 @@
+// A request body read into one JSON object whatever its encoding (JSON, URL-encoded form or multipart form;
+// a form field given twice, like LibreTranslate's repeated q, becomes an array), and typed reads of its
+// fields that fail as 400s naming the field. HttpError carries a reply's status and message to the handler.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+// An error reply: status (400, 403, 404, 413, 503, 504...) and the message of its {"error": ...} body.
+struct HttpError : Error {
+  HttpError(int status, const std::string& message, int retry_after_seconds = 0)
+      : Error(message), status(status), retry_after(retry_after_seconds) {}
+  int status;
+  int retry_after;  // > 0: sent as Retry-After
+};
+
+// The body as a JSON object. content_type: the request's Content-Type ("application/json" or empty: JSON;
+// "application/x-www-form-urlencoded": a form). Throws HttpError 400 for malformed JSON, a JSON body that is
+// not an object, or a form with bad %-escapes.
+nlohmann::json parse_body(const std::string& body, const std::string& content_type);
+// Fields of a multipart form (name -> values), as one JSON object like parse_body's.
+nlohmann::json form_fields(const std::multimap<std::string, std::string>& fields);
+// Decodes an application/x-www-form-urlencoded body; throws HttpError 400 on a bad %-escape.
+std::multimap<std::string, std::string> decode_form(const std::string& body);
+
+// Typed fields. A missing field (or JSON null) gives the fallback; a field of the wrong type or out of range
+// is HttpError 400 naming it. Numbers may come as strings (forms carry nothing else).
+std::optional<std::string> string_field(const nlohmann::json& body, const std::string& name);
+int int_field(const nlohmann::json& body, const std::string& name, int fallback, int min, int max);
+double number_field(const nlohmann::json& body, const std::string& name, double fallback, double min, double max);
+bool bool_field(const nlohmann::json& body, const std::string& name, bool fallback);
+// A string or an array of strings (is_array says which); every string must be valid UTF-8.
+struct TextField {
+  std::vector<std::string> texts;
+  bool is_array = false;
+};
+std::optional<TextField> text_field(const nlohmann::json& body, const std::string& name);
+
+}  // namespace heptapod

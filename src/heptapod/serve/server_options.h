@@ -1,0 +1,41 @@
+// What `heptapod serve` is configured with: where it listens, how many connections and threads it holds,
+// the limits every request is checked against, and the cross-request batching of each model's queue.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "heptapod/decode/translator.h"
+#include "heptapod/serve/served_model.h"
+#include "heptapod/serve/translation_queue.h"
+
+namespace heptapod {
+
+// Limits on one request; breaking one is a 4xx reply naming the limit, never a crash.
+struct RequestLimits {
+  std::size_t max_body_bytes = 1 << 20;  // 413 beyond
+  int max_characters = 20000;            // characters (code points) of all texts of a request; 400 beyond
+  int max_sentences = 256;               // lines of all texts of a request; 400 beyond
+  int max_beam = 16, max_nbest = 16;     // per-request search options above these are 400
+  int max_extra_length = 256;
+  std::chrono::milliseconds timeout{30000};  // a request not answered by then is 504 (requests may ask less)
+};
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;                   // 0: any free port (Server::port() says which)
+  int http_threads = 256;            // connection threads: a keep-alive connection holds one while open
+  int max_pending_connections = 1024;  // accepted connections waiting for a thread; beyond, accepting waits
+  int listen_backlog = 1024;         // connections the kernel holds before accept
+  int keep_alive_seconds = 5;        // an idle keep-alive connection is closed after this
+  int keep_alive_requests = 1000;    // requests per connection before it is closed
+  RequestLimits limits;
+  QueueOptions queue;                // per model
+  TranslateOptions defaults;         // search options of requests that set none
+  TranslatorOptions translator;      // compute type of every model
+  std::string api_keys_file;         // non-empty: translation requests need one of its keys (403 otherwise)
+};
+
+}  // namespace heptapod
