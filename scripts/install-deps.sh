@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package Heptapod needs to build and test (the list is also in README.md and
 # cmake/Dependencies.cmake). Runs apt-get as root, or through sudo. dpkg-dev (dpkg-shlibdeps), binutils (objdump,
-# readelf) and file are for the packaging: cpack -G DEB and tests/package/deb.sh.
+# readelf) and file are for the packaging: cpack -G DEB and tests/package/deb.sh. chromium, chromium-driver and
+# python3-selenium run the web page's browser test (tests/browser).
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 PACKAGES=(
   build-essential cmake
   libdnnl-dev libopenblas-openmp-dev
-  nlohmann-json3-dev libcli11-dev libsentencepiece-dev
+  nlohmann-json3-dev libcli11-dev libsentencepiece-dev libcpp-httplib-dev pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   dpkg-dev binutils file
+  chromium chromium-driver python3-selenium
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
