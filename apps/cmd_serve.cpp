@@ -68,7 +68,8 @@ Runner add_serve_command(CLI::App& root) {
   cmd->add_option("--host", o.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", o.port, "Port (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
   add_search_options(cmd, o.defaults);
-  add_precision_options(cmd, o.translator);
+  add_precision_options(cmd, o.translator,
+                        "int8 for a float32 file, which makes replies independent of batching; else the file's type");
   cmd->add_option("--threads", f->threads, "Compute threads (0: all cores)");
   cmd->add_option("--max-batch-sentences", o.queue.max_batch_sentences, "Sentences of one search batch")
       ->check(CLI::PositiveNumber)->capture_default_str();

@@ -1,4 +1,4 @@
-// The options that choose how a model computes (translate, score): --compute-type and --float-output.
+// The options that choose how a model computes (translate, score, serve): --compute-type and --float-output.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,12 +9,14 @@
 
 namespace heptapod::app {
 
-inline void add_precision_options(CLI::App* cmd, TranslatorOptions& options) {
+// default_type: what the help says an unset --compute-type means.
+inline void add_precision_options(CLI::App* cmd, TranslatorOptions& options,
+                                  const std::string& default_type = "the type the model file stores") {
   cmd->add_option_function<std::string>(
          "--compute-type",
          [&options](const std::string& name) { options.compute_type = parse_compute_type(name, "--compute-type"); },
          "Products in float32, int8 (weights per row, activations per token, exact integer sums) or bfloat16, "
-         "converting the weights at load (default: the type the model file stores)")
+         "converting the weights at load (default: " + default_type + ")")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}))
       ->option_text("float32|int8|bfloat16");
   cmd->add_flag("--float-output", options.float_output,

@@ -15,6 +15,8 @@
 #include <set>
 #include <thread>
 
+#include "heptapod/io/model_file.h"
+#include "heptapod/io/safetensors.h"
 #include "heptapod/serve/api_keys.h"
 #include "heptapod/serve/connection_pool.h"
 #include "heptapod/serve/request_body.h"
@@ -185,7 +187,10 @@ int TranslationServer::port() const { return impl_->port; }
 
 void TranslationServer::Impl::load_models() {
   for (const ModelSpec& spec : specs) {
-    ServedTranslator m{spec, std::make_unique<Translator>(spec.path, options.translator), nullptr};
+    TranslatorOptions precision = options.translator;
+    if (!precision.compute_type && stored_compute_type(SafetensorsFile::read(spec.path)) == ComputeType::Float32)
+      precision.compute_type = ComputeType::Int8;  // batch-invariant: batching cannot change a reply
+    ServedTranslator m{spec, std::make_unique<Translator>(spec.path, precision), nullptr};
     QueueOptions q = options.queue;
     const std::string pair = spec.pair();
     q.on_batch = [this, pair](const BatchReport& b) { metrics.record_batch(pair, b); };
