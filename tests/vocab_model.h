@@ -1,5 +1,5 @@
 // A small model with random weights and vocabularies trained on the numbers corpus (tests/data), written to a
-// test's directory: what the Translator and the CLI need, without training.
+// test's directory or any path: what the Translator and the CLI need, without training.
 #pragma once
 
 #include <string>
@@ -13,9 +13,9 @@
 
 namespace heptapod::test {
 
-// Writes a small model with random weights and vocabularies trained on the numbers corpus.
-inline std::string make_model(const TempDir& dir) {
-  const std::string path = dir.file("model.htp");
+// Writes a small model with random weights and vocabularies trained on the numbers corpus to `path`;
+// returns `path`.
+inline std::string make_model(const std::string& path) {
   std::vector<std::string> text = read_lines(data_file("numbers.dev.en"));
   const auto es = read_lines(data_file("numbers.dev.es"));
   text.insert(text.end(), es.begin(), es.end());
@@ -32,5 +32,8 @@ inline std::string make_model(const TempDir& dir) {
   save_model(path, model, {}, vocabulary_tensors(vocabs));
   return path;
 }
+
+// The same model, as model.htp in `dir`.
+inline std::string make_model(const TempDir& dir) { return make_model(dir.file("model.htp")); }
 
 }  // namespace heptapod::test
