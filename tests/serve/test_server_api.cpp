@@ -170,7 +170,7 @@ TEST_F(ServerApi, LanguagesHealthAndMetrics) {
   httplib::Client client = server_->client();
   const test::Reply languages = test::get(client, "/languages");
   ASSERT_EQ(languages.status, 200);
-  EXPECT_EQ(languages.body, json::parse(R"([{"code":"es","name":"Spanish","targets":["en"]}])"));
+  EXPECT_EQ(languages.body, json::parse(R"([{"code":"en","name":"English","targets":[]},{"code":"es","name":"Spanish","targets":["en"]}])"));
   const test::Reply health = test::get(client, "/health");
   EXPECT_EQ(health.status, 200);
   EXPECT_EQ(health.body["status"], "ok");

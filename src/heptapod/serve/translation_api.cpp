@@ -162,10 +162,12 @@ json native_reply(const TranslationCall& call, const std::vector<Translation>& o
 }
 
 json languages_reply(const std::vector<ModelSpec>& models) {
+  // Every language a client may name, targets without a model from them included (with no targets).
   std::map<std::string, std::set<std::string>> targets;
   for (const ModelSpec& m : models) {
-    if (m.named()) targets[m.source].insert(m.target);
-    else targets["src"].insert("tgt");
+    const std::string source = m.named() ? m.source : "src", target = m.named() ? m.target : "tgt";
+    targets[source].insert(target);
+    targets[target];
   }
   json reply = json::array();
   for (const auto& [code, to] : targets)
