@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "heptapod/io/model_file.h"
+#include "heptapod/train/run_lock.h"
 #include "test_process.h"
 
 namespace heptapod {
@@ -145,6 +146,30 @@ TEST(TrainCli, ResumeWithADifferentModelIsRefused) {
   ASSERT_EQ(run_heptapod(train_args(dir.file("run"), 20), dir, log), 0) << log;
   EXPECT_EQ(run_heptapod(train_args(dir.file("run"), 40, "--d-model 32"), dir, log), 1);
   EXPECT_HAS_SUBSTR(log, "its model config differs");
+}
+
+// A directory in use by a live run is refused, naming the holder; a holder killed with -9 leaves no lock.
+TEST(TrainCli, ASecondRunOnTheSameDirectoryIsRefused) {
+  TempDir dir;
+  std::string log;
+  const std::string out = dir.file("run");
+  test::fs::create_directories(out);
+  {
+    RunLock held(out);
+    EXPECT_EQ(run_heptapod(train_args(out, 20), dir, log), 1) << log;
+    EXPECT_HAS_SUBSTR(log, "is in use by another training run (pid " + std::to_string(::getpid()));
+    EXPECT_FALSE(test::fs::exists(test::fs::path(out) / "checkpoints")) << "the refused run wrote into the directory";
+  }
+  const pid_t child = ::fork();
+  if (child == 0) {
+    RunLock mine(out);
+    ::pause();
+    ::_exit(0);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(run_heptapod(train_args(out, 20), dir, log), 0) << log;
 }
 
 TEST(TrainCli, DivergenceStopsWithAMessageAndKeepsTheLastCheckpoint) {

@@ -1,6 +1,8 @@
 // The training loop.
 #include "heptapod/train/trainer.h"
 
+#include "heptapod/train/run_lock.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -133,6 +135,7 @@ TrainResult train(const TrainConfig& config) {
   validate(config);
   set_num_threads(config.threads);
   ensure_writable_dir(config.output_dir);
+  const RunLock lock(config.output_dir);  // one run per directory, until this one ends
   const std::string checkpoint_dir = (fs::path(config.output_dir) / "checkpoints").string();
   const std::string cache_dir = (fs::path(config.output_dir) / "cache").string();
   fs::create_directories(checkpoint_dir);
