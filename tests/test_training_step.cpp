@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "heptapod/data/synthetic.h"
 #include "heptapod/decode/greedy_reference.h"
@@ -10,6 +11,7 @@
 #include "heptapod/model/transformer.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/lr_schedule.h"
+#include "heptapod/train/trainer.h"
 #include "test_util.h"
 
 namespace heptapod {
@@ -99,6 +101,18 @@ TEST(TrainingStep, DropoutIsDeterministicPerSeedAndChangesWithIt) {
   };
   EXPECT_EQ(loss_with_seed(7), loss_with_seed(7));
   EXPECT_NE(loss_with_seed(7), loss_with_seed(8));
+}
+
+// Every (update, micro-batch) pair draws its own dropout stream, for accumulations far above 64 (the old
+// seeding, step * 64 + k, gave micro-batch 64 of step s the masks of micro-batch 0 of step s + 1).
+TEST(TrainingStep, DropoutSeedsAreDistinctForEveryUpdateAndMicroBatch) {
+  std::set<std::uint64_t> seeds;
+  constexpr int kSteps = 300, kMicroBatches = 200;
+  for (long long step = 0; step < kSteps; ++step)
+    for (int k = 0; k < kMicroBatches; ++k) seeds.insert(dropout_seed(7, step, k));
+  EXPECT_EQ(seeds.size(), static_cast<std::size_t>(kSteps * kMicroBatches));
+  EXPECT_NE(dropout_seed(7, 3, 64), dropout_seed(7, 4, 0));
+  EXPECT_NE(dropout_seed(7, 3, 0), dropout_seed(8, 3, 0));
 }
 
 TEST(TrainingStep, SmallModelLearnsToCopy) {

@@ -131,6 +131,11 @@ class BatchStream {
 
 }  // namespace
 
+std::uint64_t dropout_seed(std::uint64_t seed, long long step, int micro_batch) {
+  // mix64 is a bijection: each step gets its own 64-bit base, and the micro-batches count up from it.
+  return mix64(mix64(seed ^ mix64(static_cast<std::uint64_t>(step))) + static_cast<std::uint64_t>(micro_batch));
+}
+
 TrainResult train(const TrainConfig& config) {
   validate(config);
   set_num_threads(config.threads);
@@ -233,7 +238,7 @@ TrainResult train(const TrainConfig& config) {
       arena.reset();
       StepOptions opt;
       opt.training = true;
-      opt.seed = mix64(c.seed ^ mix64(static_cast<std::uint64_t>(state.step) * 64 + k));
+      opt.seed = dropout_seed(c.seed, state.step, static_cast<int>(k));
       opt.label_smoothing = c.label_smoothing;
       opt.grad_normalizer = static_cast<double>(update_tokens);
       const LossTotals t = model.forward_backward(batches[k], opt, arena);

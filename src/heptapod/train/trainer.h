@@ -3,6 +3,8 @@
 // continues from the last checkpoint.
 #pragma once
 
+#include <cstdint>
+
 #include "heptapod/train/checkpoint.h"
 #include "heptapod/train/train_config.h"
 
@@ -22,5 +24,9 @@ struct TrainResult {
 //   model.htp                      the final model to translate with
 //   metrics.jsonl                  one JSON record per log interval and validation
 TrainResult train(const TrainConfig& config);
+
+// The dropout seed of micro-batch `micro_batch` (0-based, within the update, whatever process computes it) of
+// update `step`: a distinct stream for every (step, micro-batch) pair, for any accumulation.
+std::uint64_t dropout_seed(std::uint64_t seed, long long step, int micro_batch);
 
 }  // namespace heptapod
