@@ -1,13 +1,25 @@
-# Sourced by the benchmark scripts (bench/vs_pytorch.sh, bench/low_precision.sh), run from the repository root:
-# checks that Heptapod's benchmark binary and the rival are there, and runs the rival with its best settings.
-# Sets `bench` (BUILD, default build, holds bench/heptapod_bench).
-bench=${BUILD:-build}/bench/heptapod_bench
+# Sourced by the benchmark scripts (bench/vs_pytorch.sh, bench/low_precision.sh, bench/serve.sh), run from the
+# repository root: checks that the binaries (BUILD, default build) and the rival are there, runs the rival with
+# its best settings, and names the machine. Sets `build` and `bench` (build/bench/heptapod_bench).
+build=${BUILD:-build}
+bench=$build/bench/heptapod_bench
 tcmalloc=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
-[ -x "$bench" ] || { echo "no $bench: build first (scripts/build.sh)" >&2; exit 1; }
-if ! /usr/bin/python3 -c 'import torch' 2>/dev/null || [ ! -e $tcmalloc ]; then
-  echo "the rival needs python3-torch and libtcmalloc-minimal4: apt-get install python3-torch libtcmalloc-minimal4" >&2
-  exit 1
-fi
+
+# need_built BINARY...: exits unless every binary is built.
+need_built() {
+  local b
+  for b in "$@"; do
+    [ -x "$b" ] || { echo "no $b: build first (scripts/build.sh)" >&2; exit 1; }
+  done
+}
+
+# need_rival: exits unless the rival's python3-torch and tcmalloc are installed.
+need_rival() {
+  if ! /usr/bin/python3 -c 'import torch' 2>/dev/null || [ ! -e $tcmalloc ]; then
+    echo "the rival needs python3-torch and libtcmalloc-minimal4: apt-get install python3-torch libtcmalloc-minimal4" >&2
+    exit 1
+  fi
+}
 
 # run_rival ARGS...: bench/pytorch_rival.py with 2 threads' best settings: tcmalloc preloaded, passive OpenMP
 # waits, and OpenBLAS free to pick its AVX-512 kernels (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, where the machine
@@ -15,4 +27,9 @@ fi
 run_rival() {
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE LD_PRELOAD=$tcmalloc OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 \
     bench/pytorch_rival.py --threads 2 "$@" 2> >(grep -v 'qlinear_dynamic' >&2)
+}
+
+# machine_line: the line that heads a results table: CPU, cores, date.
+machine_line() {
+  echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u +%Y-%m-%d)"
 }

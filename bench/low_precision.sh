@@ -14,6 +14,8 @@ out=${OUT:-runs/bench-low-precision}
 repeats=${REPEATS:-2}
 if [ $# -gt 0 ]; then models=("$@"); else models=(small base); fi
 source bench/common.sh
+need_built "$bench"
+need_rival
 mkdir -p "$out"
 $bench workload -o "$out/workload.json" --train-batches 1 --translate-batches 8 --latency-sentences 12
 rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
@@ -34,7 +36,7 @@ for round in $(seq 1 "$repeats"); do
   done
 done
 {
-  echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u +%Y-%m-%d)"
+  machine_line
   echo
   /usr/bin/python3 bench/low_precision_report.py "$out" "${models[@]}"
 } | tee "$out/table.md"

@@ -15,6 +15,8 @@ out=${OUT:-runs/bench}
 repeats=${REPEATS:-3}
 if [ $# -gt 0 ]; then models=("$@"); else models=(small base); fi
 source bench/common.sh
+need_built "$bench"
+need_rival
 mkdir -p "$out"
 $bench workload -o "$out/workload.json" --train-batches 6 --translate-batches 8 --latency-sentences 12
 rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
@@ -31,7 +33,7 @@ for round in $(seq 1 "$repeats"); do
   done
 done
 {
-  echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u +%Y-%m-%d)"
+  machine_line
   echo
   /usr/bin/python3 bench/report.py "$out" "${models[@]}"
 } | tee "$out/table.md"

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The server load benchmark: `heptapod serve` batching across requests against the same server translating
+# each request alone (--no-batching), under 1, 8, 32 and 128 concurrent LibreTranslate clients (bench/serve_load
+# http), for beam 4 and greedy; beside them the offline ceiling (`heptapod translate` over the whole file) and
+# the latency of one sentence through the Translator API in a warm process (serve_load alone). Then the table,
+# with the goals checked (bench/serve_report.py): at 32 clients batching gives >= 3x the throughput of one at a
+# time; at 128 clients it reaches >= 75% of offline; with one client its p50 is <= 1.2x that of the Translator.
+#   bench/serve.sh [--compute-type int8|float32|bfloat16] [MODEL] [SENTENCES]
+#   (defaults: int8, runs/demo/model.htp, runs/bible/data/test.es)
+# BUILD (default build) holds apps/heptapod and bench/serve_load; raw results go to OUT/serve/ (OUT default
+# runs/bench), the combined JSON to OUT/serve.json and the table to OUT/serve.md. Sizes: BEAMS ("4 1"), CLIENTS
+# ("1 8 32 128"); each configuration sends max(MIN_REQUESTS, REQUESTS_PER_CLIENT x clients) requests (600, 64),
+# none starting after MAX_SECONDS (50); WARMUP (2) untimed requests per client first. COMPUTE_TYPE sets the
+# compute type too (int8 is batch-invariant: a batch translates each sentence as alone). With the demo model on
+# 2 cores, about 6 minutes (only the 128-client runs one at a time reach the cap); at most about 16, every
+# configuration at its cap. Run it on an otherwise idle machine: the clients and the server share the cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+compute_type=${COMPUTE_TYPE:-int8}
+positional=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --compute-type) compute_type=${2:?--compute-type needs a value}; shift 2 ;;
+    --compute-type=*) compute_type=${1#*=}; shift ;;
+    *) positional+=("$1"); shift ;;
+  esac
+done
+model=${positional[0]:-runs/demo/model.htp}
+sentences=${positional[1]:-runs/bible/data/test.es}
+out=${OUT:-runs/bench}
+read -ra beams <<< "${BEAMS:-4 1}"
+read -ra client_counts <<< "${CLIENTS:-1 8 32 128}"
+min_requests=${MIN_REQUESTS:-600}
+requests_per_client=${REQUESTS_PER_CLIENT:-64}
+max_seconds=${MAX_SECONDS:-50}
+warmup=${WARMUP:-2}
+source bench/common.sh
+heptapod=$build/apps/heptapod
+load=$build/bench/serve_load
+need_built "$heptapod" "$load"
+for f in "$model" "$sentences"; do [ -f "$f" ] || { echo "no $f" >&2; exit 1; }; done
+raw=$out/serve
+rm -rf "$raw"
+mkdir -p "$raw"
+
+requests_for() {  # clients
+  local n=$((requests_per_client * $1))
+  echo $((n > min_requests ? n : min_requests))
+}
+
+# seconds_of CMD...: runs CMD (stdout dropped) and prints the seconds it took.
+seconds_of() {
+  local t0=$EPOCHREALTIME
+  "$@" > /dev/null || { echo "failed: $*" >&2; return 1; }
+  awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.6f", b - a }'
+}
+
+# A server the script leaves running (it stopped on an error) is killed on the way out.
+server_pid=""
+trap '[ -z "$server_pid" ] || kill -KILL "$server_pid" 2> /dev/null || true' EXIT
+
+json_or_null() {  # FILE: its text, or null when a run wrote none
+  cat "$1" 2> /dev/null || echo null
+}
+
+# start_server LOG FLAGS...: starts `heptapod serve` on a free port of 127.0.0.1 and waits until its /health
+# says 200. Sets server_pid and server_url.
+start_server() {
+  local log=$1 port="" i
+  shift
+  "$heptapod" serve -m "es-en=$model" --host 127.0.0.1 --port 0 --compute-type "$compute_type" "$@" 2> "$log" &
+  server_pid=$!
+  for i in $(seq 300); do  # 30 s
+    port=$(sed -n 's|^heptapod serve: listening on http://127\.0\.0\.1:\([0-9]*\) .*|\1|p' "$log")
+    if [ -n "$port" ] || ! kill -0 "$server_pid" 2> /dev/null; then break; fi
+    sleep 0.1
+  done
+  [ -n "$port" ] || server_failed "$log" "did not start listening"
+  server_url=http://127.0.0.1:$port
+  for i in $(seq 120); do  # 60 s
+    "$load" wait --url "$server_url" --max-seconds 0.5 2> /dev/null && return 0
+    kill -0 "$server_pid" 2> /dev/null || server_failed "$log" "exited before its model was loaded"
+  done
+  server_failed "$log" "did not load its model within 60 s"
+}
+
+server_failed() {  # LOG WHAT
+  echo "heptapod serve $2; its log:" >&2
+  cat "$1" >&2
+  exit 1
+}
+
+# stop_server: records the server's peak RSS (VmHWM) in server_rss_mb, then SIGTERM; sets server_rc to its exit
+# status (137 when it had to be killed after 60 s).
+stop_server() {
+  local i
+  server_rss_mb=$(awk '/^VmHWM:/ { printf "%.1f", $2 / 1024 }' "/proc/$server_pid/status" 2> /dev/null || echo null)
+  kill -TERM "$server_pid" 2> /dev/null || true
+  for i in $(seq 600); do kill -0 "$server_pid" 2> /dev/null || break; sleep 0.1; done
+  if kill -0 "$server_pid" 2> /dev/null; then kill -KILL "$server_pid"; fi
+  server_rc=0
+  wait "$server_pid" || server_rc=$?
+  [ "$server_rc" = 0 ] || echo "heptapod serve exited $server_rc" >&2
+  server_pid=""
+}
+
+# run_server BEAM CLIENTS batching|one-at-a-time: one server, one load, one record.
+run_server() {
+  local beam=$1 clients=$2 kind=$3 name=server-$3-b$1-c$2 flags=(--beam "$1")
+  [ "$kind" = batching ] || flags+=(--no-batching)
+  echo "== beam $beam, $clients clients, $kind" >&2
+  start_server "$raw/$name.log" "${flags[@]}"
+  local load_rc=0
+  "$load" http --url "$server_url" --sentences "$sentences" --clients "$clients" --requests "$(requests_for "$clients")" \
+    --max-seconds "$max_seconds" --warmup "$warmup" --beam "$beam" --json "$raw/$name.load.json" || load_rc=$?
+  stop_server
+  printf '{"kind": "server", "server": "%s", "beam": %d, "clients": %d, "compute_type": "%s", "peak_rss_mb": %s, "exit_code": %d, "load_exit_code": %d, "load": %s}\n' \
+    "$kind" "$beam" "$clients" "$compute_type" "$server_rss_mb" "$server_rc" "$load_rc" "$(json_or_null "$raw/$name.load.json")" \
+    > "$raw/$name.json"
+}
+
+# run_offline BEAM: `heptapod translate` over the whole file, less the time it takes to load the model.
+run_offline() {
+  local beam=$1 load_s total_s
+  echo "== beam $beam, offline" >&2
+  load_s=$(seconds_of "$heptapod" translate -m "$model" --beam "$beam" --compute-type "$compute_type" -i /dev/null)
+  total_s=$(seconds_of "$heptapod" translate -m "$model" --beam "$beam" --compute-type "$compute_type" -i "$sentences")
+  printf '{"kind": "offline", "beam": %d, "compute_type": "%s", "sentences": %d, "seconds": %s, "load_seconds": %s}\n' \
+    "$beam" "$compute_type" "$(grep -c . "$sentences")" "$total_s" "$load_s" > "$raw/offline-b$beam.json"
+}
+
+# run_alone BEAM: the sentences the one-client runs send, one at a time through the Translator API.
+run_alone() {
+  local beam=$1
+  echo "== beam $beam, Translator alone" >&2
+  "$load" alone --model "$model" --sentences "$sentences" --requests "$(requests_for 1)" --max-seconds "$max_seconds" \
+    --warmup "$warmup" --beam "$beam" --compute-type "$compute_type" --json "$raw/alone-b$beam.load.json"
+  printf '{"kind": "alone", "beam": %d, "compute_type": "%s", "load": %s}\n' \
+    "$beam" "$compute_type" "$(cat "$raw/alone-b$beam.load.json")" > "$raw/alone-b$beam.json"
+}
+
+for beam in "${beams[@]}"; do
+  run_offline "$beam"
+  run_alone "$beam"
+  for clients in "${client_counts[@]}"; do
+    for kind in batching one-at-a-time; do run_server "$beam" "$clients" "$kind"; done
+  done
+done
+{
+  machine_line
+  echo "Model $model, sentences $sentences, compute type $compute_type"
+  echo
+  /usr/bin/python3 bench/serve_report.py "$raw" "$out/serve.json"
+} | tee "$out/serve.md"
