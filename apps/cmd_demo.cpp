@@ -14,6 +14,7 @@
 #include "heptapod/model/initialize.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/lr_schedule.h"
+#include "heptapod/train/update_step.h"
 
 namespace heptapod::app {
 
@@ -44,6 +45,7 @@ int run_demo(const DemoOptions& o) {
   Transformer<float> model(config);
   initialize_parameters(model.parameters(), config, o.seed);
   Adam<float> adam(model.parameters().size(), AdamConfig{});
+  UpdateStep update(model, adam, UpdateSettings{o.seed, 0.1f, 0.0});
   LrSchedule schedule;
   schedule.warmup_steps = 400;
   schedule.scale = 1.0;
@@ -64,15 +66,8 @@ int run_demo(const DemoOptions& o) {
       tgt.push_back(p.target);
     }
     const Batch batch = make_batch(src, tgt, config);
-    arena.reset();
-    model.parameters().zero_grads();
-    StepOptions opt;
-    opt.training = true;
-    opt.seed = o.seed + step;
-    opt.label_smoothing = 0.1f;
-    const LossTotals t = model.forward_backward(batch, opt, arena);
-    adam.step(model.parameters().values(), model.parameters().grads(), schedule.at(step));
-    const double nll = t.nll / t.tokens;
+    const UpdateStats t = update.run({&batch}, {0}, batch.target_tokens(), step - 1, schedule.at(step));
+    const double nll = t.nll / batch.target_tokens();
     smoothed = step == 1 ? nll : 0.9 * smoothed + 0.1 * nll;
     char detail[96];
     std::snprintf(detail, sizeof detail, "nll %.3f ppl %.2f lr %.2e", smoothed, std::exp(smoothed), schedule.at(step));

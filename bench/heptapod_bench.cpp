@@ -25,6 +25,8 @@
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
 #include "heptapod/train/adam.h"
+#include "heptapod/train/train_config.h"
+#include "heptapod/train/update_step.h"
 #include "workload.h"
 
 namespace heptapod::bench {
@@ -64,20 +66,15 @@ json train_phase(const ModelConfig& c, const Workload& w) {
     batches.push_back(make_batch(random_sentences(b.src_lengths, c.src_vocab_size, rng),
                                  random_sentences(tgt_tokens, c.tgt_vocab_size, rng), c));
   }
-  Arena arena;
-  StepOptions options;
-  options.training = true;
-  options.label_smoothing = 0.1f;
+  // The settings heptapod train runs with by default (label smoothing 0.1, no clipping).
+  const TrainConfig defaults;
+  UpdateStep update(model, adam, UpdateSettings{defaults.seed, defaults.label_smoothing, defaults.clip_norm});
   long long tokens = 0;
   double flops = 0;
   Clock::time_point t0;
   for (std::size_t i = 0; i < batches.size(); ++i) {
     if (static_cast<int>(i) == w.train_warmup) t0 = Clock::now();
-    model.parameters().zero_grads();
-    arena.reset();
-    options.seed = i;
-    model.forward_backward(batches[i], options, arena);
-    adam.step(model.parameters().values(), model.parameters().grads(), 1e-4);
+    update.run({&batches[i]}, {0}, batches[i].target_tokens(), static_cast<long long>(i), 1e-4);
     if (static_cast<int>(i) >= w.train_warmup) {
       tokens += batches[i].target_tokens();
       flops += training_flops(c, w.train[i]);

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "heptapod/data/synthetic.h"
 #include "heptapod/decode/greedy_reference.h"
@@ -11,7 +15,8 @@
 #include "heptapod/model/transformer.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/lr_schedule.h"
-#include "heptapod/train/trainer.h"
+#include "heptapod/train/adam.h"
+#include "heptapod/train/update_step.h"
 #include "test_util.h"
 
 namespace heptapod {
@@ -101,6 +106,81 @@ TEST(TrainingStep, DropoutIsDeterministicPerSeedAndChangesWithIt) {
   };
   EXPECT_EQ(loss_with_seed(7), loss_with_seed(7));
   EXPECT_NE(loss_with_seed(7), loss_with_seed(8));
+}
+
+// Sums two "processes'" buffers, as MPI_Allreduce does for two ranks: each thread passes its buffer, both
+// get a + b.
+class TwoThreadReducer : public GradientReducer {
+ public:
+  void sum(float* v, std::size_t n) override { exchange(v, n); }
+  void sum(double* v, std::size_t n) override { exchange(v, n); }
+
+ private:
+  template <typename T>
+  void exchange(T* v, std::size_t n) {
+    std::unique_lock lock(mutex_);
+    const int generation = generation_;
+    std::vector<T> mine(v, v + n);
+    if (!waiting_) {  // first: leave a copy, wait for the other's sum
+      waiting_ = true;
+      first_ = std::vector<double>(v, v + n);
+      done_.wait(lock, [&] { return generation_ != generation; });
+      for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<T>(result_[i]);
+    } else {
+      result_.resize(n);
+      for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<T>(first_[i]) + mine[i]);
+      for (std::size_t i = 0; i < n; ++i) result_[i] = v[i];
+      waiting_ = false;
+      ++generation_;
+      done_.notify_all();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool waiting_ = false;
+  int generation_ = 0;
+  std::vector<double> first_, result_;
+};
+
+// Two micro-batches accumulated on one process and the same two split over two processes (each with its
+// micro-batch's index, so its dropout stream) and summed give the same model, bit for bit, update after update.
+TEST(TrainingStep, TwoProcessesEqualOneAccumulatingTwoMicroBatches) {
+  const ModelConfig c = small_config();
+  auto fresh = [&] {
+    auto m = std::make_unique<Transformer<float>>(c);
+    initialize_parameters(m->parameters(), c, 11);
+    return m;
+  };
+  constexpr int kUpdates = 3;
+  std::vector<Batch> batches;
+  for (int u = 0; u < kUpdates * 2; ++u) batches.push_back(copy_batch(c, 100 + u, 3 + u % 2));
+  const UpdateSettings settings{5, 0.1f, 1.0};
+
+  auto one = fresh();
+  Adam<float> one_adam(one->parameters().size(), AdamConfig{});
+  UpdateStep one_step(*one, one_adam, settings);
+  for (int u = 0; u < kUpdates; ++u) {
+    const Batch &a = batches[2 * u], &b = batches[2 * u + 1];
+    one_step.run({&a, &b}, {0, 1}, a.target_tokens() + b.target_tokens(), u, 1e-3);
+  }
+
+  TwoThreadReducer reducer;
+  std::unique_ptr<Transformer<float>> rank[2] = {fresh(), fresh()};
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      Adam<float> adam(rank[r]->parameters().size(), AdamConfig{});
+      UpdateStep step(*rank[r], adam, settings, &reducer);
+      for (int u = 0; u < kUpdates; ++u) {
+        const Batch &a = batches[2 * u], &b = batches[2 * u + 1];
+        step.run({r == 0 ? &a : &b}, {r}, a.target_tokens() + b.target_tokens(), u, 1e-3);
+      }
+    });
+  for (auto& t : ranks) t.join();
+  const std::size_t n = one->parameters().size();
+  for (int r = 0; r < 2; ++r)
+    EXPECT_EQ(std::memcmp(rank[r]->parameters().values(), one->parameters().values(), n * sizeof(float)), 0)
+        << "process " << r << " differs from one process accumulating both micro-batches";
 }
 
 // Every (update, micro-batch) pair draws its own dropout stream, for accumulations far above 64 (the old

@@ -1,9 +1,12 @@
 // `heptapod train`: vocabularies, data, the training loop with gradient accumulation, validation, early
 // stopping, checkpoints and exact resume. A rerun of the same command in the same output directory
-// continues from the last checkpoint.
+// continues from the last checkpoint. Trainer is the run as a unit (set-up, update, validation,
+// checkpoint); each update is an UpdateStep (train/update_step.h), the math the demo and the benchmark use
+// too.
 #pragma once
 
-#include <cstdint>
+#include <memory>
+#include <string>
 
 #include "heptapod/train/checkpoint.h"
 #include "heptapod/train/train_config.h"
@@ -16,17 +19,37 @@ struct TrainResult {
   std::string model_path;   // the model to translate with (best on dev, else last)
 };
 
-// Runs or resumes training. Writes into config.output_dir:
+// Writes into config.output_dir:
+//   .lock                          held while the run lives (a second run on the directory is refused)
 //   vocab.src.spm, vocab.tgt.spm   the vocabularies (also stored inside every model file)
 //   cache/                         tokenized corpora
 //   checkpoints/step-NNNNNNNN.htp  the last keep_checkpoints checkpoints
 //   best.htp                       best model on the dev set (with validation)
 //   model.htp                      the final model to translate with
 //   metrics.jsonl                  one JSON record per log interval and validation
-TrainResult train(const TrainConfig& config);
+class Trainer {
+ public:
+  // Set-up: output directory and its lock, vocabularies, corpora (and their cache), the model, fresh or
+  // resumed from the last checkpoint. Throws Error naming the problem.
+  explicit Trainer(const TrainConfig& config);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
 
-// The dropout seed of micro-batch `micro_batch` (0-based, within the update, whatever process computes it) of
-// update `step`: a distinct stream for every (step, micro-batch) pair, for any accumulation.
-std::uint64_t dropout_seed(std::uint64_t seed, long long step, int micro_batch);
+  // One update (with its log line, and validation and checkpoint when due); false once the run is over
+  // (max steps, max epochs or early stopping; stop_reason() says which).
+  bool update();
+  // Writes the last checkpoint and model.htp; the run's result.
+  TrainResult finish();
+  const TrainState& state() const;
+  const std::string& stop_reason() const;
+
+ private:
+  struct Run;
+  std::unique_ptr<Run> run_;
+};
+
+// Runs or resumes training to its end: Trainer, update() until false, finish().
+TrainResult train(const TrainConfig& config);
 
 }  // namespace heptapod

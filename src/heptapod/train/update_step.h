@@ -1,0 +1,61 @@
+// One optimizer update: the math every training loop shares (`heptapod train`, `heptapod demo`, the
+// benchmark, and each process of a distributed run). Each of the update's micro-batches runs forward and
+// backward into a zeroed gradient buffer, with the loss normalised by the target tokens of the whole update;
+// with several micro-batches their gradients are added in order into an accumulator. The processes' sums are
+// then added by the reducer (if any), clipped, and Adam steps. Keeping one gradient per micro-batch (rather
+// than adding into the buffer inside each GEMM) makes two micro-batches on one process and the same two on
+// two processes the same bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "heptapod/core/arena.h"
+#include "heptapod/model/transformer.h"
+#include "heptapod/train/adam.h"
+
+namespace heptapod {
+
+// Sums buffers across the processes of a run (MPI_Allreduce); a run of one process needs none.
+class GradientReducer {
+ public:
+  virtual ~GradientReducer() = default;
+  virtual void sum(float* values, std::size_t count) = 0;
+  virtual void sum(double* values, std::size_t count) = 0;
+};
+
+struct UpdateSettings {
+  std::uint64_t seed = 1;        // dropout streams: dropout_seed(seed, step, micro-batch index)
+  float label_smoothing = 0.1f;
+  double clip_norm = 0.0;        // global gradient-norm clipping; 0 disables
+};
+
+struct UpdateStats {
+  double loss = 0, nll = 0;      // summed over the update's target tokens (every process's)
+  double grad_norm = 0;          // before clipping
+};
+
+// The dropout seed of micro-batch `micro_batch` (0-based within the update, whatever process computes it) of
+// update `step`: a distinct stream for every (step, micro-batch) pair, for any accumulation.
+std::uint64_t dropout_seed(std::uint64_t seed, long long step, int micro_batch);
+
+class UpdateStep {
+ public:
+  UpdateStep(Transformer<float>& model, Adam<float>& adam, const UpdateSettings& settings,
+             GradientReducer* reducer = nullptr);
+  // micro_batches: this process's share of update `step` (0-based), indices: their positions within the
+  // whole update; update_tokens: the target tokens of the whole update. Returns the update's loss totals.
+  UpdateStats run(const std::vector<const Batch*>& micro_batches, const std::vector<int>& indices,
+                  long long update_tokens, long long step, double lr);
+
+ private:
+  Transformer<float>& model_;
+  Adam<float>& adam_;
+  UpdateSettings settings_;
+  GradientReducer* reducer_;
+  Arena arena_;
+  std::vector<float> accumulated_;  // [parameters], with more than one micro-batch per process
+};
+
+}  // namespace heptapod
