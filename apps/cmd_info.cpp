@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "heptapod/core/cpu_info.h"
 #include "heptapod/kernels/blas.h"
+#include "heptapod/train/communicator.h"
 #include "heptapod/kernels/isa.h"
 #include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/kernels/threads.h"
@@ -26,6 +27,7 @@ Runner add_info_command(CLI::App& root) {
     std::printf("kernels:  %s (%s)\n", kernels::isa_name(isa.isa), isa.reason.c_str());
     std::printf("gemm isa: %s\n", kernels::blas_isa_description().c_str());
     std::printf("low-prec: %s\n", kernels::low_precision_paths().c_str());
+    std::printf("mpi:      %s\n", mpi_description().c_str());
     return 0;
   };
 }

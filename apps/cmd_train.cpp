@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "heptapod/core/error.h"
+#include "heptapod/train/communicator.h"
 #include "heptapod/train/trainer.h"
 
 namespace heptapod::app {
@@ -43,8 +44,18 @@ int run_train(TrainFlags f) {
   c.vocab_config.model = vocab_model_from_name(f.vocab_model);
   c.joint_vocab = !f.separate_vocab;
   c.schedule.kind = f.schedule == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;
-  const TrainResult r = train(c);
-  std::printf("stopped after %ld updates (%s); model: %s\n", r.state.step, r.stop_reason.c_str(), r.model_path.c_str());
+  Communicator& ranks = communicator();
+  try {
+    const TrainResult r = train(c);
+    if (ranks.rank() == 0)
+      std::printf("stopped after %ld updates (%s); model: %s\n", r.state.step, r.stop_reason.c_str(), r.model_path.c_str());
+  } catch (const Error& e) {
+    if (ranks.size() == 1) throw;
+    // The other ranks may be waiting for this one: end them all now, never a hang.
+    std::fprintf(stderr, "heptapod: error: rank %d of %d: %s\n", ranks.rank(), ranks.size(), e.what());
+    std::fflush(stderr);
+    ranks.abort(1);
+  }
   return 0;
 }
 

@@ -8,6 +8,8 @@
 #   libcli11-dev            command-line parsing for the heptapod binary
 #   libcpp-httplib-dev      the HTTP server of heptapod serve (a shared library built with OpenSSL, zlib and
 #                           brotli; its header must see the same CPPHTTPLIB_* definitions, from its pkg-config)
+#   libopenmpi-dev          distributed training (mpirun -np N heptapod train); optional: without it the binary
+#                           trains in one process and `heptapod info` says so (HEPTAPOD_WITH_MPI=OFF to leave out)
 #   libgtest-dev            unit tests
 #   libbenchmark-dev        micro-benchmarks under bench/
 # HEPTAPOD_BLAS picks the GEMM provider; docs/blas.md records why the default is the default.
@@ -63,6 +65,16 @@ add_library(heptapod_httplib INTERFACE)
 target_include_directories(heptapod_httplib SYSTEM INTERFACE ${HTTPLIB_INCLUDE_DIR})
 target_compile_options(heptapod_httplib INTERFACE ${HTTPLIB_CFLAGS_OTHER})  # -DCPPHTTPLIB_OPENSSL_SUPPORT ...
 target_link_libraries(heptapod_httplib INTERFACE ${HTTPLIB_LIBRARY} Threads::Threads)
+
+option(HEPTAPOD_WITH_MPI "Build distributed training on MPI (OpenMPI) when found" ON)
+set(HEPTAPOD_MPI_FOUND OFF)
+if(HEPTAPOD_WITH_MPI)
+  find_package(MPI COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set(HEPTAPOD_MPI_FOUND ON)
+  endif()
+endif()
+message(STATUS "Heptapod MPI: ${HEPTAPOD_MPI_FOUND}")
 
 add_library(heptapod_cli11 INTERFACE)
 target_include_directories(heptapod_cli11 SYSTEM INTERFACE ${CLI11_INCLUDE_DIR})

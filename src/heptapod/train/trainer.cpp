@@ -14,6 +14,7 @@
 #include "heptapod/data/batcher.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/model/initialize.h"
+#include "heptapod/train/communicator.h"
 #include "heptapod/train/metrics_log.h"
 #include "heptapod/train/run_lock.h"
 #include "heptapod/train/update_step.h"
@@ -118,6 +119,7 @@ class BatchStream {
 }  // namespace
 
 struct Trainer::Run {
+  Communicator* comm = nullptr;
   TrainConfig c;
   std::string checkpoint_dir, best_path, key;
   std::unique_ptr<RunLock> lock;
@@ -152,29 +154,53 @@ struct Trainer::Run {
 
 Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   Run& r = *run_;
+  r.comm = &communicator();
+  const int rank = r.comm->rank(), ranks = r.comm->size();
   validate(config);
   set_num_threads(config.threads);
-  ensure_writable_dir(config.output_dir);
-  r.lock = std::make_unique<RunLock>(config.output_dir);  // one run per directory, until this one ends
-  r.checkpoint_dir = (fs::path(config.output_dir) / "checkpoints").string();
   const std::string cache_dir = (fs::path(config.output_dir) / "cache").string();
-  fs::create_directories(r.checkpoint_dir);
-  fs::create_directories(cache_dir);
-
-  r.vocabs = prepare_vocabularies(config);
+  r.checkpoint_dir = (fs::path(config.output_dir) / "checkpoints").string();
+  if (rank == 0) {
+    ensure_writable_dir(config.output_dir);
+    r.lock = std::make_unique<RunLock>(config.output_dir);  // one run per directory, until this one ends
+    fs::create_directories(r.checkpoint_dir);
+    fs::create_directories(cache_dir);
+    r.vocabs = prepare_vocabularies(config);
+  }
   TrainConfig& c = r.c;
   c = config;
+  // Rank 0 trains the vocabularies and tokenizes the corpora (writing the caches) while the others wait; they
+  // then read both from the output directory, which every rank must see at the same path.
+  auto build_corpus = [&] {
+    r.corpus = std::make_unique<ParallelCorpus>(ParallelCorpus::build(c.train_source, c.train_target, r.vocabs.source,
+                                                                      r.vocabs.target, c.filter,
+                                                                      (fs::path(cache_dir) / "train.cache").string()));
+  };
+  if (rank == 0) build_corpus();
+  r.comm->barrier();
+  if (rank > 0) {
+    const fs::path src = fs::path(config.output_dir) / "vocab.src.spm", tgt = fs::path(config.output_dir) / "vocab.tgt.spm";
+    require(fs::exists(src) && fs::exists(tgt),
+            "rank " + std::to_string(rank) + " cannot see " + src.string() + " that rank 0 wrote: the output directory " +
+                "must be shared by every rank (the same path on a shared filesystem)");
+    r.vocabs.source = Vocabulary::load(src.string());
+    r.vocabs.target = Vocabulary::load(tgt.string());
+    build_corpus();
+  }
   c.model = resolve_model_config(config.model, r.vocabs);
   c.schedule.d_model = c.model.d_model;
-  r.key = resume_key(c);
+  // The update is accumulate micro-batches on each of the ranks: what a resume must agree on is their total,
+  // so a run may resume on another number of ranks with the same total (re-sharded deterministically).
+  TrainConfig keyed = c;
+  keyed.accumulate = c.accumulate * ranks;
+  r.key = resume_key(keyed);
 
-  r.corpus = std::make_unique<ParallelCorpus>(ParallelCorpus::build(c.train_source, c.train_target, r.vocabs.source,
-                                                                    r.vocabs.target, c.filter,
-                                                                    (fs::path(cache_dir) / "train.cache").string()));
   const ParallelCorpus& corpus = *r.corpus;
-  log_line(std::string("training data: ") + corpus.stats().summary() + (corpus.from_cache() ? " [cached]" : ""));
+  if (rank == 0)
+    log_line(std::string("training data: ") + corpus.stats().summary() + (corpus.from_cache() ? " [cached]" : "") +
+             (ranks > 1 ? ", " + std::to_string(ranks) + " ranks x " + std::to_string(c.accumulate) + " micro-batches" : ""));
   require(corpus.size() > 0, "no training pairs left after filtering " + c.train_source + " / " + c.train_target);
-  if (!c.valid_source.empty()) {
+  if (rank == 0 && !c.valid_source.empty()) {
     LengthFilter dev_filter{1 << 20, 0.0};
     r.dev = DevSet{ParallelCorpus::build(c.valid_source, c.valid_target, r.vocabs.source, r.vocabs.target, dev_filter,
                                          (fs::path(cache_dir) / "valid.cache").string()),
@@ -198,22 +224,25 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     require(saved_key == r.key, "cannot resume from " + last +
                                     ": the data, batching or optimiser settings differ from the run that wrote it (" +
                                     saved_key + " vs " + r.key + "); use another --output directory");
-    log_line("resuming from " + last + " at step " + std::to_string(r.state.step));
+    if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(r.state.step));
   } else {
     initialize_parameters(r.model->parameters(), c.model, c.seed);
   }
-  log_line("model: " + std::to_string(parameter_count(c.model)) + " parameters, d_model " +
+  if (rank == 0)
+    log_line("model: " + std::to_string(parameter_count(c.model)) + " parameters, d_model " +
            std::to_string(c.model.d_model) + ", " + std::to_string(c.model.encoder_layers) + "+" +
            std::to_string(c.model.decoder_layers) + " layers");
 
-  r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, UpdateSettings{c.seed, c.label_smoothing, c.clip_norm});
-  r.metrics = std::make_unique<MetricsLog>((fs::path(c.output_dir) / "metrics.jsonl").string(), r.state.step);
+  r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, UpdateSettings{c.seed, c.label_smoothing, c.clip_norm},
+                                        ranks > 1 ? r.comm : nullptr);
+  if (rank == 0)
+    r.metrics = std::make_unique<MetricsLog>((fs::path(c.output_dir) / "metrics.jsonl").string(), r.state.step);
   r.stream = std::make_unique<BatchStream>(corpus, BatchingConfig{c.batch_tokens, c.window, c.seed});
   r.progress = std::make_unique<Progress>(c.max_steps, r.state.step);
   r.best_path = (fs::path(c.output_dir) / "best.htp").string();
   r.run_start_elapsed = r.state.elapsed_seconds;
   r.first_step = r.state.step;
-  r.micro.resize(c.accumulate);
+  r.micro.resize(static_cast<std::size_t>(c.accumulate) * ranks);
 }
 
 Trainer::~Trainer() = default;
@@ -230,9 +259,11 @@ bool Trainer::update() {
     r.stop_reason = "max steps";
     return false;
   }
-  // One update: accumulate micro-batches, normalised by the update's target tokens.
+  // One update: accumulate x ranks micro-batches, normalised by the update's target tokens; rank r computes
+  // micro-batches r, r + ranks, r + 2 ranks, ...
+  const int rank = r.comm->rank(), ranks = r.comm->size();
   r.batches.clear();
-  for (int k = 0; k < c.accumulate; ++k) {
+  for (std::size_t k = 0; k < r.micro.size(); ++k) {
     if (!r.stream->next(state, c.max_epochs, r.micro[k])) {
       r.stop_reason = "max epochs";
       return false;
@@ -245,13 +276,14 @@ bool Trainer::update() {
   std::vector<int> indices;
   for (std::size_t k = 0; k < r.batches.size(); ++k) {
     update_tokens += r.batches[k].target_tokens();
+    if (static_cast<int>(k % ranks) != rank) continue;
     mine.push_back(&r.batches[k]);
     indices.push_back(static_cast<int>(k));
   }
   const double lr = c.schedule.at(state.step + 1);
   const UpdateStats u = r.step->run(mine, indices, update_tokens, state.step, lr);
   if (!std::isfinite(u.loss)) {
-    r.metrics->write({{"type", "error"}, {"step", state.step + 1}, {"message", "non-finite loss"}});
+    if (r.metrics) r.metrics->write({{"type", "error"}, {"step", state.step + 1}, {"message", "non-finite loss"}});
     throw Error("training stopped at step " + std::to_string(state.step + 1) +
                 ": the loss is not finite (diverged; try a lower learning rate or --clip-norm). The last good "
                 "checkpoint is intact in " + r.checkpoint_dir);
@@ -260,10 +292,11 @@ bool Trainer::update() {
   state.target_tokens += update_tokens;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   state.elapsed_seconds += seconds;
-  r.log(u, update_tokens, lr, seconds);
+  if (rank == 0) r.log(u, update_tokens, lr, seconds);
   if (state.step % c.valid_every == 0 || state.step == c.max_steps) {
-    const bool go_on = r.validate();
-    r.checkpoint();
+    // Rank 0 validates and writes the checkpoint; its early-stopping decision holds for every rank.
+    const bool go_on = r.comm->broadcast(rank == 0 ? r.validate() : 1) != 0;
+    if (rank == 0) r.checkpoint();
     if (!go_on) {
       r.stop_reason = "early stopping";
       return false;
@@ -329,21 +362,22 @@ TrainResult Trainer::finish() {
   Run& r = *run_;
   const TrainConfig& c = r.c;
   TrainState& state = r.state;
+  TrainResult result;
+  result.stop_reason = r.stop_reason;
+  result.state = state;
+  result.model_path = (fs::path(c.output_dir) / "model.htp").string();
+  if (r.comm->rank() > 0) return result;  // rank 0 writes
   if (state.step > r.first_step && state.step % c.valid_every != 0) r.checkpoint();  // validation steps saved already
   char detail[96];
   std::snprintf(detail, sizeof detail, "done (%s), %s this run", r.stop_reason.c_str(),
                 format_duration(state.elapsed_seconds - r.run_start_elapsed).c_str());
   r.progress->finish(state.step, detail);
-  TrainResult result;
-  result.stop_reason = r.stop_reason;
-  result.model_path = (fs::path(c.output_dir) / "model.htp").string();
   if (r.dev && fs::exists(r.best_path)) {
     fs::copy_file(r.best_path, result.model_path + ".tmp", fs::copy_options::overwrite_existing);
     fs::rename(result.model_path + ".tmp", result.model_path);
   } else {
     save_model(result.model_path, *r.model, {}, vocabulary_tensors(r.vocabs));
   }
-  result.state = state;
   return result;
 }
 
