@@ -1,6 +1,6 @@
 // Heptapod's side of the benchmark against PyTorch (bench/vs_pytorch.sh runs both and prints the table).
 //   heptapod_bench workload -o W.json [--train-batches N --translate-batches N --latency-sentences N --seed S]
-//   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency --model small|base [--threads N]
+//   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency|allreduce --model small|base [--threads N]
 //   heptapod_bench ceiling --workload W.json --model small|base [--threads N]
 // `run` and `ceiling` print one JSON line; each phase runs in its own process so peak RSS is the phase's.
 #include <sys/resource.h>
@@ -25,6 +25,7 @@
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
 #include "heptapod/train/adam.h"
+#include "heptapod/train/communicator.h"
 #include "heptapod/train/train_config.h"
 #include "heptapod/train/update_step.h"
 #include "workload.h"
@@ -66,22 +67,51 @@ json train_phase(const ModelConfig& c, const Workload& w) {
     batches.push_back(make_batch(random_sentences(b.src_lengths, c.src_vocab_size, rng),
                                  random_sentences(tgt_tokens, c.tgt_vocab_size, rng), c));
   }
-  // The settings heptapod train runs with by default (label smoothing 0.1, no clipping).
+  // The settings heptapod train runs with by default (label smoothing 0.1, no clipping). Under mpirun each
+  // update takes one batch per rank (rank r: batch u * ranks + r) and sums the gradients, as heptapod train
+  // does; the figures count every rank's tokens.
   const TrainConfig defaults;
-  UpdateStep update(model, adam, UpdateSettings{defaults.seed, defaults.label_smoothing, defaults.clip_norm});
+  Communicator& comm = communicator();
+  const int ranks = comm.size(), rank = comm.rank();
+  UpdateStep update(model, adam, UpdateSettings{defaults.seed, defaults.label_smoothing, defaults.clip_norm},
+                    ranks > 1 ? &comm : nullptr);
+  const std::size_t updates = batches.size() / ranks;
+  const std::size_t warmup = std::min(static_cast<std::size_t>(w.train_warmup), updates / 2);
   long long tokens = 0;
   double flops = 0;
   Clock::time_point t0;
-  for (std::size_t i = 0; i < batches.size(); ++i) {
-    if (static_cast<int>(i) == w.train_warmup) t0 = Clock::now();
-    update.run({&batches[i]}, {0}, batches[i].target_tokens(), static_cast<long long>(i), 1e-4);
-    if (static_cast<int>(i) >= w.train_warmup) {
-      tokens += batches[i].target_tokens();
-      flops += training_flops(c, w.train[i]);
+  for (std::size_t u = 0; u < updates; ++u) {
+    if (u == warmup) {
+      comm.barrier();
+      t0 = Clock::now();
+    }
+    long long update_tokens = 0;
+    for (int r = 0; r < ranks; ++r) update_tokens += batches[u * ranks + r].target_tokens();
+    update.run({&batches[u * ranks + rank]}, {rank}, update_tokens, static_cast<long long>(u), 1e-4);
+    if (u >= warmup) {
+      tokens += update_tokens;
+      for (int r = 0; r < ranks; ++r) flops += training_flops(c, w.train[u * ranks + r]);
     }
   }
+  comm.barrier();
   const double seconds = seconds_since(t0);
-  return {{"tokens", tokens}, {"seconds", seconds}, {"gflop", flops / 1e9}};
+  return {{"tokens", tokens}, {"seconds", seconds}, {"gflop", flops / 1e9}, {"ranks", ranks}};
+}
+
+// The gradient all-reduce alone: a buffer of the model's parameter count summed across the ranks (under
+// mpirun), once to warm up and then five times.
+json allreduce_phase(const ModelConfig& c) {
+  Communicator& comm = communicator();
+  std::vector<float> gradients(static_cast<std::size_t>(parameter_count(c)), 1.0f);
+  comm.sum(gradients.data(), gradients.size());
+  comm.barrier();
+  constexpr int kRepeats = 5;
+  const Clock::time_point t0 = Clock::now();
+  for (int i = 0; i < kRepeats; ++i) comm.sum(gradients.data(), gradients.size());
+  const double seconds = seconds_since(t0) / kRepeats;
+  const double bytes = gradients.size() * sizeof(float);
+  return {{"ranks", comm.size()}, {"bytes", bytes}, {"seconds", seconds},
+          {"bus_gbytes_per_second", 2.0 * (comm.size() - 1) / comm.size() * bytes / seconds / 1e9}};
 }
 
 // Translates each batch with the end token banned, so every sentence decodes exactly as many tokens as its
@@ -208,7 +238,7 @@ int main(int argc, char** argv) {
     sub->add_option("--model", model_name)->required()->check(CLI::IsMember({"small", "base"}));
     sub->add_option("--threads", threads);
   }
-  run->add_option("--phase", phase)->required()->check(CLI::IsMember({"train", "beam4", "greedy", "latency"}));
+  run->add_option("--phase", phase)->required()->check(CLI::IsMember({"train", "beam4", "greedy", "latency", "allreduce"}));
   run->add_option("--compute-type", compute_type, "Translation phases: float32, int8 or bfloat16")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
   CLI11_PARSE(app, argc, argv);
@@ -230,6 +260,8 @@ int main(int argc, char** argv) {
       phase = "ceiling";
     } else if (phase == "train") {
       result = train_phase(c, w);
+    } else if (phase == "allreduce") {
+      result = allreduce_phase(c);
     } else if (phase == "latency") {
       std::vector<std::vector<int>> singles;
       for (int n : w.latency) singles.push_back({n});
@@ -248,7 +280,7 @@ int main(int argc, char** argv) {
     result["model_mb"] = parameter_count(c) * 4.0 / (1 << 20);
     result["decode_weight_mb"] = decode_weight_bytes(c) / (1 << 20);
     result["blas"] = kernels::blas_description();
-    std::cout << result.dump() << std::endl;
+    if (communicator().rank() == 0) std::cout << result.dump() << std::endl;
   } catch (const std::exception& e) {
     std::cerr << "heptapod_bench: " << e.what() << "\n";
     return 1;

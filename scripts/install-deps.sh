@@ -11,6 +11,7 @@ PACKAGES=(
   libdnnl-dev libopenblas-openmp-dev
   nlohmann-json3-dev libcli11-dev libsentencepiece-dev libcpp-httplib-dev pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin
   dpkg-dev binutils file
   chromium chromium-driver python3-selenium
 )
