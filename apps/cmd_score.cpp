@@ -1,5 +1,5 @@
 // `heptapod score -m MODEL`: log-probabilities of given source/target pairs, one line per pair (and per
-// token with --per-token).
+// token with --per-token), streaming a window of pairs at a time.
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -19,26 +19,42 @@ struct ScoreFlags {
   bool per_token = false, normalize = false;
   TranslatorOptions translator;
   int threads = 0;
+  int window = 10000;
 };
 
+// Window by window over both files, as translate streams: memory bounded by the window.
 int run_score(const ScoreFlags& f) {
   set_num_threads(f.threads);
   Translator translator(f.model, f.translator);
-  const std::vector<std::string> src = read_input_lines(f.source);
-  const std::vector<std::string> tgt = read_input_lines(f.target);
-  require(src.size() == tgt.size(), "line counts differ: " + f.source + " has " + std::to_string(src.size()) +
-                                        " lines, " + f.target + " has " + std::to_string(tgt.size()));
-  const auto scores = translator.score(src, tgt);
-  std::ostringstream text;
-  text.precision(6);
-  text << std::fixed;
-  for (const SentenceScore& s : scores) {
-    text << (f.normalize ? s.log_prob / s.tokens : s.log_prob);
-    if (f.per_token)
-      for (double t : s.token_log_probs) text << '\t' << t;
-    text << '\n';
-  }
-  write_output(f.output, text.str());
+  LineWindows sources(f.source), targets(f.target);
+  stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
+    std::vector<std::string> src, tgt;
+    for (;;) {
+      const bool more_src = sources.next(static_cast<std::size_t>(f.window), src);
+      const bool more_tgt = targets.next(static_cast<std::size_t>(f.window), tgt);
+      if (src.size() != tgt.size()) {
+        // One file ended first: count the rest of the other for the message.
+        std::vector<std::string> rest;
+        while (sources.next(1 << 16, rest)) {
+        }
+        while (targets.next(1 << 16, rest)) {
+        }
+        throw Error("line counts differ: " + f.source + " has " + std::to_string(sources.lines_read()) + " lines, " +
+                    f.target + " has " + std::to_string(targets.lines_read()));
+      }
+      if (!more_src || !more_tgt) return;
+      std::ostringstream text;
+      text.precision(6);
+      text << std::fixed;
+      for (const SentenceScore& s : translator.score(src, tgt)) {
+        text << (f.normalize ? s.log_prob / s.tokens : s.log_prob);
+        if (f.per_token)
+          for (double t : s.token_log_probs) text << '\t' << t;
+        text << '\n';
+      }
+      emit(text.str());
+    }
+  });
   return 0;
 }
 
@@ -51,6 +67,9 @@ Runner add_score_command(CLI::App& root) {
   cmd->add_option("--source", f->source, "Source sentences, one per line")->required();
   cmd->add_option("--target", f->target, "Target sentences, line-aligned")->required();
   cmd->add_option("-o,--output", f->output, "Output file (default: stdout)");
+  cmd->add_option("--window", f->window, "Pairs read and scored together before their results are written")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("--per-token", f->per_token, "Also print each target token's log-probability (end token last)");
   cmd->add_flag("--normalize", f->normalize, "Print the log-probability per target token instead of the total");
   add_precision_options(cmd, f->translator);

@@ -1,4 +1,5 @@
-// `heptapod translate -m MODEL`: translates lines from stdin or a file, in input order, to stdout or a file.
+// `heptapod translate -m MODEL`: translates lines from stdin or a file, in input order, to stdout or a file,
+// streaming: a window of lines at a time.
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -20,33 +21,47 @@ struct TranslateFlags {
   bool alignments = false, scores = false;
   TranslatorOptions translator;
   int threads = 0;
+  int window = 10000;
 };
 
-int run_translate(const TranslateFlags& f) {
-  set_num_threads(f.threads);
-  Translator translator(f.model, f.translator);
-  const std::vector<std::string> lines = read_input_lines(f.input);
-  const std::vector<Translation> out = translator.translate(lines, f.options);
+// The output lines of one window's translations; line ids (n-best) count from `first`.
+std::string format_window(const TranslateFlags& f, const std::vector<Translation>& out, std::size_t first) {
   std::ostringstream text;
   const bool nbest = f.options.search.nbest > 1;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (!out[i].warning.empty()) std::fprintf(stderr, "warning: line %zu: %s\n", i + 1, out[i].warning.c_str());
+    const std::size_t id = first + i;
+    if (!out[i].warning.empty()) std::fprintf(stderr, "warning: line %zu: %s\n", id + 1, out[i].warning.c_str());
     if (out[i].hypotheses.empty()) {
-      if (nbest) text << i << " ||| ||| 0\n";
+      if (nbest) text << id << " ||| ||| 0\n";
       else text << "\n";
       continue;
     }
     const std::size_t shown = nbest ? out[i].hypotheses.size() : 1;
     for (std::size_t h = 0; h < shown; ++h) {
       const TranslatedHypothesis& t = out[i].hypotheses[h];
-      if (nbest) text << i << " ||| ";
+      if (nbest) text << id << " ||| ";
       text << t.text;
       if (nbest || f.scores) text << " ||| " << t.score;
       if (f.alignments) text << " ||| " << t.alignment;
       text << "\n";
     }
   }
-  write_output(f.output, text.str());
+  return text.str();
+}
+
+// Window by window: read `window` lines, translate them (sorted by length within the window), write their
+// results in input order, go on. Memory is bounded by the window, not by the input.
+int run_translate(const TranslateFlags& f) {
+  set_num_threads(f.threads);
+  Translator translator(f.model, f.translator);
+  LineWindows input(f.input);
+  stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
+    std::vector<std::string> lines;
+    while (input.next(static_cast<std::size_t>(f.window), lines)) {
+      const std::size_t first = input.lines_read() - lines.size();
+      emit(format_window(f, translator.translate(lines, f.options), first));
+    }
+  });
   return 0;
 }
 
@@ -59,6 +74,11 @@ Runner add_translate_command(CLI::App& root) {
   cmd->add_option("-m,--model", f->model, "Model file (from heptapod train)")->required();
   cmd->add_option("-i,--input", f->input, "Input file, one sentence per line (default: stdin)");
   cmd->add_option("-o,--output", f->output, "Output file (default: stdout)");
+  cmd->add_option("--window", f->window,
+                  "Lines read, sorted by length and translated together before their results are written (memory is "
+                  "bounded by it; 1 for interactive use)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   add_search_options(cmd, f->options);
   cmd->add_option("--nbest", s.nbest, "Print this many hypotheses per line as: id ||| text ||| score")
       ->check(CLI::Range(1, 256));

@@ -2,6 +2,7 @@
 // vocabularies (random weights: the tests check plumbing and invariants, not quality).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "heptapod/data/text_file.h"
@@ -159,6 +160,69 @@ TEST(Translate, QuantizedModelTranslatesAsComputeTypeDoes) {
   EXPECT_HAS_SUBSTR(log, "--to");
   EXPECT_NE(run_heptapod("translate -m " + quoted(model) + " --compute-type half < /dev/null", dir, log), 0);
   EXPECT_HAS_SUBSTR(log, "--compute-type");
+}
+
+// Streaming (`--window`): the output of small windows equals the whole input's (int8: batch-invariant, so
+// bytes and scores), n-best ids count across windows, a window boundary may cut a run of equal-length lines,
+// and a last line without a newline is translated.
+TEST(Translate, StreamedOutputEqualsWholeInputOutput) {
+  TempDir dir;
+  const std::string model = make_model(dir);
+  std::vector<std::string> lines = read_lines(data("numbers.dev.es"));
+  lines.resize(60);
+  std::string text;
+  for (int i = 0; i < 9; ++i) text += "uno dos tres\n";  // equal lengths, across a boundary of --window 4
+  for (const std::string& l : lines) text += l + "\n";
+  text += "siete";  // no newline
+  const std::string input = dir.write("in.es", text);
+  std::string log;
+  for (const std::string& extra : {std::string(""), std::string("--nbest 2 ")}) {
+    const std::string base = "translate -m " + quoted(model) + " --compute-type int8 --max-extra-length 6 --scores " +
+                             extra + "-i " + quoted(input) + " -o ";
+    ASSERT_EQ(run_heptapod(base + quoted(dir.file("whole.txt")), dir, log), 0) << log;
+    ASSERT_EQ(run_heptapod(base + quoted(dir.file("windows.txt")) + " --window 4", dir, log), 0) << log;
+    const std::string piped = "cat " + quoted(input) + " | " + quoted(HEPTAPOD_BINARY) + " " + base +
+                              "- --window 1 > " + quoted(dir.file("piped.txt")) + " 2> " + quoted(dir.file("err.txt"));
+    ASSERT_EQ(std::system(piped.c_str()), 0) << test::slurp(dir.file("err.txt"));
+    const std::string whole = test::slurp(dir.file("whole.txt"));
+    EXPECT_EQ(test::slurp(dir.file("windows.txt")), whole) << extra;
+    EXPECT_EQ(test::slurp(dir.file("piped.txt")), whole) << extra;
+    const std::size_t out_lines = static_cast<std::size_t>(std::count(whole.begin(), whole.end(), '\n'));
+    EXPECT_EQ(out_lines, (lines.size() + 10) * (extra.empty() ? 1 : 2)) << "every line, the last one included";
+  }
+}
+
+// A reader that closes the pipe early ends the run with a clear error, not a signal.
+TEST(Translate, AClosedOutputPipeIsAClearError) {
+  TempDir dir;
+  const std::string model = make_model(dir);
+  const std::string input = data("numbers.dev.es");
+  const std::string command = "bash -c " + quoted("set -o pipefail; " + std::string(HEPTAPOD_BINARY) + " translate -m " +
+                                                  quoted(model) + " --max-extra-length 6 --window 1 -i " + quoted(input) +
+                                                  " 2> " + quoted(dir.file("err.txt")) + " | head -n 1 > /dev/null");
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << test::slurp(dir.file("err.txt"));
+  EXPECT_HAS_SUBSTR(test::slurp(dir.file("err.txt")), "cannot write to stdout: Broken pipe (its reader has closed it)");
+}
+
+// `heptapod score` streams too: windows give the whole input's scores, and unequal files name both counts.
+TEST(Translate, StreamedScoresEqualWholeInputScores) {
+  TempDir dir;
+  const std::string model = make_model(dir);
+  const std::string src = data("numbers.dev.es"), tgt = data("numbers.dev.en");
+  std::string log;
+  const std::string base = "score -m " + quoted(model) + " --compute-type int8 --source " + quoted(src) + " --target ";
+  ASSERT_EQ(run_heptapod(base + quoted(tgt) + " -o " + quoted(dir.file("whole.txt")), dir, log), 0) << log;
+  ASSERT_EQ(run_heptapod(base + quoted(tgt) + " --window 7 -o " + quoted(dir.file("windows.txt")), dir, log), 0) << log;
+  EXPECT_EQ(test::slurp(dir.file("windows.txt")), test::slurp(dir.file("whole.txt")));
+  std::string shorter;
+  for (const std::string& l : read_lines(tgt)) shorter += shorter.size() < 40 ? l + "\n" : "";
+  EXPECT_EQ(run_heptapod(base + quoted(dir.write("short.en", shorter)) + " --window 2 -o " + quoted(dir.file("x.txt")),
+                         dir, log),
+            1);
+  EXPECT_HAS_SUBSTR(log, "line counts differ: " + src + " has 200 lines");
+  EXPECT_FALSE(test::fs::exists(dir.file("x.txt"))) << "a failed run left an output file";
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/utf8.h"
@@ -28,9 +29,13 @@ std::vector<std::string> read_lines(const std::string& path) {
 }
 
 LenientLines read_lines_lenient(std::istream& in) {
+  return read_lines_lenient(in, std::numeric_limits<std::size_t>::max());
+}
+
+LenientLines read_lines_lenient(std::istream& in, std::size_t max_lines) {
   LenientLines out;
   std::string line;
-  while (std::getline(in, line)) {
+  while (out.lines.size() < max_lines && std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (find_invalid_utf8(line) != std::string::npos) {
       out.invalid_lines.push_back(out.lines.size() + 1);

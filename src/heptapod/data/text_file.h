@@ -19,6 +19,9 @@ struct LenientLines {
   std::vector<std::size_t> invalid_lines;
 };
 LenientLines read_lines_lenient(std::istream& in);
+// At most max_lines lines from where `in` stands (invalid_lines numbered from 1 within them); fewer at the
+// end of the stream. A last line without a newline is a line.
+LenientLines read_lines_lenient(std::istream& in, std::size_t max_lines);
 
 struct ParallelText {
   std::vector<std::string> source, target;
