@@ -80,14 +80,4 @@ inline void stream_output(const std::string& path,
   write_file_atomic(path, [&](std::ostream& out) { produce([&](const std::string& text) { out << text; }); });
 }
 
-// Writes text to `path` atomically, or to stdout when path is "" or "-".
-inline void write_output(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return;
-  }
-  write_file_atomic(path, [&](std::ostream& out) { out << text; });
-}
-
 }  // namespace heptapod::app

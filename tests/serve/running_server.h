@@ -11,9 +11,22 @@
 #include <thread>
 #include <vector>
 
+#include "heptapod/data/text_file.h"
 #include "heptapod/serve/translation_server.h"
+#include "test_process.h"
 
 namespace heptapod::test {
+
+// The Spanish side of the numbers dev set (200 lines): the servers' test sentences.
+inline std::vector<std::string> numbers() { return read_lines(data_file("numbers.dev.es")); }
+
+// A server computing in int8 (batch-invariant: replies comparable to the bit) with short outputs.
+inline ServerOptions int8_server() {
+  ServerOptions o;
+  o.translator.compute_type = ComputeType::Int8;
+  o.defaults.search.max_extra_length = 8;
+  return o;
+}
 
 class RunningServer {
  public:

@@ -134,7 +134,7 @@ TEST(ServeCli, SigtermUnderLoadAnswersWhatIsInFlight) {
   test::TempDir dir;
   const std::string model = test::make_model(dir);
   ServeProcess server({"-m", model, "--compute-type", "int8"}, dir.file("serve.log"));
-  const std::vector<std::string> sources = read_lines(test::data_file("numbers.dev.es"));
+  const std::vector<std::string> sources = test::numbers();
   constexpr int kClients = 8, kMaxRequests = 400;
   std::atomic<int> sent{0}, answered{0}, answered_after_signal{0}, failed_status{0};
   std::atomic<bool> signalled{false};

@@ -19,14 +19,8 @@ using nlohmann::json;
 using test::post;
 using test::post_json;
 
-std::vector<std::string> numbers() { return read_lines(test::data_file("numbers.dev.es")); }
-
-ServerOptions int8_server() {
-  ServerOptions o;
-  o.translator.compute_type = ComputeType::Int8;
-  o.defaults.search.max_extra_length = 8;
-  return o;
-}
+using test::int8_server;
+using test::numbers;
 
 class ServerApi : public ::testing::Test {
  protected:

@@ -18,16 +18,15 @@ using nlohmann::json;
 using test::post;
 using test::post_json;
 
-std::vector<std::string> numbers() { return read_lines(test::data_file("numbers.dev.es")); }
+using test::int8_server;
+using test::numbers;
 
 class ServerLimits : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir;
     const std::string model = test::make_model(*dir_);
-    ServerOptions o;
-    o.translator.compute_type = ComputeType::Int8;
-    o.defaults.search.max_extra_length = 8;
+    ServerOptions o = int8_server();
     o.limits.max_body_bytes = 4096;
     o.limits.max_characters = 300;
     o.limits.max_sentences = 5;
@@ -135,9 +134,7 @@ TEST_F(ServerLimits, UnknownPathsAndMethods) {
 TEST(ServerOverload, FullQueueRefusesWith503AndServesTheRest) {
   test::TempDir dir;
   const std::string model = test::make_model(dir);
-  ServerOptions o;
-  o.translator.compute_type = ComputeType::Int8;
-  o.defaults.search.max_extra_length = 8;
+  ServerOptions o = int8_server();
   o.queue.max_queued_sentences = 4;
   test::RunningServer server({parse_model_spec(model)}, o);
   const std::vector<std::string> lines = numbers();

@@ -295,13 +295,13 @@ void TranslationServer::Impl::translate(const httplib::Request& req, httplib::Re
     } catch (const QueueFull&) {
       throw HttpError(503, "The server is busy (translation queue full); retry shortly", 1);
     }
-    if (future.wait_until(deadline) != std::future_status::ready)
-      throw HttpError(504, "Translation timed out after " + std::to_string(call.timeout.count()) + " ms");
+    const std::string timed_out = "Translation timed out after " + std::to_string(call.timeout.count()) + " ms";
+    if (future.wait_until(deadline) != std::future_status::ready) throw HttpError(504, timed_out);
     std::vector<Translation> out;
     try {
       out = future.get();
     } catch (const DeadlineExceeded&) {
-      throw HttpError(504, "Translation timed out after " + std::to_string(call.timeout.count()) + " ms (queued)");
+      throw HttpError(504, timed_out + " (queued)");
     }
     send_json(res, 200, api == Api::LibreTranslate ? libretranslate_reply(call, out, model.spec)
                                                    : native_reply(call, out, model.spec));

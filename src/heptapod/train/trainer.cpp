@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <utility>
 
 #include "heptapod/core/error.h"
 #include "heptapod/core/progress.h"
@@ -42,10 +43,14 @@ void ensure_writable_dir(const std::string& dir) {
   fs::remove(probe);
 }
 
+// Where a run keeps its source and target vocabularies.
+std::pair<std::string, std::string> vocabulary_paths(const std::string& output_dir) {
+  return {(fs::path(output_dir) / "vocab.src.spm").string(), (fs::path(output_dir) / "vocab.tgt.spm").string()};
+}
+
 // Vocabularies from the config's files, from an earlier run in the output directory, or trained now.
 ModelVocabularies prepare_vocabularies(const TrainConfig& c) {
-  const std::string src_path = (fs::path(c.output_dir) / "vocab.src.spm").string();
-  const std::string tgt_path = (fs::path(c.output_dir) / "vocab.tgt.spm").string();
+  const auto [src_path, tgt_path] = vocabulary_paths(c.output_dir);
   ModelVocabularies v;
   if (!c.vocab.empty()) {
     v.source = v.target = Vocabulary::load(c.vocab);
@@ -179,12 +184,12 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   if (rank == 0) build_corpus();
   r.comm->barrier();
   if (rank > 0) {
-    const fs::path src = fs::path(config.output_dir) / "vocab.src.spm", tgt = fs::path(config.output_dir) / "vocab.tgt.spm";
+    const auto [src, tgt] = vocabulary_paths(config.output_dir);
     require(fs::exists(src) && fs::exists(tgt),
-            "rank " + std::to_string(rank) + " cannot see " + src.string() + " that rank 0 wrote: the output directory " +
+            "rank " + std::to_string(rank) + " cannot see " + src + " that rank 0 wrote: the output directory " +
                 "must be shared by every rank (the same path on a shared filesystem)");
-    r.vocabs.source = Vocabulary::load(src.string());
-    r.vocabs.target = Vocabulary::load(tgt.string());
+    r.vocabs.source = Vocabulary::load(src);
+    r.vocabs.target = Vocabulary::load(tgt);
     build_corpus();
   }
   c.model = resolve_model_config(config.model, r.vocabs);
