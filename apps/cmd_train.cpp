@@ -103,6 +103,8 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt)");
   cmd->add_option("--label-smoothing", c.label_smoothing, "Label smoothing epsilon");
   cmd->add_option("--clip-norm", c.clip_norm, "Clip the global gradient norm (0: off)");
+  cmd->add_flag("!--no-overlap-allreduce", c.overlap_allreduce,
+                "Under mpirun: sum the gradients after the backward pass instead of layer by layer during it");
   cmd->add_option("--steps", c.max_steps, "Stop after this many updates");
   cmd->add_option("--epochs", c.max_epochs, "Stop after this many epochs (0: no limit)");
   cmd->add_option("--valid-every", c.valid_every, "Updates between validations and checkpoints");

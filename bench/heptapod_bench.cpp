@@ -55,7 +55,7 @@ std::vector<std::vector<int>> random_sentences(const std::vector<int>& lengths, 
   return out;
 }
 
-json train_phase(const ModelConfig& c, const Workload& w) {
+json train_phase(const ModelConfig& c, const Workload& w, bool overlap) {
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 1);
   Adam<float> adam(model.parameters().size(), AdamConfig{});
@@ -73,12 +73,12 @@ json train_phase(const ModelConfig& c, const Workload& w) {
   const TrainConfig defaults;
   Communicator& comm = communicator();
   const int ranks = comm.size(), rank = comm.rank();
-  UpdateStep update(model, adam, UpdateSettings{defaults.seed, defaults.label_smoothing, defaults.clip_norm},
+  UpdateStep update(model, adam, UpdateSettings{defaults.seed, defaults.label_smoothing, defaults.clip_norm, overlap},
                     ranks > 1 ? &comm : nullptr);
   const std::size_t updates = batches.size() / ranks;
   const std::size_t warmup = std::min(static_cast<std::size_t>(w.train_warmup), updates / 2);
   long long tokens = 0;
-  double flops = 0;
+  double flops = 0, reduce_wait = 0;
   Clock::time_point t0;
   for (std::size_t u = 0; u < updates; ++u) {
     if (u == warmup) {
@@ -87,15 +87,19 @@ json train_phase(const ModelConfig& c, const Workload& w) {
     }
     long long update_tokens = 0;
     for (int r = 0; r < ranks; ++r) update_tokens += batches[u * ranks + r].target_tokens();
-    update.run({&batches[u * ranks + rank]}, {rank}, update_tokens, static_cast<long long>(u), 1e-4);
+    const UpdateStats stats =
+        update.run({&batches[u * ranks + rank]}, {rank}, update_tokens, static_cast<long long>(u), 1e-4);
     if (u >= warmup) {
+      reduce_wait += stats.reduce_wait_seconds;
       tokens += update_tokens;
       for (int r = 0; r < ranks; ++r) flops += training_flops(c, w.train[u * ranks + r]);
     }
   }
   comm.barrier();
   const double seconds = seconds_since(t0);
-  return {{"tokens", tokens}, {"seconds", seconds}, {"gflop", flops / 1e9}, {"ranks", ranks}};
+  return {{"tokens", tokens}, {"seconds", seconds}, {"gflop", flops / 1e9}, {"ranks", ranks}, {"overlap", overlap},
+          // Rank 0's wait for the gradient sums after its backward passes, per update.
+          {"reduce_wait_seconds_per_update", reduce_wait / static_cast<double>(updates - warmup)}};
 }
 
 // The gradient all-reduce alone: a buffer of the model's parameter count summed across the ranks (under
@@ -238,6 +242,8 @@ int main(int argc, char** argv) {
     sub->add_option("--model", model_name)->required()->check(CLI::IsMember({"small", "base"}));
     sub->add_option("--threads", threads);
   }
+  bool overlap = true;
+  run->add_flag("!--no-overlap", overlap, "Train phase under mpirun: sum the gradients after the backward pass");
   run->add_option("--phase", phase)->required()->check(CLI::IsMember({"train", "beam4", "greedy", "latency", "allreduce"}));
   run->add_option("--compute-type", compute_type, "Translation phases: float32, int8 or bfloat16")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
@@ -259,7 +265,7 @@ int main(int argc, char** argv) {
       result = ceiling_phase(c, w);
       phase = "ceiling";
     } else if (phase == "train") {
-      result = train_phase(c, w);
+      result = train_phase(c, w, overlap);
     } else if (phase == "allreduce") {
       result = allreduce_phase(c);
     } else if (phase == "latency") {

@@ -1,6 +1,8 @@
 // Data pipeline: UTF-8 validation, vocabularies, the tokenized-corpus cache, and token-budget batching.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "heptapod/core/error.h"
@@ -8,6 +10,7 @@
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/data/utf8.h"
+#include "heptapod/io/atomic_file.h"
 #include "test_process.h"
 
 namespace heptapod {
@@ -68,6 +71,106 @@ TEST(ParallelCorpus, CacheIsReusedUntilTheTextChanges) {
   EXPECT_FALSE(ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), strict, cache).from_cache());
   dir.write("c.cache", "damaged");  // a broken cache is rebuilt, not an error
   EXPECT_FALSE(ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), LengthFilter{}, cache).from_cache());
+}
+
+// A corpus of several tokenizing blocks (16,384 pairs each), cached and in memory, holds exactly what
+// tokenizing and filtering each line on its own gives, in order, with its line numbers.
+TEST(ParallelCorpus, StreamedBlocksEqualLineByLineTokenization) {
+  TempDir dir;
+  const std::vector<std::string> en = read_lines(test::data_file("numbers.train.en"));
+  const std::vector<std::string> es = read_lines(test::data_file("numbers.train.es"));
+  std::string src_text, tgt_text;
+  constexpr std::size_t kPairs = 2 * 16384 + 77;
+  for (std::size_t i = 0; i < kPairs; ++i) {
+    src_text += (i % 1000 == 5 ? "" : en[i % en.size()]) + "\n";  // some empty lines, dropped
+    tgt_text += es[(i * 7) % es.size()] + "\n";
+  }
+  const std::string src = dir.write("s.txt", src_text), tgt = dir.write("t.txt", tgt_text.substr(0, tgt_text.size() - 1));
+  const LengthFilter filter{12, 2.0};
+  const Vocabulary& v = char_vocab();
+  std::vector<std::pair<std::vector<int>, std::vector<int>>> expected;
+  std::vector<long long> lines;
+  for (std::size_t i = 0; i < kPairs; ++i) {
+    const std::string s = i % 1000 == 5 ? "" : en[i % en.size()];
+    const std::vector<int> a = s.empty() ? std::vector<int>{} : v.encode(s), b = v.encode(es[(i * 7) % es.size()]);
+    if (a.empty() || a.size() > 12 || b.size() > 12) continue;
+    if (static_cast<double>(std::max(a.size(), b.size())) / static_cast<double>(std::min(a.size(), b.size())) > 2.0) continue;
+    expected.emplace_back(a, b);
+    lines.push_back(static_cast<long long>(i + 1));
+  }
+  for (const std::string cache : {std::string(), dir.file("c.cache")}) {
+    SCOPED_TRACE(cache.empty() ? "in memory" : "cached");
+    const auto corpus = ParallelCorpus::build(src, tgt, v, v, filter, cache);
+    EXPECT_EQ(corpus.stats().lines, static_cast<long long>(kPairs));
+    ASSERT_EQ(corpus.size(), expected.size());
+    for (std::size_t i = 0; i < corpus.size(); ++i) {
+      ASSERT_TRUE(std::ranges::equal(corpus.source(i), expected[i].first)) << i;
+      ASSERT_TRUE(std::ranges::equal(corpus.target(i), expected[i].second)) << i;
+      ASSERT_EQ(corpus.line_number(i), lines[i]) << i;
+    }
+  }
+  EXPECT_TRUE(ParallelCorpus::build(src, tgt, v, v, filter, dir.file("c.cache")).from_cache());
+}
+
+// A cache cut short or with damaged offsets is rebuilt (the arrays are checked before use), never read.
+TEST(ParallelCorpus, TruncatedOrDamagedCachesAreRebuilt) {
+  TempDir dir;
+  const std::string src = dir.write("s.txt", "one two\nthree\nfour\n");
+  const std::string tgt = dir.write("t.txt", "uno dos\ntres\ncuatro\n");
+  const std::string cache = dir.file("c.cache");
+  ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), LengthFilter{}, cache);
+  const std::string whole = read_file(cache);
+  for (const std::size_t keep : {std::size_t{300}, whole.size() - 9}) {
+    dir.write("c.cache", whole.substr(0, keep));
+    const auto c = ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), LengthFilter{}, cache);
+    EXPECT_FALSE(c.from_cache()) << keep;
+    EXPECT_EQ(c.size(), 3u);
+  }
+  std::string damaged = whole;
+  std::uint64_t starts_at = 0;  // the header's offset of the pairs' starts (after format, fingerprint, stats,
+  std::memcpy(&starts_at, whole.data() + 104, sizeof starts_at);  // pairs, tokens and tokens_at)
+  ASSERT_LT(starts_at + 24, whole.size());
+  damaged[starts_at + 2 * 8 + 1] ^= 0x40;  // pair 2 now starts 16,384 tokens later, past the end
+  dir.write("c.cache", damaged);
+  EXPECT_FALSE(ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), LengthFilter{}, cache).from_cache());
+}
+
+// Both files are read a line at a time: a missing last newline, CRLF, and a count mismatch found late.
+TEST(TextFile, ParallelLinesStreamAndNameBothCountsOnMismatch) {
+  TempDir dir;
+  const std::string a = dir.write("a.txt", "x\r\ny\nz"), b = dir.write("b.txt", "1\n2\n3\n4\n");
+  ParallelLineReader reader(a, b);
+  std::string s, t;
+  std::vector<std::string> got;
+  try {
+    while (reader.next(s, t)) got.push_back(s + t);
+    FAIL() << "no error for 3 lines against 4";
+  } catch (const Error& e) {
+    EXPECT_HAS_SUBSTR(e.what(), a + " has 3 lines, " + b + " has 4");
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"x1", "y2", "z3"}));
+  EXPECT_THROW(LineReader(dir.file("missing.txt")), Error);
+}
+
+// Vocabulary training reads at most its sample: all pairs in order when the corpus is no larger, else a
+// deterministic sample of that size drawn from the whole file.
+TEST(TextFile, SampledParallelTextIsBoundedAndDeterministic) {
+  const std::string en = test::data_file("numbers.train.en"), es = test::data_file("numbers.train.es");
+  const ParallelText all = sample_parallel_text(en, es, 5000, 1);
+  EXPECT_EQ(all.source, read_lines(en));
+  EXPECT_EQ(all.target, read_lines(es));
+  const ParallelText some = sample_parallel_text(en, es, 100, 1);
+  ASSERT_EQ(some.source.size(), 100u);
+  EXPECT_EQ(some.source, sample_parallel_text(en, es, 100, 1).source);
+  EXPECT_NE(some.source, sample_parallel_text(en, es, 100, 2).source);
+  const std::vector<std::string> lines = read_lines(en);
+  std::size_t late = 0;  // drawn from the second half of the file
+  for (std::size_t i = 0; i < some.source.size(); ++i) {
+    const auto at = std::find(lines.begin(), lines.end(), some.source[i]) - lines.begin();
+    late += at >= 2000;
+    EXPECT_EQ(some.target[i], read_lines(es)[static_cast<std::size_t>(at)]) << "pairs stay aligned";
+  }
+  EXPECT_GT(late, 25u);
 }
 
 TEST(Batcher, EpochPlansCoverEverySentenceOnceWithinTheBudgetAndAreDeterministic) {

@@ -11,11 +11,11 @@
 
 #include "heptapod/data/synthetic.h"
 #include "heptapod/decode/greedy_reference.h"
+#include "heptapod/kernels/reduce.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/lr_schedule.h"
-#include "heptapod/train/adam.h"
 #include "heptapod/train/update_step.h"
 #include "test_util.h"
 
@@ -108,6 +108,46 @@ TEST(TrainingStep, DropoutIsDeterministicPerSeedAndChangesWithIt) {
   EXPECT_NE(loss_with_seed(7), loss_with_seed(8));
 }
 
+// The backward pass reports each tensor's gradient complete exactly once, and nothing after the report changes
+// it, for every way of tying the embeddings and with or without final norms.
+TEST(TrainingStep, BackwardReportsEachGradientCompleteOnceAndFinal) {
+  for (const EmbeddingTying tying : {EmbeddingTying::All, EmbeddingTying::TargetOutput, EmbeddingTying::None}) {
+    for (const NormPosition norm : {NormPosition::Post, NormPosition::Pre}) {
+      ModelConfig c = small_config();
+      c.tie_embeddings = tying;
+      c.norm = norm;
+      c.output_bias = tying == EmbeddingTying::None;
+      Transformer<float> model(c);
+      initialize_parameters(model.parameters(), c, 3);
+      const ParameterStore<float>& p = model.parameters();
+      const Batch b = copy_batch(c, 12, 4);
+      Arena arena;
+      StepOptions opt;
+      opt.training = true;
+      opt.seed = 9;
+      std::vector<int> reports(p.specs().size(), 0);
+      std::vector<std::vector<float>> at_report(p.specs().size());  // each tensor's gradient when reported
+      opt.gradients_complete = [&](const std::vector<std::size_t>& tensors) {
+        for (const std::size_t t : tensors) {
+          ++reports[t];
+          const float* g = p.grads() + p.offset(t);
+          at_report[t].assign(g, g + p.specs()[t].numel());
+        }
+      };
+      model.parameters().zero_grads();
+      model.forward_backward(b, opt, arena);
+      for (std::size_t t = 0; t < p.specs().size(); ++t) {
+        const std::string& name = p.specs()[t].name;
+        ASSERT_EQ(reports[t], 1) << name;
+        const float* g = p.grads() + p.offset(t);
+        EXPECT_EQ(std::memcmp(at_report[t].data(), g, at_report[t].size() * sizeof(float)), 0)
+            << name << " changed after it was reported complete";
+        EXPECT_GT(kernels::sum_of_squares(g, static_cast<long>(at_report[t].size())), 0.0) << name;
+      }
+    }
+  }
+}
+
 // Sums two "processes'" buffers, as MPI_Allreduce does for two ranks: each thread passes its buffer, both
 // get a + b.
 class TwoThreadReducer : public GradientReducer {
@@ -142,45 +182,59 @@ class TwoThreadReducer : public GradientReducer {
   std::vector<double> first_, result_;
 };
 
-// Two micro-batches accumulated on one process and the same two split over two processes (each with its
-// micro-batch's index, so its dropout stream) and summed give the same model, bit for bit, update after update.
-TEST(TrainingStep, TwoProcessesEqualOneAccumulatingTwoMicroBatches) {
+// The parameters after three updates of `processes` x `per_process` micro-batches (process r computes
+// micro-batches r, r + processes, ... of each update, as heptapod train splits them), every process's
+// gradients summed by a TwoThreadReducer (1 or 2 processes); fails the test if the processes' models differ.
+std::vector<float> train_processes(int processes, int per_process, bool overlap) {
   const ModelConfig c = small_config();
-  auto fresh = [&] {
-    auto m = std::make_unique<Transformer<float>>(c);
-    initialize_parameters(m->parameters(), c, 11);
-    return m;
-  };
   constexpr int kUpdates = 3;
+  const int per_update = processes * per_process;
   std::vector<Batch> batches;
-  for (int u = 0; u < kUpdates * 2; ++u) batches.push_back(copy_batch(c, 100 + u, 3 + u % 2));
-  const UpdateSettings settings{5, 0.1f, 1.0};
-
-  auto one = fresh();
-  Adam<float> one_adam(one->parameters().size(), AdamConfig{});
-  UpdateStep one_step(*one, one_adam, settings);
-  for (int u = 0; u < kUpdates; ++u) {
-    const Batch &a = batches[2 * u], &b = batches[2 * u + 1];
-    one_step.run({&a, &b}, {0, 1}, a.target_tokens() + b.target_tokens(), u, 1e-3);
-  }
-
+  for (int i = 0; i < kUpdates * per_update; ++i) batches.push_back(copy_batch(c, 100 + i, 3 + i % 2));
+  const UpdateSettings settings{5, 0.1f, 1.0, overlap};
   TwoThreadReducer reducer;
-  std::unique_ptr<Transformer<float>> rank[2] = {fresh(), fresh()};
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < 2; ++r)
-    ranks.emplace_back([&, r] {
-      Adam<float> adam(rank[r]->parameters().size(), AdamConfig{});
-      UpdateStep step(*rank[r], adam, settings, &reducer);
+  std::vector<std::vector<float>> models(processes);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < processes; ++r)
+    threads.emplace_back([&, r] {
+      Transformer<float> model(c);
+      initialize_parameters(model.parameters(), c, 11);
+      Adam<float> adam(model.parameters().size(), AdamConfig{});
+      UpdateStep step(model, adam, settings, processes > 1 ? &reducer : nullptr);
       for (int u = 0; u < kUpdates; ++u) {
-        const Batch &a = batches[2 * u], &b = batches[2 * u + 1];
-        step.run({r == 0 ? &a : &b}, {r}, a.target_tokens() + b.target_tokens(), u, 1e-3);
+        std::vector<const Batch*> mine;
+        std::vector<int> indices;
+        long long tokens = 0;
+        for (int k = 0; k < per_update; ++k) {
+          const Batch& b = batches[u * per_update + k];
+          tokens += b.target_tokens();
+          if (k % processes != r) continue;
+          mine.push_back(&b);
+          indices.push_back(k);
+        }
+        step.run(mine, indices, tokens, u, 1e-3);
       }
+      const float* v = model.parameters().values();
+      models[r].assign(v, v + model.parameters().size());
     });
-  for (auto& t : ranks) t.join();
-  const std::size_t n = one->parameters().size();
-  for (int r = 0; r < 2; ++r)
-    EXPECT_EQ(std::memcmp(rank[r]->parameters().values(), one->parameters().values(), n * sizeof(float)), 0)
-        << "process " << r << " differs from one process accumulating both micro-batches";
+  for (auto& t : threads) t.join();
+  for (int r = 1; r < processes; ++r) EXPECT_TRUE(models[r] == models[0]) << "process " << r << " differs from process 0";
+  return models[0];
+}
+
+// Two micro-batches accumulated on one process and the same two split over two processes (each with its
+// micro-batch's index, so its dropout stream) and summed give the same model, bit for bit, update after
+// update, whether the sums run layer by layer during the backward pass or after it.
+TEST(TrainingStep, TwoProcessesEqualOneAccumulatingTwoMicroBatches) {
+  const std::vector<float> one = train_processes(1, 2, true);
+  EXPECT_TRUE(train_processes(2, 1, true) == one) << "summed during backward";
+  EXPECT_TRUE(train_processes(2, 1, false) == one) << "summed after backward";
+}
+
+// With several micro-batches per process, summing during the last one's backward pass adds the same floats
+// in the same order as summing after it.
+TEST(TrainingStep, OverlappedSumsEqualSumsAfterBackwardWhenAccumulating) {
+  EXPECT_TRUE(train_processes(2, 2, true) == train_processes(2, 2, false));
 }
 
 // Every (update, micro-batch) pair draws its own dropout stream, for accumulations far above 64 (the old

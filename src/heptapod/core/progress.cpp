@@ -29,8 +29,9 @@ double Progress::elapsed_seconds() const {
 
 std::string Progress::line(long step, const std::string& detail) const {
   const double elapsed = elapsed_seconds();
-  std::string s = "step " + std::to_string(step);
+  std::string s = unit_.empty() ? "step " + std::to_string(step) : std::to_string(step);
   if (total_ > 0) s.append("/").append(std::to_string(total_));  // (appends: GCC 12 misreads "/" + string)
+  if (!unit_.empty()) s.append(" ").append(unit_);
   s += " | " + detail + " | " + format_duration(elapsed);
   if (total_ > 0 && step > first_step_)
     s += " elapsed, ETA " + format_duration(elapsed / (step - first_step_) * (total_ - step));

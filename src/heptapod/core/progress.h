@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace heptapod {
 
@@ -13,6 +14,11 @@ class Progress {
   // total: the number of steps expected (0 if unknown); first_step: where this run starts (a resumed run
   // starts past 0, and the ETA counts only the steps this run has done); stream: where to draw.
   explicit Progress(long total, long first_step = 0, std::FILE* stream = stderr, double log_interval_seconds = 5.0);
+  // Counts in `unit` ("12/700 MB | ...") instead of steps ("step 12/700 | ...").
+  Progress& counting(std::string unit) {
+    unit_ = std::move(unit);
+    return *this;
+  }
 
   // Reports step `step` with a caller-formatted detail string ("loss 2.31 ppl 10.1 ..."). Adds elapsed
   // time and ETA. Throttled: cheap to call every step.
@@ -29,6 +35,7 @@ class Progress {
   std::FILE* stream_;
   bool interactive_;
   double log_interval_;
+  std::string unit_;
   std::chrono::steady_clock::time_point start_;
   double last_print_ = -1e9;
 };

@@ -1,37 +1,160 @@
-// Tokenization, filtering and the on-disk cache (a safetensors file) of parallel corpora.
+// Streaming tokenization and filtering of parallel corpora, and their binary cache.
+//
+// Cache layout ("heptapod-corpus-cache-2"), native byte order, every array starting at a multiple of 64:
+//   CacheHeader (256 bytes) | tokens int32 (tokens) | starts int64 (pairs + 1) | source_lengths int32 (pairs)
+//   | line_numbers int64 (pairs)
+// A corpus held in memory has the same layout, so one reader serves both.
 #include "heptapod/data/parallel_corpus.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
+#include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/core/progress.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/io/atomic_file.h"
-#include "heptapod/io/safetensors.h"
+#include "heptapod/io/mapped_file.h"
 
 namespace heptapod {
 
 namespace {
 
-constexpr const char* kCacheFormat = "heptapod-corpus-cache-1";
+constexpr char kCacheFormat[] = "heptapod-corpus-cache-2";
+constexpr std::size_t kAlign = 64;
+constexpr std::size_t kBlockPairs = 16384;  // pairs read, then tokenized in parallel, at a time
+
+struct CacheHeader {
+  char format[32];
+  std::uint64_t fingerprint;
+  std::int64_t stats[5];  // lines, kept, empty, too_long, bad_ratio
+  std::int64_t pairs, tokens;
+  std::uint64_t tokens_at, starts_at, source_lengths_at, line_numbers_at;  // byte offsets
+  char reserved[256 - 32 - 8 - 5 * 8 - 2 * 8 - 4 * 8];
+};
+static_assert(sizeof(CacheHeader) == 256);
 
 std::uint64_t fingerprint(const std::string& source_path, const std::string& target_path, const Vocabulary& sv,
                           const Vocabulary& tv, const LengthFilter& f) {
-  std::uint64_t h = fnv1a(read_file(source_path));
-  h = fnv1a(read_file(target_path), h);
-  const std::string settings = std::to_string(sv.fingerprint()) + "/" + std::to_string(tv.fingerprint()) + "/" +
-                               std::to_string(f.max_tokens) + "/" + std::to_string(f.max_ratio);
+  std::uint64_t h = fingerprint_file(source_path, fnv1a(""));
+  h = fingerprint_file(target_path, h);
+  const std::string settings = std::string(kCacheFormat) + "/" + std::to_string(sv.fingerprint()) + "/" +
+                               std::to_string(tv.fingerprint()) + "/" + std::to_string(f.max_tokens) + "/" +
+                               std::to_string(f.max_ratio);
   return fnv1a(settings, h);
 }
 
-template <typename T>
-std::vector<T> as_vector(const SafetensorsFile& f, const std::string& name, DType dtype) {
-  const TensorEntry& e = f.at(name);
-  require(e.dtype == dtype && e.shape.size() == 1, f.where() + ": bad tensor " + name);
-  std::vector<T> v(static_cast<std::size_t>(e.numel()));
-  std::memcpy(v.data(), f.data(e), v.size() * sizeof(T));
-  return v;
+std::size_t aligned(std::size_t at) { return (at + kAlign - 1) / kAlign * kAlign; }
+
+// Writes `bytes` at the next aligned offset after `at` (padding with zeros); returns that offset.
+std::uint64_t write_aligned(std::ostream& out, std::size_t& at, const void* data, std::size_t bytes) {
+  static const char zeros[kAlign] = {};
+  const std::size_t start = aligned(at);
+  out.write(zeros, static_cast<std::streamsize>(start - at));
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  at = start + bytes;
+  return start;
+}
+
+// Why a pair is dropped, or kKept.
+enum class Verdict { kKept, kEmpty, kTooLong, kBadRatio };
+
+Verdict judge(const std::vector<int>& s, const std::vector<int>& t, const LengthFilter& filter) {
+  if (s.empty() || t.empty()) return Verdict::kEmpty;
+  if (static_cast<int>(s.size()) > filter.max_tokens || static_cast<int>(t.size()) > filter.max_tokens)
+    return Verdict::kTooLong;
+  const double ratio = static_cast<double>(std::max(s.size(), t.size())) / static_cast<double>(std::min(s.size(), t.size()));
+  if (filter.max_ratio > 0 && ratio > filter.max_ratio) return Verdict::kBadRatio;
+  return Verdict::kKept;
+}
+
+// Streams the corpus through the tokenizers into `out` in the cache layout: the tokens as they come, the
+// per-pair arrays (20 bytes a pair) at the end, then the header over the zeros written first.
+void write_corpus(std::ostream& out, const std::string& source_path, const std::string& target_path,
+                  const Vocabulary& sv, const Vocabulary& tv, const LengthFilter& filter, std::uint64_t print) {
+  CacheHeader header{};
+  std::memcpy(header.format, kCacheFormat, sizeof kCacheFormat);
+  header.fingerprint = print;
+  out.write(reinterpret_cast<const char*>(&header), sizeof header);
+  std::size_t at = sizeof header;
+  header.tokens_at = at;
+
+  ParallelLineReader reader(source_path, target_path);
+  std::error_code size_error;
+  const auto source_size = std::filesystem::file_size(source_path, size_error);
+  Progress progress(size_error ? 0 : static_cast<long>(source_size >> 20));
+  progress.counting("MB of " + std::filesystem::path(source_path).filename().string());
+  std::vector<std::int64_t> starts{0}, line_numbers;
+  std::vector<std::int32_t> source_lengths;
+  std::vector<std::string> src(kBlockPairs), tgt(kBlockPairs);
+  std::vector<std::vector<int>> src_ids(kBlockPairs), tgt_ids(kBlockPairs);
+  std::int64_t tokens = 0, lines = 0;
+  long long stats[4] = {0, 0, 0, 0};  // kept, empty, too long, bad ratio
+  bool shown = false;
+  auto rate = [&] {
+    const double pairs_per_second = static_cast<double>(lines) / std::max(progress.elapsed_seconds(), 1e-3);
+    return "tokenized " + std::to_string(lines) + " pairs, " + std::to_string(std::lround(pairs_per_second)) +
+           " pairs/s";
+  };
+  for (;;) {
+    std::size_t n = 0;
+    while (n < kBlockPairs && reader.next(src[n], tgt[n])) ++n;
+    if (n == 0) break;
+    std::string failure;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (long i = 0; i < static_cast<long>(n); ++i) {
+      try {
+        src_ids[i] = src[i].empty() || tgt[i].empty() ? std::vector<int>{} : sv.encode(src[i]);
+        tgt_ids[i] = src_ids[i].empty() ? std::vector<int>{} : tv.encode(tgt[i]);
+      } catch (const std::exception& e) {
+#pragma omp critical(corpus_failure)
+        if (failure.empty()) failure = source_path + ":" + std::to_string(lines + i + 1) + ": " + e.what();
+      }
+    }
+    if (!failure.empty()) throw Error(failure);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Verdict v = judge(src_ids[i], tgt_ids[i], filter);
+      ++stats[static_cast<int>(v)];
+      if (v != Verdict::kKept) continue;
+      out.write(reinterpret_cast<const char*>(src_ids[i].data()), static_cast<std::streamsize>(src_ids[i].size() * sizeof(int)));
+      out.write(reinterpret_cast<const char*>(tgt_ids[i].data()), static_cast<std::streamsize>(tgt_ids[i].size() * sizeof(int)));
+      tokens += static_cast<std::int64_t>(src_ids[i].size() + tgt_ids[i].size());
+      starts.push_back(tokens);
+      source_lengths.push_back(static_cast<std::int32_t>(src_ids[i].size()));
+      line_numbers.push_back(lines + static_cast<std::int64_t>(i) + 1);
+    }
+    lines += static_cast<std::int64_t>(n);
+    if (!out) throw Error("cannot write the corpus cache (disk full?)");
+    if (progress.elapsed_seconds() > 2) {  // quiet for small corpora
+      progress.update(static_cast<long>(reader.source_bytes_read() >> 20), rate());
+      shown = true;
+    }
+  }
+  if (shown) progress.finish(static_cast<long>(reader.source_bytes_read() >> 20), rate());
+  at += static_cast<std::size_t>(tokens) * sizeof(int);
+  const std::size_t pairs = source_lengths.size();
+  header.starts_at = write_aligned(out, at, starts.data(), starts.size() * sizeof(std::int64_t));
+  header.source_lengths_at = write_aligned(out, at, source_lengths.data(), pairs * sizeof(std::int32_t));
+  header.line_numbers_at = write_aligned(out, at, line_numbers.data(), pairs * sizeof(std::int64_t));
+  header.pairs = static_cast<std::int64_t>(pairs);
+  header.tokens = tokens;
+  const std::int64_t all[5] = {lines, stats[0], stats[1], stats[2], stats[3]};
+  std::copy(all, all + 5, header.stats);
+  out.seekp(0);
+  out.write(reinterpret_cast<const char*>(&header), sizeof header);
+  if (!out) throw Error("cannot write the corpus cache (disk full?)");
+}
+
+// The fingerprint a cache's header holds; 0 when it is not a cache of this format.
+std::uint64_t cached_fingerprint(std::string_view bytes) {
+  CacheHeader h;
+  if (bytes.size() < sizeof h) return 0;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  if (std::memcmp(h.format, kCacheFormat, sizeof kCacheFormat) != 0) return 0;
+  return h.fingerprint;
 }
 
 }  // namespace
@@ -41,97 +164,63 @@ std::string CorpusStats::summary() const {
          ", too long " + std::to_string(too_long) + ", length ratio " + std::to_string(bad_ratio) + ")";
 }
 
-std::span<const int> ParallelCorpus::source(std::size_t i) const {
-  return {src_tokens_.data() + src_offsets_[i], static_cast<std::size_t>(src_offsets_[i + 1] - src_offsets_[i])};
-}
-
-std::span<const int> ParallelCorpus::target(std::size_t i) const {
-  return {tgt_tokens_.data() + tgt_offsets_[i], static_cast<std::size_t>(tgt_offsets_[i + 1] - tgt_offsets_[i])};
+void ParallelCorpus::attach(std::shared_ptr<const void> storage, std::string_view bytes, const std::string& where) {
+  const std::string bad = where + ": damaged corpus cache";
+  require(cached_fingerprint(bytes) != 0, where + ": not a " + kCacheFormat + " file");
+  require(reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(std::int64_t) == 0, bad + " (misaligned)");
+  CacheHeader h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  require(h.pairs >= 0 && h.tokens >= 0, bad);
+  const auto pairs = static_cast<std::uint64_t>(h.pairs), tokens = static_cast<std::uint64_t>(h.tokens);
+  auto fits = [&](std::uint64_t at, std::uint64_t count, std::uint64_t size) {
+    return at % kAlign == 0 && at <= bytes.size() && count <= (bytes.size() - at) / size;
+  };
+  require(fits(h.tokens_at, tokens, 4) && fits(h.starts_at, pairs + 1, 8) && fits(h.source_lengths_at, pairs, 4) &&
+              fits(h.line_numbers_at, pairs, 8),
+          bad + " (arrays outside the file)");
+  tokens_ = reinterpret_cast<const int*>(bytes.data() + h.tokens_at);
+  starts_ = reinterpret_cast<const std::int64_t*>(bytes.data() + h.starts_at);
+  source_lengths_ = reinterpret_cast<const std::int32_t*>(bytes.data() + h.source_lengths_at);
+  line_numbers_ = reinterpret_cast<const std::int64_t*>(bytes.data() + h.line_numbers_at);
+  // Every pair's tokens inside the array, so no damaged offset can send a reader outside it.
+  require(starts_[0] == 0 && starts_[pairs] == h.tokens, bad + " (offsets)");
+  for (std::uint64_t i = 0; i < pairs; ++i)
+    require(source_lengths_[i] >= 0 && starts_[i] + source_lengths_[i] <= starts_[i + 1], bad + " (offsets)");
+  pairs_ = static_cast<std::size_t>(pairs);
+  fingerprint_ = h.fingerprint;
+  stats_ = {h.stats[0], h.stats[1], h.stats[2], h.stats[3], h.stats[4]};
+  storage_ = std::move(storage);
 }
 
 ParallelCorpus ParallelCorpus::build(const std::string& source_path, const std::string& target_path,
                                      const Vocabulary& sv, const Vocabulary& tv, const LengthFilter& filter,
                                      const std::string& cache_path) {
-  std::uint64_t print = 0;
-  if (!cache_path.empty()) {
-    print = fingerprint(source_path, target_path, sv, tv, filter);
-    if (std::filesystem::exists(cache_path)) {
-      try {
-        const SafetensorsFile f = SafetensorsFile::read(cache_path);
-        if (f.metadata().count("format") && f.metadata("format") == kCacheFormat &&
-            f.metadata("fingerprint") == std::to_string(print)) {
-          ParallelCorpus c;
-          c.src_tokens_ = as_vector<int>(f, "src_tokens", DType::I32);
-          c.tgt_tokens_ = as_vector<int>(f, "tgt_tokens", DType::I32);
-          c.src_offsets_ = as_vector<std::int64_t>(f, "src_offsets", DType::I64);
-          c.tgt_offsets_ = as_vector<std::int64_t>(f, "tgt_offsets", DType::I64);
-          c.line_numbers_ = as_vector<std::int64_t>(f, "line_numbers", DType::I64);
-          const auto s = as_vector<std::int64_t>(f, "stats", DType::I64);
-          require(s.size() == 5 && c.src_offsets_.size() == c.line_numbers_.size() + 1 &&
-                      c.tgt_offsets_.size() == c.src_offsets_.size() &&
-                      c.src_offsets_.back() == static_cast<std::int64_t>(c.src_tokens_.size()) &&
-                      c.tgt_offsets_.back() == static_cast<std::int64_t>(c.tgt_tokens_.size()),
-                  cache_path + ": inconsistent cache");
-          c.stats_ = {s[0], s[1], s[2], s[3], s[4]};
-          c.from_cache_ = true;
-          return c;
-        }
-      } catch (const Error&) {
-        // A damaged or stale cache is rebuilt below.
-      }
-    }
-  }
-
-  const ParallelText text = read_parallel_text(source_path, target_path);
+  const std::uint64_t print = fingerprint(source_path, target_path, sv, tv, filter);
   ParallelCorpus c;
-  for (std::size_t i = 0; i < text.source.size(); ++i) {
-    ++c.stats_.lines;
-    if (text.source[i].empty() || text.target[i].empty()) {
-      ++c.stats_.empty;
-      continue;
-    }
-    const std::vector<int> s = sv.encode(text.source[i]);
-    const std::vector<int> t = tv.encode(text.target[i]);
-    if (s.empty() || t.empty()) {
-      ++c.stats_.empty;
-      continue;
-    }
-    if (static_cast<int>(s.size()) > filter.max_tokens || static_cast<int>(t.size()) > filter.max_tokens) {
-      ++c.stats_.too_long;
-      continue;
-    }
-    const double ratio = static_cast<double>(std::max(s.size(), t.size())) / static_cast<double>(std::min(s.size(), t.size()));
-    if (filter.max_ratio > 0 && ratio > filter.max_ratio) {
-      ++c.stats_.bad_ratio;
-      continue;
-    }
-    c.src_tokens_.insert(c.src_tokens_.end(), s.begin(), s.end());
-    c.tgt_tokens_.insert(c.tgt_tokens_.end(), t.begin(), t.end());
-    c.src_offsets_.push_back(static_cast<std::int64_t>(c.src_tokens_.size()));
-    c.tgt_offsets_.push_back(static_cast<std::int64_t>(c.tgt_tokens_.size()));
-    c.line_numbers_.push_back(static_cast<std::int64_t>(i + 1));
-    ++c.stats_.kept;
+  if (cache_path.empty()) {
+    std::stringstream out;
+    write_corpus(out, source_path, target_path, sv, tv, filter, print);
+    auto bytes = std::make_shared<const std::string>(std::move(out).str());
+    c.attach(bytes, *bytes, source_path);
+    return c;
   }
-
-  if (!cache_path.empty()) {
-    SafetensorsWriter w;
-    w.set_metadata("format", kCacheFormat);
-    w.set_metadata("fingerprint", std::to_string(print));
-    w.set_metadata("source", source_path);
-    w.set_metadata("target", target_path);
-    const std::vector<std::int64_t> s = {c.stats_.lines, c.stats_.kept, c.stats_.empty, c.stats_.too_long,
-                                         c.stats_.bad_ratio};
-    auto add = [&](const char* name, DType d, const void* p, std::size_t n) {
-      w.add(name, d, {static_cast<std::int64_t>(n)}, p);
-    };
-    add("src_tokens", DType::I32, c.src_tokens_.data(), c.src_tokens_.size());
-    add("tgt_tokens", DType::I32, c.tgt_tokens_.data(), c.tgt_tokens_.size());
-    add("src_offsets", DType::I64, c.src_offsets_.data(), c.src_offsets_.size());
-    add("tgt_offsets", DType::I64, c.tgt_offsets_.data(), c.tgt_offsets_.size());
-    add("line_numbers", DType::I64, c.line_numbers_.data(), c.line_numbers_.size());
-    add("stats", DType::I64, s.data(), s.size());
-    w.write(cache_path);
+  if (std::filesystem::is_regular_file(cache_path)) {
+    try {
+      auto file = MappedFile::open(cache_path);
+      if (cached_fingerprint(file->bytes()) == print) {
+        c.attach(file, file->bytes(), cache_path);
+        c.from_cache_ = true;
+        return c;
+      }
+    } catch (const Error&) {
+      // A damaged or foreign cache is rebuilt below.
+    }
   }
+  write_file_atomic(cache_path, [&](std::ostream& out) {
+    write_corpus(out, source_path, target_path, sv, tv, filter, print);
+  });
+  auto file = MappedFile::open(cache_path);
+  c.attach(file, file->bytes(), cache_path);
   return c;
 }
 

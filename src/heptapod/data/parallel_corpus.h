@@ -1,11 +1,13 @@
-// A tokenized, length-filtered parallel corpus held as two flat token arrays with offsets, built once from
-// raw text and cached on disk (reused while the text, the vocabularies and the filter are unchanged).
+// A tokenized, length-filtered parallel corpus: one token array (each pair's source tokens, then its target
+// tokens) with per-pair offsets, built once from raw text by streaming through it and cached on disk as a
+// binary file that training memory-maps (reused while the text, the vocabularies and the filter are
+// unchanged), so the tokens cost page cache shared by every process reading them, not private memory.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "heptapod/data/vocabulary.h"
 
@@ -27,23 +29,37 @@ struct CorpusStats {
 
 class ParallelCorpus {
  public:
-  // Reads, validates (UTF-8, equal line counts), tokenizes and filters the two files. With a non-empty
-  // cache_path the result is stored there and reused when its fingerprint matches.
+  // Reads the two files a block of lines at a time, validates them (UTF-8, equal line counts), tokenizes
+  // (on every OpenMP thread) and filters. With a non-empty cache_path the result is written there
+  // (atomically) and mapped, and an existing cache whose fingerprint matches is mapped without tokenizing;
+  // without one it is held in memory.
   static ParallelCorpus build(const std::string& source_path, const std::string& target_path, const Vocabulary& source_vocab,
                               const Vocabulary& target_vocab, const LengthFilter& filter,
                               const std::string& cache_path = "");
 
-  std::size_t size() const { return src_offsets_.size() - 1; }
-  std::span<const int> source(std::size_t i) const;
-  std::span<const int> target(std::size_t i) const;
+  std::size_t size() const { return pairs_; }
+  std::span<const int> source(std::size_t i) const {
+    return {tokens_ + starts_[i], static_cast<std::size_t>(source_lengths_[i])};
+  }
+  std::span<const int> target(std::size_t i) const {
+    const std::int64_t begin = starts_[i] + source_lengths_[i];
+    return {tokens_ + begin, static_cast<std::size_t>(starts_[i + 1] - begin)};
+  }
   long long line_number(std::size_t i) const { return line_numbers_[i]; }  // 1-based line in the files
   const CorpusStats& stats() const { return stats_; }
   bool from_cache() const { return from_cache_; }
 
  private:
-  std::vector<int> src_tokens_, tgt_tokens_;
-  std::vector<std::int64_t> src_offsets_{0}, tgt_offsets_{0};
-  std::vector<std::int64_t> line_numbers_;
+  // Points the arrays into `bytes` (a cache file's layout) after checking them; `where` names it in errors.
+  void attach(std::shared_ptr<const void> storage, std::string_view bytes, const std::string& where);
+
+  std::shared_ptr<const void> storage_;  // the mapped cache file, or the bytes held in memory
+  std::size_t pairs_ = 0;
+  const int* tokens_ = nullptr;                   // (all tokens)
+  const std::int64_t* starts_ = nullptr;          // (pairs + 1) each pair's first token; the last: the total
+  const std::int32_t* source_lengths_ = nullptr;  // (pairs)
+  const std::int64_t* line_numbers_ = nullptr;    // (pairs)
+  std::uint64_t fingerprint_ = 0;
   CorpusStats stats_;
   bool from_cache_ = false;
 };

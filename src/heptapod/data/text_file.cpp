@@ -7,25 +7,80 @@
 #include <limits>
 
 #include "heptapod/core/error.h"
+#include "heptapod/core/random.h"
 #include "heptapod/data/utf8.h"
+#include "heptapod/data/vocabulary.h"
 
 namespace heptapod {
 
+LineReader::LineReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+  if (!in_) throw Error("cannot open " + path + ": " + std::strerror(errno));
+}
+
+bool LineReader::next(std::string& line) {
+  if (!std::getline(in_, line)) {
+    if (in_.bad()) throw Error("cannot read " + path_ + ": " + std::strerror(errno));
+    return false;
+  }
+  ++lines_;
+  bytes_ += static_cast<long long>(line.size()) + 1;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::size_t bad = find_invalid_utf8(line);
+  if (bad != std::string::npos)
+    throw Error(path_ + ":" + std::to_string(lines_) + ": invalid UTF-8 at byte " + std::to_string(bad + 1) +
+                " of the line");
+  return true;
+}
+
 std::vector<std::string> read_lines(const std::string& path) {
+  LineReader reader(path);
+  std::vector<std::string> lines;
+  for (std::string line; reader.next(line);) lines.push_back(std::move(line));
+  return lines;
+}
+
+ParallelLineReader::ParallelLineReader(const std::string& source_path, const std::string& target_path)
+    : source_(source_path), target_(target_path) {}
+
+bool ParallelLineReader::next(std::string& source, std::string& target) {
+  const bool has_source = source_.next(source), has_target = target_.next(target);
+  if (has_source == has_target) return has_source;
+  LineReader& longer = has_source ? source_ : target_;
+  for (std::string rest; longer.next(rest);) {
+  }
+  throw Error("line counts differ: " + source_.path() + " has " + std::to_string(source_.lines_read()) + " lines, " +
+              target_.path() + " has " + std::to_string(target_.lines_read()));
+}
+
+ParallelText sample_parallel_text(const std::string& source_path, const std::string& target_path,
+                                  std::size_t max_pairs, std::uint64_t seed) {
+  ParallelLineReader reader(source_path, target_path);
+  ParallelText sample;
+  Rng rng(mix64(seed ^ 0x5a3b1e));
+  std::string s, t;
+  for (std::uint64_t k = 0; reader.next(s, t); ++k) {
+    if (sample.source.size() < max_pairs) {
+      sample.source.push_back(std::move(s));
+      sample.target.push_back(std::move(t));
+    } else if (const std::uint64_t j = rng.below(k + 1); j < max_pairs) {
+      sample.source[j] = std::move(s);
+      sample.target[j] = std::move(t);
+    }
+  }
+  return sample;
+}
+
+std::uint64_t fingerprint_file(const std::string& path, std::uint64_t seed) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));
-  std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::size_t bad = find_invalid_utf8(line);
-    if (bad != std::string::npos)
-      throw Error(path + ":" + std::to_string(lines.size() + 1) + ": invalid UTF-8 at byte " + std::to_string(bad + 1) +
-                  " of the line");
-    lines.push_back(std::move(line));
+  std::string block(1 << 20, '\0');
+  std::uint64_t h = seed;
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    h = fnv1a(std::string_view(block.data(), static_cast<std::size_t>(in.gcount())), h);
   }
   if (in.bad()) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  return lines;
+  return h;
 }
 
 LenientLines read_lines_lenient(std::istream& in) {
@@ -44,16 +99,6 @@ LenientLines read_lines_lenient(std::istream& in, std::size_t max_lines) {
     out.lines.push_back(std::move(line));
   }
   return out;
-}
-
-ParallelText read_parallel_text(const std::string& source_path, const std::string& target_path) {
-  ParallelText t;
-  t.source = read_lines(source_path);
-  t.target = read_lines(target_path);
-  require(t.source.size() == t.target.size(),
-          "line counts differ: " + source_path + " has " + std::to_string(t.source.size()) + " lines, " + target_path +
-              " has " + std::to_string(t.target.size()));
-  return t;
 }
 
 }  // namespace heptapod

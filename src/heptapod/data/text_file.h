@@ -2,15 +2,58 @@
 // the line. Parallel corpora must have the same number of lines on both sides.
 #pragma once
 
+#include <cstdint>
+#include <fstream>
 #include <istream>
 #include <string>
 #include <vector>
 
 namespace heptapod {
 
-// All lines of a UTF-8 text file, without line terminators ("\n" or "\r\n"). Throws Error naming the file
-// (and line, for invalid UTF-8).
+// A UTF-8 text file read one line at a time (memory bounded by the longest line), without line terminators
+// ("\n" or "\r\n"; a last line without one is a line). Errors name the file, and the line for invalid UTF-8.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path);
+  // The next line into `line`; false at the end of the file.
+  bool next(std::string& line);
+  long long lines_read() const { return lines_; }
+  long long bytes_read() const { return bytes_; }  // line terminators included
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  long long lines_ = 0, bytes_ = 0;
+};
+
+// All lines of a UTF-8 text file (LineReader's rules).
 std::vector<std::string> read_lines(const std::string& path);
+
+// Both sides of a line-aligned corpus, a pair at a time; a line-count mismatch is an Error naming both files
+// and both counts (found when the shorter one ends).
+class ParallelLineReader {
+ public:
+  ParallelLineReader(const std::string& source_path, const std::string& target_path);
+  bool next(std::string& source, std::string& target);
+  long long pairs_read() const { return source_.lines_read(); }
+  long long source_bytes_read() const { return source_.bytes_read(); }
+
+ private:
+  LineReader source_, target_;
+};
+
+// At most max_pairs pairs of a line-aligned corpus, read through a ParallelLineReader: all of them in order
+// when the corpus has no more, else a uniform sample (reservoir sampling, deterministic for `seed`). Memory is
+// bounded by the sample, not the corpus.
+struct ParallelText {
+  std::vector<std::string> source, target;
+};
+ParallelText sample_parallel_text(const std::string& source_path, const std::string& target_path,
+                                  std::size_t max_pairs, std::uint64_t seed);
+
+// FNV-1a (data/vocabulary.h) of a file's bytes, read in blocks, continuing from `seed`.
+std::uint64_t fingerprint_file(const std::string& path, std::uint64_t seed);
 
 // Lines of a stream for tools that must not lose a file over one bad line: a line with invalid UTF-8 is
 // replaced by an empty line and its 1-based number recorded in `invalid_lines`.
@@ -23,11 +66,5 @@ LenientLines read_lines_lenient(std::istream& in);
 // end of the stream. A last line without a newline is a line.
 LenientLines read_lines_lenient(std::istream& in, std::size_t max_lines);
 
-struct ParallelText {
-  std::vector<std::string> source, target;
-};
-
-// Both sides of a line-aligned corpus; a line-count mismatch is an Error naming both files and both counts.
-ParallelText read_parallel_text(const std::string& source_path, const std::string& target_path);
 
 }  // namespace heptapod

@@ -2,6 +2,7 @@
 #include "heptapod/model/transformer.h"
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 
 #include "heptapod/core/error.h"
@@ -35,6 +36,44 @@ Transformer<T>::Transformer(const ModelConfig& config)
   if (has_final_norm_) {
     encoder_final_norm_ = bind_layer_norm(params_, "encoder/final_norm", c.d_model, c.layer_norm_eps);
     decoder_final_norm_ = bind_layer_norm(params_, "decoder/final_norm", c.d_model, c.layer_norm_eps);
+  }
+  plan_backward_stages();
+}
+
+template <typename T>
+void Transformer<T>::plan_backward_stages() {
+  // Which gradients each stage of backward() writes, in the order it runs them; keep the two in step (the
+  // model tests check every claim against a backward pass).
+  const ModelConfig& c = config_;
+  using Writes = std::function<bool(const std::string&)>;
+  auto starts = [](const std::string& name, const std::string& prefix) { return name.rfind(prefix, 0) == 0; };
+  auto cross_kv = [](const std::string& name) {
+    return name.find("/cross_attn/k_proj/") != std::string::npos || name.find("/cross_attn/v_proj/") != std::string::npos;
+  };
+  std::vector<Writes> stages;
+  stages.push_back([&](const std::string& n) { return n == output_projection_name(c) || n == "decoder/output_proj/bias"; });
+  if (has_final_norm_) stages.push_back([&](const std::string& n) { return starts(n, "decoder/final_norm/"); });
+  for (int i = c.decoder_layers - 1; i >= 0; --i) {
+    const std::string layer = "decoder/layers/" + std::to_string(i) + "/";
+    stages.push_back([=](const std::string& n) { return starts(n, layer) && !cross_kv(n); });
+  }
+  stages.push_back([&](const std::string& n) { return starts(n, "decoder/layers/") && cross_kv(n); });
+  stages.push_back([&](const std::string& n) { return n == target_embedding_name(c); });
+  if (has_final_norm_) stages.push_back([&](const std::string& n) { return starts(n, "encoder/final_norm/"); });
+  for (int i = c.encoder_layers - 1; i >= 0; --i) {
+    const std::string layer = "encoder/layers/" + std::to_string(i) + "/";
+    stages.push_back([=](const std::string& n) { return starts(n, layer); });
+  }
+  stages.push_back([&](const std::string& n) { return n == source_embedding_name(c); });
+
+  complete_after_stage_.assign(stages.size(), {});
+  for (std::size_t t = 0; t < params_.specs().size(); ++t) {
+    const std::string& name = params_.specs()[t].name;
+    std::size_t last = stages.size();
+    for (std::size_t s = 0; s < stages.size(); ++s)
+      if (stages[s](name)) last = s;
+    require(last < stages.size(), "backward: no stage writes the gradient of " + name);
+    complete_after_stage_[last].push_back(t);
   }
 }
 
@@ -151,14 +190,21 @@ T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& are
 }
 
 template <typename T>
-void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogits) {
+void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogits,
+                              const std::function<void(const std::vector<std::size_t>&)>& complete) {
   const ModelConfig& c = config_;
   const PackedBatch& p = *batch_;
   const int Nt = p.tgt.rows(), Ns = p.src.rows(), C = c.d_model;
+  std::size_t stage = 0;  // the stages of plan_backward_stages(), in order
+  auto stage_done = [&] {
+    const std::vector<std::size_t>& tensors = complete_after_stage_.at(stage++);
+    if (complete && !tensors.empty()) complete(tensors);
+  };
 
   // Output projection.
   T* dy = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
   linear_backward(output_, dlogits, hidden_, Nt, dy, false);
+  stage_done();
 
   // Decoder, last layer first; every cross-attention writes its keys' and values' gradient into dkv, which
   // then goes back through their stacked projection to dmemory.
@@ -166,6 +212,7 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     T* d = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
     layer_norm_backward(decoder_final_norm_, dy, Nt, decoder_final_saved_, d, false);
     dy = d;
+    stage_done();
   }
   require(memory_kv_.size() == decoder_.size(), "backward: the forward pass ran on packed weights");
   T* dkv = arena.alloc<T>(static_cast<std::size_t>(Ns) * memory_kv_proj_.out);  // (Ns, 2C * layers)
@@ -174,12 +221,15 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     memory_kv_[i].dkv = dkv + static_cast<std::size_t>(i) * 2 * C;
     decoder_[i]->backward(dy, memory_, p.decoder_self, p.cross, ctx, arena, dx, nullptr, &memory_kv_[i]);
     dy = dx;
+    stage_done();
   }
   T* dmemory = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
   stacked_backward(memory_kv_proj_, std::span<const Linear<T>* const>(memory_kv_parts_), dkv, memory_, Ns, dmemory,
                    false, arena);
+  stage_done();
   embedding_backward(tgt_embedding_, dy, p.tgt_in.data(), Nt,
                      ctx.site(c, Stack::Decoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding));
+  stage_done();
 
   // Encoder, last layer first.
   T* dx = dmemory;
@@ -187,14 +237,18 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     T* d = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
     layer_norm_backward(encoder_final_norm_, dx, Ns, encoder_final_saved_, d, false);
     dx = d;
+    stage_done();
   }
   for (int i = c.encoder_layers - 1; i >= 0; --i) {
     T* d = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
     encoder_[i]->backward(dx, p.encoder_self, ctx, arena, d);
     dx = d;
+    stage_done();
   }
   embedding_backward(src_embedding_, dx, p.src_tokens.data(), Ns,
                      ctx.site(c, Stack::Encoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding));
+  stage_done();
+  require(stage == complete_after_stage_.size(), "backward: ran other stages than plan_backward_stages() lists");
 }
 
 template <typename T>
@@ -297,7 +351,7 @@ LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& o
   const LossTotals totals = kernels::cross_entropy(
       logits, batch_->tgt_out.data(), batch_->tgt.rows(), config_.tgt_vocab_size, static_cast<T>(options.label_smoothing),
       static_cast<T>(1.0 / normalizer), logits, static_cast<T*>(nullptr));
-  backward(ctx, arena, logits);  // the gradient overwrote the logits in place
+  backward(ctx, arena, logits, options.gradients_complete);  // the gradient overwrote the logits in place
   return totals;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -31,6 +32,10 @@ struct StepOptions {
   std::uint64_t seed = 0;        // dropout masks for this micro-batch
   float label_smoothing = 0.0f;
   double grad_normalizer = 0.0;  // the loss gradient is divided by this (an update's target tokens); 0: this batch's
+  // Called during the backward pass each time some parameters' gradients are complete (nothing later in the
+  // pass writes them), with those tensors' indices in parameters().specs(); every tensor once per pass, so a
+  // distributed run can start summing them while the rest of the pass runs.
+  std::function<void(const std::vector<std::size_t>& tensors)> gradients_complete;
 };
 
 template <typename T>
@@ -92,7 +97,12 @@ class Transformer {
   // tokens: (seq.rows()) -> (seq.rows(), C) encoder output.
   T* encode_stack(const int* tokens, const Sequences& seq, const DropoutContext& ctx, Arena& arena,
                   Arena* layer_scratch);
-  void backward(const DropoutContext& ctx, Arena& arena, T* dlogits);  // dlogits: (Nt, V)
+  // dlogits: (Nt, V); complete: StepOptions::gradients_complete (may be empty).
+  void backward(const DropoutContext& ctx, Arena& arena, T* dlogits,
+                const std::function<void(const std::vector<std::size_t>&)>& complete);
+  // The parameter tensors whose gradients are complete after each stage of backward() (BackwardStage), from
+  // which stages write which gradients: a tensor written by several (a tied embedding) completes with its last.
+  void plan_backward_stages();
   // Every decoder layer's cross-attention keys and values of memory_ as one product (memory_kv_); nothing
   // once packed for inference, where each layer projects with its own packed matrix.
   void project_memory(Arena& arena);
@@ -127,6 +137,7 @@ class Transformer {
   std::vector<ProjectedKeysValues<T>> memory_kv_;  // per decoder layer: its k | v columns of one (Ns, 2C * layers)
   T* hidden_ = nullptr;  // (Nt, C) decoder output before the projection
   LayerNormSaved<T> encoder_final_saved_, decoder_final_saved_;
+  std::vector<std::vector<std::size_t>> complete_after_stage_;  // by BackwardStage order, see plan_backward_stages()
   Arena group_scratch_;      // one group of sentences' encoder state during encode()
   Arena inference_scratch_;  // one encoder layer's activations during encode()
 };

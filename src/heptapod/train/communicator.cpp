@@ -1,8 +1,12 @@
 // MPI's world, or one process.
 #include "heptapod/train/communicator.h"
 
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <limits>
+#include <mutex>
+#include <thread>
 
 #include "heptapod/core/error.h"
 
@@ -30,10 +34,14 @@ void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw Error(std::string("MPI: ") + what + " failed");
 }
 
+// Sums started by start_sum() run in order on one thread of their own (the only thread calling MPI while
+// any are pending: MPI_THREAD_SERIALIZED), while the caller's backward pass goes on.
 class MpiWorld : public Communicator {
  public:
   MpiWorld() {
-    check(MPI_Init(nullptr, nullptr), "MPI_Init");
+    int provided = MPI_THREAD_SINGLE;
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+    background_ = provided >= MPI_THREAD_SERIALIZED;
     // A rank that cannot reach another (it died) fails its call instead of the library's default abort,
     // so the error names what happened; mpirun then ends the rest.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -45,8 +53,31 @@ class MpiWorld : public Communicator {
       if (!finalized) MPI_Finalize();
     });
   }
+  ~MpiWorld() override {
+    if (!worker_.joinable()) return;
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    worker_.join();
+  }
   void sum(float* v, std::size_t n) override { reduce(v, n, MPI_FLOAT); }
   void sum(double* v, std::size_t n) override { reduce(v, n, MPI_DOUBLE); }
+  void start_sum(float* v, std::size_t n) override {
+    if (!background_) return sum(v, n);
+    if (!worker_.joinable()) worker_ = std::thread([this] { run_sums(); });
+    {
+      std::lock_guard lock(mutex_);
+      pending_.push_back({v, n});
+    }
+    changed_.notify_all();
+  }
+  void finish_sums() override {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return pending_.empty() && !busy_; });
+    if (!failure_.empty()) throw Error(failure_);
+  }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   void barrier() override { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier (a rank has stopped)"); }
@@ -70,7 +101,43 @@ class MpiWorld : public Communicator {
             "MPI_Allreduce of the gradients (a rank has stopped)");
     }
   }
+  void run_sums() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
+      if (pending_.empty()) return;
+      const Piece piece = pending_.front();
+      pending_.pop_front();
+      busy_ = true;
+      const bool failed = !failure_.empty();
+      lock.unlock();
+      std::string error;
+      if (!failed) {  // after a failure the rest are dropped; finish_sums() reports it
+        try {
+          reduce(piece.values, piece.count, MPI_FLOAT);
+        } catch (const Error& e) {
+          error = e.what();
+        }
+      }
+      lock.lock();
+      busy_ = false;
+      if (!error.empty()) failure_ = error;
+      changed_.notify_all();
+    }
+  }
+
+  struct Piece {
+    float* values;
+    std::size_t count;
+  };
   int rank_ = 0, size_ = 1;
+  bool background_ = false;  // MPI allows a thread of its own for the sums
+  std::thread worker_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Piece> pending_;
+  bool busy_ = false, stopping_ = false;
+  std::string failure_;  // the first failed sum's error
 };
 
 bool started_by_mpirun() {

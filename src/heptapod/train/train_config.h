@@ -38,6 +38,7 @@ struct TrainConfig {
   double clip_norm = 0.0;    // global gradient-norm clipping; 0 disables
   long max_steps = 100000;   // updates
   int max_epochs = 0;        // 0: no limit
+  bool overlap_allreduce = true;  // several processes: sum each layer's gradients while backward goes on
 
   // Validation and checkpoints.
   int valid_every = 1000;        // updates between validations (and checkpoints)

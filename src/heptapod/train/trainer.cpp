@@ -62,7 +62,10 @@ ModelVocabularies prepare_vocabularies(const TrainConfig& c) {
     v.target = Vocabulary::load(tgt_path);
     return v;
   } else {
-    const ParallelText text = read_parallel_text(c.train_source, c.train_target);
+    // At most the sentences SentencePiece trains on, so memory does not grow with the corpus.
+    const ParallelText text = sample_parallel_text(c.train_source, c.train_target,
+                                                   static_cast<std::size_t>(c.vocab_config.max_training_sentences),
+                                                   c.vocab_config.seed);
     if (c.joint_vocab) {
       std::vector<std::string> both = text.source;
       both.insert(both.end(), text.target.begin(), text.target.end());
@@ -176,10 +179,13 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   c = config;
   // Rank 0 trains the vocabularies and tokenizes the corpora (writing the caches) while the others wait; they
   // then read both from the output directory, which every rank must see at the same path.
+  double corpus_seconds = 0;
   auto build_corpus = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
     r.corpus = std::make_unique<ParallelCorpus>(ParallelCorpus::build(c.train_source, c.train_target, r.vocabs.source,
                                                                       r.vocabs.target, c.filter,
                                                                       (fs::path(cache_dir) / "train.cache").string()));
+    corpus_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   if (rank == 0) build_corpus();
   r.comm->barrier();
@@ -202,7 +208,8 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
 
   const ParallelCorpus& corpus = *r.corpus;
   if (rank == 0)
-    log_line(std::string("training data: ") + corpus.stats().summary() + (corpus.from_cache() ? " [cached]" : "") +
+    log_line(std::string("training data: ") + corpus.stats().summary() +
+             (corpus.from_cache() ? " [cached]" : " [tokenized in " + format_duration(corpus_seconds) + "]") +
              (ranks > 1 ? ", " + std::to_string(ranks) + " ranks x " + std::to_string(c.accumulate) + " micro-batches" : ""));
   require(corpus.size() > 0, "no training pairs left after filtering " + c.train_source + " / " + c.train_target);
   if (rank == 0 && !c.valid_source.empty()) {
@@ -238,7 +245,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
            std::to_string(c.model.d_model) + ", " + std::to_string(c.model.encoder_layers) + "+" +
            std::to_string(c.model.decoder_layers) + " layers");
 
-  r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, UpdateSettings{c.seed, c.label_smoothing, c.clip_norm},
+  r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, UpdateSettings{c.seed, c.label_smoothing, c.clip_norm, c.overlap_allreduce},
                                         ranks > 1 ? r.comm : nullptr);
   if (rank == 0)
     r.metrics = std::make_unique<MetricsLog>((fs::path(c.output_dir) / "metrics.jsonl").string(), r.state.step);

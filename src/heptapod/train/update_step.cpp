@@ -2,6 +2,7 @@
 #include "heptapod/train/update_step.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "heptapod/core/error.h"
@@ -36,15 +37,42 @@ UpdateStep::UpdateStep(Transformer<float>& model, Adam<float>& adam, const Updat
                        GradientReducer* reducer)
     : model_(model), adam_(adam), settings_(settings), reducer_(reducer) {}
 
+void UpdateStep::start_sums(const std::vector<std::size_t>& tensors, bool accumulated) {
+  ParameterStore<float>& p = model_.parameters();
+  float* g = p.grads();
+  const float* a = accumulated_.data();
+  // The tensors as runs of adjacent memory, one sum each.
+  for (std::size_t i = 0; i < tensors.size();) {
+    const std::size_t begin = p.offset(tensors[i]);
+    std::size_t end = begin + static_cast<std::size_t>(p.specs()[tensors[i]].numel());
+    for (++i; i < tensors.size() && p.offset(tensors[i]) == end; ++i)
+      end += static_cast<std::size_t>(p.specs()[tensors[i]].numel());
+    const long n = static_cast<long>(end - begin);
+    if (accumulated) {
+      float* gb = g + begin;
+      const float* ab = a + begin;
+#pragma omp parallel for schedule(static) if (n > kernels::kParallelMinWork)
+      for (long j = 0; j < n; ++j) gb[j] = ab[j] + gb[j];
+    }
+    reducer_->start_sum(g + begin, end - begin);
+  }
+}
+
 UpdateStats UpdateStep::run(const std::vector<const Batch*>& micro_batches, const std::vector<int>& indices,
                             long long update_tokens, long long step, double lr) {
   require(micro_batches.size() == indices.size(), "update: one index per micro-batch");
+  // Every process sums the same sequence of buffers, so every process computes at least one micro-batch.
+  require(!micro_batches.empty(), "update: no micro-batch for this process");
   ParameterStore<float>& p = model_.parameters();
   const long n = static_cast<long>(p.size());
   float* g = p.grads();
+  const bool overlap = reducer_ && settings_.overlap_reduction;
+  const bool accumulate = micro_batches.size() > 1;
+  if (accumulate && accumulated_.size() != static_cast<std::size_t>(n)) accumulated_.assign(n, 0.0f);
   double totals[2] = {0, 0};  // loss, nll
   p.zero_grads();
   for (std::size_t k = 0; k < micro_batches.size(); ++k) {
+    const bool last = k + 1 == micro_batches.size();
     if (k > 0) p.zero_grads();
     arena_.reset();
     StepOptions opt;
@@ -52,11 +80,12 @@ UpdateStats UpdateStep::run(const std::vector<const Batch*>& micro_batches, cons
     opt.seed = dropout_seed(settings_.seed, step, indices[k]);
     opt.label_smoothing = settings_.label_smoothing;
     opt.grad_normalizer = static_cast<double>(update_tokens);
+    if (overlap && last)
+      opt.gradients_complete = [&](const std::vector<std::size_t>& tensors) { start_sums(tensors, accumulate); };
     const LossTotals t = model_.forward_backward(*micro_batches[k], opt, arena_);
     totals[0] += t.loss;
     totals[1] += t.nll;
-    if (micro_batches.size() == 1) break;
-    if (accumulated_.size() != static_cast<std::size_t>(n)) accumulated_.assign(n, 0.0f);
+    if (!accumulate || (overlap && last)) continue;
     float* a = accumulated_.data();
     if (k == 0) {
       std::copy(g, g + n, a);
@@ -65,12 +94,20 @@ UpdateStats UpdateStep::run(const std::vector<const Batch*>& micro_batches, cons
       for (long i = 0; i < n; ++i) a[i] += g[i];
     }
   }
-  if (micro_batches.size() > 1) std::copy(accumulated_.begin(), accumulated_.end(), g);
-  if (reducer_) {
-    reducer_->sum(g, static_cast<std::size_t>(n));
-    reducer_->sum(totals, 2);
-  }
   UpdateStats stats;
+  if (reducer_) {
+    const auto wait_start = std::chrono::steady_clock::now();
+    if (overlap) {
+      reducer_->finish_sums();
+    } else {
+      if (accumulate) std::copy(accumulated_.begin(), accumulated_.end(), g);
+      reducer_->sum(g, static_cast<std::size_t>(n));
+    }
+    reducer_->sum(totals, 2);
+    stats.reduce_wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
+  } else if (accumulate) {
+    std::copy(accumulated_.begin(), accumulated_.end(), g);
+  }
   stats.loss = totals[0];
   stats.nll = totals[1];
   if (std::isfinite(stats.loss)) {

@@ -23,17 +23,26 @@ class GradientReducer {
   virtual ~GradientReducer() = default;
   virtual void sum(float* values, std::size_t count) = 0;
   virtual void sum(double* values, std::size_t count) = 0;
+  // Starts summing `values` (which must stay untouched until finish_sums() returns) and may return before it
+  // is done, so that the backward pass goes on meanwhile; this default sums at once.
+  virtual void start_sum(float* values, std::size_t count) { sum(values, count); }
+  // Waits for every started sum (throws Error if one failed).
+  virtual void finish_sums() {}
 };
 
 struct UpdateSettings {
   std::uint64_t seed = 1;        // dropout streams: dropout_seed(seed, step, micro-batch index)
   float label_smoothing = 0.1f;
   double clip_norm = 0.0;        // global gradient-norm clipping; 0 disables
+  // With a reducer: sum each layer's gradients as soon as the backward pass of the update's last micro-batch
+  // completes them, overlapping communication with the rest of the pass; else one sum after it.
+  bool overlap_reduction = true;
 };
 
 struct UpdateStats {
   double loss = 0, nll = 0;      // summed over the update's target tokens (every process's)
   double grad_norm = 0;          // before clipping
+  double reduce_wait_seconds = 0;  // spent waiting for the reducer after the backward pass (0 without one)
 };
 
 // The dropout seed of micro-batch `micro_batch` (0-based within the update, whatever process computes it) of
@@ -54,6 +63,10 @@ class UpdateStep {
   Adam<float>& adam_;
   UpdateSettings settings_;
   GradientReducer* reducer_;
+  // Starts the reducer's sums of `tensors` (complete in the last micro-batch's gradient); with several
+  // micro-batches, first adds the earlier ones' sum to them.
+  void start_sums(const std::vector<std::size_t>& tensors, bool accumulated);
+
   Arena arena_;
   std::vector<float> accumulated_;  // [parameters], with more than one micro-batch per process
 };
