@@ -27,6 +27,7 @@ int run_score(const ScoreFlags& f) {
   set_num_threads(f.threads);
   Translator translator(f.model, f.translator);
   LineWindows sources(f.source), targets(f.target);
+  LineProgress progress(f.source, f.output);
   stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
     std::vector<std::string> src, tgt;
     for (;;) {
@@ -53,8 +54,10 @@ int run_score(const ScoreFlags& f) {
         text << '\n';
       }
       emit(text.str());
+      progress.update(sources.lines_read(), sources.bytes_read());
     }
   });
+  progress.finish(sources.lines_read(), sources.bytes_read());
   return 0;
 }
 

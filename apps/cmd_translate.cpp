@@ -55,13 +55,16 @@ int run_translate(const TranslateFlags& f) {
   set_num_threads(f.threads);
   Translator translator(f.model, f.translator);
   LineWindows input(f.input);
+  LineProgress progress(f.input, f.output);
   stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
     std::vector<std::string> lines;
     while (input.next(static_cast<std::size_t>(f.window), lines)) {
       const std::size_t first = input.lines_read() - lines.size();
       emit(format_window(f, translator.translate(lines, f.options), first));
+      progress.update(input.lines_read(), input.bytes_read());
     }
   });
+  progress.finish(input.lines_read(), input.bytes_read());
   return 0;
 }
 

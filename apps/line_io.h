@@ -2,17 +2,24 @@
 // window) without losing the file over one bad line, write to stdout or atomically to a file.
 #pragma once
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/core/progress.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/io/atomic_file.h"
 
@@ -52,16 +59,55 @@ class LineWindows {
     for (std::size_t line : in.invalid_lines)
       std::fprintf(stderr, "warning: %s:%zu: invalid UTF-8; the line is treated as empty\n", name_.c_str(), read_ + line);
     read_ += in.lines.size();
+    for (const std::string& line : in.lines) bytes_ += line.size() + 1;
     lines = std::move(in.lines);
     return !lines.empty();
   }
   std::size_t lines_read() const { return read_; }  // before this window's: lines_read() - lines.size()
+  std::uint64_t bytes_read() const { return bytes_; }  // about: as if every line ended in "\n"
 
  private:
   std::string name_;
   std::ifstream file_;
   std::istream* in_;
   std::size_t read_ = 0;
+  std::uint64_t bytes_ = 0;
+};
+
+// The live line of a long translate or score run on a terminal: lines done, lines/s, and the ETA when the
+// input is a file (its size known). Nothing at all when stderr is not a terminal, when the results go to the
+// same terminal (they would break the line), nor in the first second.
+class LineProgress {
+ public:
+  LineProgress(const std::string& input_path, const std::string& output_path) {
+    const bool to_stdout = output_path.empty() || output_path == "-";
+    if (!::isatty(::fileno(stderr)) || (to_stdout && ::isatty(::fileno(stdout)))) return;
+    std::error_code error;
+    const bool file = !input_path.empty() && input_path != "-" && std::filesystem::is_regular_file(input_path, error);
+    const auto size = file ? std::filesystem::file_size(input_path, error) : 0;
+    by_bytes_ = file && !error && size > 0;
+    progress_.emplace(by_bytes_ ? static_cast<long>(size >> 10) : 0);
+    progress_->counting(by_bytes_ ? "KB" : "lines");
+  }
+  void update(std::size_t lines, std::uint64_t bytes) {
+    if (!progress_ || progress_->elapsed_seconds() < 1) return;
+    progress_->update(step(lines, bytes), detail(lines));
+    shown_ = true;
+  }
+  void finish(std::size_t lines, std::uint64_t bytes) {
+    if (shown_) progress_->finish(step(lines, bytes), detail(lines));
+  }
+
+ private:
+  long step(std::size_t lines, std::uint64_t bytes) const {
+    return by_bytes_ ? static_cast<long>(bytes >> 10) : static_cast<long>(lines);
+  }
+  std::string detail(std::size_t lines) const {
+    const double rate = static_cast<double>(lines) / std::max(progress_->elapsed_seconds(), 1e-3);
+    return std::to_string(lines) + " lines, " + std::to_string(static_cast<long long>(rate)) + " lines/s";
+  }
+  std::optional<Progress> progress_;
+  bool by_bytes_ = false, shown_ = false;
 };
 
 // Runs produce(emit), where emit(text) appends to the output: stdout, flushed at each call (a reader that

@@ -76,6 +76,24 @@ if(HEPTAPOD_WITH_MPI)
 endif()
 message(STATUS "Heptapod MPI: ${HEPTAPOD_MPI_FOUND}")
 
+# The Python module (python/): pybind11 for Debian's /usr/bin/python3, which has Debian's packages (the first
+# python3 on PATH may be another install). On by default when both are found; the module and its tests are
+# left out, with a message, when not.
+option(HEPTAPOD_WITH_PYTHON "Build the heptapod Python module (pybind11) when found" ON)
+set(HEPTAPOD_PYTHON_FOUND OFF)
+if(HEPTAPOD_WITH_PYTHON)
+  if(NOT Python_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python_EXECUTABLE /usr/bin/python3)
+  endif()
+  find_package(Python COMPONENTS Interpreter Development.Module)
+  set(PYBIND11_FINDPYTHON ON)
+  find_package(pybind11 CONFIG QUIET)
+  if(Python_FOUND AND pybind11_FOUND)
+    set(HEPTAPOD_PYTHON_FOUND ON)
+  endif()
+endif()
+message(STATUS "Heptapod Python module: ${HEPTAPOD_PYTHON_FOUND} (${Python_EXECUTABLE})")
+
 add_library(heptapod_cli11 INTERFACE)
 target_include_directories(heptapod_cli11 SYSTEM INTERFACE ${CLI11_INCLUDE_DIR})
 

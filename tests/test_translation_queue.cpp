@@ -34,6 +34,24 @@ std::vector<std::pair<std::string, float>> best(const std::vector<Translation>& 
   return b;
 }
 
+// Two translators (a server's two models, two Python threads) computing at the same time get what each
+// gets alone, in every compute type: no product shares scratch memory across threads.
+TEST(TranslationQueue, TranslatorsOnTwoThreadsAtOnceGetWhatEachGetsAlone) {
+  TempDir dir;
+  const std::string model = test::make_model(dir);
+  const std::vector<std::string> lines = numbers();
+  for (const ComputeType type : {ComputeType::Float32, ComputeType::Int8, ComputeType::BFloat16}) {
+    Translator a(model, {type}), b(model, {type});
+    const auto expect = best(a.translate(lines, short_search(4)));
+    std::vector<std::pair<std::string, float>> got[2];
+    std::thread other([&] { got[1] = best(b.translate(lines, short_search(4))); });
+    got[0] = best(a.translate(lines, short_search(4)));
+    other.join();
+    EXPECT_EQ(got[0], expect) << compute_type_name(type);
+    EXPECT_EQ(got[1], expect) << compute_type_name(type);
+  }
+}
+
 TEST(TranslationQueue, ConcurrentRequestsGetWhatTranslatingEachAloneGives) {
   TempDir dir;
   const std::string model = test::make_model(dir);

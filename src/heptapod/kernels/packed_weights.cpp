@@ -8,8 +8,10 @@
 #include "heptapod/kernels/packed_weights.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -71,7 +73,7 @@ int primitive_rows(int m) {
 
 struct Entry {
   dnnl::matmul primitive;
-  memory::desc src, dst, bias;
+  memory::desc src, dst, bias, scratchpad;
 };
 std::mutex cache_mutex;
 // (rows, in, out, bias, relu, stride of the weights' in dimension): the stride tells a column view of a plain
@@ -112,6 +114,10 @@ struct PackedWeights::Impl {
   dnnl::matmul::primitive_desc describe(int rows, int in, int out, bool bias, bool relu,
                                         const memory::desc& weights) const {
     dnnl::primitive_attr attr;
+    // The caller's scratchpad, not the library's: Debian's oneDNN shares one scratchpad among all primitives
+    // (it is built without DNNL_ENABLE_CONCURRENT_EXEC), so two threads running products at once (two
+    // translators, two models in a server) would overwrite each other's.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (relu) {
       dnnl::post_ops ops;
       ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
@@ -201,7 +207,8 @@ const Entry& PackedWeights::Impl::primitive(const memory::desc& weights, int row
   if (it == cache.end()) {
     const auto pd = describe(rows, in, out, bias, relu, weights);
     require(pd.weights_desc() == weights, "packed weights: oneDNN changed the weight layout");
-    it = cache.emplace(key, Entry{dnnl::matmul(pd), pd.src_desc(), pd.dst_desc(), pd.bias_desc()}).first;
+    it = cache.emplace(key, Entry{dnnl::matmul(pd), pd.src_desc(), pd.dst_desc(), pd.bias_desc(), pd.scratchpad_desc()})
+             .first;
   }
   return it->second;  // entries are never removed, and std::map keeps them in place
 }
@@ -222,6 +229,14 @@ void PackedWeights::Impl::run(const memory::desc& view, const float* w, const fl
                                        {DNNL_ARG_WEIGHTS, memory(view, engine, const_cast<float*>(w))},
                                        {DNNL_ARG_DST, memory(e->dst, engine, y)}};
   if (bias) args.emplace(DNNL_ARG_BIAS, memory(e->bias, engine, const_cast<float*>(bias)));
+  if (const std::size_t bytes = e->scratchpad.get_size(); bytes > 0) {
+    thread_local std::vector<std::byte> scratch;  // this thread's, grown to the largest product's need
+    constexpr std::size_t kAlign = 64;
+    if (scratch.size() < bytes + kAlign) scratch.resize(bytes + kAlign);
+    void* p = scratch.data();
+    std::size_t room = scratch.size();
+    args.emplace(DNNL_ARG_SCRATCHPAD, memory(e->scratchpad, engine, std::align(kAlign, bytes, p, room)));
+  }
   e->primitive.execute(onednn_stream(), args);
 }
 

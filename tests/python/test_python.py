@@ -1,0 +1,171 @@
+"""The heptapod Python module against the CLI's bytes: translate, score and bleu/chrf give what `heptapod`
+prints; bad input raises heptapod.Error with the CLI's message; threads translating at once get what one
+thread gets; a thousand calls leave memory where it was; heptapod.train runs the CLI's trainer.
+
+Run by CTest (python.api) with PYTHONPATH at the built module and HEPTAPOD_BIN, HEPTAPOD_MAKE_MODEL and
+HEPTAPOD_DATA set."""
+import os
+import subprocess
+import threading
+
+import pytest
+
+import heptapod
+
+BIN = os.environ["HEPTAPOD_BIN"]
+DATA = os.environ["HEPTAPOD_DATA"]
+SOURCES = os.path.join(DATA, "numbers.dev.es")
+TARGETS = os.path.join(DATA, "numbers.dev.en")
+
+
+def lines(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().split("\n")[:-1]
+
+
+def cli(*args):
+    return subprocess.run([BIN, *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("model") / "model.htp")
+    subprocess.run([os.environ["HEPTAPOD_MAKE_MODEL"], path], check=True, capture_output=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def translator(model):
+    return heptapod.Translator(model, threads=1)
+
+
+def test_translate_equals_the_cli_text_scores_and_alignments(model, translator):
+    out = cli("translate", "-m", model, "-i", SOURCES, "--beam", "3", "--max-extra-length", "6", "--scores",
+              "--alignments", "--threads", "1")
+    results = translator.translate(lines(SOURCES), beam=3, max_extra_length=6, alignments=True)
+    printed = []
+    for r in results:
+        h = r["hypotheses"][0]
+        pairs = " ".join(f"{i}-{j}" for i, j in h["alignment"])
+        printed.append(f"{h['text']} ||| {h['score']:g} ||| {pairs}")
+    assert "\n".join(printed) + "\n" == out
+
+
+def test_nbest_equals_the_cli(model, translator):
+    src = lines(SOURCES)[:20]
+    out = subprocess.run([BIN, "translate", "-m", model, "--nbest", "3", "--max-extra-length", "4", "--threads", "1"],
+                         input="\n".join(src) + "\n", check=True, capture_output=True, text=True).stdout  # stdin
+    printed = []
+    for i, r in enumerate(translator.translate(src, nbest=3, max_extra_length=4)):
+        assert len(r["hypotheses"]) == 3
+        for h in r["hypotheses"]:
+            printed.append(f"{i} ||| {h['text']} ||| {h['score']:g}")
+    assert "\n".join(printed) + "\n" == out
+
+
+def test_score_equals_the_cli(model, translator):
+    out = cli("score", "-m", model, "--source", SOURCES, "--target", TARGETS, "--threads", "1")
+    scores = translator.score(lines(SOURCES), lines(TARGETS))
+    assert "".join(f"{s['log_prob']:.6f}\n" for s in scores) == out
+    assert all(len(s["token_log_probs"]) == s["tokens"] for s in scores)
+
+
+def test_bleu_and_chrf_equal_the_cli(tmp_path):
+    hyps = lines(TARGETS)
+    refs = [h if i % 3 else h.replace("a", "e") for i, h in enumerate(hyps)]
+    hyp_file, ref_file = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp_file.write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    ref_file.write_text("\n".join(refs) + "\n", encoding="utf-8")
+    printed = cli("bleu", "-i", str(hyp_file), str(ref_file), "-m", "bleu").split("\n")
+    b = heptapod.bleu(hyps, [refs])
+    assert str(b) == printed[0]
+    assert b.signature == printed[1]
+    assert heptapod.bleu(hyps, refs).score == b.score  # one stream as a plain list
+    assert len(b.counts) == 4 and b.sys_len > 0 and 0 < b.bp <= 1
+    chrf = heptapod.chrf(hyps, refs)
+    assert str(chrf) == cli("bleu", "-i", str(hyp_file), str(ref_file), "-m", "chrf").split("\n")[0]
+
+
+def test_bad_input_raises_the_cli_message(tmp_path, translator):
+    with pytest.raises(heptapod.Error, match="cannot open"):
+        heptapod.Translator(str(tmp_path / "missing.htp"))
+    with pytest.raises(heptapod.Error, match="not a regular file"):
+        heptapod.Translator(str(tmp_path))
+    bad = tmp_path / "bad.htp"
+    bad.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{not json")
+    with pytest.raises(heptapod.Error, match=str(bad)):
+        heptapod.Translator(str(bad))
+    with pytest.raises(heptapod.Error, match="compute_type"):
+        heptapod.Translator(str(bad), compute_type="float8")
+    with pytest.raises(heptapod.Error, match="2 sources but 1 targets"):
+        translator.score(["a", "b"], ["c"])
+    with pytest.raises(heptapod.Error, match="beam"):
+        translator.translate(["uno"], beam=0)
+    with pytest.raises(heptapod.Error, match="segments but there are 2 hypotheses"):
+        heptapod.bleu(["a", "b"], [["a"]])
+    with pytest.raises(heptapod.Error, match="unknown option 'stepz'"):
+        heptapod.train(SOURCES, TARGETS, str(tmp_path / "run"), stepz=3)
+
+
+def test_threads_translating_at_once_equal_one_thread(model):
+    src = lines(SOURCES)
+    shared = heptapod.Translator(model, threads=1)
+    expected = shared.translate(src, max_extra_length=5)
+    results = {}
+
+    def work(k, t):
+        results[k] = t.translate(src, max_extra_length=5)
+
+    own = heptapod.Translator(model, threads=1)
+    threads = [threading.Thread(target=work, args=(k, shared if k % 2 else own)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(results[k] == expected for k in range(4))
+
+
+def rss_kb():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
+
+
+def test_a_thousand_calls_do_not_grow_memory(translator):
+    src = lines(SOURCES)[:4]
+    for _ in range(100):  # warm: caches and pools reach their size
+        translator.translate(src, beam=2, max_extra_length=3)
+        translator.score(src, src)
+    before = rss_kb()
+    for _ in range(1000):
+        translator.translate(src, beam=2, max_extra_length=3)
+        translator.score(src, src)
+        heptapod.bleu(src, [src])
+    assert rss_kb() - before < 8 * 1024, f"RSS grew from {before} kB to {rss_kb()} kB"
+
+
+def test_model_properties(model, translator):
+    assert translator.config["d_model"] > 0
+    assert translator.compute_type == "float32"
+    assert heptapod.Translator(model, compute_type="int8").compute_type == "int8"
+    v = translator.vocabularies
+    assert v["source_size"] == translator.config["src_vocab_size"]
+    ids = translator.encode("dos")
+    assert ids and translator.decode(ids, target=False) == "dos"
+
+
+def test_train_runs_the_cli_trainer_and_resumes(tmp_path):
+    updates = []
+    out = str(tmp_path / "run")
+    args = dict(preset="tiny", d_model=32, d_ff=64, vocab_model="char", steps=6, batch_tokens=512,
+                valid_every=3, valid_bleu_sentences=0, log_every=3, threads=1)
+    result = heptapod.train(os.path.join(DATA, "numbers.train.es"), os.path.join(DATA, "numbers.train.en"), out,
+                            on_update=updates.append, **args)
+    assert [u["step"] for u in updates] == list(range(1, 7))
+    assert result["steps"] == 6 and result["stop_reason"] == "max steps"
+    assert heptapod.Translator(result["model"]).translate(["uno"])[0]["hypotheses"]
+    # The same call with more steps resumes from the run's last checkpoint, as the CLI does.
+    args["steps"] = 8
+    updates.clear()
+    result = heptapod.train(os.path.join(DATA, "numbers.train.es"), os.path.join(DATA, "numbers.train.en"), out,
+                            on_update=updates.append, **args)
+    assert [u["step"] for u in updates] == [7, 8]
