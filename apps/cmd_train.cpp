@@ -2,10 +2,13 @@
 // Every flag fills a field of TrainConfig; rerunning the same command resumes.
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "commands.h"
 #include "heptapod/core/error.h"
 #include "heptapod/train/communicator.h"
+#include "heptapod/train/model_choice.h"
 #include "heptapod/train/trainer.h"
 
 namespace heptapod::app {
@@ -14,36 +17,28 @@ namespace {
 
 struct TrainFlags {
   TrainConfig config;
-  std::string preset = "small";
+  ModelChoice model;
+  std::optional<int> layers;
   std::string vocab_model = "bpe";
-  std::string schedule = "noam";
+  std::optional<std::string> schedule;
   std::string norm, tie;
-  int d_model = 0, heads = 0, d_ff = 0, layers = 0, encoder_layers = 0, decoder_layers = 0;
-  float dropout = -1, attention_dropout = -1, activation_dropout = -1, embedding_dropout = -1;
   bool separate_vocab = false;
+  bool warmup_given = false, lr_given = false;
 };
 
 int run_train(TrainFlags f) {
   TrainConfig& c = f.config;
-  c.model = model_preset(f.preset);
-  if (f.d_model > 0) c.model.d_model = f.d_model;
-  if (f.heads > 0) c.model.n_heads = f.heads;
-  if (f.d_ff > 0) c.model.d_ff = f.d_ff;
-  if (f.layers > 0) c.model.encoder_layers = c.model.decoder_layers = f.layers;
-  if (f.encoder_layers > 0) c.model.encoder_layers = f.encoder_layers;
-  if (f.decoder_layers > 0) c.model.decoder_layers = f.decoder_layers;
-  if (f.dropout >= 0) c.model.dropout = f.dropout;
-  if (f.attention_dropout >= 0) c.model.attention_dropout = f.attention_dropout;
-  if (f.activation_dropout >= 0) c.model.activation_dropout = f.activation_dropout;
-  if (f.embedding_dropout >= 0) c.model.embedding_dropout = f.embedding_dropout;
-  if (!f.norm.empty()) c.model.norm = f.norm == "pre" ? NormPosition::Pre : NormPosition::Post;
+  ModelChoice& m = f.model;
+  m.init_model = c.init_model;
+  if (f.layers) m.encoder_layers = m.decoder_layers = f.layers;
+  if (!f.norm.empty()) m.norm = f.norm == "pre" ? NormPosition::Pre : NormPosition::Post;
   if (!f.tie.empty())
-    c.model.tie_embeddings = f.tie == "all" ? EmbeddingTying::All
-                             : f.tie == "target_output" ? EmbeddingTying::TargetOutput
-                                                        : EmbeddingTying::None;
+    m.tie = f.tie == "all" ? EmbeddingTying::All : f.tie == "target_output" ? EmbeddingTying::TargetOutput : EmbeddingTying::None;
+  c.model = resolve_model_choice(m);
   c.vocab_config.model = vocab_model_from_name(f.vocab_model);
   c.joint_vocab = !f.separate_vocab;
-  c.schedule.kind = f.schedule == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;
+  c.schedule.kind = f.schedule.value_or("noam") == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;
+  if (!c.init_model.empty()) apply_fine_tuning_defaults(c.schedule, f.schedule.has_value(), f.warmup_given, f.lr_given);
   Communicator& ranks = communicator();
   try {
     const TrainResult r = train(c);
@@ -76,18 +71,25 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--vocab-size", c.vocab_config.size, "Pieces per vocabulary when one is trained here");
   cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
   cmd->add_flag("--separate-vocab", f->separate_vocab, "Train separate source and target vocabularies");
-  cmd->add_option("--preset", f->preset, "Model preset: tiny, small, base, big")
-      ->check(CLI::IsMember({"tiny", "small", "base", "big"}));
-  cmd->add_option("--d-model", f->d_model, "Override d_model");
-  cmd->add_option("--heads", f->heads, "Override attention heads");
-  cmd->add_option("--d-ff", f->d_ff, "Override the feed-forward size");
-  cmd->add_option("--layers", f->layers, "Override encoder and decoder layers");
-  cmd->add_option("--encoder-layers", f->encoder_layers, "Override encoder layers");
-  cmd->add_option("--decoder-layers", f->decoder_layers, "Override decoder layers");
-  cmd->add_option("--dropout", f->dropout, "Residual dropout");
-  cmd->add_option("--attention-dropout", f->attention_dropout, "Attention-probability dropout");
-  cmd->add_option("--activation-dropout", f->activation_dropout, "FFN activation dropout");
-  cmd->add_option("--embedding-dropout", f->embedding_dropout, "Embedding dropout");
+  cmd->add_option("--init", c.init_model,
+                  "Fine-tune this model file: its architecture, weights and vocabularies, a fresh optimizer")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--freeze", c.freeze, "With --init: leave parameter groups as they are (embeddings, encoder, "
+                                        "decoder; comma-separated)")
+      ->delimiter(',');
+  cmd->add_option("--preset", f->model.preset, "Model preset: tiny, small, base, big")
+      ->check(CLI::IsMember({"tiny", "small", "base", "big"}))
+      ->each([f](const std::string&) { f->model.preset_given = true; });
+  cmd->add_option("--d-model", f->model.d_model, "Override d_model")->check(CLI::PositiveNumber);
+  cmd->add_option("--heads", f->model.heads, "Override attention heads")->check(CLI::PositiveNumber);
+  cmd->add_option("--d-ff", f->model.d_ff, "Override the feed-forward size")->check(CLI::PositiveNumber);
+  cmd->add_option("--layers", f->layers, "Override encoder and decoder layers")->check(CLI::PositiveNumber);
+  cmd->add_option("--encoder-layers", f->model.encoder_layers, "Override encoder layers")->check(CLI::PositiveNumber);
+  cmd->add_option("--decoder-layers", f->model.decoder_layers, "Override decoder layers")->check(CLI::PositiveNumber);
+  cmd->add_option("--dropout", f->model.dropout, "Residual dropout");
+  cmd->add_option("--attention-dropout", f->model.attention_dropout, "Attention-probability dropout");
+  cmd->add_option("--activation-dropout", f->model.activation_dropout, "FFN activation dropout");
+  cmd->add_option("--embedding-dropout", f->model.embedding_dropout, "Embedding dropout");
   cmd->add_option("--norm", f->norm, "post (the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
   cmd->add_option("--tie", f->tie, "Embedding tying: all, target_output, none")
       ->check(CLI::IsMember({"all", "target_output", "none"}));
@@ -96,11 +98,13 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--batch-tokens", c.batch_tokens, "Padded source+target tokens per micro-batch");
   cmd->add_option("--accumulate", c.accumulate, "Micro-batches per update (gradient accumulation)");
   cmd->add_option("--window", c.window, "Sentences sorted by length together when batching");
-  cmd->add_option("--lr-schedule", f->schedule, "noam (the paper) or inverse-sqrt")
+  cmd->add_option("--lr-schedule", f->schedule, "noam (the paper; the default) or inverse-sqrt (fine-tuning's default)")
       ->check(CLI::IsMember({"noam", "inverse-sqrt"}));
-  cmd->add_option("--warmup", c.schedule.warmup_steps, "Warm-up updates");
+  cmd->add_option("--warmup", c.schedule.warmup_steps, "Warm-up updates (fine-tuning: 100)")
+      ->each([f](const std::string&) { f->warmup_given = true; });
   cmd->add_option("--lr-scale", c.schedule.scale, "Factor on the noam learning rate");
-  cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt)");
+  cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt; fine-tuning: 2e-4)")
+      ->each([f](const std::string&) { f->lr_given = true; });
   cmd->add_option("--label-smoothing", c.label_smoothing, "Label smoothing epsilon");
   cmd->add_option("--clip-norm", c.clip_norm, "Clip the global gradient norm (0: off)");
   cmd->add_flag("!--no-overlap-allreduce", c.overlap_allreduce,

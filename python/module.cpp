@@ -19,6 +19,7 @@
 #include "heptapod/eval/chrf.h"
 #include "heptapod/kernels/threads.h"
 #include "heptapod/model/config.h"
+#include "heptapod/train/model_choice.h"
 #include "heptapod/train/trainer.h"
 
 namespace py = pybind11;
@@ -141,8 +142,15 @@ class PyTranslator {
 
 // sacreBLEU's reference layout: a list of reference streams, or one stream given as a list of strings.
 using References = std::vector<std::vector<std::string>>;
+References reference_streams(const py::object& references) {
+  try {
+    return references.cast<References>();
+  } catch (const py::cast_error&) {
+    return {references.cast<std::vector<std::string>>()};
+  }
+}
 
-eval::BleuScore bleu(const std::vector<std::string>& hypotheses, const References& references, bool lowercase,
+eval::BleuScore bleu(const std::vector<std::string>& hypotheses, const py::object& refs, bool lowercase,
                      const std::string& tokenize, const std::string& smooth, std::optional<double> smooth_value) {
   eval::BleuOptions o;
   o.lowercase = lowercase;
@@ -150,14 +158,16 @@ eval::BleuScore bleu(const std::vector<std::string>& hypotheses, const Reference
   o.tokenize = tokenize;
   o.smooth = eval::parse_bleu_smoothing(smooth);
   o.smooth_value = smooth_value;
+  const References references = reference_streams(refs);
   py::gil_scoped_release release;
   return eval::corpus_bleu(hypotheses, references, o);
 }
 
-eval::ChrfScore chrf(const std::vector<std::string>& hypotheses, const References& references, int char_order,
+eval::ChrfScore chrf(const std::vector<std::string>& hypotheses, const py::object& refs, int char_order,
                      int word_order, int beta, bool lowercase, bool whitespace, bool eps_smoothing) {
   require(char_order >= 1 && word_order >= 0 && beta >= 1, "char_order and beta must be >= 1, word_order >= 0");
   eval::ChrfOptions o{char_order, word_order, beta, lowercase, whitespace, eps_smoothing};
+  const References references = reference_streams(refs);
   py::gil_scoped_release release;
   return eval::corpus_chrf(hypotheses, references, o);
 }
@@ -170,15 +180,19 @@ py::dict train(const std::string& source, const std::string& target, const std::
   c.train_source = source;
   c.train_target = target;
   c.output_dir = output_dir;
-  std::string preset = "small";
-  if (options.contains("preset")) preset = options["preset"].cast<std::string>();
-  c.model = model_preset(preset);
+  ModelChoice m;
+  bool warmup_given = false, lr_given = false, schedule_given = false;
   std::optional<py::function> on_update;
   for (const auto& [key, value] : options) {
     const std::string k = key.cast<std::string>();
     auto as_int = [&] { return value.cast<int>(); };
-    if (k == "preset") continue;
+    if (k == "preset") {
+      m.preset = value.cast<std::string>();
+      m.preset_given = true;
+    }
     else if (k == "on_update") { if (!value.is_none()) on_update = value.cast<py::function>(); }
+    else if (k == "init") c.init_model = value.cast<std::string>();
+    else if (k == "freeze") c.freeze = value.cast<std::vector<std::string>>();
     else if (k == "valid_source") c.valid_source = value.cast<std::string>();
     else if (k == "valid_target") c.valid_target = value.cast<std::string>();
     else if (k == "vocab") c.vocab = value.cast<std::string>();
@@ -187,19 +201,26 @@ py::dict train(const std::string& source, const std::string& target, const std::
     else if (k == "vocab_size") c.vocab_config.size = as_int();
     else if (k == "vocab_model") c.vocab_config.model = vocab_model_from_name(value.cast<std::string>());
     else if (k == "separate_vocab") c.joint_vocab = !value.cast<bool>();
-    else if (k == "d_model") c.model.d_model = as_int();
-    else if (k == "heads") c.model.n_heads = as_int();
-    else if (k == "d_ff") c.model.d_ff = as_int();
-    else if (k == "layers") c.model.encoder_layers = c.model.decoder_layers = as_int();
-    else if (k == "encoder_layers") c.model.encoder_layers = as_int();
-    else if (k == "decoder_layers") c.model.decoder_layers = as_int();
-    else if (k == "dropout") c.model.dropout = value.cast<float>();
+    else if (k == "d_model") m.d_model = as_int();
+    else if (k == "heads") m.heads = as_int();
+    else if (k == "d_ff") m.d_ff = as_int();
+    else if (k == "layers") m.encoder_layers = m.decoder_layers = as_int();
+    else if (k == "encoder_layers") m.encoder_layers = as_int();
+    else if (k == "decoder_layers") m.decoder_layers = as_int();
+    else if (k == "dropout") m.dropout = value.cast<float>();
+    else if (k == "lr_schedule") {
+      const std::string kind = value.cast<std::string>();
+      require(kind == "noam" || kind == "inverse-sqrt", "train: lr_schedule must be 'noam' or 'inverse-sqrt'");
+      c.schedule.kind = kind == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;
+      schedule_given = true;
+    }
+    else if (k == "lr") { c.schedule.peak_lr = value.cast<double>(); lr_given = true; }
     else if (k == "max_length") c.filter.max_tokens = as_int();
     else if (k == "max_ratio") c.filter.max_ratio = value.cast<double>();
     else if (k == "batch_tokens") c.batch_tokens = as_int();
     else if (k == "accumulate") c.accumulate = as_int();
     else if (k == "window") c.window = as_int();
-    else if (k == "warmup") c.schedule.warmup_steps = as_int();
+    else if (k == "warmup") { c.schedule.warmup_steps = as_int(); warmup_given = true; }
     else if (k == "lr_scale") c.schedule.scale = value.cast<double>();
     else if (k == "label_smoothing") c.label_smoothing = value.cast<float>();
     else if (k == "clip_norm") c.clip_norm = value.cast<double>();
@@ -214,6 +235,9 @@ py::dict train(const std::string& source, const std::string& target, const std::
     else if (k == "threads") c.threads = as_int();
     else throw Error("train: unknown option '" + k + "'");
   }
+  m.init_model = c.init_model;
+  c.model = resolve_model_choice(m);
+  if (!c.init_model.empty()) apply_fine_tuning_defaults(c.schedule, schedule_given, warmup_given, lr_given);
   TrainResult result;
   {
     py::gil_scoped_release release;
@@ -290,30 +314,13 @@ PYBIND11_MODULE(heptapod, m) {
       .def("__str__", [](const eval::ChrfScore& s) { return s.format(); })
       .def("__repr__", [](const eval::ChrfScore& s) { return s.format(); });
 
-  auto one_stream = [](const std::vector<std::string>& refs) { return References{refs}; };
   m.def("bleu", &heptapod::python::bleu, py::arg("hypotheses"), py::arg("references"), py::arg("lowercase") = false,
         py::arg("tokenize") = "13a", py::arg("smooth") = "exp", py::arg("smooth_value") = py::none(),
-        "Corpus BLEU exactly as sacreBLEU 2.0 computes it; references: a list of reference streams");
-  m.def(
-      "bleu",
-      [one_stream](const std::vector<std::string>& h, const std::vector<std::string>& refs, bool lowercase,
-                   const std::string& tokenize, const std::string& smooth, std::optional<double> smooth_value) {
-        return bleu(h, one_stream(refs), lowercase, tokenize, smooth, smooth_value);
-      },
-      py::arg("hypotheses"), py::arg("references"), py::arg("lowercase") = false, py::arg("tokenize") = "13a",
-      py::arg("smooth") = "exp", py::arg("smooth_value") = py::none(), "Corpus BLEU against one reference stream");
+        "Corpus BLEU exactly as sacreBLEU 2.0 computes it; references: a list of reference streams, or one stream");
   m.def("chrf", &heptapod::python::chrf, py::arg("hypotheses"), py::arg("references"), py::arg("char_order") = 6,
         py::arg("word_order") = 0, py::arg("beta") = 2, py::arg("lowercase") = false, py::arg("whitespace") = false,
-        py::arg("eps_smoothing") = false, "Corpus chrF exactly as sacreBLEU 2.0 computes it");
-  m.def(
-      "chrf",
-      [one_stream](const std::vector<std::string>& h, const std::vector<std::string>& refs, int char_order,
-                   int word_order, int beta, bool lowercase, bool whitespace, bool eps_smoothing) {
-        return chrf(h, one_stream(refs), char_order, word_order, beta, lowercase, whitespace, eps_smoothing);
-      },
-      py::arg("hypotheses"), py::arg("references"), py::arg("char_order") = 6, py::arg("word_order") = 0,
-      py::arg("beta") = 2, py::arg("lowercase") = false, py::arg("whitespace") = false,
-      py::arg("eps_smoothing") = false, "Corpus chrF against one reference stream");
+        py::arg("eps_smoothing") = false,
+        "Corpus chrF exactly as sacreBLEU 2.0 computes it; references: a list of reference streams, or one stream");
   m.def("train", &heptapod::python::train, py::arg("source"), py::arg("target"), py::arg("output_dir"),
         "Trains (or resumes) as `heptapod train` does, with its flags as keyword arguments (preset, steps, "
         "batch_tokens, valid_source, ...); on_update(state) after every update. Returns the run's result.");

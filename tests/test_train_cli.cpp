@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
@@ -146,6 +147,62 @@ TEST(TrainCli, ResumeWithADifferentModelIsRefused) {
   ASSERT_EQ(run_heptapod(train_args(dir.file("run"), 20), dir, log), 0) << log;
   EXPECT_EQ(run_heptapod(train_args(dir.file("run"), 40, "--d-model 32"), dir, log), 1);
   EXPECT_HAS_SUBSTR(log, "its model config differs");
+}
+
+// --init fine-tunes a model file: its architecture and vocabularies, its weights as the start (the first loss
+// is the trained model's, far below a fresh one's), frozen groups unchanged to the bit, the rest trained;
+// architecture options that contradict the file, and vocabulary options, are refused; the run resumes.
+TEST(TrainCli, InitFineTunesAModelFileAndFreezesWhatIsAsked) {
+  TempDir dir;
+  std::string log;
+  const std::string base = dir.file("base"), tuned = dir.file("tuned");
+  ASSERT_EQ(run_heptapod(train_args(base, 60), dir, log), 0) << log;
+  auto fine_tune = [&](int steps, const std::string& extra) {
+    return "train --source " + quoted(data("numbers.dev.en")) + " --target " + quoted(data("numbers.dev.es")) +
+           " -o " + quoted(tuned) + " --init " + quoted(base + "/model.htp") +
+           " --batch-tokens 1024 --threads 2 --log-every 1 --valid-every 100 --steps " + std::to_string(steps) + " " +
+           extra;
+  };
+  ASSERT_EQ(run_heptapod(fine_tune(10, "--freeze encoder"), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "fine-tuning " + base + "/model.htp, frozen: encoder");
+  const auto tuned_losses = train_losses(tuned + "/metrics.jsonl");
+  const auto base_losses = train_losses(base + "/metrics.jsonl");
+  ASSERT_FALSE(tuned_losses.empty());
+  EXPECT_LT(tuned_losses.begin()->second, 0.7 * base_losses.begin()->second)
+      << "the first fine-tuning update starts from the trained weights";
+
+  const auto before = load_model(base + "/model.htp"), after = load_model(tuned + "/model.htp");
+  ASSERT_EQ(to_json(before->config()), to_json(after->config()));
+  const ParameterStore<float>& a = before->parameters();
+  const ParameterStore<float>& b = after->parameters();
+  int encoder = 0, changed = 0;
+  for (std::size_t t = 0; t < a.specs().size(); ++t) {
+    const std::string& name = a.specs()[t].name;
+    const std::size_t n = static_cast<std::size_t>(a.specs()[t].numel());
+    const bool same = std::memcmp(a.values() + a.offset(t), b.values() + b.offset(t), n * sizeof(float)) == 0;
+    if (name.rfind("encoder/", 0) == 0) {
+      ++encoder;
+      EXPECT_TRUE(same) << name << " is frozen";
+    } else {
+      changed += !same;
+    }
+  }
+  EXPECT_GT(encoder, 0);
+  EXPECT_GT(changed, 10) << "the decoder and embeddings train";
+
+  ASSERT_EQ(run_heptapod(fine_tune(12, "--freeze encoder"), dir, log), 0) << log;  // resumes at step 10
+  EXPECT_HAS_SUBSTR(log, "resuming from");
+  EXPECT_EQ(run_heptapod(fine_tune(14, ""), dir, log), 1) << "another freeze is another run";
+
+  const std::string other = "train --source " + quoted(data("numbers.dev.en")) + " --target " +
+                            quoted(data("numbers.dev.es")) + " -o " + quoted(dir.file("x")) + " --init " +
+                            quoted(base + "/model.htp") + " --steps 1 ";
+  EXPECT_EQ(run_heptapod(other + "--d-model 48", dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "--d-model 48 contradicts the model to fine-tune (--init " + base + "/model.htp), which has 64");
+  EXPECT_EQ(run_heptapod(other + "--vocab " + quoted(base + "/vocab.src.spm"), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "--init brings the model's own vocabularies");
+  EXPECT_EQ(run_heptapod(other + "--freeze everything", dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "--freeze takes embeddings, encoder or decoder");
 }
 
 // A directory in use by a live run is refused, naming the holder; a holder killed with -9 leaves no lock.

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 #include "heptapod/core/error.h"
 
 namespace heptapod {
@@ -24,6 +26,13 @@ void validate(const TrainConfig& c) {
   require(c.filter.max_tokens + 1 <= c.batch_tokens / 2,
           "train: --batch-tokens (" + std::to_string(c.batch_tokens) + ") is too small for sentences of --max-length " +
               std::to_string(c.filter.max_tokens));
+  for (const std::string& group : c.freeze)
+    require(group == "embeddings" || group == "encoder" || group == "decoder",
+            "train: --freeze takes embeddings, encoder or decoder, not '" + group + "'");
+  require(std::set<std::string>(c.freeze.begin(), c.freeze.end()).size() < 3,
+          "train: --freeze would freeze every parameter");
+  require(c.init_model.empty() || (c.vocab.empty() && c.source_vocab.empty()),
+          "train: --init brings the model's own vocabularies; --vocab/--source-vocab/--target-vocab contradict it");
   validate(c.model);
 }
 
@@ -46,6 +55,9 @@ std::string resume_key(const TrainConfig& c) {
       {"clip_norm", c.clip_norm},
       {"seed", c.seed},
   };
+  // Only where used, so the keys of runs that do not fine-tune stay as earlier versions wrote them.
+  if (!c.init_model.empty()) j["init_model"] = c.init_model;
+  if (!c.freeze.empty()) j["freeze"] = c.freeze;
   return j.dump();
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/vocabulary.h"
@@ -27,6 +28,12 @@ struct TrainConfig {
 
   // Model.
   ModelConfig model;
+  // Fine-tuning: start from this model file's weights and vocabularies (model must be its config, see
+  // train/model_choice.h), with a fresh optimizer and schedule.
+  std::string init_model;
+  // Parameter groups left as they are: "embeddings" (every embedding table and the output projection),
+  // "encoder", "decoder" (their layers and final norms).
+  std::vector<std::string> freeze;
 
   // Batching and optimisation.
   int batch_tokens = 4096;   // padded source + target tokens per micro-batch

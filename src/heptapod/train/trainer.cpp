@@ -13,7 +13,9 @@
 #include "heptapod/core/progress.h"
 #include "heptapod/kernels/threads.h"
 #include "heptapod/data/batcher.h"
+#include "heptapod/data/model_vocab.h"
 #include "heptapod/data/text_file.h"
+#include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/train/communicator.h"
 #include "heptapod/train/metrics_log.h"
@@ -43,16 +45,49 @@ void ensure_writable_dir(const std::string& dir) {
   fs::remove(probe);
 }
 
+// The config without its dropout rates: what fine-tuning must keep.
+ModelConfig architecture(ModelConfig c) {
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0;
+  return c;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
+// The tensors of the frozen groups (TrainConfig::freeze), by index in the parameter store.
+std::vector<std::size_t> frozen_tensors(const ParameterStore<float>& p, const std::vector<std::string>& groups) {
+  std::vector<std::size_t> frozen;
+  for (std::size_t t = 0; t < p.specs().size(); ++t) {
+    const std::string& name = p.specs()[t].name;
+    const bool embedding = name.find("embedding/") != std::string::npos || name.rfind("decoder/output_proj/", 0) == 0;
+    for (const std::string& g : groups)
+      if ((g == "embeddings" && embedding) || (!embedding && name.rfind(g + "/", 0) == 0)) {
+        frozen.push_back(t);
+        break;
+      }
+  }
+  return frozen;
+}
+
 // Where a run keeps its source and target vocabularies.
 std::pair<std::string, std::string> vocabulary_paths(const std::string& output_dir) {
   return {(fs::path(output_dir) / "vocab.src.spm").string(), (fs::path(output_dir) / "vocab.tgt.spm").string()};
 }
 
-// Vocabularies from the config's files, from an earlier run in the output directory, or trained now.
+// Vocabularies from the model to fine-tune, the config's files, an earlier run in the output directory, or
+// trained now.
 ModelVocabularies prepare_vocabularies(const TrainConfig& c) {
   const auto [src_path, tgt_path] = vocabulary_paths(c.output_dir);
   ModelVocabularies v;
-  if (!c.vocab.empty()) {
+  if (!c.init_model.empty()) {
+    const SafetensorsFile file = SafetensorsFile::read(c.init_model);
+    auto vocabs = read_vocabularies(file, read_model_config(file));
+    require(vocabs.has_value(), c.init_model + " holds no vocabularies, so it cannot be fine-tuned on text");
+    v = std::move(*vocabs);
+  } else if (!c.vocab.empty()) {
     v.source = v.target = Vocabulary::load(c.vocab);
   } else if (!c.source_vocab.empty()) {
     v.source = Vocabulary::load(c.source_vocab);
@@ -237,6 +272,12 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
                                     ": the data, batching or optimiser settings differ from the run that wrote it (" +
                                     saved_key + " vs " + r.key + "); use another --output directory");
     if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(r.state.step));
+  } else if (!c.init_model.empty()) {
+    const SafetensorsFile file = SafetensorsFile::read(c.init_model);
+    require(to_json(architecture(read_model_config(file))) == to_json(architecture(c.model)),
+            "--init " + c.init_model + ": the model config to train differs from the file's architecture");
+    load_parameters(file, r.model->parameters());
+    if (rank == 0) log_line("fine-tuning " + c.init_model + (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)));
   } else {
     initialize_parameters(r.model->parameters(), c.model, c.seed);
   }
@@ -245,8 +286,9 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
            std::to_string(c.model.d_model) + ", " + std::to_string(c.model.encoder_layers) + "+" +
            std::to_string(c.model.decoder_layers) + " layers");
 
-  r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, UpdateSettings{c.seed, c.label_smoothing, c.clip_norm, c.overlap_allreduce},
-                                        ranks > 1 ? r.comm : nullptr);
+  UpdateSettings settings{c.seed, c.label_smoothing, c.clip_norm, c.overlap_allreduce};
+  settings.frozen = frozen_tensors(r.model->parameters(), c.freeze);
+  r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, settings, ranks > 1 ? r.comm : nullptr);
   if (rank == 0)
     r.metrics = std::make_unique<MetricsLog>((fs::path(c.output_dir) / "metrics.jsonl").string(), r.state.step);
   r.stream = std::make_unique<BatchStream>(corpus, BatchingConfig{c.batch_tokens, c.window, c.seed});

@@ -108,6 +108,8 @@ UpdateStats UpdateStep::run(const std::vector<const Batch*>& micro_batches, cons
   } else if (accumulate) {
     std::copy(accumulated_.begin(), accumulated_.end(), g);
   }
+  for (const std::size_t t : settings_.frozen)
+    std::fill_n(g + p.offset(t), static_cast<std::size_t>(p.specs()[t].numel()), 0.0f);
   stats.loss = totals[0];
   stats.nll = totals[1];
   if (std::isfinite(stats.loss)) {

@@ -37,6 +37,9 @@ struct UpdateSettings {
   // With a reducer: sum each layer's gradients as soon as the backward pass of the update's last micro-batch
   // completes them, overlapping communication with the rest of the pass; else one sum after it.
   bool overlap_reduction = true;
+  // Tensors (indices in the parameter store) kept as they are: their gradients are zeroed before clipping and
+  // the step, so Adam leaves them unchanged (fine-tuning with frozen parts).
+  std::vector<std::size_t> frozen;
 };
 
 struct UpdateStats {

@@ -1,0 +1,65 @@
+// Resolving a training run's model choice against presets and --init model files.
+#include "heptapod/train/model_choice.h"
+
+#include "heptapod/core/error.h"
+#include "heptapod/io/model_file.h"
+
+namespace heptapod {
+
+namespace {
+
+const char* norm_name(NormPosition n) { return n == NormPosition::Pre ? "pre" : "post"; }
+const char* tie_name(EmbeddingTying t) {
+  return t == EmbeddingTying::All ? "all" : t == EmbeddingTying::TargetOutput ? "target_output" : "none";
+}
+
+}  // namespace
+
+ModelConfig resolve_model_choice(const ModelChoice& m) {
+  ModelConfig c;
+  if (m.init_model.empty()) {
+    c = model_preset(m.preset);
+    if (m.d_model) c.d_model = *m.d_model;
+    if (m.heads) c.n_heads = *m.heads;
+    if (m.d_ff) c.d_ff = *m.d_ff;
+    if (m.encoder_layers) c.encoder_layers = *m.encoder_layers;
+    if (m.decoder_layers) c.decoder_layers = *m.decoder_layers;
+    if (m.norm) c.norm = *m.norm;
+    if (m.tie) c.tie_embeddings = *m.tie;
+  } else {
+    c = read_model_config(SafetensorsFile::read(m.init_model));
+    auto agree = [&](const char* option, const std::string& given, const std::string& model) {
+      require(given == model, std::string(option) + " " + given + " contradicts the model to fine-tune (--init " +
+                                  m.init_model + "), which has " + model);
+    };
+    if (m.preset_given) {
+      const ModelConfig p = model_preset(m.preset);
+      agree("--preset", m.preset,
+            p.d_model == c.d_model && p.n_heads == c.n_heads && p.d_ff == c.d_ff && p.encoder_layers == c.encoder_layers &&
+                    p.decoder_layers == c.decoder_layers
+                ? m.preset
+                : "d_model " + std::to_string(c.d_model) + ", " + std::to_string(c.encoder_layers) + "+" +
+                      std::to_string(c.decoder_layers) + " layers");
+    }
+    if (m.d_model) agree("--d-model", std::to_string(*m.d_model), std::to_string(c.d_model));
+    if (m.heads) agree("--heads", std::to_string(*m.heads), std::to_string(c.n_heads));
+    if (m.d_ff) agree("--d-ff", std::to_string(*m.d_ff), std::to_string(c.d_ff));
+    if (m.encoder_layers) agree("--encoder-layers", std::to_string(*m.encoder_layers), std::to_string(c.encoder_layers));
+    if (m.decoder_layers) agree("--decoder-layers", std::to_string(*m.decoder_layers), std::to_string(c.decoder_layers));
+    if (m.norm) agree("--norm", norm_name(*m.norm), norm_name(c.norm));
+    if (m.tie) agree("--tie", tie_name(*m.tie), tie_name(c.tie_embeddings));
+  }
+  if (m.dropout) c.dropout = *m.dropout;
+  if (m.attention_dropout) c.attention_dropout = *m.attention_dropout;
+  if (m.activation_dropout) c.activation_dropout = *m.activation_dropout;
+  if (m.embedding_dropout) c.embedding_dropout = *m.embedding_dropout;
+  return c;
+}
+
+void apply_fine_tuning_defaults(LrSchedule& schedule, bool schedule_given, bool warmup_given, bool lr_given) {
+  if (!schedule_given) schedule.kind = LrSchedule::Kind::InverseSqrt;
+  if (!warmup_given) schedule.warmup_steps = kFineTuneWarmup;
+  if (!lr_given) schedule.peak_lr = kFineTunePeakLr;
+}
+
+}  // namespace heptapod

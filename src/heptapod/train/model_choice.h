@@ -1,0 +1,37 @@
+// The model a training run trains, as its user chose it: a preset with overrides for a fresh model, or a
+// model file to fine-tune (`--init`), whose architecture the overrides may restate but not change. Shared by
+// `heptapod train` and the Python module, so both refuse the same contradictions with the same words.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "heptapod/model/config.h"
+#include "heptapod/train/lr_schedule.h"
+
+namespace heptapod {
+
+struct ModelChoice {
+  std::string preset = "small";  // ignored with init_model, unless given explicitly (then it must match)
+  bool preset_given = false;
+  std::string init_model;        // fine-tune from this model file
+  // Architecture overrides (option names in errors: --d-model, --heads, ...).
+  std::optional<int> d_model, heads, d_ff, encoder_layers, decoder_layers;
+  std::optional<NormPosition> norm;
+  std::optional<EmbeddingTying> tie;
+  // Regularisation: applied to a fresh model and to a fine-tuned one alike.
+  std::optional<float> dropout, attention_dropout, activation_dropout, embedding_dropout;
+};
+
+// The config to train: the preset with the overrides, or the init model's config (read from its file) with
+// the dropout overrides. An architecture override that contradicts the init model is an Error naming the
+// option, both values and the file.
+ModelConfig resolve_model_choice(const ModelChoice& choice);
+
+// Fine-tuning's schedule where the user set none: inverse square root, 100 warm-up updates to a peak of 2e-4
+// (a pre-trained model needs neither the paper's 4000 warm-up updates nor its peak rate).
+inline constexpr int kFineTuneWarmup = 100;
+inline constexpr double kFineTunePeakLr = 2e-4;
+void apply_fine_tuning_defaults(LrSchedule& schedule, bool schedule_given, bool warmup_given, bool lr_given);
+
+}  // namespace heptapod
