@@ -191,7 +191,7 @@ std::vector<float> train_processes(int processes, int per_process, bool overlap)
   const int per_update = processes * per_process;
   std::vector<Batch> batches;
   for (int i = 0; i < kUpdates * per_update; ++i) batches.push_back(copy_batch(c, 100 + i, 3 + i % 2));
-  const UpdateSettings settings{5, 0.1f, 1.0, overlap};
+  const UpdateSettings settings{.seed = 5, .label_smoothing = 0.1f, .clip_norm = 1.0, .overlap_reduction = overlap};
   TwoThreadReducer reducer;
   std::vector<std::vector<float>> models(processes);
   std::vector<std::thread> threads;

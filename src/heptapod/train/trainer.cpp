@@ -286,7 +286,10 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
            std::to_string(c.model.d_model) + ", " + std::to_string(c.model.encoder_layers) + "+" +
            std::to_string(c.model.decoder_layers) + " layers");
 
-  UpdateSettings settings{c.seed, c.label_smoothing, c.clip_norm, c.overlap_allreduce};
+  UpdateSettings settings{.seed = c.seed,
+                          .label_smoothing = c.label_smoothing,
+                          .clip_norm = c.clip_norm,
+                          .overlap_reduction = c.overlap_allreduce};
   settings.frozen = frozen_tensors(r.model->parameters(), c.freeze);
   r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, settings, ranks > 1 ? r.comm : nullptr);
   if (rank == 0)
