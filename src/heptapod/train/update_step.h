@@ -39,7 +39,7 @@ struct UpdateSettings {
   bool overlap_reduction = true;
   // Tensors (indices in the parameter store) kept as they are: their gradients are zeroed before clipping and
   // the step, so Adam leaves them unchanged (fine-tuning with frozen parts).
-  std::vector<std::size_t> frozen;
+  std::vector<std::size_t> frozen = {};
 };
 
 struct UpdateStats {
