@@ -69,6 +69,8 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--source-vocab", c.source_vocab, "Source vocabulary (with --target-vocab)");
   cmd->add_option("--target-vocab", c.target_vocab, "Target vocabulary (with --source-vocab)");
   cmd->add_option("--vocab-size", c.vocab_config.size, "Pieces per vocabulary when one is trained here");
+  cmd->add_flag("--byte-fallback", c.vocab_config.byte_fallback,
+                "A vocabulary trained here spells unseen characters as UTF-8 bytes instead of unk");
   cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
   cmd->add_flag("--separate-vocab", f->separate_vocab, "Train separate source and target vocabularies");
   cmd->add_option("--init", c.init_model,

@@ -42,6 +42,8 @@ Runner add_vocab_command(CLI::App& root) {
   cmd->add_option("--size", f->config.size, "Number of pieces (bpe, unigram)");
   cmd->add_option("--model", f->model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
   cmd->add_option("--character-coverage", f->config.character_coverage, "Share of characters kept (rest -> unk)");
+  cmd->add_flag("--byte-fallback", f->config.byte_fallback,
+                "bpe, unigram: spell characters without a piece as UTF-8 bytes instead of unk");
   cmd->add_option("--seed", f->config.seed, "Random seed");
   return [f] { return run_vocab(*f); };
 }

@@ -199,6 +199,7 @@ py::dict train(const std::string& source, const std::string& target, const std::
     else if (k == "source_vocab") c.source_vocab = value.cast<std::string>();
     else if (k == "target_vocab") c.target_vocab = value.cast<std::string>();
     else if (k == "vocab_size") c.vocab_config.size = as_int();
+    else if (k == "byte_fallback") c.vocab_config.byte_fallback = value.cast<bool>();
     else if (k == "vocab_model") c.vocab_config.model = vocab_model_from_name(value.cast<std::string>());
     else if (k == "separate_vocab") c.joint_vocab = !value.cast<bool>();
     else if (k == "d_model") m.d_model = as_int();

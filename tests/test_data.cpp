@@ -73,6 +73,26 @@ TEST(ParallelCorpus, CacheIsReusedUntilTheTextChanges) {
   EXPECT_FALSE(ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), LengthFilter{}, cache).from_cache());
 }
 
+// With byte fallback, characters the vocabulary never saw are spelled as bytes, not unk, and decode back to
+// the same text; without it they are unk. Byte fallback is for bpe and unigram only.
+TEST(Vocabulary, ByteFallbackSpellsUnseenCharactersAsBytes) {
+  VocabConfig c;
+  c.size = 400;
+  const std::vector<std::string> text = read_lines(test::data_file("numbers.train.en"));
+  const std::string unseen = "forty-two %s [\u20ac] {}";
+  const Vocabulary plain = Vocabulary::train(text, c);
+  const std::vector<int> plain_ids = plain.encode(unseen);
+  EXPECT_NE(std::find(plain_ids.begin(), plain_ids.end(), kUnkId), plain_ids.end());
+  c.byte_fallback = true;
+  const Vocabulary bytes = Vocabulary::train(text, c);
+  const std::vector<int> ids = bytes.encode(unseen);
+  EXPECT_EQ(std::find(ids.begin(), ids.end(), kUnkId), ids.end());
+  EXPECT_EQ(bytes.decode(ids), unseen);
+  EXPECT_EQ(bytes.piece(kUnkId), "<unk>");  // the special ids stay where they were
+  c.model = VocabConfig::Model::Char;
+  EXPECT_THROW(Vocabulary::train(text, c), Error);
+}
+
 // A corpus of several tokenizing blocks (16,384 pairs each), cached and in memory, holds exactly what
 // tokenizing and filtering each line on its own gives, in order, with its line numbers.
 TEST(ParallelCorpus, StreamedBlocksEqualLineByLineTokenization) {

@@ -46,6 +46,8 @@ VocabConfig::Model vocab_model_from_name(const std::string& name) {
 
 Vocabulary Vocabulary::train(const std::vector<std::string>& sentences, const VocabConfig& c) {
   require(!sentences.empty(), "cannot train a vocabulary on no text");
+  require(!c.byte_fallback || c.model == VocabConfig::Model::Bpe || c.model == VocabConfig::Model::Unigram,
+          "byte fallback needs a bpe or unigram vocabulary");
   std::unordered_map<std::string, std::string> args = {
       {"model_type", c.model == VocabConfig::Model::Bpe       ? "bpe"
                      : c.model == VocabConfig::Model::Unigram ? "unigram"
@@ -69,6 +71,7 @@ Vocabulary Vocabulary::train(const std::vector<std::string>& sentences, const Vo
   } else {
     args["vocab_size"] = std::to_string(c.size);
     args["hard_vocab_limit"] = "false";  // a small corpus yields fewer pieces instead of an error
+    if (c.byte_fallback) args["byte_fallback"] = "true";
   }
   sentencepiece::SetRandomGeneratorSeed(static_cast<unsigned>(c.seed));
   VectorIterator it(sentences);

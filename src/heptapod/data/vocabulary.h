@@ -22,6 +22,9 @@ struct VocabConfig {
   int size = 8000;                   // ignored for Char and Word: every character (word) seen becomes a piece
   float character_coverage = 1.0f;   // below 1, the rarest characters map to unk
   int max_training_sentences = 2000000;  // sampled when the corpus is larger
+  // bpe and unigram: characters without a piece become their UTF-8 bytes (256 byte pieces) instead of unk,
+  // so text from another domain (placeholders such as %s, brackets) survives tokenization.
+  bool byte_fallback = false;
   std::uint64_t seed = 1;
 };
 
