@@ -1,11 +1,19 @@
-// `heptapod convert`: brings PyTorch weights (a state dict saved as safetensors, see
-// tools/export_state_dict.py) into a Heptapod model file.
+// `heptapod convert`: brings pre-trained weights into a complete Heptapod model file (weights, config and
+// vocabularies): PyTorch nn.Transformer state dicts, Heptapod-named state dicts, Hugging Face MarianMT
+// (OPUS-MT) snapshots and fairseq transformer checkpoints (see tools/export_state_dict.py).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
+#include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/io/atomic_file.h"
+#include "heptapod/io/fairseq_import.h"
+#include "heptapod/io/marian_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/torch_import.h"
 
@@ -14,39 +22,98 @@ namespace heptapod::app {
 namespace {
 
 struct ConvertOptions {
-  std::string input, output, from = "nn-transformer", config_path;
+  std::string input, output, from = "nn-transformer", config_path, norm, spm;
   NnTransformerImportOptions nn;
+  VocabularyFiles vocab;
 };
 
+void require_directory(const std::string& path, const std::string& what) {
+  require(std::filesystem::is_directory(path), path + ": not a directory (" + what + " is read from a directory)");
+}
+
+// The SentencePiece model of a fairseq directory: --spm, else the file cfg.json names, found in the directory.
+std::string fairseq_spm(const ConvertOptions& o) {
+  if (!o.spm.empty()) return o.spm;
+  const std::string cfg_path = o.input + "/cfg.json";
+  const auto j = nlohmann::json::parse(read_file(cfg_path), nullptr, false);
+  std::string name = "sentencepiece.bpe.model";
+  if (j.is_object() && j.contains("sentencepiece_model") && j["sentencepiece_model"].is_string())
+    name = std::filesystem::path(j["sentencepiece_model"].get<std::string>()).filename().string();
+  return o.input + "/" + name;
+}
+
 int run_convert(const ConvertOptions& o) {
-  const SafetensorsFile file = SafetensorsFile::read(o.input);
   std::unique_ptr<Transformer<float>> model;
-  if (o.from == "nn-transformer") {
-    model = import_nn_transformer(file, o.nn);
-  } else {
-    require(!o.config_path.empty(), "convert --from heptapod needs --config (a model config JSON file)");
-    model = import_heptapod_state_dict(file, model_config_from_json(read_file(o.config_path), o.config_path));
+  std::optional<ModelVocabularies> vocabs;
+  const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
+  if (o.from == "marian" || o.from == "fairseq") {
+    require(!vocab_files, "convert --from " + o.from + " reads its vocabularies from the model directory; "
+                          "--source-spm and --target-spm are for nn-transformer and heptapod");
+    require_directory(o.input, "a " + o.from + " model");
   }
-  save_model(o.output, *model);
-  std::printf("wrote %s (%lld parameters)\n", o.output.c_str(), parameter_count(model->config()));
+  if (o.from == "marian") {
+    model = import_marian(o.input);
+    vocabs = marian_vocabularies(o.input, model->config());
+  } else if (o.from == "fairseq") {
+    model = import_fairseq(o.input);
+    vocabs = fairseq_vocabularies(o.input, fairseq_spm(o), model->config());
+  } else {
+    const SafetensorsFile file = SafetensorsFile::read(o.input);
+    if (o.from == "nn-transformer") {
+      require(!o.norm.empty(), "convert --from nn-transformer needs --norm pre or --norm post (nn.Transformer's "
+                               "norm_first leaves the same tensors either way)");
+      NnTransformerImportOptions nn = o.nn;
+      nn.norm = o.norm == "pre" ? NormPosition::Pre : NormPosition::Post;
+      model = import_nn_transformer(file, nn);
+    } else {
+      require(!o.config_path.empty(), "convert --from heptapod needs --config (a model config JSON file)");
+      model = import_heptapod_state_dict(file, model_config_from_json(read_file(o.config_path), o.config_path));
+    }
+    if (vocab_files) {
+      require(!o.vocab.source_spm.empty() && !o.vocab.target_spm.empty(),
+              "convert: give both --source-spm and --target-spm (the same file twice for a joint vocabulary)");
+      vocabs = vocabularies_from_files(o.vocab, model->config());
+    }
+  }
+  save_model(o.output, *model, {}, vocabs ? vocabulary_tensors(*vocabs) : std::vector<ExtraTensor>{});
+  std::printf("wrote %s (%lld parameters%s)\n", o.output.c_str(), parameter_count(model->config()),
+              vocabs ? ", with vocabularies" : "");
+  if (!vocabs)
+    std::fprintf(stderr, "note: %s holds no vocabularies, so translate and score cannot read text with it; convert "
+                         "again with --source-spm and --target-spm\n", o.output.c_str());
   return 0;
 }
 
 }  // namespace
 
 Runner add_convert_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("convert", "Convert PyTorch weights (safetensors state dict) to a model file");
+  auto* cmd = root.add_subcommand("convert", "Convert pre-trained weights (PyTorch, MarianMT, fairseq) to a model file");
   auto o = std::make_shared<ConvertOptions>();
-  cmd->add_option("input", o->input, "State dict in safetensors format")->required();
+  cmd->add_option("input", o->input,
+                  "State dict in safetensors format (nn-transformer, heptapod), or the model directory (marian: "
+                  "config.json, model.safetensors, vocab.json, source.spm, target.spm; fairseq: model.safetensors, "
+                  "cfg.json, dict.src.txt, dict.tgt.txt and the SentencePiece model)")
+      ->required();
   cmd->add_option("-o,--output", o->output, "Model file to write")->required();
-  cmd->add_option("--from", o->from, "Layout of the state dict: nn-transformer or heptapod")
-      ->check(CLI::IsMember({"nn-transformer", "heptapod"}));
-  cmd->add_option("--config", o->config_path, "Model config JSON (for --from heptapod)");
-  cmd->add_option("--heads", o->nn.n_heads, "Attention heads (nn-transformer)");
-  cmd->add_option("--layer-norm-eps", o->nn.layer_norm_eps, "Layer norm epsilon (nn-transformer)");
-  cmd->add_option("--pad-id", o->nn.pad_id, "Padding id (nn-transformer)");
-  cmd->add_option("--bos-id", o->nn.bos_id, "Begin-of-sentence id (nn-transformer)");
-  cmd->add_option("--eos-id", o->nn.eos_id, "End-of-sentence id (nn-transformer)");
+  cmd->add_option("--from", o->from, "Layout: nn-transformer, heptapod, marian or fairseq")
+      ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq"}));
+  cmd->add_option("--config", o->config_path, "Model config JSON (heptapod)");
+  cmd->add_option("--heads", o->nn.n_heads, "Attention heads (nn-transformer)")->check(CLI::PositiveNumber);
+  cmd->add_option("--norm", o->norm, "Norm position, pre or post (nn-transformer: required)")
+      ->check(CLI::IsMember({"pre", "post"}));
+  cmd->add_option("--layer-norm-eps", o->nn.layer_norm_eps, "Layer norm epsilon (nn-transformer)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--pad-id", o->nn.pad_id, "Padding id (nn-transformer)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--bos-id", o->nn.bos_id, "Decoder start id (nn-transformer)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--eos-id", o->nn.eos_id, "End-of-sentence id (nn-transformer)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--source-spm", o->vocab.source_spm, "Source SentencePiece model (nn-transformer, heptapod)");
+  cmd->add_option("--target-spm", o->vocab.target_spm, "Target SentencePiece model (nn-transformer, heptapod)");
+  cmd->add_option("--source-ids", o->vocab.source_ids,
+                  "Source id file: one piece per line (line number = id) or JSON piece -> id; default: the "
+                  "SentencePiece model's own ids");
+  cmd->add_option("--target-ids", o->vocab.target_ids, "Target id file, as --source-ids");
+  cmd->add_option("--unk-piece", o->vocab.unk_piece, "The unknown-token piece of the id files (default <unk>)");
+  cmd->add_option("--spm", o->spm, "fairseq: the SentencePiece model (default: the one cfg.json names, in the directory)");
   return [o] { return run_convert(*o); };
 }
 

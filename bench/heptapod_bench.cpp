@@ -141,7 +141,7 @@ json translate_phase(const ModelConfig& c, const std::vector<std::vector<int>>& 
   for (std::size_t i = 0; i < batches.size(); ++i) {
     if (static_cast<int>(i) == warmup) t0 = Clock::now();
     const auto sources = random_sentences(batches[i], c.src_vocab_size, rng);
-    const auto result = beam_search(decoder, sources, options, c.bos_id, c.eos_id, c.pad_id);
+    const auto result = beam_search(decoder, sources, options);
     if (static_cast<int>(i) < warmup) continue;
     for (std::size_t s = 0; s < sources.size(); ++s) {
       require(result[s].front().tokens.size() == sources[s].size(), "benchmark: unexpected output length");

@@ -106,7 +106,7 @@ TEST_P(DecodeTest, BeamOneEqualsGreedy) {
   o.beam = 1;
   o.max_extra_length = 8;
   const auto src = sources();
-  const auto out = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  const auto out = beam_search(dec, src, o);
   Arena arena;
   for (std::size_t i = 0; i < src.size(); ++i) {
     const auto expect = greedy_reference(*model, src[i], static_cast<int>(src[i].size()) + 8, arena);
@@ -123,7 +123,7 @@ TEST_P(DecodeTest, MinLengthBansTheEndTokenUntilReached) {
   o.max_extra_length = 0;  // outputs stop at the source length...
   o.min_length = 1000;     // ...and may not end before: every output is exactly as long as its source
   const auto src = sources();
-  const auto out = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  const auto out = beam_search(dec, src, o);
   for (std::size_t i = 0; i < src.size(); ++i) {
     ASSERT_FALSE(out[i].empty());
     EXPECT_EQ(out[i][0].tokens.size(), std::max<std::size_t>(src[i].size(), 1)) << "sentence " << i;
@@ -140,10 +140,10 @@ TEST_P(DecodeTest, BatchedBeamEqualsOneByOneAndIsDeterministic) {
   o.nbest = 4;
   o.max_extra_length = 6;
   const auto src = sources();
-  const auto batched = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
-  const auto again = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  const auto batched = beam_search(dec, src, o);
+  const auto again = beam_search(dec, src, o);
   for (std::size_t i = 0; i < src.size(); ++i) {
-    const auto single = beam_search(dec, {src[i]}, o, c.bos_id, c.eos_id, c.pad_id);
+    const auto single = beam_search(dec, {src[i]}, o);
     ASSERT_EQ(batched[i].size(), single[0].size()) << "sentence " << i;
     ASSERT_FALSE(batched[i].empty());
     for (std::size_t h = 0; h < batched[i].size(); ++h) {
@@ -162,7 +162,7 @@ TEST_P(DecodeTest, EmptySourcesAloneDecodeOnAFreshDecoder) {
   IncrementalDecoder dec(*model);  // nothing sized yet: no earlier batch left its caches behind
   SearchOptions o;
   o.max_extra_length = 4;
-  const auto out = beam_search(dec, {{}, {}}, o, c.bos_id, c.eos_id, c.pad_id);
+  const auto out = beam_search(dec, {{}, {}}, o);
   ASSERT_EQ(out.size(), 2u);
   for (const auto& hyps : out) {
     ASSERT_FALSE(hyps.empty());
@@ -179,7 +179,7 @@ TEST_P(DecodeTest, HypothesisScoresAreTheModelsLogProbabilities) {
   o.nbest = 3;
   o.max_extra_length = 5;
   const auto src = sources();
-  const auto out = beam_search(dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  const auto out = beam_search(dec, src, o);
   Arena arena;
   for (std::size_t i = 0; i < src.size(); ++i)
     for (const Hypothesis& h : out[i]) {
@@ -219,8 +219,8 @@ TEST_P(DecodeTest, PackedModelMatchesTheUnpackedOneAndRefusesTraining) {
   o.beam = 3;
   o.max_extra_length = 6;
   IncrementalDecoder plain_dec(*plain), packed_dec(*packed);
-  const auto expect = beam_search(plain_dec, src, o, c.bos_id, c.eos_id, c.pad_id);
-  const auto out = beam_search(packed_dec, src, o, c.bos_id, c.eos_id, c.pad_id);
+  const auto expect = beam_search(plain_dec, src, o);
+  const auto out = beam_search(packed_dec, src, o);
   ASSERT_EQ(out.size(), expect.size());
   for (std::size_t i = 0; i < src.size(); ++i) {
     ASSERT_EQ(out[i].size(), expect[i].size()) << "sentence " << i;

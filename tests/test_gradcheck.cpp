@@ -191,7 +191,7 @@ TEST(GradCheck, EmbeddingKernelTableWithRepeatedTokens) {
   const std::size_t n = static_cast<std::size_t>(B) * L * C;
   Vec table = uniform(static_cast<std::size_t>(V) * C, 10);
   Vec pe(static_cast<std::size_t>(L) * C);
-  kernels::sinusoid_table(L, C, pe.data());
+  kernels::sinusoid_table(L, C, kernels::SinusoidLayout::Interleaved, 0, pe.data());
   const Vec R = uniform(n, 11);
   const double scale = std::sqrt(double(C));
   const Sequences seq(std::vector<int>(B, L).data(), B);
@@ -535,9 +535,9 @@ void check_embedding_layer(float dropout) {
   Vec table = uniform(static_cast<std::size_t>(V) * C, 130);
   const Vec dtable0 = uniform(table.size(), 131);
   Vec dtable = dtable0;
-  const Embedding<double> emb{table.data(), dtable.data(), C};
+  const Embedding<double> emb{table.data(), dtable.data(), C, std::sqrt(double(C))};
   Vec pe(static_cast<std::size_t>(L + 2) * C);
-  kernels::sinusoid_table(L + 2, C, pe.data());
+  kernels::sinusoid_table(L + 2, C, kernels::SinusoidLayout::Interleaved, 0, pe.data());
   const DropoutSite drop{dropout, 8, 9};
   const std::size_t n = static_cast<std::size_t>(N) * C;
   const Vec R = uniform(n, 132);

@@ -433,7 +433,7 @@ TYPED_TEST(KernelTest, EmbeddingForwardAndBackwardMatchNaive) {
     for (auto& t : tokens) t = c.one_token ? c.V / 2 : static_cast<int>((s = mix64(s)) % c.V);
     const auto table = uniform<T>(static_cast<std::size_t>(c.V) * c.C, ++seed);
     std::vector<T> pe(static_cast<std::size_t>(c.Tlen + 3) * c.C);  // longer than needed, as the model's is
-    nv::sinusoid_table(c.Tlen + 3, c.C, pe.data());
+    nv::sinusoid_table(c.Tlen + 3, c.C, kernels::SinusoidLayout::Interleaved, 0, pe.data());
     const T scale = std::sqrt(T(c.C));
     std::vector<T> out(N * c.C, kNaN<T>), out0 = out;
     k::embedding_forward(tokens.data(), N, seq.position.data(), table.data(), c.C, scale, pe.data(), out.data());
@@ -455,8 +455,8 @@ TYPED_TEST(KernelTest, SinusoidTableMatchesNaiveAndThePaper) {
   for (int L : {1, 50})
     for (int C : {1, 7, 16, 512}) {
       std::vector<T> pe(static_cast<std::size_t>(L) * C, kNaN<T>), pe0 = pe;
-      k::sinusoid_table(L, C, pe.data());
-      nv::sinusoid_table(L, C, pe0.data());
+      k::sinusoid_table(L, C, k::SinusoidLayout::Interleaved, 0, pe.data());
+      nv::sinusoid_table(L, C, k::SinusoidLayout::Interleaved, 0, pe0.data());
       expect_close(pe, pe0, tol<T>(), "sinusoid L=" + std::to_string(L) + " C=" + std::to_string(C));
       for (int c = 0; c < C; ++c) EXPECT_EQ(pe[c], c % 2 == 0 ? T(0) : T(1)) << "position 0, column " << c;
       for (int p = 0; p < L; ++p) {
@@ -469,6 +469,27 @@ TYPED_TEST(KernelTest, SinusoidTableMatchesNaiveAndThePaper) {
         }
       }
     }
+}
+
+// Marian's [sin | cos] halves and fairseq's tensor2tensor halves, from a first position other than 0, against the
+// naive twin and the formulas written out (C = 8, h = 4).
+TYPED_TEST(KernelTest, SinusoidHalvesLayoutsMatchNaiveAndTheirFormulas) {
+  using T = TypeParam;
+  const int L = 9, C = 8, h = 4, first = 2;
+  for (auto layout : {k::SinusoidLayout::Halves, k::SinusoidLayout::Tensor2Tensor}) {
+    std::vector<T> pe(static_cast<std::size_t>(L) * C, kNaN<T>), pe0 = pe;
+    k::sinusoid_table(L, C, layout, first, pe.data());
+    nv::sinusoid_table(L, C, layout, first, pe0.data());
+    expect_close(pe, pe0, tol<T>(), "sinusoid halves layout");
+    for (int r = 0; r < L; ++r)
+      for (int i = 0; i < h; ++i) {
+        const double p = first + r;
+        const double freq = layout == k::SinusoidLayout::Halves ? std::pow(10000.0, -2.0 * i / C)
+                                                                 : std::pow(10000.0, -static_cast<double>(i) / (h - 1));
+        EXPECT_NEAR(pe[static_cast<long>(r) * C + i], std::sin(p * freq), 1e-6) << "row " << r << " sine " << i;
+        EXPECT_NEAR(pe[static_cast<long>(r) * C + h + i], std::cos(p * freq), 1e-6) << "row " << r << " cosine " << i;
+      }
+  }
 }
 
 // ------------------------------------------------------------------------------------ cross-entropy

@@ -6,10 +6,15 @@
 namespace heptapod {
 
 std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& v) {
-  const std::string& s = v.source.serialized();
-  const std::string& t = v.target.serialized();
-  return {{"extra/vocab/source", DType::U8, {static_cast<std::int64_t>(s.size())}, s.data()},
-          {"extra/vocab/target", DType::U8, {static_cast<std::int64_t>(t.size())}, t.data()}};
+  std::vector<ExtraTensor> out;
+  auto add = [&](const std::string& name, const std::string& bytes) {
+    out.push_back({name, DType::U8, {static_cast<std::int64_t>(bytes.size())}, bytes.data()});
+  };
+  for (const auto& [role, vocab] : {std::pair<const char*, const Vocabulary*>{"source", &v.source}, {"target", &v.target}}) {
+    add(std::string("extra/vocab/") + role, vocab->serialized());
+    if (vocab->ids()) add(std::string("extra/vocab/") + role + "_ids", vocab->serialized_ids());
+  }
+  return out;
 }
 
 std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, const ModelConfig& config) {
@@ -21,8 +26,14 @@ std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, 
   auto blob = [&](const TensorEntry* e) {
     return std::string(reinterpret_cast<const char*>(file.data(*e)), e->end - e->begin);
   };
-  ModelVocabularies v{Vocabulary::from_serialized(blob(s), file.where() + " (source vocabulary)"),
-                      Vocabulary::from_serialized(blob(t), file.where() + " (target vocabulary)")};
+  auto load = [&](const TensorEntry* e, const std::string& role) {
+    const std::string where = file.where() + " (" + role + " vocabulary)";
+    const TensorEntry* ids = file.find("extra/vocab/" + role + "_ids");
+    if (!ids) return Vocabulary::from_serialized(blob(e), where);
+    require(ids->dtype == DType::U8, file.where() + ": tensor extra/vocab/" + role + "_ids must be U8");
+    return Vocabulary::from_serialized(blob(e), vocab_ids_from_json(blob(ids), where), where);
+  };
+  ModelVocabularies v{load(s, "source"), load(t, "target")};
   require(v.source.size() == config.src_vocab_size && v.target.size() == config.tgt_vocab_size,
           file.where() + ": the stored vocabularies (" + std::to_string(v.source.size()) + ", " +
               std::to_string(v.target.size()) + " pieces) do not match the model's vocabulary sizes (" +

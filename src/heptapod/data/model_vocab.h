@@ -1,5 +1,6 @@
 // Vocabularies inside model files: tensors extra/vocab/source and extra/vocab/target hold SentencePiece's
-// serialized models (U8), so `translate` needs nothing but the model file.
+// serialized models (U8), so `translate` needs nothing but the model file; a vocabulary with its own ids adds
+// extra/vocab/source_ids or extra/vocab/target_ids (U8, Vocabulary::serialized_ids JSON).
 #pragma once
 
 #include <optional>

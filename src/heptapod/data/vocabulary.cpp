@@ -1,6 +1,7 @@
 // SentencePiece-backed vocabulary.
 #include "heptapod/data/vocabulary.h"
 
+#include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
@@ -81,14 +82,44 @@ Vocabulary Vocabulary::train(const std::vector<std::string>& sentences, const Vo
   return from_serialized(blob, "trained vocabulary");
 }
 
+namespace {
+
+std::shared_ptr<sentencepiece::SentencePieceProcessor> load_processor(const std::string& blob, const std::string& where) {
+  auto processor = std::make_shared<sentencepiece::SentencePieceProcessor>();
+  const auto status = processor->LoadFromSerializedProto(blob);
+  require(status.ok(), where + ": not a valid SentencePiece model (" + status.ToString() + ")");
+  return processor;
+}
+
+}  // namespace
+
 Vocabulary Vocabulary::from_serialized(const std::string& blob, const std::string& where) {
   Vocabulary v;
-  v.processor_ = std::make_shared<sentencepiece::SentencePieceProcessor>();
-  const auto status = v.processor_->LoadFromSerializedProto(blob);
-  require(status.ok(), where + ": not a valid SentencePiece model (" + status.ToString() + ")");
+  v.processor_ = load_processor(blob, where);
   require(v.processor_->pad_id() == kPadId && v.processor_->bos_id() == kBosId && v.processor_->eos_id() == kEosId &&
               v.processor_->unk_id() == kUnkId,
           where + ": the vocabulary's special ids must be pad 0, bos 1, eos 2, unk 3 (train it with heptapod vocab)");
+  v.serialized_ = blob;
+  return v;
+}
+
+Vocabulary Vocabulary::from_serialized(const std::string& blob, VocabIds ids, const std::string& where) {
+  Vocabulary v;
+  v.processor_ = load_processor(blob, where);
+  const int n = static_cast<int>(ids.pieces.size());
+  require(n > 0, where + ": the id table is empty");
+  require(ids.unk_id >= 0 && ids.unk_id < n, where + ": the unknown-token id " + std::to_string(ids.unk_id) +
+                                                 " is not one of the table's " + std::to_string(n) + " ids");
+  auto table = std::make_shared<IdTable>();
+  table->by_piece.reserve(ids.pieces.size());
+  for (int id = 0; id < n; ++id) {
+    const bool fresh = table->by_piece.emplace(ids.pieces[id], id).second;
+    require(fresh, where + ": piece \"" + ids.pieces[id] + "\" has two ids (" +
+                       std::to_string(table->by_piece.at(ids.pieces[id])) + " and " + std::to_string(id) + ")");
+  }
+  table->json = nlohmann::json{{"unk_id", ids.unk_id}, {"pieces", ids.pieces}}.dump();
+  table->table = std::move(ids);
+  v.ids_ = std::move(table);
   v.serialized_ = blob;
   return v;
 }
@@ -101,18 +132,96 @@ void Vocabulary::save(const std::string& path) const {
 
 std::vector<int> Vocabulary::encode(std::string_view text) const {
   std::vector<int> ids;
-  processor_->Encode(absl::string_view(text.data(), text.size()), &ids).IgnoreError();
+  if (!ids_) {
+    processor_->Encode(absl::string_view(text.data(), text.size()), &ids).IgnoreError();
+    return ids;
+  }
+  std::vector<std::string> pieces;
+  processor_->Encode(absl::string_view(text.data(), text.size()), &pieces).IgnoreError();
+  ids.reserve(pieces.size());
+  for (const auto& p : pieces) {
+    const auto it = ids_->by_piece.find(p);
+    ids.push_back(it == ids_->by_piece.end() ? ids_->table.unk_id : it->second);
+  }
   return ids;
 }
 
 std::string Vocabulary::decode(const std::vector<int>& ids) const {
   std::string text;
-  processor_->Decode(ids, &text).IgnoreError();
+  if (!ids_) {
+    processor_->Decode(ids, &text).IgnoreError();
+    return text;
+  }
+  std::vector<std::string> pieces;
+  pieces.reserve(ids.size());
+  for (int id : ids)
+    if (id >= 0 && id < size()) pieces.push_back(ids_->table.pieces[id]);
+  processor_->Decode(pieces, &text).IgnoreError();
   return text;
 }
 
-std::string Vocabulary::piece(int id) const { return processor_->IdToPiece(id); }
-int Vocabulary::size() const { return processor_->GetPieceSize(); }
-std::uint64_t Vocabulary::fingerprint() const { return fnv1a(serialized_); }
+const std::string& Vocabulary::serialized_ids() const {
+  static const std::string none;
+  return ids_ ? ids_->json : none;
+}
+
+VocabIds sentencepiece_ids(const std::string& blob, const std::string& where) {
+  const auto processor = load_processor(blob, where);
+  VocabIds ids;
+  for (int id = 0; id < processor->GetPieceSize(); ++id) ids.pieces.push_back(processor->IdToPiece(id));
+  ids.unk_id = processor->unk_id();
+  return ids;
+}
+
+VocabIds vocab_ids_from_json(const std::string& text, const std::string& where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  require(!j.is_discarded() && j.is_object(), where + ": the id table is not a JSON object");
+  require(j.contains("unk_id") && j["unk_id"].is_number_integer(), where + ": the id table needs an integer \"unk_id\"");
+  require(j.contains("pieces") && j["pieces"].is_array(), where + ": the id table needs a \"pieces\" array");
+  VocabIds ids;
+  const auto unk = j["unk_id"].get<std::int64_t>();
+  require(unk >= 0 && unk < static_cast<std::int64_t>(j["pieces"].size()),
+          where + ": the id table's unk_id is not one of its ids");
+  ids.unk_id = static_cast<int>(unk);
+  for (const auto& p : j["pieces"]) {
+    require(p.is_string(), where + ": the id table's pieces must be strings");
+    ids.pieces.push_back(p.get<std::string>());
+  }
+  return ids;
+}
+
+std::string Vocabulary::piece(int id) const {
+  if (!ids_) return processor_->IdToPiece(id);
+  return id >= 0 && id < size() ? ids_->table.pieces[id] : std::string();
+}
+
+int Vocabulary::size() const {
+  return ids_ ? static_cast<int>(ids_->table.pieces.size()) : processor_->GetPieceSize();
+}
+
+bool Vocabulary::is_special(int id) const {
+  const std::string p = piece(id);
+  const int own = processor_->PieceToId(p);
+  if (processor_->IdToPiece(own) != p) return true;  // SentencePiece has no such piece
+  return processor_->IsControl(own) || processor_->IsUnknown(own) || processor_->IsUnused(own);
+}
+
+int Vocabulary::id_of(const std::string& piece) const {
+  if (!ids_) {
+    const int id = processor_->PieceToId(piece);
+    return id == processor_->unk_id() && piece != processor_->IdToPiece(id) ? -1 : id;
+  }
+  const auto it = ids_->by_piece.find(piece);
+  return it == ids_->by_piece.end() ? -1 : it->second;
+}
+
+std::uint64_t Vocabulary::fingerprint() const {
+  std::uint64_t h = fnv1a(serialized_);
+  if (ids_) {
+    for (const auto& p : ids_->table.pieces) h = fnv1a(p + '\n', h);
+    h = fnv1a(std::to_string(ids_->table.unk_id), h);
+  }
+  return h;
+}
 
 }  // namespace heptapod

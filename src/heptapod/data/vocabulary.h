@@ -2,11 +2,15 @@
 // pre-tokenized symbol sequences such as phonemes) trained from raw text, with
 // Heptapod's fixed special ids (pad 0, bos 1, eos 2, unk 3). A vocabulary is stored as SentencePiece's own
 // serialized model, so it can travel inside a model file and be read by SentencePiece tools.
+// A vocabulary may also carry its own ids (VocabIds), as pre-trained models do: text is cut into pieces by the
+// SentencePiece model, and each piece gets the id its table gives (unk_id if it has none), whatever id
+// SentencePiece itself gives it (OPUS-MT's vocab.json, fairseq's dict.txt).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace sentencepiece {
@@ -30,12 +34,21 @@ struct VocabConfig {
 
 VocabConfig::Model vocab_model_from_name(const std::string& name);  // "bpe", "unigram", "char", "word"
 
+// A model's own token ids: pieces[id] is the piece of that id; unk_id stands for pieces not in the table.
+struct VocabIds {
+  std::vector<std::string> pieces;
+  int unk_id = 0;
+};
+
 class Vocabulary {
  public:
   // Trains on the given sentences. Throws Error if SentencePiece rejects the data or settings.
   static Vocabulary train(const std::vector<std::string>& sentences, const VocabConfig& config);
-  // Loads a serialized SentencePiece model; `where` names its origin in errors.
+  // Loads a serialized SentencePiece model; `where` names its origin in errors. Without `ids` its special ids
+  // must be Heptapod's; with them, the table gives every id (it must be non-empty, its pieces distinct, and
+  // unk_id one of its ids).
   static Vocabulary from_serialized(const std::string& blob, const std::string& where);
+  static Vocabulary from_serialized(const std::string& blob, VocabIds ids, const std::string& where);
   static Vocabulary load(const std::string& path);
   void save(const std::string& path) const;  // atomic
 
@@ -43,14 +56,34 @@ class Vocabulary {
   std::string decode(const std::vector<int>& ids) const;
   std::string piece(int id) const;
   int size() const;
+  // Whether text never tokenizes to this id: a control or unknown piece, or one SentencePiece lacks.
+  bool is_special(int id) const;
+  // The id of a piece (-1 if it has none).
+  int id_of(const std::string& piece) const;
   const std::string& serialized() const { return serialized_; }
+  // The vocabulary's own ids, or null when SentencePiece's are used.
+  const VocabIds* ids() const { return ids_ ? &ids_->table : nullptr; }
+  // Those ids as JSON, {"unk_id": N, "pieces": [...]} (empty without them): how a model file stores them.
+  const std::string& serialized_ids() const;
   // FNV-1a hash of the serialized model (binds caches and checkpoints to a vocabulary).
   std::uint64_t fingerprint() const;
 
  private:
+  struct IdTable {
+    VocabIds table;
+    std::unordered_map<std::string, int> by_piece;
+    std::string json;
+  };
   std::shared_ptr<sentencepiece::SentencePieceProcessor> processor_;
   std::string serialized_;
+  std::shared_ptr<const IdTable> ids_;  // null: SentencePiece's ids
 };
+
+// A SentencePiece model's own ids as a table (its pieces in id order, its unknown-token id).
+VocabIds sentencepiece_ids(const std::string& blob, const std::string& where);
+
+// Parses serialized_ids() text; `where` names its origin in errors.
+VocabIds vocab_ids_from_json(const std::string& json_text, const std::string& where);
 
 // 64-bit FNV-1a, for content fingerprints.
 std::uint64_t fnv1a(std::string_view bytes, std::uint64_t seed = 0xcbf29ce484222325ull);

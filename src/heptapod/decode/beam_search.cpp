@@ -31,21 +31,27 @@ struct Candidate {
 }  // namespace
 
 std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
-                                                 const SearchOptions& o, int bos_id, int eos_id, int pad_id) {
+                                                 const SearchOptions& o) {
   require(o.beam >= 1 && o.nbest >= 1 && o.nbest <= o.beam, "search: need beam >= 1 and 1 <= nbest <= beam");
   require(o.max_extra_length >= 0 && o.min_length >= 0, "search: max extra length and min length must be >= 0");
   const int B = static_cast<int>(sources.size());
   std::vector<std::vector<Hypothesis>> results(B);
   if (B == 0) return results;
+  const ModelConfig& c = decoder.config();
+  const int bos_id = c.bos_id, eos_id = c.eos_id;
+  const std::vector<int> banned = banned_output_ids(c);
+  const int extra = c.source_eos ? 1 : 0;  // the end token the model reads after each source
   int S = 1, max_steps = 1;
   for (const auto& s : sources) {
-    S = std::max(S, static_cast<int>(s.size()));
-    max_steps = std::max(max_steps, static_cast<int>(s.size()) + o.max_extra_length + 1);
+    S = std::max(S, static_cast<int>(s.size()) + extra);
+    max_steps = std::max(max_steps, static_cast<int>(s.size()) + extra + o.max_extra_length + 1);
   }
-  std::vector<int> src(static_cast<std::size_t>(B) * S, pad_id), src_len(B);
+  std::vector<int> src(static_cast<std::size_t>(B) * S, c.pad_id), src_len(B);
   for (int b = 0; b < B; ++b) {
-    std::copy(sources[b].begin(), sources[b].end(), src.begin() + static_cast<long>(b) * S);
-    src_len[b] = static_cast<int>(sources[b].size());
+    int* row = src.data() + static_cast<long>(b) * S;
+    std::copy(sources[b].begin(), sources[b].end(), row);
+    src_len[b] = static_cast<int>(sources[b].size()) + extra;
+    if (extra) row[sources[b].size()] = eos_id;
   }
   decoder.start(src.data(), B, S, src_len.data(), o.beam, max_steps, o.cache);
 
@@ -55,7 +61,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   for (int r = 0; r < B * k; ++r) rows[r].log_prob = r % k == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
   std::vector<std::vector<Hypothesis>> finished(B);
   const int vocab = decoder.vocabulary_size();
-  const int top = std::min(2 * k, vocab);
+  const int top = std::min(2 * k + static_cast<int>(banned.size()), vocab);  // 2k candidates past any banned
 
   while (decoder.rows() > 0) {
     const int step = decoder.position();
@@ -75,6 +81,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
         if (!std::isfinite(rows[r].log_prob)) continue;
         for (int i = 0; i < top; ++i) {
           const std::size_t at = static_cast<std::size_t>(r) * top + i;
+          if (std::find(banned.begin(), banned.end(), next.ids[at]) != banned.end()) continue;
           cands.push_back({rows[r].log_prob + next.log_probs[at], r, next.ids[at]});
         }
       }

@@ -25,9 +25,11 @@ struct Hypothesis {
   std::vector<int> alignment;  // per output token, the source position it attended most (last layer, heads averaged)
 };
 
-// Translates token sequences; result[i] holds up to nbest hypotheses for sources[i], best first.
+// Translates token sequences (without the end token a model with source_eos reads: it is added here);
+// result[i] holds up to nbest hypotheses for sources[i], best first. The ids the model config bans
+// (banned_output_ids: pad and the start token) are never emitted.
 std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
-                                                 const SearchOptions& options, int bos_id, int eos_id, int pad_id);
+                                                 const SearchOptions& options);
 
 // GNMT length penalty ((5 + length) / 6)^alpha.
 float length_penalty(int length, float alpha);

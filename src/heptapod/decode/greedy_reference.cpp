@@ -8,6 +8,7 @@ namespace heptapod {
 std::vector<std::vector<int>> greedy_reference(Transformer<float>& model, const std::vector<std::vector<int>>& sources,
                                                const std::vector<int>& max_lens, Arena& arena) {
   const ModelConfig& c = model.config();
+  const std::vector<int> banned = banned_output_ids(c);
   const std::size_t n = sources.size();
   std::vector<std::vector<int>> out(n);
   std::vector<bool> done(n, false);
@@ -28,7 +29,9 @@ std::vector<std::vector<int>> greedy_reference(Transformer<float>& model, const 
     for (std::size_t k = 0; k < active.size(); ++k) {
       const std::size_t i = active[k];
       const float* row = logits + (static_cast<long>(k) * b.T + b.tgt_len[k] - 1) * c.tgt_vocab_size;
-      const int next = static_cast<int>(std::max_element(row, row + c.tgt_vocab_size) - row);
+      int next = -1;
+      for (int v = 0; v < c.tgt_vocab_size; ++v)
+        if (std::find(banned.begin(), banned.end(), v) == banned.end() && (next < 0 || row[v] > row[next])) next = v;
       if (next == c.eos_id) {
         done[i] = true;
         continue;

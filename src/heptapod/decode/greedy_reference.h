@@ -10,7 +10,8 @@
 
 namespace heptapod {
 
-// Target tokens (without bos/eos) for each source sentence; sentence i gets at most max_lens[i] tokens.
+// Target tokens (without bos/eos) for each source sentence; sentence i gets at most max_lens[i] tokens. The
+// model config's banned_output_ids are never chosen, as in beam_search.
 std::vector<std::vector<int>> greedy_reference(Transformer<float>& model, const std::vector<std::vector<int>>& sources,
                                                const std::vector<int>& max_lens, Arena& arena);
 

@@ -48,6 +48,7 @@ class IncrementalDecoder final : private AttentionCache<float> {
   const float* last_cross_attention() const { return alignment_.data(); }
 
   int rows() const { return rows_; }
+  const ModelConfig& config() const { return config_; }
   int vocabulary_size() const { return config_.tgt_vocab_size; }
   int position() const { return position_; }
   int sentence_of(int row) const { return row_sentence_[row]; }  // index into the B of start()

@@ -80,7 +80,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   for (const auto& group : batches) {
     std::vector<std::vector<int>> batch;
     for (std::size_t g : group) batch.push_back(tokens[todo[g]]);
-    const auto results = beam_search(*decoder_, batch, o.search, c.bos_id, c.eos_id, c.pad_id);
+    const auto results = beam_search(*decoder_, batch, o.search);
     for (std::size_t k = 0; k < group.size(); ++k) {
       Translation& t = out[todo[group[k]]];
       for (const Hypothesis& h : results[k]) {

@@ -1,28 +1,15 @@
 // PyTorch state-dict import. nn.Transformer keeps Q, K and V as one in_proj matrix (3C, C) split by rows in
-// that order; its layers are post-norm and each stack ends with a LayerNorm (hence final_norm).
+// that order; its stacks end with a LayerNorm unless built with norm=None.
 #include "heptapod/io/torch_import.h"
 
-#include <cstring>
 
 #include "heptapod/core/error.h"
 #include "heptapod/io/model_file.h"
+#include "heptapod/io/state_dict_copy.h"
 
 namespace heptapod {
 
 namespace {
-
-// Copies `count` F32 values starting at element `first` of tensor `src` into the parameter `dst`.
-void copy_rows(const SafetensorsFile& f, const std::string& src, std::int64_t first, std::int64_t count,
-               ParameterStore<float>& p, const std::string& dst) {
-  const TensorEntry& e = f.at(src);
-  require(e.dtype == DType::F32, f.where() + ": tensor \"" + src + "\" must be F32");
-  require(first + count <= e.numel(), f.where() + ": tensor \"" + src + "\" is too small for " + dst);
-  const auto& specs = p.specs();
-  for (const auto& spec : specs)
-    if (spec.name == dst)
-      require(spec.numel() == count, f.where() + ": tensor \"" + src + "\" does not match the shape of " + dst);
-  std::memcpy(p.value(dst), f.data(e) + 4 * first, 4 * count);
-}
 
 int count_layers(const SafetensorsFile& f, const std::string& prefix) {
   int n = 0;
@@ -39,6 +26,14 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
   const TensorEntry& fc1 = f.at("transformer.encoder.layers.0.linear1.weight");
   require(src_emb.shape.size() == 2 && tgt_emb.shape.size() == 2 && fc1.shape.size() == 2,
           f.where() + ": embedding and linear1 weights must be matrices");
+  const bool encoder_norm = f.find("transformer.encoder.norm.weight") != nullptr;
+  const bool decoder_norm = f.find("transformer.decoder.norm.weight") != nullptr;
+  require(encoder_norm == decoder_norm, f.where() + ": transformer." + (encoder_norm ? "encoder" : "decoder") +
+                                            ".norm is there but transformer." + (encoder_norm ? "decoder" : "encoder") +
+                                            ".norm is not: Heptapod's stacks have final norms both or neither");
+  require(encoder_norm || o.norm == NormPosition::Post,
+          f.where() + ": a pre-norm stack without final norms (transformer.encoder.norm) cannot be expressed: "
+                      "Heptapod's pre-norm stacks end with a layer norm");
   ModelConfig c;
   c.src_vocab_size = static_cast<int>(src_emb.shape[0]);
   c.tgt_vocab_size = static_cast<int>(tgt_emb.shape[0]);
@@ -48,8 +43,8 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
   c.encoder_layers = count_layers(f, "transformer.encoder.layers.");
   c.decoder_layers = count_layers(f, "transformer.decoder.layers.");
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = o.dropout;
-  c.norm = NormPosition::Post;
-  c.final_norm = true;
+  c.norm = o.norm;
+  c.final_norm = o.norm == NormPosition::Post && encoder_norm;
   c.layer_norm_eps = o.layer_norm_eps;
   c.tie_embeddings = EmbeddingTying::None;
   c.output_bias = f.find("generator.bias") != nullptr;
@@ -62,28 +57,27 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
     throw Error(f.where() + ": " + e.what());
   }
   auto model = std::make_unique<Transformer<float>>(c);
-  auto& p = model->parameters();
+  StateDictCopier copy(f, *model);
   const std::int64_t C = c.d_model;
 
-  auto whole = [&](const std::string& src, const std::string& dst) { copy_rows(f, src, 0, f.at(src).numel(), p, dst); };
   auto attention = [&](const std::string& src, const std::string& dst) {
     const char* parts[] = {"q_proj", "k_proj", "v_proj"};
     for (int k = 0; k < 3; ++k) {
-      copy_rows(f, src + ".in_proj_weight", k * C * C, C * C, p, dst + "/" + parts[k] + "/weight");
-      copy_rows(f, src + ".in_proj_bias", k * C, C, p, dst + "/" + parts[k] + "/bias");
+      copy.copy_part(src + ".in_proj_weight", k * C * C, dst + "/" + parts[k] + "/weight");
+      copy.copy_part(src + ".in_proj_bias", k * C, dst + "/" + parts[k] + "/bias");
     }
-    whole(src + ".out_proj.weight", dst + "/out_proj/weight");
-    whole(src + ".out_proj.bias", dst + "/out_proj/bias");
+    copy.copy(src + ".out_proj.weight", dst + "/out_proj/weight");
+    copy.copy(src + ".out_proj.bias", dst + "/out_proj/bias");
   };
   auto linear = [&](const std::string& src, const std::string& dst) {
-    whole(src + ".weight", dst + "/weight");
-    whole(src + ".bias", dst + "/bias");
+    copy.copy(src + ".weight", dst + "/weight");
+    copy.copy(src + ".bias", dst + "/bias");
   };
 
-  whole("src_tok_emb.embedding.weight", "encoder/embedding/weight");
-  whole("tgt_tok_emb.embedding.weight", "decoder/embedding/weight");
-  whole("generator.weight", "decoder/output_proj/weight");
-  if (c.output_bias) whole("generator.bias", "decoder/output_proj/bias");
+  copy.copy("src_tok_emb.embedding.weight", "encoder/embedding/weight");
+  copy.copy("tgt_tok_emb.embedding.weight", "decoder/embedding/weight");
+  copy.copy("generator.weight", "decoder/output_proj/weight");
+  if (c.output_bias) copy.copy("generator.bias", "decoder/output_proj/bias");
   for (int i = 0; i < c.encoder_layers; ++i) {
     const std::string s = "transformer.encoder.layers." + std::to_string(i), d = "encoder/layers/" + std::to_string(i);
     attention(s + ".self_attn", d + "/self_attn");
@@ -102,8 +96,12 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
     linear(s + ".norm2", d + "/cross_attn_norm");
     linear(s + ".norm3", d + "/ffn_norm");
   }
-  linear("transformer.encoder.norm", "encoder/final_norm");
-  linear("transformer.decoder.norm", "decoder/final_norm");
+  if (encoder_norm) {
+    linear("transformer.encoder.norm", "encoder/final_norm");
+    linear("transformer.decoder.norm", "decoder/final_norm");
+  }
+  // The tutorial's positional table is a buffer Heptapod computes itself.
+  copy.require_all_used({"pos_embedding"}, "nn.Transformer model");
   return model;
 }
 

@@ -105,8 +105,8 @@ void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale
 }
 
 template <typename T>
-void sinusoid_table(int L, int C, T* pe) {
-  typed<T>().sinusoid_table(L, C, pe);
+void sinusoid_table(int L, int C, SinusoidLayout layout, int first_position, T* pe) {
+  typed<T>().sinusoid_table(L, C, layout, first_position, pe);
 }
 
 template <typename T>
@@ -169,7 +169,7 @@ void transpose(const T* in, int rows, int cols, int ld_in, T* out, int ld_out) {
   template void embedding_forward<T>(const int*, long, const int*, const T*, int, T, const T*, T*);                \
   template void scale_add_positions<T>(T*, long, const int*, int, T, const T*);                                    \
   template void embedding_backward<T>(const T*, const int*, long, int, T, T*);                                     \
-  template void sinusoid_table<T>(int, int, T*);                                                                   \
+  template void sinusoid_table<T>(int, int, SinusoidLayout, int, T*);                                                                   \
   template void layer_norm_forward<T>(const T*, const T*, const T*, T*, T*, T*, int, int, T);                      \
   template void residual_layer_norm<T>(const T*, T*, const T*, float, std::uint64_t, std::uint64_t, const T*,      \
                                        const T*, T*, T*, T*, int, int, T);                                         \

@@ -18,8 +18,15 @@ void scale_add_positions(T* x, long N, const int* positions, int C, T scale, con
 template <typename T>
 void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale, T* dtable);
 
-// pe: (L, C) sinusoidal positional encoding of the paper, positions from 0.
+// How a sinusoidal table lays out its C columns, with i the frequency index and h = C / 2:
+//   Interleaved (the paper):  PE[p, 2i] = sin(p / 10000^(2i/C)), PE[p, 2i+1] = cos(the same angle)
+//   Halves (Marian):          PE[p, i] = sin(p / 10000^(2i/C)), PE[p, h + i] = cos(the same angle)
+//   Tensor2Tensor (fairseq):  PE[p, i] = sin(p * 10000^(-i/(h-1))), PE[p, h + i] = cos(the same angle)
+// The halves layouts need an even C (and Tensor2Tensor C >= 4).
+enum class SinusoidLayout { Interleaved, Halves, Tensor2Tensor };
+
+// pe: (L, C), row r the encoding of position first_position + r.
 template <typename T>
-void sinusoid_table(int L, int C, T* pe);
+void sinusoid_table(int L, int C, SinusoidLayout layout, int first_position, T* pe);
 
 }  // namespace heptapod::kernels

@@ -16,11 +16,11 @@ void embed(const Embedding<T>& emb, const int* tokens, long N, const int* positi
     if (emb.packed) {
 #pragma omp parallel for schedule(static) if (N * emb.C > kernels::kParallelMinWork)
       for (long n = 0; n < N; ++n) emb.packed->row(tokens[n], out + n * emb.C);
-      kernels::scale_add_positions(out, N, positions, emb.C, std::sqrt(T(emb.C)), pe);
+      kernels::scale_add_positions(out, N, positions, emb.C, emb.scale, pe);
       return;
     }
   }
-  kernels::embedding_forward(tokens, N, positions, emb.table, emb.C, std::sqrt(T(emb.C)), pe, out);
+  kernels::embedding_forward(tokens, N, positions, emb.table, emb.C, emb.scale, pe, out);
 }
 
 template <typename T>
@@ -36,7 +36,7 @@ T* embedding_forward(const Embedding<T>& emb, const int* tokens, long N, const i
 template <typename T>
 void embedding_backward(const Embedding<T>& emb, T* dx, const int* tokens, long N, const DropoutSite& drop) {
   kernels::dropout(dx, N * emb.C, drop.rate, drop.seed, drop.stream);
-  kernels::embedding_backward(dx, tokens, N, emb.C, std::sqrt(T(emb.C)), emb.dtable);
+  kernels::embedding_backward(dx, tokens, N, emb.C, emb.scale, emb.dtable);
 }
 
 template void embed<float>(const Embedding<float>&, const int*, long, const int*, const float*, float*);

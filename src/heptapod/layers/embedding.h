@@ -1,4 +1,5 @@
-// The input embedding layer: drop(E[token] * sqrt(C) + PE[position]), forward and backward.
+// The input embedding layer: drop(E[token] * scale + PE[position]), forward and backward; scale is the paper's
+// sqrt(C), or 1 for models trained without it.
 #pragma once
 
 #include "heptapod/core/arena.h"
@@ -12,12 +13,13 @@ struct Embedding {
   const T* table = nullptr;  // (V, C), possibly shared with other roles
   T* dtable = nullptr;       // (V, C) gradient, accumulated
   int C = 0;
+  T scale = 0;  // sqrt(C) or 1
   // A model packed for inference reads a table tied to the output projection through the packed projection
   // (table is then null).
   const kernels::WeightMatrix* packed = nullptr;
 };
 
-// tokens, positions: (N); pe: (> max position, C) -> out: (N, C) = E[token] * sqrt(C) + pe[position], no
+// tokens, positions: (N); pe: (> max position, C) -> out: (N, C) = E[token] * scale + pe[position], no
 // dropout.
 template <typename T>
 void embed(const Embedding<T>& emb, const int* tokens, long N, const int* positions, const T* pe, T* out);

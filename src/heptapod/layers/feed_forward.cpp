@@ -1,7 +1,10 @@
-// Feed-forward network: two linear layers around ReLU and activation dropout.
+// Feed-forward network: two linear layers around the activation and activation dropout. ReLU runs fused with
+// the bias and the dropout (and, packed for inference, inside the product); SiLU and GELU keep their input for
+// the backward pass and regenerate the dropout mask there.
 #include "heptapod/layers/feed_forward.h"
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/relu_dropout.h"
 
 namespace heptapod {
@@ -10,13 +13,26 @@ template <typename T>
 void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
                           FeedForwardSaved<T>& saved, T* y, OutputBias out_bias) {
   const int F = ffn.fc1.out;
-  saved.hidden = arena.alloc<T>(static_cast<std::size_t>(N) * F);  // (N, F)
-  if (ffn.fc1.packed) {  // inference: bias and ReLU inside the packed product, no dropout
+  const long count = static_cast<long>(N) * F;
+  const bool relu = ffn.activation == Activation::Relu;
+  saved.hidden = arena.alloc<T>(count);  // (N, F)
+  saved.pre = nullptr;
+  if (ffn.fc1.packed) {  // inference: the bias (and ReLU) inside the packed product, no dropout
     require(drop.rate == 0, "feed_forward: dropout with weights packed for inference");
-    linear_relu_forward(ffn.fc1, x, N, saved.hidden);
-  } else {
+    if (relu) {
+      linear_relu_forward(ffn.fc1, x, N, saved.hidden);
+    } else {
+      linear_forward(ffn.fc1, x, N, saved.hidden);
+      kernels::activation_forward(saved.hidden, count, ffn.activation);
+    }
+  } else if (relu) {
     linear_product(ffn.fc1, x, N, saved.hidden);
     kernels::bias_relu_dropout_forward(saved.hidden, ffn.fc1.b, N, F, drop.rate, drop.seed, drop.stream);
+  } else {
+    saved.pre = arena.alloc<T>(count);  // (N, F)
+    linear_product(ffn.fc1, x, N, saved.pre);
+    kernels::bias_activation_forward(saved.pre, ffn.fc1.b, saved.hidden, N, F, ffn.activation);
+    kernels::dropout(saved.hidden, count, drop.rate, drop.seed, drop.stream);
   }
   linear_forward(ffn.fc2, saved.hidden, N, y, out_bias);
 }
@@ -28,7 +44,13 @@ void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, i
   const int F = ffn.fc1.out;
   T* dhidden = arena.alloc<T>(static_cast<std::size_t>(N) * F);  // (N, F)
   linear_backward(ffn.fc2, dy, saved.hidden, N, dhidden, false, out_bias);
-  kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate);
+  if (ffn.activation == Activation::Relu) {
+    kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate);
+  } else {
+    require(saved.pre != nullptr, "feed_forward: backward pass without a training forward pass");
+    kernels::dropout(dhidden, static_cast<long>(N) * F, drop.rate, drop.seed, drop.stream);  // the same mask
+    kernels::activation_backward(dhidden, saved.pre, ffn.fc1.db, N, F, ffn.activation);
+  }
   linear_backward(ffn.fc1, dhidden, x, N, dx, accumulate_dx, BiasGrad::Done);
 }
 

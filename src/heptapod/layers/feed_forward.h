@@ -1,21 +1,27 @@
-// Position-wise feed-forward network: y = drop(relu(x W1^T + b1)) W2^T + b2.
+// Position-wise feed-forward network: y = drop(act(x W1^T + b1)) W2^T + b2, act ReLU (the paper's), SiLU or
+// GELU.
 #pragma once
 
 #include "heptapod/core/arena.h"
+#include "heptapod/kernels/activation.h"
 #include "heptapod/layers/dropout_site.h"
 #include "heptapod/layers/linear.h"
 
 namespace heptapod {
 
+using kernels::Activation;
+
 template <typename T>
 struct FeedForward {
   Linear<T> fc1;  // (F, C)
   Linear<T> fc2;  // (C, F)
+  Activation activation = Activation::Relu;
 };
 
 template <typename T>
 struct FeedForwardSaved {
-  T* hidden = nullptr;  // (N, F) after bias, ReLU and activation dropout
+  T* hidden = nullptr;  // (N, F) after bias, activation and activation dropout
+  T* pre = nullptr;     // (N, F) x W1^T + b1, kept for the backward pass of SiLU and GELU (null for ReLU)
 };
 
 // x: (N, C) -> y: (N, C) assigned (without the second layer's bias with OutputBias::Skip).

@@ -32,8 +32,9 @@ Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector
   b.B = static_cast<int>(sources.size());
   b.S = 1;
   b.T = 1;
+  const int extra = config.source_eos ? 1 : 0;  // the end token the model reads after each source
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    b.S = std::max(b.S, static_cast<int>(sources[i].size()));
+    b.S = std::max(b.S, static_cast<int>(sources[i].size()) + extra);
     b.T = std::max(b.T, static_cast<int>(targets[i].size()) + 1);
   }
   b.src.assign(static_cast<std::size_t>(b.B) * b.S, config.pad_id);
@@ -43,7 +44,8 @@ Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector
     const auto& s = sources[i];
     const auto& t = targets[i];
     std::copy(s.begin(), s.end(), b.src.begin() + static_cast<long>(i) * b.S);
-    b.src_len.push_back(static_cast<int>(s.size()));
+    if (extra) b.src[static_cast<std::size_t>(i) * b.S + s.size()] = config.eos_id;
+    b.src_len.push_back(static_cast<int>(s.size()) + extra);
     int* in = b.tgt_in.data() + static_cast<long>(i) * b.T;
     int* out = b.tgt_out.data() + static_cast<long>(i) * b.T;
     in[0] = config.bos_id;

@@ -34,7 +34,8 @@ struct PackedBatch {
   PackedBatch& operator=(const PackedBatch&) = delete;
 };
 
-// Pads token sequences (without bos/eos) into a batch; checks every id against the vocabularies.
+// Pads token sequences (without bos/eos) into a batch, ending each source with eos_id when the model has
+// source_eos; checks every id against the vocabularies.
 Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
                  const ModelConfig& config);
 

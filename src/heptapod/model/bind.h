@@ -32,8 +32,9 @@ MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const std::string& pr
 }
 
 template <typename T>
-FeedForward<T> bind_feed_forward(ParameterStore<T>& p, const std::string& prefix, int C, int F) {
-  return FeedForward<T>{bind_linear(p, prefix + "/fc1", F, C), bind_linear(p, prefix + "/fc2", C, F)};
+FeedForward<T> bind_feed_forward(ParameterStore<T>& p, const std::string& prefix, const ModelConfig& c) {
+  return FeedForward<T>{bind_linear(p, prefix + "/fc1", c.d_ff, c.d_model),
+                        bind_linear(p, prefix + "/fc2", c.d_model, c.d_ff), c.activation};
 }
 
 // The parameters of one encoder layer.
@@ -58,7 +59,7 @@ EncoderLayerParams<T> bind_encoder_layer(ParameterStore<T>& p, const ModelConfig
   const std::string prefix = "encoder/layers/" + std::to_string(index);
   return {bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads),
           bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps),
-          bind_feed_forward(p, prefix + "/ffn", c.d_model, c.d_ff),
+          bind_feed_forward(p, prefix + "/ffn", c),
           bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps)};
 }
 
@@ -71,7 +72,7 @@ DecoderLayerParams<T> bind_decoder_layer(ParameterStore<T>& p, const ModelConfig
   l.self_attn_norm = bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps);
   l.cross_attn_norm = bind_layer_norm(p, prefix + "/cross_attn_norm", c.d_model, c.layer_norm_eps);
   l.ffn_norm = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
-  l.ffn = bind_feed_forward(p, prefix + "/ffn", c.d_model, c.d_ff);
+  l.ffn = bind_feed_forward(p, prefix + "/ffn", c);
   return l;
 }
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -28,7 +29,39 @@ const char* tying_name(EmbeddingTying t) {
   return "?";
 }
 
+const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::Relu: return "relu";
+    case Activation::Silu: return "silu";
+    case Activation::Gelu: return "gelu";
+  }
+  return "?";
+}
+
+const char* layout_name(kernels::SinusoidLayout l) {
+  switch (l) {
+    case kernels::SinusoidLayout::Interleaved: return "interleaved";
+    case kernels::SinusoidLayout::Halves: return "halves";
+    case kernels::SinusoidLayout::Tensor2Tensor: return "tensor2tensor";
+  }
+  return "?";
+}
+
 }  // namespace
+
+Activation activation_from_name(const std::string& name, const std::string& where) {
+  if (name == "relu") return Activation::Relu;
+  if (name == "silu" || name == "swish") return Activation::Silu;
+  if (name == "gelu") return Activation::Gelu;
+  throw Error(where + ": activation \"" + name + "\" is not supported (Heptapod has relu, silu/swish and the exact gelu)");
+}
+
+std::vector<int> banned_output_ids(const ModelConfig& c) {
+  std::vector<int> banned;
+  for (int id : {c.pad_id, c.bos_id})
+    if (id != c.eos_id && std::find(banned.begin(), banned.end(), id) == banned.end()) banned.push_back(id);
+  return banned;
+}
 
 void validate(const ModelConfig& c) {
   auto positive = [](int v, const char* field) {
@@ -49,6 +82,13 @@ void validate(const ModelConfig& c) {
   require(c.layer_norm_eps > 0.0f, "model config: layer_norm_eps must be positive");
   require(c.tie_embeddings != EmbeddingTying::All || c.src_vocab_size == c.tgt_vocab_size,
           "model config: tie_embeddings \"all\" needs src_vocab_size == tgt_vocab_size");
+  require(c.positions == kernels::SinusoidLayout::Interleaved || c.d_model % 2 == 0,
+          "model config: positions \"" + std::string(layout_name(c.positions)) + "\" needs an even d_model");
+  require(c.positions != kernels::SinusoidLayout::Tensor2Tensor || c.d_model >= 4,
+          "model config: positions \"tensor2tensor\" needs d_model >= 4");
+  require(c.position_offset >= 0 && c.position_offset <= 1 << 20,
+          "model config: position_offset must be in [0, 1048576], got " + std::to_string(c.position_offset));
+  require(c.pad_id != c.eos_id, "model config: pad_id and eos_id must differ");
   for (auto [id, field] : {std::pair{c.pad_id, "pad_id"}, {c.bos_id, "bos_id"}, {c.eos_id, "eos_id"}})
     require(id >= 0 && id < c.tgt_vocab_size && id < c.src_vocab_size,
             std::string("model config: ") + field + " must be a valid token id in both vocabularies");
@@ -74,6 +114,14 @@ std::string to_json(const ModelConfig& c) {
             {"pad_id", c.pad_id},
             {"bos_id", c.bos_id},
             {"eos_id", c.eos_id}};
+  // The newer fields only where they differ from the paper, so that earlier builds still read paper models
+  // (and refuse the others, naming the field).
+  const ModelConfig paper;
+  if (c.activation != paper.activation) j["activation"] = activation_name(c.activation);
+  if (c.scale_embeddings != paper.scale_embeddings) j["scale_embeddings"] = c.scale_embeddings;
+  if (c.positions != paper.positions) j["positions"] = layout_name(c.positions);
+  if (c.position_offset != paper.position_offset) j["position_offset"] = c.position_offset;
+  if (c.source_eos != paper.source_eos) j["source_eos"] = c.source_eos;
   return j.dump();
 }
 
@@ -135,6 +183,20 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   else if (tie == "none") c.tie_embeddings = EmbeddingTying::None;
   else throw Error(where + ": model config field \"tie_embeddings\" must be \"all\", \"target_output\" or \"none\"");
   get_bool("output_bias", c.output_bias);
+  // Fields newer than the first model files: absent means the paper's choice.
+  if (j.contains("activation")) {
+    c.activation = activation_from_name(get_string("activation"), where + ": model config field \"activation\"");
+  }
+  if (j.contains("scale_embeddings")) get_bool("scale_embeddings", c.scale_embeddings);
+  if (j.contains("positions")) {
+    const std::string l = get_string("positions");
+    if (l == "interleaved") c.positions = kernels::SinusoidLayout::Interleaved;
+    else if (l == "halves") c.positions = kernels::SinusoidLayout::Halves;
+    else if (l == "tensor2tensor") c.positions = kernels::SinusoidLayout::Tensor2Tensor;
+    else throw Error(where + ": model config field \"positions\" must be \"interleaved\", \"halves\" or \"tensor2tensor\"");
+  }
+  if (j.contains("position_offset")) get_int("position_offset", c.position_offset);
+  if (j.contains("source_eos")) get_bool("source_eos", c.source_eos);
   get_int("pad_id", c.pad_id);
   get_int("bos_id", c.bos_id);
   get_int("eos_id", c.eos_id);

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/sublayer.h"
+#include "heptapod/kernels/embedding.h"
 
 namespace heptapod {
 
@@ -28,19 +30,32 @@ struct ModelConfig {
   float layer_norm_eps = 1e-5f;
   EmbeddingTying tie_embeddings = EmbeddingTying::All;
   bool output_bias = false;
+  Activation activation = Activation::Relu;  // the FFN's inner activation
+  bool scale_embeddings = true;              // embeddings times sqrt(d_model) before the positions are added
+  kernels::SinusoidLayout positions = kernels::SinusoidLayout::Interleaved;
+  int position_offset = 0;                   // the first token's position (fairseq: pad_id + 1)
+  bool source_eos = false;                   // every source sequence ends with eos_id (Marian, fairseq)
   int pad_id = 0;
-  int bos_id = 1;
+  int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;
 
   int head_size() const { return d_model / n_heads; }
   bool has_final_norm() const { return norm == NormPosition::Pre || final_norm; }
 };
 
+// "relu", "silu" (or "swish") and "gelu" (the exact one); anything else is an Error naming `where`.
+Activation activation_from_name(const std::string& name, const std::string& where);
+
+// Ids the search never emits: pad and the start token, unless either is also the end token.
+std::vector<int> banned_output_ids(const ModelConfig& config);
+
 // Throws Error naming the first invalid field.
 void validate(const ModelConfig& config);
 
 // JSON text with every field; parse accepts exactly those fields and names any problem ("where" prefixes the
-// message, e.g. the file name).
+// message, e.g. the file name). The fields added after the first model files (activation, scale_embeddings,
+// positions, position_offset, source_eos) are written only where they differ from the paper's choice, and
+// absent ones take it.
 std::string to_json(const ModelConfig& config);
 ModelConfig model_config_from_json(const std::string& json_text, const std::string& where);
 

@@ -1,4 +1,4 @@
-// The sinusoidal positional-encoding table, grown on demand (only when a longer sentence than ever before
+// The sinusoidal positional-encoding table (row p encodes position first_position + p), grown on demand (only when a longer sentence than ever before
 // arrives, so the steady state never allocates).
 #pragma once
 
@@ -11,7 +11,10 @@ namespace heptapod {
 template <typename T>
 class PositionalTable {
  public:
-  explicit PositionalTable(int C, int initial_length = 512) : C_(C) { ensure(initial_length); }
+  PositionalTable(int C, kernels::SinusoidLayout layout, int first_position, int initial_length = 512)
+      : C_(C), layout_(layout), first_position_(first_position) {
+    ensure(initial_length);
+  }
   // pe: (>= length, C)
   const T* table(int length) {
     ensure(length);
@@ -23,9 +26,11 @@ class PositionalTable {
     if (length <= length_) return;
     length_ = std::max(length, 2 * length_);
     table_.resize(static_cast<std::size_t>(length_) * C_);
-    kernels::sinusoid_table(length_, C_, table_.data());
+    kernels::sinusoid_table(length_, C_, layout_, first_position_, table_.data());
   }
   int C_;
+  kernels::SinusoidLayout layout_;
+  int first_position_;
   int length_ = 0;
   std::vector<T> table_;
 };

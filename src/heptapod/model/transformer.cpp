@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <cmath>
 #include <type_traits>
 
 #include "heptapod/core/error.h"
@@ -13,10 +14,13 @@ namespace heptapod {
 
 template <typename T>
 Transformer<T>::Transformer(const ModelConfig& config)
-    : config_((validate(config), config)), params_(parameter_layout(config_)), positions_(config_.d_model) {
+    : config_((validate(config), config)),
+      params_(parameter_layout(config_)),
+      positions_(config_.d_model, config_.positions, config_.position_offset) {
   const ModelConfig& c = config_;
-  src_embedding_ = {params_.value(source_embedding_name(c)), params_.grad(source_embedding_name(c)), c.d_model};
-  tgt_embedding_ = {params_.value(target_embedding_name(c)), params_.grad(target_embedding_name(c)), c.d_model};
+  const T scale = c.scale_embeddings ? std::sqrt(T(c.d_model)) : T(1);
+  src_embedding_ = {params_.value(source_embedding_name(c)), params_.grad(source_embedding_name(c)), c.d_model, scale};
+  tgt_embedding_ = {params_.value(target_embedding_name(c)), params_.grad(target_embedding_name(c)), c.d_model, scale};
   output_.w = params_.value(output_projection_name(c));
   output_.dw = params_.grad(output_projection_name(c));
   if (c.output_bias) {
@@ -298,11 +302,12 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
     };
     // A post-norm layer's sub-layers leave their last bias to the residual pass (sublayer_forward).
     const bool post = config_.norm == NormPosition::Post;
+    const bool relu = config_.activation == Activation::Relu;  // other activations run after the product
     for (auto& layer : encoder_) {
       auto& p = layer->params();
       pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
       pack(p.self_attn.out_proj, false, !post);
-      pack(p.ffn.fc1, true);
+      pack(p.ffn.fc1, relu);
       pack(p.ffn.fc2, false, !post);
     }
     for (auto& layer : decoder_) {
@@ -310,7 +315,7 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
       pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
       pack_stacked(p.cross_attn.kv, {&p.cross_attn.k_proj, &p.cross_attn.v_proj});
       pack(p.cross_attn.q_proj, false);
-      pack(p.ffn.fc1, true);
+      pack(p.ffn.fc1, relu);
       for (Linear<T>* l : {&p.self_attn.out_proj, &p.cross_attn.out_proj, &p.ffn.fc2}) pack(*l, false, !post);
     }
     // The output projection; an embedding table that is the same matrix reads it through the packed copy.

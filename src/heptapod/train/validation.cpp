@@ -35,7 +35,7 @@ ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, co
       sources.emplace_back(dev.corpus.source(i).begin(), dev.corpus.source(i).end());
       references.push_back(dev.references[i]);
     }
-    for (const auto& out : beam_search(decoder, sources, search, c.bos_id, c.eos_id, c.pad_id))
+    for (const auto& out : beam_search(decoder, sources, search))
       hypotheses.push_back(out.empty() ? std::string() : vocabs.target.decode(out[0].tokens));
   }
   r.bleu = eval::corpus_bleu(hypotheses, {references}).score;

@@ -63,12 +63,19 @@ void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale
 }
 
 template <typename T>
-void sinusoid_table(int L, int C, T* pe) {
-  for (int p = 0; p < L; ++p) {
+void sinusoid_table(int L, int C, SinusoidLayout layout, int first_position, T* pe) {
+  const bool interleaved = layout == SinusoidLayout::Interleaved;
+  const int h = C / 2;
+  for (int r = 0; r < L; ++r) {
+    const double p = first_position + r;
     for (int c = 0; c < C; ++c) {
-      const int i2 = c - (c % 2);
-      const double angle = p / std::pow(10000.0, static_cast<double>(i2) / C);
-      pe[static_cast<long>(p) * C + c] = static_cast<T>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+      // Column c's frequency index i and whether it holds the sine.
+      const int i = interleaved ? c / 2 : c % h;
+      const bool sine = interleaved ? c % 2 == 0 : c < h;
+      const double angle = layout == SinusoidLayout::Tensor2Tensor
+                               ? p * std::exp(-std::log(10000.0) * i / (h - 1))
+                               : p / std::pow(10000.0, 2.0 * i / C);
+      pe[static_cast<long>(r) * C + c] = static_cast<T>(sine ? std::sin(angle) : std::cos(angle));
     }
   }
 }

@@ -163,13 +163,26 @@ void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale
 }
 
 template <typename T>
-void sinusoid_table(int L, int C, T* pe) {
-  for (int p = 0; p < L; ++p)
-    for (int i = 0; 2 * i < C; ++i) {
-      const long double angle = p / std::pow(10000.0L, 2.0L * i / C);
-      pe[p * C + 2 * i] = static_cast<T>(std::sin(angle));
-      if (2 * i + 1 < C) pe[p * C + 2 * i + 1] = static_cast<T>(std::cos(angle));
+void sinusoid_table(int L, int C, SinusoidLayout layout, int first_position, T* pe) {
+  const int h = C / 2;
+  for (int r = 0; r < L; ++r) {
+    const long double p = first_position + r;
+    T* row = pe + static_cast<long>(r) * C;
+    if (layout == SinusoidLayout::Interleaved) {
+      for (int i = 0; 2 * i < C; ++i) {
+        const long double angle = p / std::pow(10000.0L, 2.0L * i / C);
+        row[2 * i] = static_cast<T>(std::sin(angle));
+        if (2 * i + 1 < C) row[2 * i + 1] = static_cast<T>(std::cos(angle));
+      }
+      continue;
     }
+    for (int i = 0; i < h; ++i) {
+      const long double angle = layout == SinusoidLayout::Halves ? p / std::pow(10000.0L, 2.0L * i / C)
+                                                                 : p * std::exp(-std::log(10000.0L) * i / (h - 1));
+      row[i] = static_cast<T>(std::sin(angle));
+      row[h + i] = static_cast<T>(std::cos(angle));
+    }
+  }
 }
 
 template <typename T>
@@ -261,7 +274,7 @@ void attend_cached(const float* q, const E* keys, const E* values, const long* o
   template void relu_dropout_backward<T>(T*, const T*, T*, int, int, float, std::uint64_t, std::uint64_t);      \
   template void embedding_forward<T>(const int*, long, const int*, const T*, int, T, const T*, T*);             \
   template void embedding_backward<T>(const T*, const int*, long, int, T, T*);                                  \
-  template void sinusoid_table<T>(int, int, T*);                                                                \
+  template void sinusoid_table<T>(int, int, SinusoidLayout, int, T*);                                                                \
   template CrossEntropyTotals cross_entropy<T>(const T*, const int*, long, int, T, T, T*, T*);                  \
   template void dropout<T>(T*, long, float, std::uint64_t, std::uint64_t);                                     \
   template void dropout_add<T>(const T*, T*, long, float, std::uint64_t, std::uint64_t);

@@ -6,6 +6,7 @@
 
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/cross_entropy.h"
+#include "heptapod/kernels/embedding.h"
 #include "heptapod/kernels/half.h"
 
 namespace heptapod::kernels::naive {
@@ -45,7 +46,7 @@ void embedding_forward(const int* tokens, long N, const int* positions, const T*
 template <typename T>
 void embedding_backward(const T* dout, const int* tokens, long N, int C, T scale, T* dtable);
 template <typename T>
-void sinusoid_table(int L, int C, T* pe);
+void sinusoid_table(int L, int C, SinusoidLayout layout, int first_position, T* pe);
 template <typename T>
 CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, int V, T eps, T grad_scale, T* dlogits,
                                  T* row_nll);

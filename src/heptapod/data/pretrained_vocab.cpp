@@ -1,0 +1,147 @@
+// Id tables of pre-trained models' vocabularies.
+#include "heptapod/data/pretrained_vocab.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "heptapod/core/error.h"
+#include "heptapod/data/text_file.h"
+#include "heptapod/io/atomic_file.h"
+
+namespace heptapod {
+
+namespace {
+
+// A JSON object piece -> id covering the ids 0 .. n-1 exactly once each.
+VocabIds ids_from_json_map(const std::string& text, const std::string& unk_piece, const std::string& where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  require(!j.is_discarded() && j.is_object(), where + ": not a JSON object of piece -> id");
+  VocabIds ids;
+  ids.pieces.assign(j.size(), std::string());
+  std::vector<bool> seen(j.size(), false);
+  for (const auto& [piece, value] : j.items()) {
+    require(value.is_number_integer(), where + ": the id of \"" + piece + "\" is not an integer");
+    const auto id = value.get<std::int64_t>();
+    require(id >= 0 && id < static_cast<std::int64_t>(j.size()),
+            where + ": id " + std::to_string(id) + " of \"" + piece + "\" is outside 0.." + std::to_string(j.size() - 1) +
+                " (the ids must be 0 .. number of pieces - 1)");
+    require(!seen[id], where + ": id " + std::to_string(id) + " is given to two pieces");
+    seen[id] = true;
+    ids.pieces[id] = piece;
+  }
+  return ids;
+}
+
+int unk_id_of(const VocabIds& ids, const std::string& unk_piece, const std::string& where) {
+  for (std::size_t i = 0; i < ids.pieces.size(); ++i)
+    if (ids.pieces[i] == unk_piece) return static_cast<int>(i);
+  throw Error(where + ": has no unknown-token piece \"" + unk_piece + "\"");
+}
+
+// One piece per line; a fairseq dictionary's lines are "piece count [#fairseq:overwrite]".
+std::vector<std::string> piece_lines(const std::string& path, bool with_counts) {
+  std::vector<std::string> pieces;
+  std::istringstream in(read_file(path));
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (with_counts) {
+      const auto space = line.rfind(' ');
+      require(space != std::string::npos && space > 0, path + ":" + std::to_string(number) + ": expected \"piece count\"");
+      std::string head = line.substr(0, space), tail = line.substr(space + 1);
+      if (tail == "#fairseq:overwrite") {
+        const auto s2 = head.rfind(' ');
+        require(s2 != std::string::npos && s2 > 0, path + ":" + std::to_string(number) + ": expected \"piece count\"");
+        tail = head.substr(s2 + 1);
+        head = head.substr(0, s2);
+      }
+      require(!tail.empty() && tail.find_first_not_of("0123456789") == std::string::npos,
+              path + ":" + std::to_string(number) + ": the count \"" + tail + "\" is not a number");
+      line = head;
+    }
+    require(!line.empty(), path + ":" + std::to_string(number) + ": empty piece");
+    pieces.push_back(line);
+  }
+  return pieces;
+}
+
+Vocabulary with_ids(const std::string& spm_path, VocabIds ids, const std::string& where) {
+  return Vocabulary::from_serialized(read_file(spm_path), std::move(ids), where);
+}
+
+}  // namespace
+
+void check_vocabularies(const ModelVocabularies& v, const ModelConfig& c, const std::string& where) {
+  require(v.source.size() == c.src_vocab_size && v.target.size() == c.tgt_vocab_size,
+          where + ": the vocabularies have " + std::to_string(v.source.size()) + " and " + std::to_string(v.target.size()) +
+              " ids, the model's embeddings " + std::to_string(c.src_vocab_size) + " and " + std::to_string(c.tgt_vocab_size) +
+              " rows");
+  auto special = [&](const Vocabulary& vocab, int id, const char* field, const char* side) {
+    require(vocab.is_special(id), where + ": " + field + " " + std::to_string(id) + " is the " + side + " piece \"" +
+                                      vocab.piece(id) + "\", which text tokenizes to: the id mapping is wrong");
+  };
+  special(v.target, c.pad_id, "pad_id", "target");
+  special(v.target, c.bos_id, "bos_id (the decoder's start)", "target");
+  special(v.target, c.eos_id, "eos_id", "target");
+  special(v.source, c.pad_id, "pad_id", "source");
+  if (c.source_eos) special(v.source, c.eos_id, "eos_id", "source");
+}
+
+ModelVocabularies marian_vocabularies(const std::string& dir, const ModelConfig& c) {
+  const std::string json_path = dir + "/vocab.json";
+  VocabIds ids = ids_from_json_map(read_file(json_path), "<unk>", json_path);
+  ids.unk_id = unk_id_of(ids, "<unk>", json_path);
+  ModelVocabularies v{with_ids(dir + "/source.spm", ids, dir + "/source.spm with " + json_path),
+                      with_ids(dir + "/target.spm", ids, dir + "/target.spm with " + json_path)};
+  check_vocabularies(v, c, dir);
+  return v;
+}
+
+ModelVocabularies fairseq_vocabularies(const std::string& dir, const std::string& spm_path, const ModelConfig& c) {
+  auto load = [&](const std::string& name, int rows) {
+    const std::string path = dir + "/" + name;
+    VocabIds ids;
+    ids.pieces = {"<s>", "<pad>", "</s>", "<unk>"};  // fairseq's Dictionary puts these first
+    for (auto& p : piece_lines(path, true)) ids.pieces.push_back(std::move(p));
+    const int n = static_cast<int>(ids.pieces.size());
+    require(n <= rows && rows - n < 8, path + ": " + std::to_string(n) + " entries with the special ones, but the "
+                                           "model's embedding has " + std::to_string(rows) +
+                                           " rows (fairseq pads a dictionary to a multiple of 8 at most)");
+    for (int i = 0; n + i < rows; ++i) {  // fairseq's padding entries
+      char name_buf[32];
+      std::snprintf(name_buf, sizeof name_buf, "madeupword%04d", i);
+      ids.pieces.push_back(name_buf);
+    }
+    ids.unk_id = 3;
+    return with_ids(spm_path, std::move(ids), spm_path + " with " + path);
+  };
+  ModelVocabularies v{load("dict.src.txt", c.src_vocab_size), load("dict.tgt.txt", c.tgt_vocab_size)};
+  check_vocabularies(v, c, dir);
+  return v;
+}
+
+ModelVocabularies vocabularies_from_files(const VocabularyFiles& f, const ModelConfig& c) {
+  auto load = [&](const std::string& spm, const std::string& ids_path) {
+    const std::string blob = read_file(spm);
+    // Without an id file, SentencePiece's own ids, whatever its special ones are.
+    if (ids_path.empty()) return Vocabulary::from_serialized(blob, sentencepiece_ids(blob, spm), spm);
+    VocabIds ids;
+    const std::string text = read_file(ids_path);
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && text[first] == '{') {
+      ids = ids_from_json_map(text, f.unk_piece, ids_path);
+    } else {
+      ids.pieces = piece_lines(ids_path, false);
+    }
+    ids.unk_id = unk_id_of(ids, f.unk_piece, ids_path);
+    return Vocabulary::from_serialized(blob, std::move(ids), spm + " with " + ids_path);
+  };
+  ModelVocabularies v{load(f.source_spm, f.source_ids), load(f.target_spm, f.target_ids)};
+  check_vocabularies(v, c, "the vocabularies");
+  return v;
+}
+
+}  // namespace heptapod

@@ -1,0 +1,31 @@
+// The vocabularies of converted models, with their own ids: OPUS-MT's vocab.json over two SentencePiece
+// models, fairseq's dict.txt files over one, or, for nn.Transformer models, SentencePiece models with their
+// own ids or an id file. Every one is checked against the model config: its size against the embedding rows,
+// and the special ids (pad, the decoder start, eos) against pieces that text can never produce.
+#pragma once
+
+#include <string>
+
+#include "heptapod/data/model_vocab.h"
+#include "heptapod/model/config.h"
+
+namespace heptapod {
+
+// dir: a MarianMT snapshot (vocab.json, source.spm, target.spm).
+ModelVocabularies marian_vocabularies(const std::string& dir, const ModelConfig& config);
+
+// dict.src.txt and dict.tgt.txt of `dir`, over the SentencePiece model at spm_path.
+ModelVocabularies fairseq_vocabularies(const std::string& dir, const std::string& spm_path, const ModelConfig& config);
+
+// SentencePiece models, each with an optional id file ("" for none: SentencePiece's own ids): one piece per line
+// (the line number is its id) or a JSON object piece -> id. unk_piece names the unknown token in an id file.
+struct VocabularyFiles {
+  std::string source_spm, target_spm, source_ids, target_ids;
+  std::string unk_piece = "<unk>";
+};
+ModelVocabularies vocabularies_from_files(const VocabularyFiles& files, const ModelConfig& config);
+
+// Throws Error unless the vocabularies match the config's sizes and its special ids are special pieces.
+void check_vocabularies(const ModelVocabularies& vocabs, const ModelConfig& config, const std::string& where);
+
+}  // namespace heptapod

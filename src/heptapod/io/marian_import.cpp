@@ -1,0 +1,182 @@
+// MarianMT: config keys to ModelConfig, state-dict names to Heptapod's.
+#include "heptapod/io/marian_import.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "heptapod/core/error.h"
+#include "heptapod/io/atomic_file.h"
+#include "heptapod/io/safetensors.h"
+#include "heptapod/io/state_dict_copy.h"
+#include "heptapod/kernels/embedding.h"
+
+namespace heptapod {
+
+using nlohmann::json;
+
+namespace {
+
+// Reads typed keys of a Hugging Face config, with defaults for the absent ones (MarianConfig's).
+struct ConfigReader {
+  const json& j;
+  std::string where;
+
+  int integer(const char* key) const {
+    require(j.contains(key), where + ": missing key \"" + key + "\"");
+    return integer(key, 0);
+  }
+  int integer(const char* key, int fallback) const {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    require(j[key].is_number_integer(), where + ": \"" + key + "\" must be an integer");
+    return j[key].get<int>();
+  }
+  bool boolean(const char* key, bool fallback) const {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    require(j[key].is_boolean(), where + ": \"" + key + "\" must be true or false");
+    return j[key].get<bool>();
+  }
+  float number(const char* key, float fallback) const {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    require(j[key].is_number(), where + ": \"" + key + "\" must be a number");
+    return j[key].get<float>();
+  }
+  std::string text(const char* key, const std::string& fallback) const {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    require(j[key].is_string(), where + ": \"" + key + "\" must be a string");
+    return j[key].get<std::string>();
+  }
+  // A key whose value must be `expected` for Heptapod to express the model.
+  void refuse_unless(const char* key, bool expected, bool fallback, const std::string& why) const {
+    require(boolean(key, fallback) == expected, where + ": \"" + key + "\": " + (expected ? "false" : "true") +
+                                                    " is not supported (" + why + ")");
+  }
+};
+
+}  // namespace
+
+ModelConfig marian_model_config(const std::string& text, const std::string& where) {
+  const json j = json::parse(text, nullptr, false);
+  require(!j.is_discarded() && j.is_object(), where + ": not a JSON object");
+  const ConfigReader r{j, where};
+  const std::string type = r.text("model_type", "");
+  require(type == "marian", where + ": model_type is \"" + type + "\", not \"marian\"");
+  ModelConfig c;
+  c.d_model = r.integer("d_model");
+  c.encoder_layers = r.integer("encoder_layers");
+  c.decoder_layers = r.integer("decoder_layers");
+  c.n_heads = r.integer("encoder_attention_heads");
+  c.d_ff = r.integer("encoder_ffn_dim");
+  require(r.integer("decoder_attention_heads") == c.n_heads,
+          where + ": encoder_attention_heads and decoder_attention_heads differ; Heptapod has one n_heads");
+  require(r.integer("decoder_ffn_dim") == c.d_ff,
+          where + ": encoder_ffn_dim and decoder_ffn_dim differ; Heptapod has one d_ff");
+  c.src_vocab_size = r.integer("vocab_size");
+  c.tgt_vocab_size = r.integer("decoder_vocab_size", c.src_vocab_size);
+  const bool shared = r.boolean("share_encoder_decoder_embeddings", true);
+  const bool tied_output = r.boolean("tie_word_embeddings", true);
+  require(!shared || c.src_vocab_size == c.tgt_vocab_size,
+          where + ": shared embeddings with vocab_size != decoder_vocab_size");
+  require(tied_output || !shared, where + ": shared input embeddings with an untied output projection cannot be "
+                                          "expressed (Heptapod ties all three or the target two)");
+  c.tie_embeddings = shared ? EmbeddingTying::All : tied_output ? EmbeddingTying::TargetOutput : EmbeddingTying::None;
+  c.activation = activation_from_name(r.text("activation_function", "gelu"), where);
+  c.scale_embeddings = r.boolean("scale_embedding", false);
+  c.dropout = c.embedding_dropout = r.number("dropout", 0.1f);
+  c.attention_dropout = r.number("attention_dropout", 0.0f);
+  c.activation_dropout = r.number("activation_dropout", 0.0f);
+  c.norm = NormPosition::Post;
+  c.final_norm = false;
+  c.layer_norm_eps = 1e-5f;  // torch.nn.LayerNorm's default, which Marian's layers use
+  c.output_bias = true;      // final_logits_bias
+  c.positions = kernels::SinusoidLayout::Halves;
+  c.position_offset = 0;
+  c.source_eos = true;
+  c.pad_id = r.integer("pad_token_id");
+  c.eos_id = r.integer("eos_token_id");
+  c.bos_id = r.integer("decoder_start_token_id", c.pad_id);
+  r.refuse_unless("normalize_before", false, false, "Marian layers are post-norm here");
+  r.refuse_unless("normalize_embedding", false, false, "a layer norm on the embeddings");
+  r.refuse_unless("add_final_layer_norm", false, false, "final layer norms in a post-norm Marian model");
+  r.refuse_unless("static_position_embeddings", true, true, "learned positions");
+  r.refuse_unless("layernorm_embedding", false, false, "a layer norm on the embeddings");
+  try {
+    validate(c);
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
+  return c;
+}
+
+std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
+  const std::string config_path = dir + "/config.json";
+  const ModelConfig c = marian_model_config(read_file(config_path), config_path);
+  const SafetensorsFile f = SafetensorsFile::read(dir + "/model.safetensors");
+  auto model = std::make_unique<Transformer<float>>(c);
+  StateDictCopier copy(f, *model);
+
+  // Embeddings: a tied checkpoint may keep only one name of the shared matrix.
+  auto first_present = [&](std::initializer_list<const char*> names) -> std::string {
+    for (const char* n : names)
+      if (copy.has(n)) return n;
+    throw Error(f.where() + ": none of " + std::string(*names.begin()) + " and its tied names is present");
+  };
+  auto same_as = [&](const std::string& name, const std::string& reference) {  // a tied duplicate
+    if (!copy.has(name) || name == reference) return;
+    const auto a = copy.values(name), b = copy.values(reference);
+    require(a == b, f.where() + ": \"" + name + "\" differs from \"" + reference + "\", but the config ties them");
+  };
+  const std::string src_emb = first_present({"model.shared.weight", "model.encoder.embed_tokens.weight"});
+  if (c.tie_embeddings == EmbeddingTying::All) {
+    copy.copy(src_emb, "shared_embedding/weight");
+    for (const char* n : {"model.shared.weight", "model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight",
+                          "lm_head.weight"})
+      same_as(n, src_emb);
+  } else {
+    copy.copy(src_emb, "encoder/embedding/weight");
+    copy.copy("model.decoder.embed_tokens.weight", "decoder/embedding/weight");
+    if (c.tie_embeddings == EmbeddingTying::TargetOutput) same_as("lm_head.weight", "model.decoder.embed_tokens.weight");
+    else copy.copy("lm_head.weight", "decoder/output_proj/weight");
+  }
+  copy.copy("final_logits_bias", "decoder/output_proj/bias");
+
+  // The positions: sinusoids Heptapod computes itself; stored ones must be those.
+  for (const char* n : {"model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight"}) {
+    if (!copy.has(n)) continue;
+    const TensorEntry& e = f.at(n);
+    require(e.shape.size() == 2 && e.shape[1] == c.d_model, f.where() + ": \"" + n + "\" is not (positions, d_model)");
+    std::vector<double> expected(static_cast<std::size_t>(e.numel()));
+    kernels::sinusoid_table(static_cast<int>(e.shape[0]), c.d_model, c.positions, 0, expected.data());
+    require_close(copy.values(n), expected, 1e-4, f.where() + ": \"" + n + "\" (learned positions are not supported)");
+  }
+
+  auto linear = [&](const std::string& src, const std::string& dst) {
+    copy.copy(src + ".weight", dst + "/weight");
+    copy.copy(src + ".bias", dst + "/bias");
+  };
+  auto attention = [&](const std::string& src, const std::string& dst) {
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) linear(src + "." + proj, dst + "/" + proj);
+  };
+  for (int i = 0; i < c.encoder_layers; ++i) {
+    const std::string s = "model.encoder.layers." + std::to_string(i), d = "encoder/layers/" + std::to_string(i);
+    attention(s + ".self_attn", d + "/self_attn");
+    linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
+    linear(s + ".fc1", d + "/ffn/fc1");
+    linear(s + ".fc2", d + "/ffn/fc2");
+    linear(s + ".final_layer_norm", d + "/ffn_norm");
+  }
+  for (int i = 0; i < c.decoder_layers; ++i) {
+    const std::string s = "model.decoder.layers." + std::to_string(i), d = "decoder/layers/" + std::to_string(i);
+    attention(s + ".self_attn", d + "/self_attn");
+    linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
+    attention(s + ".encoder_attn", d + "/cross_attn");
+    linear(s + ".encoder_attn_layer_norm", d + "/cross_attn_norm");
+    linear(s + ".fc1", d + "/ffn/fc1");
+    linear(s + ".fc2", d + "/ffn/fc2");
+    linear(s + ".final_layer_norm", d + "/ffn_norm");
+  }
+  copy.require_all_used({}, "MarianMT model");
+  return model;
+}
+
+}  // namespace heptapod

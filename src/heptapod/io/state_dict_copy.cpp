@@ -1,0 +1,78 @@
+// Shape-checked tensor copies from foreign state dicts.
+#include "heptapod/io/state_dict_copy.h"
+
+#include <cmath>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
+// Drops unit dimensions, so that (1, n) and (n) compare equal.
+std::vector<std::int64_t> squeezed(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> out;
+  for (auto d : shape)
+    if (d != 1) out.push_back(d);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::int64_t>& StateDictCopier::shape_of(const std::string& dst) const {
+  for (const auto& spec : model_.parameters().specs())
+    if (spec.name == dst) return spec.shape;
+  throw Error("import: the model has no parameter " + dst);
+}
+
+std::vector<double> StateDictCopier::values(const std::string& src) {
+  used_.insert(src);
+  return file_.floats<double>(src);
+}
+
+void StateDictCopier::copy(const std::string& src, const std::string& dst) {
+  const TensorEntry& e = file_.at(src);
+  const auto& shape = shape_of(dst);
+  require(squeezed(e.shape) == squeezed(shape), file_.where() + ": tensor \"" + src + "\" has shape " +
+                                                   shape_text(e.shape) + ", but " + dst + " needs " + shape_text(shape));
+  const std::vector<float> v = file_.floats<float>(src);
+  std::copy(v.begin(), v.end(), model_.parameters().value(dst));
+  used_.insert(src);
+}
+
+void StateDictCopier::copy_part(const std::string& src, std::int64_t first, const std::string& dst) {
+  const TensorEntry& e = file_.at(src);
+  std::int64_t count = 1;
+  for (auto d : shape_of(dst)) count *= d;
+  require(first >= 0 && first + count <= e.numel(),
+          file_.where() + ": tensor \"" + src + "\" " + shape_text(e.shape) + " is too small for " + dst);
+  const std::vector<float> v = file_.floats<float>(src);
+  std::copy(v.begin() + first, v.begin() + first + count, model_.parameters().value(dst));
+  used_.insert(src);
+}
+
+void StateDictCopier::require_all_used(const std::vector<std::string>& ignorable, const std::string& what) const {
+  for (const auto& e : file_.tensors()) {
+    if (used_.count(e.name)) continue;
+    bool ignored = false;
+    for (const auto& suffix : ignorable)
+      ignored = ignored || (e.name.size() >= suffix.size() && e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0);
+    require(ignored, file_.where() + ": tensor \"" + e.name + "\" has no place in the converted model: the " + what +
+                         " has a part that Heptapod's model config cannot express (or the config does not say it is there)");
+  }
+}
+
+void require_close(const std::vector<double>& a, const std::vector<double>& b, double tol, const std::string& what) {
+  require(a.size() == b.size(), what + ": sizes differ");
+  for (std::size_t i = 0; i < a.size(); ++i)
+    require(std::abs(a[i] - b[i]) <= tol * (1 + std::abs(b[i])),
+            what + ": element " + std::to_string(i) + " is " + std::to_string(a[i]) + ", expected " + std::to_string(b[i]));
+}
+
+}  // namespace heptapod
