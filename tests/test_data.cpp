@@ -118,7 +118,7 @@ TEST(ParallelCorpus, StreamedBlocksEqualLineByLineTokenization) {
     expected.emplace_back(a, b);
     lines.push_back(static_cast<long long>(i + 1));
   }
-  for (const std::string cache : {std::string(), dir.file("c.cache")}) {
+  for (const std::string& cache : {std::string(), dir.file("c.cache")}) {
     SCOPED_TRACE(cache.empty() ? "in memory" : "cached");
     const auto corpus = ParallelCorpus::build(src, tgt, v, v, filter, cache);
     EXPECT_EQ(corpus.stats().lines, static_cast<long long>(kPairs));

@@ -374,17 +374,17 @@ TEST(GradCheck, CrossAttentionWithDropout) { check_cross_attention(0.3f); }
 
 struct FfnParams {
   LinearParams fc1{kF, kC, 90}, fc2{kC, kF, 95};
-  FeedForward<double> ffn() { return {fc1.layer(kF, kC), fc2.layer(kC, kF)}; }
+  FeedForward<double> ffn(Activation act = Activation::Relu) { return {fc1.layer(kF, kC), fc2.layer(kC, kF), act}; }
   void add_checks(std::vector<Checked>& t, const std::string& name) {
     fc1.add_checks(t, name + ".fc1");
     fc2.add_checks(t, name + ".fc2");
   }
 };
 
-void check_feed_forward(float dropout, bool accumulate) {
+void check_feed_forward(float dropout, bool accumulate, Activation act = Activation::Relu) {
   const int N = 7;
   FfnParams p;
-  const FeedForward<double> ffn = p.ffn();
+  const FeedForward<double> ffn = p.ffn(act);
   const DropoutSite drop{dropout, 4321, 3};
   Vec x = uniform(static_cast<std::size_t>(N) * kC, 100);
   const Vec R = uniform(x.size(), 101);
@@ -410,6 +410,10 @@ void check_feed_forward(float dropout, bool accumulate) {
 
 TEST(GradCheck, FeedForward) { check_feed_forward(0.0f, false); }
 TEST(GradCheck, FeedForwardWithDropoutAccumulatingDx) { check_feed_forward(0.3f, true); }
+TEST(GradCheck, FeedForwardSilu) { check_feed_forward(0.0f, false, Activation::Silu); }
+TEST(GradCheck, FeedForwardSiluWithDropoutAccumulatingDx) { check_feed_forward(0.3f, true, Activation::Silu); }
+TEST(GradCheck, FeedForwardGelu) { check_feed_forward(0.0f, false, Activation::Gelu); }
+TEST(GradCheck, FeedForwardGeluWithDropoutAccumulatingDx) { check_feed_forward(0.3f, true, Activation::Gelu); }
 
 // ----------------------------------------------------------------------------------- layer norm layer
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "heptapod/core/random.h"
+#include "heptapod/kernels/activation.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/block_gemm.h"
 #include "heptapod/kernels/relu_dropout.h"
@@ -489,6 +490,23 @@ TYPED_TEST(KernelTest, SinusoidHalvesLayoutsMatchNaiveAndTheirFormulas) {
         EXPECT_NEAR(pe[static_cast<long>(r) * C + i], std::sin(p * freq), 1e-6) << "row " << r << " sine " << i;
         EXPECT_NEAR(pe[static_cast<long>(r) * C + h + i], std::cos(p * freq), 1e-6) << "row " << r << " cosine " << i;
       }
+  }
+}
+
+// SiLU and exact GELU against values of their definitions (x * sigmoid(x); x * Phi(x)), with the bias added.
+TEST(Activation, SiluAndGeluMatchTheirDefinitions) {
+  const std::vector<double> x = {-3.0, -0.5, 0.0, 1.0, 2.0};
+  const std::vector<double> silu = {-0.1422776195, -0.1887703343, 0.0, 0.7310585786, 1.7615941560};
+  const std::vector<double> gelu = {-0.0040496941, -0.1542687694, 0.0, 0.8413447461, 1.9544997361};
+  for (auto [act, want] : {std::pair{k::Activation::Silu, silu}, {k::Activation::Gelu, gelu}}) {
+    std::vector<double> pre(x.size(), 0.25), out(x.size());
+    std::vector<double> bias(x);
+    for (auto& b : bias) b -= 0.25;  // pre + bias = x
+    k::bias_activation_forward(pre.data(), bias.data(), out.data(), 1, static_cast<int>(x.size()), act);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      EXPECT_NEAR(pre[i], x[i], 1e-15);
+      EXPECT_NEAR(out[i], want[i], 1e-9) << "x = " << x[i];
+    }
   }
 }
 

@@ -869,7 +869,7 @@ TEST(ModelFileConvert, NnTransformerStateDictMatchesPyTorch) {
   const std::string output = dir.file("m.htp");
   std::string log;
   const int rc =
-      run_heptapod("convert " + quoted(input) + " --from nn-transformer --heads 4 -o " + quoted(output), dir, log);
+      run_heptapod("convert " + quoted(input) + " --from nn-transformer --norm post --heads 4 -o " + quoted(output), dir, log);
   ASSERT_EQ(rc, 0) << log;
   EXPECT_HAS_SUBSTR(log, output);
 
@@ -901,7 +901,7 @@ TEST(ModelFileConvert, MissingInputFails) {
   const std::string output = dir.file("m.htp");
   std::string log;
   const int rc =
-      run_heptapod("convert " + quoted(input) + " --from nn-transformer --heads 4 -o " + quoted(output), dir, log);
+      run_heptapod("convert " + quoted(input) + " --from nn-transformer --norm post --heads 4 -o " + quoted(output), dir, log);
   EXPECT_NE(rc, 0) << log;
   EXPECT_HAS_SUBSTR(log, input);
   EXPECT_FALSE(fs::exists(output));
@@ -913,7 +913,7 @@ TEST(ModelFileConvert, ModelFileIsNotAStateDict) {
   const std::string input = dir.file("model.htp");
   write_bytes(input, valid_bytes());
   std::string log;
-  const int rc = run_heptapod("convert " + quoted(input) + " --heads 2 -o " + quoted(dir.file("m.htp")), dir, log);
+  const int rc = run_heptapod("convert " + quoted(input) + " --heads 2 --norm post -o " + quoted(dir.file("m.htp")), dir, log);
   EXPECT_EQ(rc, 1) << log;
   EXPECT_HAS_SUBSTR(log, input);
   EXPECT_HAS_SUBSTR(log, "missing tensor");

@@ -77,16 +77,21 @@ std::pair<std::string, std::string> vocabulary_paths(const std::string& output_d
   return {(fs::path(output_dir) / "vocab.src.spm").string(), (fs::path(output_dir) / "vocab.tgt.spm").string()};
 }
 
+// The vocabularies of the model to fine-tune (with their own ids, if it was converted).
+ModelVocabularies init_vocabularies(const std::string& init_model) {
+  const SafetensorsFile file = SafetensorsFile::read(init_model);
+  auto vocabs = read_vocabularies(file, read_model_config(file));
+  require(vocabs.has_value(), init_model + " holds no vocabularies, so it cannot be fine-tuned on text");
+  return std::move(*vocabs);
+}
+
 // Vocabularies from the model to fine-tune, the config's files, an earlier run in the output directory, or
 // trained now.
 ModelVocabularies prepare_vocabularies(const TrainConfig& c) {
   const auto [src_path, tgt_path] = vocabulary_paths(c.output_dir);
   ModelVocabularies v;
   if (!c.init_model.empty()) {
-    const SafetensorsFile file = SafetensorsFile::read(c.init_model);
-    auto vocabs = read_vocabularies(file, read_model_config(file));
-    require(vocabs.has_value(), c.init_model + " holds no vocabularies, so it cannot be fine-tuned on text");
-    v = std::move(*vocabs);
+    v = init_vocabularies(c.init_model);
   } else if (!c.vocab.empty()) {
     v.source = v.target = Vocabulary::load(c.vocab);
   } else if (!c.source_vocab.empty()) {
@@ -120,9 +125,11 @@ ModelVocabularies prepare_vocabularies(const TrainConfig& c) {
 ModelConfig resolve_model_config(ModelConfig m, const ModelVocabularies& v) {
   m.src_vocab_size = v.source.size();
   m.tgt_vocab_size = v.target.size();
-  m.pad_id = kPadId;
-  m.bos_id = kBosId;
-  m.eos_id = kEosId;
+  if (!v.source.ids() && !v.target.ids()) {  // SentencePiece's ids, Heptapod's specials; else the model's own
+    m.pad_id = kPadId;
+    m.bos_id = kBosId;
+    m.eos_id = kEosId;
+  }
   const bool same = v.source.fingerprint() == v.target.fingerprint();
   if (m.tie_embeddings == EmbeddingTying::All && !same) {
     log_line("separate vocabularies: tying only the target embedding and the output projection");
@@ -229,8 +236,12 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     require(fs::exists(src) && fs::exists(tgt),
             "rank " + std::to_string(rank) + " cannot see " + src + " that rank 0 wrote: the output directory " +
                 "must be shared by every rank (the same path on a shared filesystem)");
-    r.vocabs.source = Vocabulary::load(src);
-    r.vocabs.target = Vocabulary::load(tgt);
+    if (config.init_model.empty()) {
+      r.vocabs.source = Vocabulary::load(src);
+      r.vocabs.target = Vocabulary::load(tgt);
+    } else {
+      r.vocabs = init_vocabularies(config.init_model);  // the saved copies lack a converted model's ids
+    }
     build_corpus();
   }
   c.model = resolve_model_config(config.model, r.vocabs);
