@@ -136,7 +136,8 @@ TEST(Import, MarianConfigRefusesWhatHeptapodCannotExpress) {
   };
   for (const auto& [extra, message] : refused) {
     auto j = nlohmann::json::parse(base + "}");
-    for (const auto& [k, v] : nlohmann::json::parse("{" + extra.substr(1) + "}").items()) j[k] = v;
+    const auto changes = nlohmann::json::parse("{" + extra.substr(1) + "}");
+    for (const auto& [k, v] : changes.items()) j[k] = v;
     try {
       marian_model_config(j.dump(), "config.json");
       ADD_FAILURE() << "accepted " << extra;

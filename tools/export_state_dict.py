@@ -8,13 +8,31 @@
 #   - a dict holding one under "model" or "state_dict" (training checkpoints often look like that),
 #   - a whole pickled nn.Module (its class must be importable here, as torch.load needs it).
 #
-# Two steps from a PyTorch model to a Heptapod model file:
+# From a PyTorch model to a Heptapod model file:
 #
 #   /usr/bin/python3 tools/export_state_dict.py checkpoint.pt -o state_dict.safetensors
-#   heptapod convert state_dict.safetensors --from nn-transformer --heads 8 -o model.htp
+#   heptapod convert state_dict.safetensors --from nn-transformer --norm post --heads 8 \
+#     --source-spm src.model --target-spm tgt.model -o model.htp
 #
-# (--from nn-transformer expects the layout of PyTorch's nn.Transformer translation tutorial; --heads must
-# be the model's nhead, which the weights do not record. See src/heptapod/io/torch_import.h.)
+# (--from nn-transformer expects the layout of PyTorch's nn.Transformer translation tutorial; --heads and --norm
+# must be the model's nhead and norm_first, which the weights do not record. See src/heptapod/io/torch_import.h.)
+#
+# A fairseq `transformer` checkpoint also needs its architecture settings, which live in its pickled cfg/args.
+# --config-out writes them as a JSON object: the fields of checkpoint["cfg"]["model"] (an argparse.Namespace, a
+# dict or an omegaconf DictConfig; its nested encoder/decoder/quant_noise sections also as the flat
+# encoder_embed_dim-style names), or of checkpoint["args"] in checkpoints before fairseq 0.10, keeping the values
+# JSON can hold (numbers, strings, bools, None, lists of those); "bpe" (cfg["bpe"]["_name"] or args.bpe),
+# "sentencepiece_model" where recorded, and "arch". Put the tensors and the settings in one directory DIR with
+# the two dictionaries (fairseq's dict.<source lang>.txt and dict.<target lang>.txt, renamed) and the
+# SentencePiece model, then convert the directory:
+#
+#   /usr/bin/python3 tools/export_state_dict.py checkpoint_best.pt -o DIR/model.safetensors --config-out DIR/cfg.json
+#   cp dict.en.txt DIR/dict.src.txt && cp dict.es.txt DIR/dict.tgt.txt && cp sentencepiece.bpe.model DIR/
+#   heptapod convert --from fairseq DIR -o model.htp
+#
+# (loading a fairseq >= 0.10 checkpoint unpickles omegaconf objects: run it where fairseq is installed.)
+# A Hugging Face MarianMT snapshot with only pytorch_model.bin: export it to model.safetensors beside its
+# config.json, vocab.json, source.spm and target.spm, then `heptapod convert DIR --from marian`.
 #
 # Runs with Debian's interpreter and python3-torch (1.13); only torch and the standard library are used
 # (no safetensors package: the format is written by hand, see docs/model-format.md for the layout):
@@ -93,6 +111,94 @@ def write_safetensors(path, tensors, metadata):
     return offset
 
 
+def _scalar(value):
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    return isinstance(value, float) and value == value and abs(value) != float("inf")  # JSON has no NaN/inf
+
+
+def plain(value):
+    """value (a list for any sequence) if JSON can hold it: numbers, strings, bools, None, lists of those.
+    Anything else (objects, nested sections, NaN, infinities) gives None."""
+    if _scalar(value):
+        return value
+    if not isinstance(value, (str, bytes, dict)) and hasattr(value, "__len__") and hasattr(value, "__iter__") \
+            and not hasattr(value, "keys"):  # list, tuple, omegaconf ListConfig
+        try:
+            items = list(value)
+        except Exception:
+            return None
+        if all(_scalar(v) for v in items):
+            return items
+    return None
+
+
+def as_dict(section):
+    """The fields of an argparse.Namespace, a dict or an omegaconf DictConfig (fields that cannot be read, such
+    as omegaconf's missing values or interpolations that do not resolve, are left out)."""
+    if section is None:
+        return {}
+    if isinstance(section, argparse.Namespace):
+        return dict(vars(section))
+    if hasattr(section, "keys") and hasattr(section, "__getitem__"):
+        out = {}
+        for k in list(section.keys()):
+            try:
+                out[str(k)] = section[k]
+            except Exception:
+                pass
+        return out
+    return {}
+
+
+# fairseq's TransformerConfig nests these sections (cfg.model.encoder.embed_dim); its flat names, which the
+# legacy argparse models and every older checkpoint use, are "<section>_<field>" (encoder_embed_dim).
+NESTED_SECTIONS = ("encoder", "decoder", "quant_noise")
+
+
+def fairseq_config(obj, path):
+    """The architecture settings of a fairseq checkpoint (cfg["model"], or the older args), with its BPE."""
+    if not isinstance(obj, dict) or (obj.get("cfg") is None and obj.get("args") is None):
+        sys.exit("%s: --config-out needs a fairseq checkpoint (a dict with 'cfg' or 'args'); this one has neither"
+                 % path)
+    cfg = as_dict(obj.get("cfg"))
+    model = as_dict(cfg.get("model")) or as_dict(obj.get("args"))
+    if not model:
+        sys.exit("%s: the checkpoint's cfg has no 'model' section and it has no 'args'" % path)
+    out = {k: plain(v) for k, v in model.items() if plain(v) is not None or v is None}
+    for section in NESTED_SECTIONS:
+        for k, v in as_dict(model.get(section)).items():
+            flat = section + "_" + k
+            if flat not in out and (plain(v) is not None or v is None):
+                out[flat] = plain(v)
+    bpe = as_dict(cfg.get("bpe"))
+    args = as_dict(obj.get("args"))
+    name = bpe.get("_name", args.get("bpe"))
+    if name is not None:
+        out["bpe"] = name
+    spm = bpe.get("sentencepiece_model", args.get("sentencepiece_model"))
+    if spm is not None:
+        out["sentencepiece_model"] = spm
+    if "arch" not in out and "_name" in out:
+        out["arch"] = out["_name"]
+    return out
+
+
+def write_json_atomic(path, value):
+    tmp = path + ".tmp.%d" % os.getpid()
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(value, f, indent=1, sort_keys=True, allow_nan=False)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
 def main():
     parser = argparse.ArgumentParser(description="Write the tensors of a PyTorch checkpoint as an F32 "
                                                  "safetensors state dict (input for `heptapod convert`).")
@@ -100,6 +206,9 @@ def main():
     parser.add_argument("-o", "--output", required=True, help="safetensors file to write")
     parser.add_argument("--strip-prefix", default="",
                         help="remove this prefix from names that have it (e.g. 'module.' from DataParallel)")
+    parser.add_argument("--config-out", default="",
+                        help="fairseq checkpoints: also write the architecture settings (cfg.model or args, with "
+                             "the BPE) as JSON here, for `heptapod convert --from fairseq`")
     args = parser.parse_args()
 
     try:
@@ -129,11 +238,15 @@ def main():
     if not tensors:
         sys.exit("%s: %s holds no tensors" % (args.checkpoint, where))
 
+    config = fairseq_config(obj, args.checkpoint) if args.config_out else None
     metadata = {"format": "pytorch-state-dict", "source": os.path.basename(args.checkpoint)}
     nbytes = write_safetensors(args.output, tensors, metadata)
     count = sum(t.numel() for _, t in tensors)
     print("wrote %s: %d tensors, %d values (%.1f MB) from %s"
           % (args.output, len(tensors), count, nbytes / 1e6, where))
+    if config is not None:
+        write_json_atomic(args.config_out, config)
+        print("wrote %s: %d architecture settings" % (args.config_out, len(config)))
     if skipped:
         print("skipped %d non-tensor entries: %s" % (len(skipped), ", ".join(map(str, skipped[:8]))
                                                       + (" ..." if len(skipped) > 8 else "")))

@@ -6,6 +6,8 @@
 #   tests/fixtures/parity_postnorm_tied.safetensors    post-norm, tie "all", no output bias
 #   tests/fixtures/parity_prenorm_untied.safetensors   pre-norm (final LN per stack), tie "none", output bias
 #   tests/fixtures/torch_nn_transformer.safetensors    a tutorial-style nn.Transformer model, torch names
+#   tests/fixtures/torch_nn_transformer_prenorm.safetensors   the same with norm_first=True (final norms kept)
+#   tests/fixtures/torch_nn_transformer_nofinal.safetensors   post-norm, encoder/decoder built with norm=None
 #
 # The parity model below is an independent, plain PyTorch implementation of docs/conventions.md
 # ("The model, exactly"), with parameters named as in docs/model-format.md. It does not use
@@ -28,13 +30,19 @@
 # Everything is computed in float64 from the float32 parameters and stored as F32.
 # Self-checks: every file is re-read and compared tensor by tensor; the loss equals F.cross_entropy with
 # label_smoothing; the Adam losses are reproduced within 2e-5 in float32 and from perturbed weights (so a
-# float32 engine can match them); the nn.Transformer fixture is reproduced by the parity model.
+# float32 engine can match them); the nn.Transformer fixtures are reproduced by the parity model.
 # Note: grad/.../k_proj/bias is zero in exact arithmetic (softmax ignores a per-query constant), so the
 # stored values are rounding noise; compare those with an absolute tolerance.
 #
-# nn.Transformer -> Heptapod name mapping (used for torch_nn_transformer.safetensors; C = d_model).
-# The Heptapod config of such a model: norm "post", final_norm true, tie_embeddings "none",
-# output_bias true (nn.Linear generator), layer_norm_eps from the model (1e-5), relu FFN.
+# nn.Transformer -> Heptapod name mapping (used for the torch_nn_transformer*.safetensors files; C = d_model).
+# The Heptapod config of such a model: norm "post" (norm_first=False) or "pre" (norm_first=True), final_norm
+# true, tie_embeddings "none", output_bias true (nn.Linear generator), layer_norm_eps from the model (1e-5),
+# relu FFN. torch_nn_transformer_nofinal.safetensors is nn.Transformer(custom_encoder=nn.TransformerEncoder(
+# ..., norm=None), custom_decoder=nn.TransformerDecoder(..., norm=None)): transformer.encoder.norm.* and
+# transformer.decoder.norm.* are absent and its Heptapod config is post-norm with final_norm false (a pre-norm
+# model without them has no Heptapod config: pre-norm always ends each stack with a norm). The two newer
+# files carry metadata "norm" ("pre" / "post") and "final_norm" ("true" / "false"); the first file predates
+# them and is post-norm with final norms.
 #
 #   src_tok_emb.embedding.weight                        -> encoder/embedding/weight
 #   tgt_tok_emb.embedding.weight                        -> decoder/embedding/weight
@@ -62,6 +70,7 @@
 #   transformer.decoder.layers.i.norm2.*                -> decoder/layers/i/cross_attn_norm/*
 #   transformer.decoder.layers.i.norm3.*                -> decoder/layers/i/ffn_norm/*
 #   transformer.decoder.norm.{weight,bias}              -> decoder/final_norm/{weight,bias}
+#   (the two final norms: absent in torch_nn_transformer_nofinal.safetensors)
 
 import argparse
 import json
@@ -547,14 +556,28 @@ class TokenEmbedding(nn.Module):
 
 
 class Seq2SeqTransformer(nn.Module):
+    """norm_first: nn.Transformer's pre-norm layers. final_norm=False: the stacks are passed in as
+    custom_encoder / custom_decoder built with norm=None, so the model has no final norms."""
+
     def __init__(self, num_encoder_layers, num_decoder_layers, emb_size, nhead, src_vocab_size,
-                 tgt_vocab_size, dim_feedforward, dropout, maxlen):
+                 tgt_vocab_size, dim_feedforward, dropout, maxlen, norm_first=False, final_norm=True):
         super().__init__()
-        self.transformer = nn.Transformer(d_model=emb_size, nhead=nhead,
-                                          num_encoder_layers=num_encoder_layers,
-                                          num_decoder_layers=num_decoder_layers,
-                                          dim_feedforward=dim_feedforward, dropout=dropout,
-                                          batch_first=True)
+        if final_norm:
+            self.transformer = nn.Transformer(d_model=emb_size, nhead=nhead,
+                                              num_encoder_layers=num_encoder_layers,
+                                              num_decoder_layers=num_decoder_layers,
+                                              dim_feedforward=dim_feedforward, dropout=dropout,
+                                              batch_first=True, norm_first=norm_first)
+        else:
+            enc_layer = nn.TransformerEncoderLayer(emb_size, nhead, dim_feedforward, dropout,
+                                                   batch_first=True, norm_first=norm_first)
+            dec_layer = nn.TransformerDecoderLayer(emb_size, nhead, dim_feedforward, dropout,
+                                                   batch_first=True, norm_first=norm_first)
+            self.transformer = nn.Transformer(
+                d_model=emb_size, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
+                batch_first=True, norm_first=norm_first,
+                custom_encoder=nn.TransformerEncoder(enc_layer, num_encoder_layers, norm=None),
+                custom_decoder=nn.TransformerDecoder(dec_layer, num_decoder_layers, norm=None))
         self.generator = nn.Linear(emb_size, tgt_vocab_size)
         self.src_tok_emb = TokenEmbedding(src_vocab_size, emb_size)
         self.tgt_tok_emb = TokenEmbedding(tgt_vocab_size, emb_size)
@@ -570,9 +593,9 @@ class Seq2SeqTransformer(nn.Module):
         return self.generator(outs)
 
 
-def torch_to_heptapod(state, n_enc, n_dec, C):
+def torch_to_heptapod(state, n_enc, n_dec, C, final_norm=True):
     """Converts an nn.Transformer tutorial state dict to Heptapod parameter names (see the table
-    at the top of this file)."""
+    at the top of this file). final_norm=False: the model has no transformer.{encoder,decoder}.norm."""
     out = {}
     used = set()
 
@@ -604,7 +627,8 @@ def torch_to_heptapod(state, n_enc, n_dec, C):
         copy(s + ".linear2", d + "/ffn/fc2")
         copy(s + ".norm1", d + "/self_attn_norm")
         copy(s + ".norm2", d + "/ffn_norm")
-    copy("transformer.encoder.norm", "encoder/final_norm")
+    if final_norm:
+        copy("transformer.encoder.norm", "encoder/final_norm")
     for i in range(n_dec):
         s, d = "transformer.decoder.layers.%d" % i, "decoder/layers/%d" % i
         attn(s + ".self_attn", d + "/self_attn")
@@ -614,16 +638,21 @@ def torch_to_heptapod(state, n_enc, n_dec, C):
         copy(s + ".norm1", d + "/self_attn_norm")
         copy(s + ".norm2", d + "/cross_attn_norm")
         copy(s + ".norm3", d + "/ffn_norm")
-    copy("transformer.decoder.norm", "decoder/final_norm")
+    if final_norm:
+        copy("transformer.decoder.norm", "decoder/final_norm")
     unused = set(state) - used
     assert not unused, "unmapped torch tensors: %s" % sorted(unused)
     return out
 
 
-def make_torch_fixture(path, seed, src_lens, tgt_lens):
+def make_torch_fixture(path, seed, src_lens, tgt_lens, norm_first=False, final_norm=True, norm_metadata=False):
+    """norm_first / final_norm: see Seq2SeqTransformer. norm_metadata: record them as metadata "norm" and
+    "final_norm" (the first fixture predates these keys and stays byte-identical without them)."""
+    assert final_norm or not norm_first, "a pre-norm model without final norms has no Heptapod config"
     C, H, FF, n_enc, n_dec, Vs, Vt, maxlen = 32, 4, 48, 2, 2, 19, 23, 16
     torch.manual_seed(seed)  # nn module initialisers use the global generator
-    model = Seq2SeqTransformer(n_enc, n_dec, C, H, Vs, Vt, FF, dropout=0.0, maxlen=maxlen)
+    model = Seq2SeqTransformer(n_enc, n_dec, C, H, Vs, Vt, FF, dropout=0.0, maxlen=maxlen,
+                               norm_first=norm_first, final_norm=final_norm)
     gen = torch.Generator().manual_seed(seed + 1)
     with torch.no_grad():
         # Make every parameter non-trivial: nn.Transformer starts biases at 0 and norms at 1.
@@ -643,8 +672,9 @@ def make_torch_fixture(path, seed, src_lens, tgt_lens):
             p.copy_(state32[name].double())
         model.positional_encoding.pos_embedding.copy_(pos64)
 
+    norm = "pre" if norm_first else "post"
     cfg = make_config(src_vocab_size=Vs, tgt_vocab_size=Vt, d_model=C, n_heads=H, d_ff=FF,
-                      encoder_layers=n_enc, decoder_layers=n_dec, norm="post", final_norm=True,
+                      encoder_layers=n_enc, decoder_layers=n_dec, norm=norm, final_norm=final_norm,
                       tie_embeddings="none", output_bias=True)
     batch = make_batch(cfg, src_lens, tgt_lens, gen)
     B, S = batch["src"].shape
@@ -661,7 +691,9 @@ def make_torch_fixture(path, seed, src_lens, tgt_lens):
     assert torch.isfinite(logits).all()
 
     # The parity model, configured post-norm + final_norm, untied, output bias, on converted weights.
-    conv = torch_to_heptapod(state32, n_enc, n_dec, C)
+    conv = torch_to_heptapod(state32, n_enc, n_dec, C, final_norm=final_norm)
+    for name in ("transformer.encoder.norm.weight", "transformer.decoder.norm.weight"):
+        assert (name in state32) == final_norm, name
     expected_names = [n for n, _, _ in param_shapes(cfg)]
     assert sorted(conv) == sorted(expected_names), sorted(set(conv) ^ set(expected_names))
     for n, shape, _ in param_shapes(cfg):
@@ -679,6 +711,9 @@ def make_torch_fixture(path, seed, src_lens, tgt_lens):
     tensors += batch_tensors(batch)
     tensors.append(("expect/logits", logits.float()))
     metadata = {"format": "heptapod-torch-import-fixture", "n_heads": str(H), "layer_norm_eps": "1e-05"}
+    if norm_metadata:
+        metadata["norm"] = norm
+        metadata["final_norm"] = "true" if final_norm else "false"
     write_safetensors(path, tensors, metadata)
     check_round_trip(path, tensors, metadata)
     return {"max_diff": diff, "names": list(state32)}
@@ -707,13 +742,20 @@ def main():
 
     p3 = os.path.join(args.out_dir, "torch_nn_transformer.safetensors")
     r3 = make_torch_fixture(p3, seed=4321, src_lens=src_lens, tgt_lens=tgt_lens)
+    p4 = os.path.join(args.out_dir, "torch_nn_transformer_prenorm.safetensors")
+    r4 = make_torch_fixture(p4, seed=4322, src_lens=src_lens, tgt_lens=tgt_lens, norm_first=True,
+                            norm_metadata=True)
+    p5 = os.path.join(args.out_dir, "torch_nn_transformer_nofinal.safetensors")
+    r5 = make_torch_fixture(p5, seed=4323, src_lens=src_lens, tgt_lens=tgt_lens, final_norm=False,
+                            norm_metadata=True)
 
     for path, r in ((p1, r1), (p2, r2)):
         print("%s: %d bytes, loss %.6f, adam losses %s (float32/perturbed spread %.2g)" % (
             os.path.relpath(path), os.path.getsize(path), r["loss"],
             " ".join("%.4f" % v for v in r["adam_losses"]), r["spread"]))
-    print("%s: %d bytes, parity model vs nn.Transformer max |diff| %.3g" % (
-        os.path.relpath(p3), os.path.getsize(p3), r3["max_diff"]))
+    for path, r in ((p3, r3), (p4, r4), (p5, r5)):
+        print("%s: %d bytes, parity model vs nn.Transformer max |diff| %.3g" % (
+            os.path.relpath(path), os.path.getsize(path), r["max_diff"]))
 
 
 if __name__ == "__main__":
