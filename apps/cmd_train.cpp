@@ -105,7 +105,7 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--warmup", c.schedule.warmup_steps, "Warm-up updates (fine-tuning: 100)")
       ->each([f](const std::string&) { f->warmup_given = true; });
   cmd->add_option("--lr-scale", c.schedule.scale, "Factor on the noam learning rate");
-  cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt; fine-tuning: 2e-4)")
+  cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt; fine-tuning: 5e-4)")
       ->each([f](const std::string&) { f->lr_given = true; });
   cmd->add_option("--label-smoothing", c.label_smoothing, "Label smoothing epsilon");
   cmd->add_option("--clip-norm", c.clip_norm, "Clip the global gradient norm (0: off)");

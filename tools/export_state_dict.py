@@ -30,7 +30,8 @@
 #   cp dict.en.txt DIR/dict.src.txt && cp dict.es.txt DIR/dict.tgt.txt && cp sentencepiece.bpe.model DIR/
 #   heptapod convert --from fairseq DIR -o model.htp
 #
-# (loading a fairseq >= 0.10 checkpoint unpickles omegaconf objects: run it where fairseq is installed.)
+# (torch.load unpickles the whole checkpoint: a fairseq >= 0.10 one may hold omegaconf objects, so run this where
+# omegaconf, or fairseq itself, is installed.)
 # A Hugging Face MarianMT snapshot with only pytorch_model.bin: export it to model.safetensors beside its
 # config.json, vocab.json, source.spm and target.spm, then `heptapod convert DIR --from marian`.
 #

@@ -8,7 +8,8 @@
 # its tokenizer reads, in the directory layout the converter takes:
 #
 #   tests/fixtures/marian/   config.json, model.safetensors, vocab.json, source.spm, target.spm, reference.safetensors
-#   tests/fixtures/fairseq/  cfg.json, model.safetensors, dict.src.txt, dict.tgt.txt, sentencepiece.bpe.model,
+#   tests/fixtures/fairseq/  cfg.json, model.safetensors (both through tools/export_state_dict.py from a
+#                            fairseq-style checkpoint), dict.src.txt, dict.tgt.txt, sentencepiece.bpe.model,
 #                            reference.safetensors
 #
 # The SentencePiece models are Heptapod's own (BPE on the numbers corpus of tests/data), made when missing with
@@ -441,12 +442,13 @@ def make_fairseq(out):
     dicts = {"src": pieces, "tgt": list(reversed(pieces[3:]))}
     tables = {}
     for side, entries in dicts.items():
-        with open(os.path.join(out, "dict.%s.txt" % side), "w", encoding="utf-8") as f:
-            for k, p in enumerate(entries):
-                f.write("%s %d\n" % (p, 1000 - k))
+        # fairseq's Dictionary.finalize pads to a multiple of 8 ids with madeupwords, which the file keeps.
         table = ["<s>", "<pad>", "</s>", "<unk>"] + entries
         while len(table) % 8:
             table.append("madeupword%04d" % (len(table) - 4 - len(entries)))
+        with open(os.path.join(out, "dict.%s.txt" % side), "w", encoding="utf-8") as f:
+            for k, p in enumerate(table[4:]):
+                f.write("%s %d\n" % (p, 1000 - k if k < len(entries) else 0))
         tables[side] = table
     Vs, Vt, C, F, H = len(tables["src"]), len(tables["tgt"]), 32, 48, 4
     pad, eos = 1, 2

@@ -107,14 +107,8 @@ ModelVocabularies fairseq_vocabularies(const std::string& dir, const std::string
     ids.pieces = {"<s>", "<pad>", "</s>", "<unk>"};  // fairseq's Dictionary puts these first
     for (auto& p : piece_lines(path, true)) ids.pieces.push_back(std::move(p));
     const int n = static_cast<int>(ids.pieces.size());
-    require(n <= rows && rows - n < 8, path + ": " + std::to_string(n) + " entries with the special ones, but the "
-                                           "model's embedding has " + std::to_string(rows) +
-                                           " rows (fairseq pads a dictionary to a multiple of 8 at most)");
-    for (int i = 0; n + i < rows; ++i) {  // fairseq's padding entries
-      char name_buf[32];
-      std::snprintf(name_buf, sizeof name_buf, "madeupword%04d", i);
-      ids.pieces.push_back(name_buf);
-    }
+    require(n == rows, path + ": " + std::to_string(n) + " ids with fairseq's four special ones, but the model's "
+                              "embedding has " + std::to_string(rows) + " rows: not this model's dictionary");
     ids.unk_id = 3;
     return with_ids(spm_path, std::move(ids), spm_path + " with " + path);
   };
