@@ -121,6 +121,38 @@ TEST(Import, FairseqMatchesItsReference) {
   check_converted(dir, "--from fairseq", dir + "/reference.safetensors");
 }
 
+// A converted model fine-tunes like any other: its own ids, its decoder start (the pad token) and its SiLU
+// FFN survive training, and the result still reads and writes text through the vocab.json ids.
+TEST(Import, ConvertedMarianModelFineTunes) {
+  TempDir dir;
+  std::string log;
+  const std::string converted = dir.file("marian.htp");
+  ASSERT_EQ(test::run_heptapod("convert " + quoted(test::fixture("marian")) + " --from marian -o " + quoted(converted), dir, log), 0)
+      << log;
+  const std::string data = std::string(HEPTAPOD_FIXTURES) + "/../data/";
+  ASSERT_EQ(test::run_heptapod("train --source " + quoted(data + "numbers.dev.en") + " --target " +
+                                   quoted(data + "numbers.dev.es") + " --init " + quoted(converted) + " -o " +
+                                   quoted(dir.file("tuned")) + " --steps 20 --batch-tokens 1024 --log-every 5 --valid-every 100",
+                               dir, log),
+            0)
+      << log;
+  const SafetensorsFile before = SafetensorsFile::read(converted);
+  const SafetensorsFile after = SafetensorsFile::read(dir.file("tuned/model.htp"));
+  const ModelConfig c = read_model_config(after);
+  EXPECT_EQ(to_json(c), to_json(read_model_config(before)));
+  EXPECT_EQ(c.bos_id, c.pad_id);
+  EXPECT_EQ(c.activation, Activation::Silu);
+  const auto vocabs = read_vocabularies(after, c);
+  ASSERT_TRUE(vocabs.has_value() && vocabs->target.ids());
+  EXPECT_EQ(vocabs->target.serialized_ids(), read_vocabularies(before, c)->target.serialized_ids());
+  const std::string in = dir.write("in.txt", "twenty thousand\n");
+  EXPECT_EQ(test::run_heptapod("translate -m " + quoted(dir.file("tuned/model.htp")) + " -i " + quoted(in) + " -o " +
+                                   quoted(dir.file("out.txt")),
+                               dir, log),
+            0)
+      << log;
+}
+
 TEST(Import, MarianConfigRefusesWhatHeptapodCannotExpress) {
   const std::string base = R"({"model_type": "marian", "d_model": 32, "encoder_layers": 2, "decoder_layers": 2,
       "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 48, "decoder_ffn_dim": 48,

@@ -130,7 +130,10 @@ ModelConfig resolve_model_config(ModelConfig m, const ModelVocabularies& v) {
     m.bos_id = kBosId;
     m.eos_id = kEosId;
   }
-  const bool same = v.source.fingerprint() == v.target.fingerprint();
+  // One embedding serves both sides when an id means the same piece on both: one vocabulary, or (a converted
+  // Marian model) two SentencePiece models under one id table.
+  const bool same = v.source.fingerprint() == v.target.fingerprint() ||
+                    (v.source.ids() && v.target.ids() && v.source.serialized_ids() == v.target.serialized_ids());
   if (m.tie_embeddings == EmbeddingTying::All && !same) {
     log_line("separate vocabularies: tying only the target embedding and the output projection");
     m.tie_embeddings = EmbeddingTying::TargetOutput;
