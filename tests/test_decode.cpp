@@ -265,6 +265,32 @@ TEST(Decode, LargeVocabularyIsScoredBlockByBlock) {
   EXPECT_LT(worst_incremental_error(c, CachePrecision::Float32, InferencePrecision{}), 1e-5);
 }
 
+// The pad and start tokens are never emitted, however likely the model makes them (an output bias of +30 on
+// each), by beam search and by the greedy oracle alike; with the start token equal to the end token (fairseq)
+// only pad is banned, so the end token still ends the output.
+TEST(Decode, PadAndStartTokensAreNeverEmitted) {
+  ModelConfig c = decode_config(NormPosition::Post, EmbeddingTying::None);
+  auto model = random_model(c, 5);
+  float* bias = model->parameters().value("decoder/output_proj/bias");
+  bias[c.pad_id] += 30;
+  bias[c.bos_id] += 30;
+  IncrementalDecoder dec(*model);
+  Arena arena;
+  for (int beam : {1, 4}) {
+    SearchOptions o;
+    o.beam = beam;
+    o.max_extra_length = 6;
+    for (const auto& out : beam_search(dec, sources(), o))
+      for (int t : out[0].tokens) EXPECT_TRUE(t != c.pad_id && t != c.bos_id) << "beam " << beam << " emitted " << t;
+  }
+  for (const auto& s : sources())
+    for (int t : greedy_reference(*model, s, static_cast<int>(s.size()) + 6, arena))
+      EXPECT_TRUE(t != c.pad_id && t != c.bos_id) << "greedy emitted " << t;
+  EXPECT_EQ(banned_output_ids(c), (std::vector<int>{c.pad_id, c.bos_id}));
+  c.bos_id = c.eos_id;
+  EXPECT_EQ(banned_output_ids(c), std::vector<int>{c.pad_id});
+}
+
 INSTANTIATE_TEST_SUITE_P(Decode, DecodeTest,
                          ::testing::Values(std::pair{NormPosition::Post, EmbeddingTying::All},
                                            std::pair{NormPosition::Pre, EmbeddingTying::None}));
