@@ -42,6 +42,8 @@ class BackloggedServer : public httplib::Server {
 struct RequestRecord {
   Clock::time_point start{};
   std::size_t sentences = 0;
+  double seconds = 0;     // headers read to reply ready
+  bool counted = false;   // in the metrics already
 };
 thread_local RequestRecord current_request;
 
@@ -97,6 +99,9 @@ struct TranslationServer::Impl {
   const ServedTranslator& find_model(const TranslationCall& call) const;
   void translate(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader, Api api);
   ServerGauges gauges() const;
+  // Counts a request in the metrics once its reply is ready, before it is sent, so that a client's next request
+  // already sees it; log() writes its line after the reply went out.
+  void count(const httplib::Request& req, const httplib::Response& res);
   void log(const httplib::Request& req, const httplib::Response& res);
 };
 
@@ -322,13 +327,19 @@ ServerGauges TranslationServer::Impl::gauges() const {
   return g;
 }
 
-void TranslationServer::Impl::log(const httplib::Request& req, const httplib::Response& res) {
+void TranslationServer::Impl::count(const httplib::Request& req, const httplib::Response& res) {
   RequestRecord& r = current_request;
-  const double seconds =
-      r.start == Clock::time_point{} ? 0 : std::chrono::duration<double>(Clock::now() - r.start).count();
-  metrics.record_request(req.path, res.status, seconds);
+  if (r.counted) return;
+  r.seconds = r.start == Clock::time_point{} ? 0 : std::chrono::duration<double>(Clock::now() - r.start).count();
+  metrics.record_request(req.path, res.status, r.seconds);
+  r.counted = true;
+}
+
+void TranslationServer::Impl::log(const httplib::Request& req, const httplib::Response& res) {
+  count(req, res);  // replies that bypass routing (a body too large, a bad request line)
+  RequestRecord& r = current_request;
   std::fprintf(stderr, "%s %s %s %s %d %zu sentences %.1f ms\n", utc_now().c_str(), req.remote_addr.c_str(),
-               req.method.c_str(), req.path.c_str(), res.status, r.sentences, seconds * 1000);
+               req.method.c_str(), req.path.c_str(), res.status, r.sentences, r.seconds * 1000);
   r = RequestRecord{};
 }
 
@@ -343,9 +354,10 @@ void TranslationServer::Impl::routes() {
   http.set_payload_max_length(o.limits.max_body_bytes);
   http.set_default_headers({{"Access-Control-Allow-Origin", "*"}});
   http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-    current_request = RequestRecord{Clock::now(), 0};
+    current_request = RequestRecord{.start = Clock::now()};
     return httplib::Server::HandlerResponse::Unhandled;
   });
+  http.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) { count(req, res); });
   http.set_logger([this](const httplib::Request& req, const httplib::Response& res) { log(req, res); });
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
