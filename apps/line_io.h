@@ -48,14 +48,16 @@ class LineWindows {
   explicit LineWindows(const std::string& path)
       : name_(path.empty() || path == "-" ? "stdin" : path), in_(&std::cin) {
     if (name_ != "stdin") {
+      require(!std::filesystem::is_directory(path), path + ": is a directory, not an input file");
       file_.open(path, std::ios::binary);
-      require(static_cast<bool>(file_), "cannot open " + path);
+      require(static_cast<bool>(file_), "cannot open " + path + ": " + std::strerror(errno));
       in_ = &file_;
     }
   }
   // The next (at most) `window` lines; false once the input is done.
   bool next(std::size_t window, std::vector<std::string>& lines) {
     LenientLines in = read_lines_lenient(*in_, window);
+    require(!in_->bad(), name_ + ": read error after " + std::to_string(read_ + in.lines.size()) + " lines");
     for (std::size_t line : in.invalid_lines)
       std::fprintf(stderr, "warning: %s:%zu: invalid UTF-8; the line is treated as empty\n", name_.c_str(), read_ + line);
     read_ += in.lines.size();

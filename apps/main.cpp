@@ -1,6 +1,8 @@
 // heptapod: one binary, one subcommand per job. Errors in user input end here as one clear line.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "commands.h"
@@ -30,6 +32,17 @@ int main(int argc, char** argv) {
   add(heptapod::app::add_convert_command);
   add(heptapod::app::add_bleu_command);
   add(heptapod::app::add_error_rate_command);
+  // No subcommand, or one that does not exist: exit 2 with the list (CLI11 alone would say "A subcommand is
+  // required" for both).
+  const bool known = argc >= 2 && std::any_of(commands.begin(), commands.end(),
+                                              [&](const auto& c) { return c.first->check_name(argv[1]); });
+  if (argc < 2 || (argv[1][0] != '-' && !known)) {
+    std::string names;
+    for (const auto& [cmd, run] : commands) names += (names.empty() ? "" : ", ") + cmd->get_name();
+    if (argc < 2) std::fprintf(stderr, "heptapod: a command is needed: %s (heptapod COMMAND --help for one's options)\n", names.c_str());
+    else std::fprintf(stderr, "heptapod: unknown command \"%s\" (commands: %s)\n", argv[1], names.c_str());
+    return 2;
+  }
   try {
     root.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

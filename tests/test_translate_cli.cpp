@@ -99,6 +99,30 @@ TEST(Translate, ModelsThatDoNotLoadGiveClearErrors) {
   EXPECT_HAS_SUBSTR(log, "holds no vocabularies");
 }
 
+// Input that is not a file fails loudly, never as an empty success; a command that does not exist, or none, is
+// exit 2 with the list of commands.
+TEST(Translate, ADirectoryAsInputAndUnknownCommandsAreErrors) {
+  TempDir dir;
+  std::string log;
+  const std::string model = make_model(dir);
+  const std::string out = dir.file("out.txt");
+  EXPECT_EQ(run_heptapod("translate -m " + quoted(model) + " -i " + quoted(dir.file("")) + " -o " + quoted(out), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "is a directory");
+  EXPECT_FALSE(test::fs::exists(out));
+  EXPECT_EQ(run_heptapod("score -m " + quoted(model) + " --source " + quoted(dir.file("")) + " --target " +
+                             quoted(dir.file("")),
+                         dir, log),
+            1);
+  EXPECT_HAS_SUBSTR(log, "is a directory");
+  EXPECT_EQ(run_heptapod("frobnicate", dir, log), 2);
+  EXPECT_HAS_SUBSTR(log, "unknown command \"frobnicate\"");
+  EXPECT_HAS_SUBSTR(log, "translate");
+  EXPECT_EQ(run_heptapod("", dir, log), 2);
+  EXPECT_HAS_SUBSTR(log, "a command is needed");
+  EXPECT_EQ(run_heptapod("translate --batch-tokens 0 -m " + quoted(model) + " < /dev/null", dir, log), 105);
+  EXPECT_HAS_SUBSTR(log, "--batch-tokens");
+}
+
 // The C++ API's TranslatorOptions: the compute type a Translator runs in, the file's own by default.
 TEST(Translate, TranslatorOptionsChooseTheComputeType) {
   TempDir dir;
