@@ -152,7 +152,7 @@ Runner add_bleu_command(CLI::App& root) {
   cmd->add_option("--smooth-method", o->smooth, "BLEU: smoothing, exp (default), none, floor or add-k")
       ->check(CLI::IsMember({"exp", "none", "floor", "add-k"}));
   cmd->add_option("--smooth-value", o->smooth_value, "BLEU: value for floor (default 0.1) or add-k (default 1)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber & kFinite);
   cmd->add_option("--max-ngram-order", o->bleu.max_ngram_order, "BLEU: largest n-gram order (default 4)")
       ->check(CLI::Range(1, 16));
   cmd->add_option("--chrf-char-order", o->chrf.char_order, "chrF: character n-gram order (default 6)")

@@ -14,7 +14,7 @@ namespace heptapod::app {
 Runner add_info_command(CLI::App& root) {
   auto* cmd = root.add_subcommand("info", "Print version, BLAS, threads, CPU features and the kernels' ISA");
   auto threads = std::make_shared<int>(0);
-  cmd->add_option("--threads", *threads, "Threads to use (0: all cores)");
+  cmd->add_option("--threads", *threads, "Threads to use (0: all cores)")->check(CLI::NonNegativeNumber);
   return [threads] {
     set_num_threads(*threads);
     const CpuInfo cpu = cpu_info();

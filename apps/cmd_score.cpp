@@ -76,7 +76,7 @@ Runner add_score_command(CLI::App& root) {
   cmd->add_flag("--per-token", f->per_token, "Also print each target token's log-probability (end token last)");
   cmd->add_flag("--normalize", f->normalize, "Print the log-probability per target token instead of the total");
   add_precision_options(cmd, f->translator);
-  cmd->add_option("--threads", f->threads, "Threads (0: all cores)");
+  cmd->add_option("--threads", f->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
   return [f] { return run_score(*f); };
 }
 

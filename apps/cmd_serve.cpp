@@ -70,7 +70,7 @@ Runner add_serve_command(CLI::App& root) {
   add_search_options(cmd, o.defaults);
   add_precision_options(cmd, o.translator,
                         "int8 for a float32 file, which makes replies independent of batching; else the file's type");
-  cmd->add_option("--threads", f->threads, "Compute threads (0: all cores)");
+  cmd->add_option("--threads", f->threads, "Compute threads (0: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-batch-sentences", o.queue.max_batch_sentences, "Sentences of one search batch")
       ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--max-queued-sentences", o.queue.max_queued_sentences,

@@ -120,7 +120,7 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--valid-beam", c.valid_search.beam, "Beam size for the dev BLEU translations")->check(CLI::Range(1, 64));
   cmd->add_option("--log-every", c.log_every, "Updates between metrics records");
   cmd->add_option("--seed", c.seed, "Random seed (initialisation, data order, dropout)");
-  cmd->add_option("--threads", c.threads, "Threads (0: all cores)");
+  cmd->add_option("--threads", c.threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
   return [f] { return run_train(*f); };
 }
 

@@ -88,7 +88,7 @@ Runner add_translate_command(CLI::App& root) {
   cmd->add_flag("--scores", f->scores, "Append ||| score (length-normalised log-probability)");
   cmd->add_flag("--alignments", f->alignments, "Append ||| i-j source-target token alignments from attention");
   add_precision_options(cmd, f->translator);
-  cmd->add_option("--threads", f->threads, "Threads (0: all cores)");
+  cmd->add_option("--threads", f->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
   return [f] {
     TranslateFlags flags = *f;
     flags.options.search.beam = std::max(flags.options.search.beam, flags.options.search.nbest);

@@ -3,11 +3,29 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <functional>
+#include <string>
 
 namespace heptapod::app {
 
 using Runner = std::function<int()>;
+
+// A real number that is finite (CLI11's range checks let "nan" through, and "inf" and "1e999" parse).
+inline const CLI::Validator kFinite(
+    [](std::string& text) {
+      std::size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(text, &used);
+      } catch (const std::exception&) {
+        return std::string("\"") + text + "\" is not a number";
+      }
+      if (used != text.size()) return std::string("\"") + text + "\" is not a number";
+      if (!std::isfinite(v)) return std::string("\"") + text + "\" is not a finite number";
+      return std::string();
+    },
+    "FINITE");
 
 Runner add_info_command(CLI::App& root);
 Runner add_demo_command(CLI::App& root);

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "commands.h"
 #include "heptapod/decode/translator.h"
 
 namespace heptapod::app {
@@ -13,7 +14,7 @@ namespace heptapod::app {
 inline void add_search_options(CLI::App* cmd, TranslateOptions& options) {
   SearchOptions& s = options.search;
   cmd->add_option("--beam", s.beam, "Beam size (1: greedy)")->check(CLI::Range(1, 256));
-  cmd->add_option("--alpha", s.length_penalty, "Length penalty alpha, ((5 + |Y|) / 6)^alpha");
+  cmd->add_option("--alpha", s.length_penalty, "Length penalty alpha, ((5 + |Y|) / 6)^alpha")->check(kFinite);
   cmd->add_option("--max-extra-length", s.max_extra_length, "Outputs stop at input length + this many tokens")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--min-length", s.min_length, "The end token is banned until the output has this many tokens")

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -14,6 +15,7 @@
 namespace heptapod {
 
 LineReader::LineReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+  require(!std::filesystem::is_directory(path), "cannot read " + path + ": is a directory, not a file");
   if (!in_) throw Error("cannot open " + path + ": " + std::strerror(errno));
 }
 

@@ -53,6 +53,7 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
 }
 
 std::string read_file(const std::string& path) {
+  require(!std::filesystem::is_directory(path), "cannot read " + path + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));
   std::ostringstream ss;
