@@ -138,7 +138,8 @@ std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
     if (c.tie_embeddings == EmbeddingTying::TargetOutput) same_as("lm_head.weight", "model.decoder.embed_tokens.weight");
     else copy.copy("lm_head.weight", "decoder/output_proj/weight");
   }
-  copy.copy("final_logits_bias", "decoder/output_proj/bias");
+  // A buffer Hugging Face never trains, and loads as zeros when a file lacks it (the bias starts at zero here).
+  if (copy.has("final_logits_bias")) copy.copy("final_logits_bias", "decoder/output_proj/bias");
 
   // The positions: sinusoids Heptapod computes itself; stored ones must be those.
   for (const char* n : {"model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight"}) {
