@@ -138,7 +138,9 @@ TEST(CliRobustness, EveryOptionOfTheCoveredCommandsRefusesBadValues) {
         EXPECT_GT(rc, 0) << what << " succeeded (or crashed): " << log;
         EXPECT_LT(rc, 128) << what << " died by a signal: " << log;
         EXPECT_HAS_SUBSTR(log, names.empty() ? option : names);
-        if (option != "--output") EXPECT_FALSE(test::fs::exists(out)) << what << " left an output file";
+        if (option != "--output") {
+          EXPECT_FALSE(test::fs::exists(out)) << what << " left an output file";
+        }
       }
     }
   }

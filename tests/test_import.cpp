@@ -154,25 +154,25 @@ TEST(Import, ConvertedMarianModelFineTunes) {
 }
 
 TEST(Import, MarianConfigRefusesWhatHeptapodCannotExpress) {
-  const std::string base = R"({"model_type": "marian", "d_model": 32, "encoder_layers": 2, "decoder_layers": 2,
-      "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 48, "decoder_ffn_dim": 48,
-      "vocab_size": 50, "pad_token_id": 49, "eos_token_id": 0, "activation_function": "swish")";
-  EXPECT_NO_THROW(marian_model_config(base + "}", "config.json"));
+  const nlohmann::json base = nlohmann::json::parse(R"({"model_type": "marian", "d_model": 32, "encoder_layers": 2,
+      "decoder_layers": 2, "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 48,
+      "decoder_ffn_dim": 48, "vocab_size": 50, "pad_token_id": 49, "eos_token_id": 0, "activation_function": "swish"})");
+  EXPECT_NO_THROW(marian_model_config(base.dump(), "config.json"));
+  // Each change, made to the accepted config, and what the refusal names.
   const std::vector<std::pair<std::string, std::string>> refused = {
-      {R"(, "normalize_before": true)", "normalize_before"},
-      {R"(, "static_position_embeddings": false)", "learned positions"},
-      {R"(, "decoder_ffn_dim": 64)", "decoder_ffn_dim"},
-      {R"(, "activation_function": "gelu_new")", "gelu_new"},
-      {R"(, "normalize_embedding": true)", "normalize_embedding"},
-      {R"(, "model_type": "bart")", "bart"},
+      {R"({"normalize_before": true})", "normalize_before"},
+      {R"({"static_position_embeddings": false})", "learned positions"},
+      {R"({"decoder_ffn_dim": 64})", "decoder_ffn_dim"},
+      {R"({"activation_function": "gelu_new"})", "gelu_new"},
+      {R"({"normalize_embedding": true})", "normalize_embedding"},
+      {R"({"model_type": "bart"})", "bart"},
   };
-  for (const auto& [extra, message] : refused) {
-    auto j = nlohmann::json::parse(base + "}");
-    const auto changes = nlohmann::json::parse("{" + extra.substr(1) + "}");
-    for (const auto& [k, v] : changes.items()) j[k] = v;
+  for (const auto& [change, message] : refused) {
+    nlohmann::json j = base;
+    j.update(nlohmann::json::parse(change));
     try {
       marian_model_config(j.dump(), "config.json");
-      ADD_FAILURE() << "accepted " << extra;
+      ADD_FAILURE() << "accepted " << change;
     } catch (const Error& e) {
       EXPECT_HAS_SUBSTR(e.what(), message);
       EXPECT_HAS_SUBSTR(e.what(), "config.json");

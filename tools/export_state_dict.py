@@ -82,6 +82,21 @@ def tensor_bytes(t):
     return bytes(out)
 
 
+def write_atomic(path, write):
+    """Calls write(f) on a temporary binary file beside path, then renames it onto path (removed on failure)."""
+    tmp = path + ".tmp.%d" % os.getpid()
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
 def write_safetensors(path, tensors, metadata):
     """tensors: list of (name, tensor) in file order; metadata: dict of str -> str. Writes atomically."""
     header = {"__metadata__": metadata}
@@ -95,20 +110,13 @@ def write_safetensors(path, tensors, metadata):
         blobs.append(blob)
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     text += b" " * (-len(text) % 8)
-    tmp = path + ".tmp.%d" % os.getpid()
-    try:
-        with open(tmp, "wb") as f:
-            f.write(struct.pack("<Q", len(text)))
-            f.write(text)
-            for blob in blobs:
-                f.write(blob)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    def write(f):
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for blob in blobs:
+            f.write(blob)
+
+    write_atomic(path, write)
     return offset
 
 
@@ -186,18 +194,8 @@ def fairseq_config(obj, path):
 
 
 def write_json_atomic(path, value):
-    tmp = path + ".tmp.%d" % os.getpid()
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(value, f, indent=1, sort_keys=True, allow_nan=False)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    text = json.dumps(value, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    write_atomic(path, lambda f: f.write(text.encode("utf-8")))
 
 
 def main():

@@ -3,8 +3,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sstream>
-
 #include "heptapod/core/error.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/io/atomic_file.h"
@@ -42,28 +40,25 @@ int unk_id_of(const VocabIds& ids, const std::string& unk_piece, const std::stri
 // One piece per line; a fairseq dictionary's lines are "piece count [#fairseq:overwrite]".
 std::vector<std::string> piece_lines(const std::string& path, bool with_counts) {
   std::vector<std::string> pieces;
-  std::istringstream in(read_file(path));
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  LineReader reader(path);
+  for (std::string line; reader.next(line);) {
+    const std::string where = path + ":" + std::to_string(reader.lines_read());
     if (with_counts) {
       const auto space = line.rfind(' ');
-      require(space != std::string::npos && space > 0, path + ":" + std::to_string(number) + ": expected \"piece count\"");
+      require(space != std::string::npos && space > 0, where + ": expected \"piece count\"");
       std::string head = line.substr(0, space), tail = line.substr(space + 1);
       if (tail == "#fairseq:overwrite") {
         const auto s2 = head.rfind(' ');
-        require(s2 != std::string::npos && s2 > 0, path + ":" + std::to_string(number) + ": expected \"piece count\"");
+        require(s2 != std::string::npos && s2 > 0, where + ": expected \"piece count\"");
         tail = head.substr(s2 + 1);
         head = head.substr(0, s2);
       }
       require(!tail.empty() && tail.find_first_not_of("0123456789") == std::string::npos,
-              path + ":" + std::to_string(number) + ": the count \"" + tail + "\" is not a number");
+              where + ": the count \"" + tail + "\" is not a number");
       line = head;
     }
-    require(!line.empty(), path + ":" + std::to_string(number) + ": empty piece");
-    pieces.push_back(line);
+    require(!line.empty(), where + ": empty piece");
+    pieces.push_back(std::move(line));
   }
   return pieces;
 }

@@ -49,7 +49,6 @@ Translator::Translator(const std::string& model_path, const TranslatorOptions& o
 }
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& sentences, const TranslateOptions& o) {
-  const ModelConfig& c = model_->config();
   std::vector<Translation> out(sentences.size());
   std::vector<std::vector<int>> tokens(sentences.size());
   std::vector<std::size_t> lengths(sentences.size(), 0), todo;

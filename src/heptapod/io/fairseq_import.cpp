@@ -113,21 +113,16 @@ std::unique_ptr<Transformer<float>> import_fairseq(const std::string& dir) {
                                              rows("decoder.embed_tokens.weight"), cfg_path);
   auto model = std::make_unique<Transformer<float>>(c);
   StateDictCopier copy(f, *model);
-  auto same_as = [&](const std::string& name, const std::string& reference) {  // a tied duplicate
-    if (!copy.has(name)) return;
-    require(copy.values(name) == copy.values(reference),
-            f.where() + ": \"" + name + "\" differs from \"" + reference + "\", but the config ties them");
-  };
   switch (c.tie_embeddings) {
     case EmbeddingTying::All:
       copy.copy("encoder.embed_tokens.weight", "shared_embedding/weight");
-      same_as("decoder.embed_tokens.weight", "encoder.embed_tokens.weight");
-      same_as("decoder.output_projection.weight", "encoder.embed_tokens.weight");
+      copy.require_tied("decoder.embed_tokens.weight", "encoder.embed_tokens.weight");
+      copy.require_tied("decoder.output_projection.weight", "encoder.embed_tokens.weight");
       break;
     case EmbeddingTying::TargetOutput:
       copy.copy("encoder.embed_tokens.weight", "encoder/embedding/weight");
       copy.copy("decoder.embed_tokens.weight", "decoder/embedding/weight");
-      same_as("decoder.output_projection.weight", "decoder.embed_tokens.weight");
+      copy.require_tied("decoder.output_projection.weight", "decoder.embed_tokens.weight");
       break;
     case EmbeddingTying::None:
       copy.copy("encoder.embed_tokens.weight", "encoder/embedding/weight");
@@ -135,34 +130,10 @@ std::unique_ptr<Transformer<float>> import_fairseq(const std::string& dir) {
       copy.copy("decoder.output_projection.weight", "decoder/output_proj/weight");
       break;
   }
-  auto linear = [&](const std::string& src, const std::string& dst) {
-    copy.copy(src + ".weight", dst + "/weight");
-    copy.copy(src + ".bias", dst + "/bias");
-  };
-  auto attention = [&](const std::string& src, const std::string& dst) {
-    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) linear(src + "." + proj, dst + "/" + proj);
-  };
-  for (int i = 0; i < c.encoder_layers; ++i) {
-    const std::string s = "encoder.layers." + std::to_string(i), d = "encoder/layers/" + std::to_string(i);
-    attention(s + ".self_attn", d + "/self_attn");
-    linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
-    linear(s + ".fc1", d + "/ffn/fc1");
-    linear(s + ".fc2", d + "/ffn/fc2");
-    linear(s + ".final_layer_norm", d + "/ffn_norm");
-  }
-  for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string s = "decoder.layers." + std::to_string(i), d = "decoder/layers/" + std::to_string(i);
-    attention(s + ".self_attn", d + "/self_attn");
-    linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
-    attention(s + ".encoder_attn", d + "/cross_attn");
-    linear(s + ".encoder_attn_layer_norm", d + "/cross_attn_norm");
-    linear(s + ".fc1", d + "/ffn/fc1");
-    linear(s + ".fc2", d + "/ffn/fc2");
-    linear(s + ".final_layer_norm", d + "/ffn_norm");
-  }
+  copy_encoder_decoder_layers(copy, c, "encoder.layers.", "decoder.layers.");
   if (c.norm == NormPosition::Pre) {
-    linear("encoder.layer_norm", "encoder/final_norm");
-    linear("decoder.layer_norm", "decoder/final_norm");
+    copy.copy_linear("encoder.layer_norm", "encoder/final_norm");
+    copy.copy_linear("decoder.layer_norm", "decoder/final_norm");
   }
   // The sinusoidal modules keep only a dummy buffer; "version" tensors are fairseq's bookkeeping.
   copy.require_all_used({"embed_positions._float_tensor", ".version"}, "fairseq model");

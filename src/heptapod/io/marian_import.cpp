@@ -121,21 +121,16 @@ std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
       if (copy.has(n)) return n;
     throw Error(f.where() + ": none of " + std::string(*names.begin()) + " and its tied names is present");
   };
-  auto same_as = [&](const std::string& name, const std::string& reference) {  // a tied duplicate
-    if (!copy.has(name) || name == reference) return;
-    const auto a = copy.values(name), b = copy.values(reference);
-    require(a == b, f.where() + ": \"" + name + "\" differs from \"" + reference + "\", but the config ties them");
-  };
   const std::string src_emb = first_present({"model.shared.weight", "model.encoder.embed_tokens.weight"});
   if (c.tie_embeddings == EmbeddingTying::All) {
     copy.copy(src_emb, "shared_embedding/weight");
     for (const char* n : {"model.shared.weight", "model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight",
                           "lm_head.weight"})
-      same_as(n, src_emb);
+      copy.require_tied(n, src_emb);
   } else {
     copy.copy(src_emb, "encoder/embedding/weight");
     copy.copy("model.decoder.embed_tokens.weight", "decoder/embedding/weight");
-    if (c.tie_embeddings == EmbeddingTying::TargetOutput) same_as("lm_head.weight", "model.decoder.embed_tokens.weight");
+    if (c.tie_embeddings == EmbeddingTying::TargetOutput) copy.require_tied("lm_head.weight", "model.decoder.embed_tokens.weight");
     else copy.copy("lm_head.weight", "decoder/output_proj/weight");
   }
   // A buffer Hugging Face never trains, and loads as zeros when a file lacks it (the bias starts at zero here).
@@ -151,31 +146,7 @@ std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
     require_close(copy.values(n), expected, 1e-4, f.where() + ": \"" + n + "\" (learned positions are not supported)");
   }
 
-  auto linear = [&](const std::string& src, const std::string& dst) {
-    copy.copy(src + ".weight", dst + "/weight");
-    copy.copy(src + ".bias", dst + "/bias");
-  };
-  auto attention = [&](const std::string& src, const std::string& dst) {
-    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) linear(src + "." + proj, dst + "/" + proj);
-  };
-  for (int i = 0; i < c.encoder_layers; ++i) {
-    const std::string s = "model.encoder.layers." + std::to_string(i), d = "encoder/layers/" + std::to_string(i);
-    attention(s + ".self_attn", d + "/self_attn");
-    linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
-    linear(s + ".fc1", d + "/ffn/fc1");
-    linear(s + ".fc2", d + "/ffn/fc2");
-    linear(s + ".final_layer_norm", d + "/ffn_norm");
-  }
-  for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string s = "model.decoder.layers." + std::to_string(i), d = "decoder/layers/" + std::to_string(i);
-    attention(s + ".self_attn", d + "/self_attn");
-    linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
-    attention(s + ".encoder_attn", d + "/cross_attn");
-    linear(s + ".encoder_attn_layer_norm", d + "/cross_attn_norm");
-    linear(s + ".fc1", d + "/ffn/fc1");
-    linear(s + ".fc2", d + "/ffn/fc2");
-    linear(s + ".final_layer_norm", d + "/ffn_norm");
-  }
+  copy_encoder_decoder_layers(copy, c, "model.encoder.layers.", "model.decoder.layers.");
   copy.require_all_used({}, "MarianMT model");
   return model;
 }

@@ -13,12 +13,6 @@
 namespace heptapod {
 
 namespace {
-std::string shape_string(const std::vector<std::int64_t>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + ")";
-}
-
 std::string scale_name(const std::string& name) { return name + "_scale"; }
 
 // Checks the per-row scales of int8 tensor `name` (out rows): "<name>_scale", F32 (out), finite, >= 0.
@@ -29,7 +23,7 @@ void check_scales(const SafetensorsFile& file, const std::string& name, std::int
   require(e != nullptr, where + ": int8 tensor \"" + name + "\" has no scales (missing tensor \"" + scales + "\")");
   require(e->dtype == DType::F32 && e->shape == std::vector<std::int64_t>{out},
           where + ": tensor \"" + scales + "\" must be F32 of shape (" + std::to_string(out) + "), not " +
-              dtype_name(e->dtype) + " " + shape_string(e->shape));
+              dtype_name(e->dtype) + " " + shape_text(e->shape));
   const unsigned char* data = file.data(*e);
   for (std::int64_t k = 0; k < out; ++k) {
     float v;
@@ -64,8 +58,8 @@ void check_tensors(const SafetensorsFile& file, const std::vector<ParamSpec>& sp
     require(e->dtype == DType::F32 || (allowed && (e->dtype == DType::I8 || e->dtype == DType::BF16)),
             where + ": tensor \"" + name + "\" has dtype " + dtype_name(e->dtype) + ", expected F32" +
                 (allowed ? ", I8 or BF16" : ""));
-    require(e->shape == spec.shape, where + ": tensor \"" + name + "\" has shape " + shape_string(e->shape) +
-                                        ", the config needs " + shape_string(spec.shape));
+    require(e->shape == spec.shape, where + ": tensor \"" + name + "\" has shape " + shape_text(e->shape) +
+                                        ", the config needs " + shape_text(spec.shape));
     if (e->dtype == DType::I8) check_scales(file, name, spec.shape[0]);
     if (e->dtype == DType::BF16) check_bfloat16(file, *e);
   }

@@ -34,6 +34,12 @@ bool parse_dtype(const std::string& s, DType& out) {
 
 }  // namespace
 
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
 const char* dtype_name(DType d) {
   switch (d) {
     case DType::F32: return "F32";

@@ -9,12 +9,6 @@ namespace heptapod {
 
 namespace {
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + ")";
-}
-
 // Drops unit dimensions, so that (1, n) and (n) compare equal.
 std::vector<std::int64_t> squeezed(const std::vector<std::int64_t>& shape) {
   std::vector<std::int64_t> out;
@@ -55,6 +49,43 @@ void StateDictCopier::copy_part(const std::string& src, std::int64_t first, cons
   const std::vector<float> v = file_.floats<float>(src);
   std::copy(v.begin() + first, v.begin() + first + count, model_.parameters().value(dst));
   used_.insert(src);
+}
+
+void StateDictCopier::copy_linear(const std::string& src, const std::string& dst) {
+  copy(src + ".weight", dst + "/weight");
+  copy(src + ".bias", dst + "/bias");
+}
+
+void StateDictCopier::require_tied(const std::string& name, const std::string& reference) {
+  if (!has(name) || name == reference) return;
+  require(values(name) == values(reference),
+          file_.where() + ": \"" + name + "\" differs from \"" + reference + "\", but the config ties them");
+}
+
+void copy_encoder_decoder_layers(StateDictCopier& copy, const ModelConfig& c, const std::string& encoder_prefix,
+                                 const std::string& decoder_prefix) {
+  auto attention = [&](const std::string& src, const std::string& dst) {
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"})
+      copy.copy_linear(src + "." + proj, dst + "/" + proj);
+  };
+  for (int i = 0; i < c.encoder_layers; ++i) {
+    const std::string s = encoder_prefix + std::to_string(i), d = "encoder/layers/" + std::to_string(i);
+    attention(s + ".self_attn", d + "/self_attn");
+    copy.copy_linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
+    copy.copy_linear(s + ".fc1", d + "/ffn/fc1");
+    copy.copy_linear(s + ".fc2", d + "/ffn/fc2");
+    copy.copy_linear(s + ".final_layer_norm", d + "/ffn_norm");
+  }
+  for (int i = 0; i < c.decoder_layers; ++i) {
+    const std::string s = decoder_prefix + std::to_string(i), d = "decoder/layers/" + std::to_string(i);
+    attention(s + ".self_attn", d + "/self_attn");
+    copy.copy_linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
+    attention(s + ".encoder_attn", d + "/cross_attn");
+    copy.copy_linear(s + ".encoder_attn_layer_norm", d + "/cross_attn_norm");
+    copy.copy_linear(s + ".fc1", d + "/ffn/fc1");
+    copy.copy_linear(s + ".fc2", d + "/ffn/fc2");
+    copy.copy_linear(s + ".final_layer_norm", d + "/ffn_norm");
+  }
 }
 
 void StateDictCopier::require_all_used(const std::vector<std::string>& ignorable, const std::string& what) const {

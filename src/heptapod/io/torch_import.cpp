@@ -66,12 +66,7 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
       copy.copy_part(src + ".in_proj_weight", k * C * C, dst + "/" + parts[k] + "/weight");
       copy.copy_part(src + ".in_proj_bias", k * C, dst + "/" + parts[k] + "/bias");
     }
-    copy.copy(src + ".out_proj.weight", dst + "/out_proj/weight");
-    copy.copy(src + ".out_proj.bias", dst + "/out_proj/bias");
-  };
-  auto linear = [&](const std::string& src, const std::string& dst) {
-    copy.copy(src + ".weight", dst + "/weight");
-    copy.copy(src + ".bias", dst + "/bias");
+    copy.copy_linear(src + ".out_proj", dst + "/out_proj");
   };
 
   copy.copy("src_tok_emb.embedding.weight", "encoder/embedding/weight");
@@ -81,24 +76,24 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
   for (int i = 0; i < c.encoder_layers; ++i) {
     const std::string s = "transformer.encoder.layers." + std::to_string(i), d = "encoder/layers/" + std::to_string(i);
     attention(s + ".self_attn", d + "/self_attn");
-    linear(s + ".linear1", d + "/ffn/fc1");
-    linear(s + ".linear2", d + "/ffn/fc2");
-    linear(s + ".norm1", d + "/self_attn_norm");
-    linear(s + ".norm2", d + "/ffn_norm");
+    copy.copy_linear(s + ".linear1", d + "/ffn/fc1");
+    copy.copy_linear(s + ".linear2", d + "/ffn/fc2");
+    copy.copy_linear(s + ".norm1", d + "/self_attn_norm");
+    copy.copy_linear(s + ".norm2", d + "/ffn_norm");
   }
   for (int i = 0; i < c.decoder_layers; ++i) {
     const std::string s = "transformer.decoder.layers." + std::to_string(i), d = "decoder/layers/" + std::to_string(i);
     attention(s + ".self_attn", d + "/self_attn");
     attention(s + ".multihead_attn", d + "/cross_attn");
-    linear(s + ".linear1", d + "/ffn/fc1");
-    linear(s + ".linear2", d + "/ffn/fc2");
-    linear(s + ".norm1", d + "/self_attn_norm");
-    linear(s + ".norm2", d + "/cross_attn_norm");
-    linear(s + ".norm3", d + "/ffn_norm");
+    copy.copy_linear(s + ".linear1", d + "/ffn/fc1");
+    copy.copy_linear(s + ".linear2", d + "/ffn/fc2");
+    copy.copy_linear(s + ".norm1", d + "/self_attn_norm");
+    copy.copy_linear(s + ".norm2", d + "/cross_attn_norm");
+    copy.copy_linear(s + ".norm3", d + "/ffn_norm");
   }
   if (encoder_norm) {
-    linear("transformer.encoder.norm", "encoder/final_norm");
-    linear("transformer.decoder.norm", "decoder/final_norm");
+    copy.copy_linear("transformer.encoder.norm", "encoder/final_norm");
+    copy.copy_linear("transformer.decoder.norm", "decoder/final_norm");
   }
   // The tutorial's positional table is a buffer Heptapod computes itself.
   copy.require_all_used({"pos_embedding"}, "nn.Transformer model");

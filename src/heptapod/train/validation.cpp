@@ -27,7 +27,6 @@ ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, co
   if (n == 0) return r;
   std::vector<std::string> hypotheses, references;
   IncrementalDecoder decoder(model);
-  const ModelConfig& c = model.config();
   const std::size_t chunk = 32;
   for (std::size_t start = 0; start < n; start += chunk) {
     std::vector<std::vector<int>> sources;
