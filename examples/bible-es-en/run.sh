@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Spanish->English on the Bible, end to end: data (prepare.sh), a joint 8000-piece BPE vocabulary, the small
-# preset (3+3 layers, d_model 256) trained for a fixed budget of updates, then BLEU and chrF on the held-out
-# test books (Mark, Ruth, Jonah) with beam 4. Run from the repository root after scripts/build.sh. STEPS sets
-# the update budget (default 3000); other `heptapod train` flags may be appended. Rerunning resumes training.
+# preset (3+3 layers, d_model 256) trained for a fixed budget of updates, the average of the last checkpoints,
+# then BLEU and chrF on the held-out test books (Mark, Ruth, Jonah) with beam 4. Run from the repository root
+# after scripts/build.sh. STEPS sets the update budget (default 3000), VALID_EVERY the updates between
+# validations and checkpoints (default 500), AVERAGE how many of the last checkpoints make the final model
+# (default 3; 1: the last alone); other `heptapod train` flags may be appended. Rerunning resumes training.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 heptapod=${HEPTAPOD:-build/apps/heptapod}
@@ -11,12 +13,18 @@ out=${BIBLE_OUT:-runs/bible/small}
 examples/bible-es-en/prepare.sh "$data"
 $heptapod train --source $data/train.es --target $data/train.en --valid-source $data/dev.es \
   --valid-target $data/dev.en -o "$out" --preset small --vocab-size 8000 --batch-tokens 4096 \
-  --steps "${STEPS:-3000}" --warmup 1000 --valid-every 500 --log-every 100 --valid-bleu-sentences 165 "$@"
-$heptapod translate -m "$out/model.htp" -i $data/test.es -o "$out/test.hyp" --beam 4
-echo "== test books (Mark, Ruth, Jonah), beam 4:"
+  --steps "${STEPS:-3000}" --warmup 1000 --valid-every "${VALID_EVERY:-500}" --log-every 100 \
+  --valid-bleu-sentences 165 "$@"
+model=$out/model.htp
+if [ "${AVERAGE:-3}" -gt 1 ]; then
+  model=$out/averaged.htp
+  $heptapod average --dir "$out/checkpoints" --last "${AVERAGE:-3}" -o "$model"
+fi
+$heptapod translate -m "$model" -i $data/test.es -o "$out/test.hyp" --beam 4
+echo "== test books (Mark, Ruth, Jonah), beam 4, $(basename "$model"):"
 $heptapod bleu $data/test.en -i "$out/test.hyp" --metrics bleu,chrf
 echo "== examples from the test books (source / reference / Heptapod):"
 for line in 1 2 3 500; do
   for f in $data/test.ref $data/test.es $data/test.en "$out/test.hyp"; do sed -n "${line}p" "$f"; done | sed '2,$s/^/  /'
 done
-echo "model: $out/model.htp ($(du -h "$out/model.htp" | cut -f1))"
+echo "model: $model ($(du -h "$model" | cut -f1))"
