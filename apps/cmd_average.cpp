@@ -16,9 +16,12 @@ struct AverageFlags {
   std::vector<std::string> inputs;
   std::string dir, output;
   int last = 5;
+  bool last_given = false;
 };
 
 int run_average(const AverageFlags& f) {
+  require(!f.inputs.empty() || !f.dir.empty(), "average: give model files, or --dir (a checkpoints directory)");
+  require(!f.last_given || !f.dir.empty(), "average: --last counts the checkpoints of --dir; give --dir");
   std::vector<std::string> paths = f.inputs;
   if (!f.dir.empty()) {
     auto all = list_checkpoints(f.dir);
@@ -38,7 +41,9 @@ Runner add_average_command(CLI::App& root) {
   auto f = std::make_shared<AverageFlags>();
   cmd->add_option("inputs", f->inputs, "Model files to average");
   cmd->add_option("--dir", f->dir, "A checkpoints directory: average its last --last checkpoints");
-  cmd->add_option("--last", f->last, "How many of the newest checkpoints to average with --dir")->check(CLI::Range(1, 1000));
+  cmd->add_option("--last", f->last, "How many of the newest checkpoints to average with --dir")
+      ->check(CLI::Range(1, 1000))
+      ->each([f](const std::string&) { f->last_given = true; });
   cmd->add_option("-o,--output", f->output, "Averaged model to write")->required();
   return [f] { return run_average(*f); };
 }

@@ -32,7 +32,8 @@ struct BleuCommandOptions {
 };
 
 // The lines of a text: split on '\n' (a final '\n' ends the last line, it does not start an empty one),
-// each right-stripped of Python whitespace. Invalid UTF-8 is an error naming the file and line.
+// each right-stripped of Python whitespace. Invalid UTF-8 is an error naming the file and line (FILE:LINE, as
+// every text input).
 std::vector<std::string> split_lines(const std::string& text, const std::string& name) {
   std::vector<std::string> lines;
   std::size_t start = 0;
@@ -40,7 +41,7 @@ std::vector<std::string> split_lines(const std::string& text, const std::string&
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     const std::string_view line(text.data() + start, end - start);
-    eval::require_utf8(line, name + " line " + std::to_string(lines.size() + 1));
+    eval::require_utf8(line, name + ":" + std::to_string(lines.size() + 1));
     lines.emplace_back(eval::python_rstrip(line));
     start = end + 1;
   }
@@ -52,7 +53,7 @@ std::vector<std::string> split_metrics(const std::string& list) {
   std::stringstream ss(list);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    require(item == "bleu" || item == "chrf", "unknown metric '" + item + "' (expected bleu or chrf)");
+    require(item == "bleu" || item == "chrf", "--metrics: unknown metric '" + item + "' (expected bleu or chrf)");
     out.push_back(item);
   }
   require(!out.empty(), "--metrics needs at least one of bleu, chrf");

@@ -1,6 +1,7 @@
 // `heptapod convert`: brings pre-trained weights into a complete Heptapod model file (weights, config and
 // vocabularies): PyTorch nn.Transformer state dicts, Heptapod-named state dicts, Hugging Face MarianMT
 // (OPUS-MT) snapshots and fairseq transformer checkpoints (see tools/export_state_dict.py).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -25,7 +26,26 @@ struct ConvertOptions {
   std::string input, output, from = "nn-transformer", config_path, norm, spm;
   NnTransformerImportOptions nn;
   VocabularyFiles vocab;
+  std::vector<std::pair<const CLI::Option*, std::vector<std::string>>> layout_options;  // and their layouts
+  const CLI::Option* unk_piece = nullptr;
 };
+
+// An option of other layouts than --from's, or an id file without its SentencePiece model, is an error:
+// never silently ignored.
+void check_options_apply(const ConvertOptions& o) {
+  for (const auto& [option, layouts] : o.layout_options) {
+    if (option->count() == 0 || std::find(layouts.begin(), layouts.end(), o.from) != layouts.end()) continue;
+    std::string names;
+    for (const std::string& l : layouts) names += (names.empty() ? "" : " or ") + l;
+    throw Error("convert --from " + o.from + ": " + option->get_name() + " is for --from " + names);
+  }
+  require(o.vocab.source_ids.empty() || !o.vocab.source_spm.empty(),
+          "convert: --source-ids numbers the pieces of --source-spm; give --source-spm");
+  require(o.vocab.target_ids.empty() || !o.vocab.target_spm.empty(),
+          "convert: --target-ids numbers the pieces of --target-spm; give --target-spm");
+  require(o.unk_piece->count() == 0 || !o.vocab.source_ids.empty() || !o.vocab.target_ids.empty(),
+          "convert: --unk-piece names the unknown piece of --source-ids or --target-ids; give one");
+}
 
 void require_directory(const std::string& path, const std::string& what) {
   require(std::filesystem::is_directory(path), path + ": not a directory (" + what + " is read from a directory)");
@@ -45,12 +65,9 @@ std::string fairseq_spm(const ConvertOptions& o) {
 int run_convert(const ConvertOptions& o) {
   std::unique_ptr<Transformer<float>> model;
   std::optional<ModelVocabularies> vocabs;
+  check_options_apply(o);
   const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
-  if (o.from == "marian" || o.from == "fairseq") {
-    require(!vocab_files, "convert --from " + o.from + " reads its vocabularies from the model directory; "
-                          "--source-spm and --target-spm are for nn-transformer and heptapod");
-    require_directory(o.input, "a " + o.from + " model");
-  }
+  if (o.from == "marian" || o.from == "fairseq") require_directory(o.input, "a " + o.from + " model");
   if (o.from == "marian") {
     model = import_marian(o.input);
     vocabs = marian_vocabularies(o.input, model->config());
@@ -102,7 +119,7 @@ Runner add_convert_command(CLI::App& root) {
   cmd->add_option("--norm", o->norm, "Norm position, pre or post (nn-transformer: required)")
       ->check(CLI::IsMember({"pre", "post"}));
   cmd->add_option("--layer-norm-eps", o->nn.layer_norm_eps, "Layer norm epsilon (nn-transformer)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber & kFinite);
   cmd->add_option("--pad-id", o->nn.pad_id, "Padding id (nn-transformer)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--bos-id", o->nn.bos_id, "Decoder start id (nn-transformer)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--eos-id", o->nn.eos_id, "End-of-sentence id (nn-transformer)")->check(CLI::NonNegativeNumber);
@@ -112,8 +129,16 @@ Runner add_convert_command(CLI::App& root) {
                   "Source id file: one piece per line (line number = id) or JSON piece -> id; default: the "
                   "SentencePiece model's own ids");
   cmd->add_option("--target-ids", o->vocab.target_ids, "Target id file, as --source-ids");
-  cmd->add_option("--unk-piece", o->vocab.unk_piece, "The unknown-token piece of the id files (default <unk>)");
+  o->unk_piece =
+      cmd->add_option("--unk-piece", o->vocab.unk_piece, "The unknown-token piece of the id files (default <unk>)");
   cmd->add_option("--spm", o->spm, "fairseq: the SentencePiece model (default: the one cfg.json names, in the directory)");
+  const std::vector<std::string> nn = {"nn-transformer"}, state_dicts = {"nn-transformer", "heptapod"};
+  for (const char* name : {"--heads", "--norm", "--layer-norm-eps", "--pad-id", "--bos-id", "--eos-id"})
+    o->layout_options.emplace_back(cmd->get_option(name), nn);
+  for (const char* name : {"--source-spm", "--target-spm", "--source-ids", "--target-ids", "--unk-piece"})
+    o->layout_options.emplace_back(cmd->get_option(name), state_dicts);
+  o->layout_options.emplace_back(cmd->get_option("--config"), std::vector<std::string>{"heptapod"});
+  o->layout_options.emplace_back(cmd->get_option("--spm"), std::vector<std::string>{"fairseq"});
   return [o] { return run_convert(*o); };
 }
 

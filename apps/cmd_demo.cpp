@@ -103,7 +103,7 @@ Runner add_demo_command(CLI::App& root) {
   cmd->add_option("--max-len", o->max_len, "Longest sequence")->check(CLI::Range(1, 1000));
   cmd->add_option("--vocab", o->vocab, "Vocabulary size (3 ids are special)")->check(CLI::Range(4, 100000));
   cmd->add_option("--threads", o->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seed", o->seed, "Random seed");
+  cmd->add_option("--seed", o->seed, "Random seed")->check(integer_check<std::uint64_t>());
   cmd->add_option("-o,--output", o->output, "Write the trained model here");
   return [o] { return run_demo(*o); };
 }

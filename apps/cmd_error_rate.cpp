@@ -31,6 +31,7 @@ std::vector<std::string> split_alternatives(const std::string& line, const std::
 }
 
 int run_error_rate(const ErrorRateFlags& f) {
+  require(!f.separator.empty(), "--separator: an empty separator would split every reference everywhere");
   const auto hyps = read_input_lines(f.input);
   const auto ref_lines = read_input_lines(f.references);
   require(hyps.size() == ref_lines.size(), "line counts differ: " + (f.input.empty() ? std::string("stdin") : f.input) +

@@ -77,10 +77,10 @@ Runner add_serve_command(CLI::App& root) {
                   "Sentences waiting per model beyond which requests get 503")
       ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--batch-wait-ms", f->batch_wait_ms, "Under load, how long a batch may wait for more requests")
-      ->check(CLI::Range(0.0, 1000.0))->capture_default_str();
+      ->check(CLI::Range(0.0, 1000.0) & kFinite)->capture_default_str();
   cmd->add_flag("--no-batching", f->no_batching, "Translate each request alone, one at a time");
   cmd->add_option("--max-body-bytes", l.max_body_bytes, "Largest request body (413 beyond)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(integer_check<std::size_t>() & CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--max-characters", l.max_characters, "Characters per request (400 beyond)")
       ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--max-sentences", l.max_sentences, "Lines per request (400 beyond)")
@@ -90,7 +90,7 @@ Runner add_serve_command(CLI::App& root) {
   cmd->add_option("--max-nbest", l.max_nbest, "Most hypotheses a request may ask for")
       ->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--timeout", f->timeout_seconds, "Seconds a request may take (504 beyond)")
-      ->check(CLI::Range(0.001, 3600.0))->capture_default_str();
+      ->check(CLI::Range(0.001, 3600.0) & kFinite)->capture_default_str();
   cmd->add_option("--api-keys", o.api_keys_file, "File of API keys, one per line: translation then needs one (403)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--http-threads", o.http_threads, "Connection threads (a keep-alive connection holds one)")

@@ -68,7 +68,8 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--vocab", c.vocab, "Joint SentencePiece vocabulary (from heptapod vocab)");
   cmd->add_option("--source-vocab", c.source_vocab, "Source vocabulary (with --target-vocab)");
   cmd->add_option("--target-vocab", c.target_vocab, "Target vocabulary (with --source-vocab)");
-  cmd->add_option("--vocab-size", c.vocab_config.size, "Pieces per vocabulary when one is trained here");
+  cmd->add_option("--vocab-size", c.vocab_config.size, "Pieces per vocabulary when one is trained here")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--byte-fallback", c.vocab_config.byte_fallback,
                 "A vocabulary trained here spells unseen characters as UTF-8 bytes instead of unk");
   cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
@@ -88,38 +89,52 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--layers", f->layers, "Override encoder and decoder layers")->check(CLI::PositiveNumber);
   cmd->add_option("--encoder-layers", f->model.encoder_layers, "Override encoder layers")->check(CLI::PositiveNumber);
   cmd->add_option("--decoder-layers", f->model.decoder_layers, "Override decoder layers")->check(CLI::PositiveNumber);
-  cmd->add_option("--dropout", f->model.dropout, "Residual dropout");
-  cmd->add_option("--attention-dropout", f->model.attention_dropout, "Attention-probability dropout");
-  cmd->add_option("--activation-dropout", f->model.activation_dropout, "FFN activation dropout");
-  cmd->add_option("--embedding-dropout", f->model.embedding_dropout, "Embedding dropout");
+  cmd->add_option("--dropout", f->model.dropout, "Residual dropout")->check(kRate);
+  cmd->add_option("--attention-dropout", f->model.attention_dropout, "Attention-probability dropout")->check(kRate);
+  cmd->add_option("--activation-dropout", f->model.activation_dropout, "FFN activation dropout")->check(kRate);
+  cmd->add_option("--embedding-dropout", f->model.embedding_dropout, "Embedding dropout")->check(kRate);
   cmd->add_option("--norm", f->norm, "post (the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
   cmd->add_option("--tie", f->tie, "Embedding tying: all, target_output, none")
       ->check(CLI::IsMember({"all", "target_output", "none"}));
-  cmd->add_option("--max-length", c.filter.max_tokens, "Drop pairs with a side longer than this (tokens)");
-  cmd->add_option("--max-ratio", c.filter.max_ratio, "Drop pairs whose length ratio exceeds this (0: off)");
-  cmd->add_option("--batch-tokens", c.batch_tokens, "Padded source+target tokens per micro-batch");
-  cmd->add_option("--accumulate", c.accumulate, "Micro-batches per update (gradient accumulation)");
-  cmd->add_option("--window", c.window, "Sentences sorted by length together when batching");
+  cmd->add_option("--max-length", c.filter.max_tokens, "Drop pairs with a side longer than this (tokens)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-ratio", c.filter.max_ratio, "Drop pairs whose length ratio exceeds this (0: off)")
+      ->check(CLI::NonNegativeNumber & kFinite);
+  cmd->add_option("--batch-tokens", c.batch_tokens, "Padded source+target tokens per micro-batch")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--accumulate", c.accumulate, "Micro-batches per update (gradient accumulation)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--window", c.window, "Sentences sorted by length together when batching")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--lr-schedule", f->schedule, "noam (the paper; the default) or inverse-sqrt (fine-tuning's default)")
       ->check(CLI::IsMember({"noam", "inverse-sqrt"}));
   cmd->add_option("--warmup", c.schedule.warmup_steps, "Warm-up updates (fine-tuning: 100)")
+      ->check(CLI::PositiveNumber)
       ->each([f](const std::string&) { f->warmup_given = true; });
-  cmd->add_option("--lr-scale", c.schedule.scale, "Factor on the noam learning rate");
+  cmd->add_option("--lr-scale", c.schedule.scale, "Factor on the noam learning rate")
+      ->check(CLI::PositiveNumber & kFinite);
   cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt; fine-tuning: 5e-4)")
+      ->check(CLI::PositiveNumber & kFinite)
       ->each([f](const std::string&) { f->lr_given = true; });
-  cmd->add_option("--label-smoothing", c.label_smoothing, "Label smoothing epsilon");
-  cmd->add_option("--clip-norm", c.clip_norm, "Clip the global gradient norm (0: off)");
+  cmd->add_option("--label-smoothing", c.label_smoothing, "Label smoothing epsilon")->check(kRate);
+  cmd->add_option("--clip-norm", c.clip_norm, "Clip the global gradient norm (0: off)")
+      ->check(CLI::NonNegativeNumber & kFinite);
   cmd->add_flag("!--no-overlap-allreduce", c.overlap_allreduce,
                 "Under mpirun: sum the gradients after the backward pass instead of layer by layer during it");
-  cmd->add_option("--steps", c.max_steps, "Stop after this many updates");
-  cmd->add_option("--epochs", c.max_epochs, "Stop after this many epochs (0: no limit)");
-  cmd->add_option("--valid-every", c.valid_every, "Updates between validations and checkpoints");
-  cmd->add_option("--keep-checkpoints", c.keep_checkpoints, "Checkpoints kept");
-  cmd->add_option("--patience", c.patience, "Stop after this many validations without improvement (0: off)");
-  cmd->add_option("--valid-bleu-sentences", c.valid_bleu_sentences, "Dev sentences translated for BLEU (0: none)");
+  cmd->add_option("--steps", c.max_steps, "Stop after this many updates")
+      ->check(integer_check<long>() & CLI::PositiveNumber);
+  cmd->add_option("--epochs", c.max_epochs, "Stop after this many epochs (0: no limit)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--valid-every", c.valid_every, "Updates between validations and checkpoints")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--keep-checkpoints", c.keep_checkpoints, "Checkpoints kept")->check(CLI::PositiveNumber);
+  cmd->add_option("--patience", c.patience, "Stop after this many validations without improvement (0: off)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--valid-bleu-sentences", c.valid_bleu_sentences, "Dev sentences translated for BLEU (0: none)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--valid-beam", c.valid_search.beam, "Beam size for the dev BLEU translations")->check(CLI::Range(1, 64));
-  cmd->add_option("--log-every", c.log_every, "Updates between metrics records");
-  cmd->add_option("--seed", c.seed, "Random seed (initialisation, data order, dropout)");
+  cmd->add_option("--log-every", c.log_every, "Updates between metrics records")->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", c.seed, "Random seed (initialisation, data order, dropout)")
+      ->check(integer_check<std::uint64_t>());
   cmd->add_option("--threads", c.threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
   return [f] { return run_train(*f); };
 }

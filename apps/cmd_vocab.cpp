@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "heptapod/core/error.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/data/vocabulary.h"
 
@@ -24,6 +25,9 @@ int run_vocab(const VocabFlags& f) {
     auto more = read_lines(path);
     lines.insert(lines.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
+  std::string names;
+  for (const auto& path : f.inputs) names += (names.empty() ? "" : ", ") + path;
+  require(!lines.empty(), names + ": no text to train a vocabulary on");
   VocabConfig c = f.config;
   c.model = vocab_model_from_name(f.model);
   const Vocabulary v = Vocabulary::train(lines, c);
@@ -39,12 +43,13 @@ Runner add_vocab_command(CLI::App& root) {
   auto f = std::make_shared<VocabFlags>();
   cmd->add_option("inputs", f->inputs, "Text files, one sentence per line (all are joined)")->required();
   cmd->add_option("-o,--output", f->output, "Vocabulary file to write")->required();
-  cmd->add_option("--size", f->config.size, "Number of pieces (bpe, unigram)");
+  cmd->add_option("--size", f->config.size, "Number of pieces (bpe, unigram)")->check(CLI::PositiveNumber);
   cmd->add_option("--model", f->model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
-  cmd->add_option("--character-coverage", f->config.character_coverage, "Share of characters kept (rest -> unk)");
+  cmd->add_option("--character-coverage", f->config.character_coverage, "Share of characters kept (rest -> unk)")
+      ->check(CLI::Range(0.98, 1.0) & kFinite);
   cmd->add_flag("--byte-fallback", f->config.byte_fallback,
                 "bpe, unigram: spell characters without a piece as UTF-8 bytes instead of unk");
-  cmd->add_option("--seed", f->config.seed, "Random seed");
+  cmd->add_option("--seed", f->config.seed, "Random seed")->check(integer_check<std::uint64_t>());
   return [f] { return run_vocab(*f); };
 }
 

@@ -634,7 +634,7 @@ TEST(BleuCommand, InvalidUtf8NamesFileAndLine) {
   const std::string ref = dir.write("bad_ref.txt", "a\nb \xFF c\n");
   std::string log;
   EXPECT_EQ(run_heptapod("bleu " + quoted(ref) + " -i " + quoted(hyp), dir, log), 1);
-  EXPECT_HAS_SUBSTR(log, "bad_ref.txt line 2: invalid UTF-8");
+  EXPECT_HAS_SUBSTR(log, "bad_ref.txt:2: invalid UTF-8");
 }
 
 }  // namespace

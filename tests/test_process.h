@@ -70,11 +70,13 @@ inline std::string slurp(const std::string& path) {
 }
 
 // Runs the heptapod binary with `args` (already quoted where needed), after `env` (NAME=value assignments,
-// none by default); returns the exit status and the combined stdout and stderr in `log`.
-inline int run_heptapod(const std::string& args, const TempDir& dir, std::string& log, const std::string& env = "") {
+// none by default) and under `wrapper` (a command that runs it, e.g. "timeout 20"; none by default); returns
+// the exit status and the combined stdout and stderr in `log`.
+inline int run_heptapod(const std::string& args, const TempDir& dir, std::string& log, const std::string& env = "",
+                        const std::string& wrapper = "") {
   const std::string log_path = dir.file("heptapod.log");
-  const std::string command =
-      (env.empty() ? "" : "env " + env + " ") + quoted(HEPTAPOD_BINARY) + " " + args + " > " + quoted(log_path) + " 2>&1";
+  const std::string command = (env.empty() ? "" : "env " + env + " ") + (wrapper.empty() ? "" : wrapper + " ") +
+                              quoted(HEPTAPOD_BINARY) + " " + args + " > " + quoted(log_path) + " 2>&1";
   const int status = std::system(command.c_str());
   log = fs::exists(log_path) ? slurp(log_path) : "";
   fs::remove(log_path);

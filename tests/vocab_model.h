@@ -13,15 +13,19 @@
 
 namespace heptapod::test {
 
-// Writes a small model with random weights and vocabularies trained on the numbers corpus to `path`;
-// returns `path`.
-inline std::string make_model(const std::string& path) {
+// The joint vocabulary of the test model: 120 pieces trained on the numbers corpus.
+inline Vocabulary numbers_vocabulary() {
   std::vector<std::string> text = read_lines(data_file("numbers.dev.en"));
   const auto es = read_lines(data_file("numbers.dev.es"));
   text.insert(text.end(), es.begin(), es.end());
   VocabConfig vc;
   vc.size = 120;
-  ModelVocabularies vocabs{Vocabulary::train(text, vc), {}};
+  return Vocabulary::train(text, vc);
+}
+
+// Writes a small model with random weights and numbers_vocabulary() on both sides to `path`; returns `path`.
+inline std::string make_model(const std::string& path) {
+  ModelVocabularies vocabs{numbers_vocabulary(), {}};
   vocabs.target = vocabs.source;
   ModelConfig c = model_preset("tiny");
   c.src_vocab_size = c.tgt_vocab_size = vocabs.source.size();

@@ -114,6 +114,7 @@ TranslationServer::TranslationServer(std::vector<ModelSpec> models, const Server
             "serve: with several models, name each one's pair: -m SRC-TGT=" + m.path);
     require(pairs.insert(m.pair()).second, "serve: the pair " + m.pair() + " is given twice");
     require(std::filesystem::is_regular_file(m.path), "--model " + m.path + ": not a file");
+    read_model_config(SafetensorsFile::read(m.path));  // a damaged file is refused before listening
   }
   const RequestLimits& l = options.limits;
   require(options.port >= 0 && options.port <= 65535, "--port must be 0-65535");
@@ -125,6 +126,9 @@ TranslationServer::TranslationServer(std::vector<ModelSpec> models, const Server
   require(l.max_characters > 0, "--max-characters must be positive");
   require(l.max_sentences > 0, "--max-sentences must be positive");
   require(l.max_beam > 0 && l.max_nbest > 0, "--max-beam and --max-nbest must be positive");
+  require(options.defaults.search.beam <= l.max_beam, "--beam " + std::to_string(options.defaults.search.beam) +
+                                                          " is above --max-beam " + std::to_string(l.max_beam) +
+                                                          ": every request would be refused");
   require(l.timeout.count() > 0, "--timeout must be positive");
   impl_->specs = std::move(models);
   impl_->options = options;
@@ -142,10 +146,11 @@ int TranslationServer::bind() {
   const ServerOptions& o = s.options;
   if (o.port == 0) {
     s.port = s.http.bind_to_any_port(o.host);
-    require(s.port > 0, "serve: cannot listen on " + o.host + " (any port)");
+    require(s.port > 0, "serve: cannot listen on --host " + o.host + " (not an address of this machine)");
   } else {
-    require(s.http.bind_to_port(o.host, o.port), "serve: cannot listen on " + o.host + ":" + std::to_string(o.port) +
-                                                     " (in use, or not an address of this machine)");
+    require(s.http.bind_to_port(o.host, o.port),
+            "serve: cannot listen on --host " + o.host + " --port " + std::to_string(o.port) +
+                " (the port is in use, or the host not an address of this machine)");
     s.port = o.port;
   }
   s.http.set_backlog(o.listen_backlog);

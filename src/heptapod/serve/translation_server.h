@@ -21,8 +21,8 @@ namespace heptapod {
 
 class TranslationServer {
  public:
-  // Checks the options and the model list (a missing model file or bad API key file is an Error here,
-  // before anything listens). Loads nothing yet.
+  // Checks the options and the model list (a missing or damaged model file, its header and config read, or a
+  // bad API key file is an Error here, before anything listens). Loads no weights yet.
   TranslationServer(std::vector<ModelSpec> models, const ServerOptions& options);
   ~TranslationServer();
   TranslationServer(const TranslationServer&) = delete;

@@ -81,6 +81,12 @@ void draw_panel(std::ostringstream& svg, const Panel& panel, double x0, double y
   }
 }
 
+// A record's field as a number; an Error naming the record when it is something else.
+double number_field(const nlohmann::json& record, const char* name, const std::string& where) {
+  require(record[name].is_number(), where + ": \"" + name + "\" is not a number");
+  return record[name].get<double>();
+}
+
 }  // namespace
 
 void plot_metrics_svg(const std::string& metrics_path, const std::string& svg_path) {
@@ -90,15 +96,16 @@ void plot_metrics_svg(const std::string& metrics_path, const std::string& svg_pa
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
     const auto j = nlohmann::json::parse(lines[i], nullptr, false);
-    require(!j.is_discarded() && j.is_object() && j.contains("type") && j.contains("step") && j["step"].is_number(),
-            metrics_path + ":" + std::to_string(i + 1) + ": not a metrics record");
-    const double step = j["step"].get<double>();
+    const std::string where = metrics_path + ":" + std::to_string(i + 1);
+    require(!j.is_discarded() && j.is_object() && j.contains("type") && j.contains("step"),
+            where + ": not a metrics record");
+    const double step = number_field(j, "step", where);
     if (j["type"] == "train") {
-      if (j.contains("loss")) train_loss.points.emplace_back(step, j["loss"].get<double>());
-      if (j.contains("nll")) train_nll.points.emplace_back(step, j["nll"].get<double>());
+      if (j.contains("loss")) train_loss.points.emplace_back(step, number_field(j, "loss", where));
+      if (j.contains("nll")) train_nll.points.emplace_back(step, number_field(j, "nll", where));
     } else if (j["type"] == "valid") {
-      if (j.contains("ce")) valid_ce.points.emplace_back(step, j["ce"].get<double>());
-      if (j.contains("bleu")) bleu.points.emplace_back(step, j["bleu"].get<double>());
+      if (j.contains("ce")) valid_ce.points.emplace_back(step, number_field(j, "ce", where));
+      if (j.contains("bleu")) bleu.points.emplace_back(step, number_field(j, "bleu", where));
     }
   }
   require(!train_loss.points.empty() || !valid_ce.points.empty(), metrics_path + ": no training records to plot");

@@ -33,6 +33,10 @@ void validate(const TrainConfig& c) {
           "train: --freeze would freeze every parameter");
   require(c.init_model.empty() || (c.vocab.empty() && c.source_vocab.empty()),
           "train: --init brings the model's own vocabularies; --vocab/--source-vocab/--target-vocab contradict it");
+  require(c.freeze.empty() || !c.init_model.empty(), "train: --freeze needs --init (a model to fine-tune)");
+  require(c.model.n_heads <= 0 || c.model.d_model % c.model.n_heads == 0,
+          "train: --d-model " + std::to_string(c.model.d_model) + " is not a multiple of --heads " +
+              std::to_string(c.model.n_heads));
   validate(c.model);
 }
 

@@ -45,6 +45,24 @@ void ensure_writable_dir(const std::string& dir) {
   fs::remove(probe);
 }
 
+// The output directory of a first run, removed again unless kept: a run that fails before it can train (a
+// bad input found while the vocabularies or corpora are prepared) leaves no directory behind. A directory
+// that already existed (a resume) is never removed.
+class NewDirectory {
+ public:
+  explicit NewDirectory(const std::string& dir) : dir_(fs::exists(dir) ? "" : dir) {}
+  ~NewDirectory() {
+    std::error_code ignored;
+    if (!dir_.empty()) fs::remove_all(dir_, ignored);
+  }
+  NewDirectory(const NewDirectory&) = delete;
+  NewDirectory& operator=(const NewDirectory&) = delete;
+  void keep() { dir_.clear(); }
+
+ private:
+  std::string dir_;
+};
+
 // The config without its dropout rates: what fine-tuning must keep.
 ModelConfig architecture(ModelConfig c) {
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0;
@@ -213,6 +231,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   set_num_threads(config.threads);
   const std::string cache_dir = (fs::path(config.output_dir) / "cache").string();
   r.checkpoint_dir = (fs::path(config.output_dir) / "checkpoints").string();
+  NewDirectory created(rank == 0 ? config.output_dir : "");
   if (rank == 0) {
     ensure_writable_dir(config.output_dir);
     r.lock = std::make_unique<RunLock>(config.output_dir);  // one run per directory, until this one ends
@@ -314,6 +333,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   r.run_start_elapsed = r.state.elapsed_seconds;
   r.first_step = r.state.step;
   r.micro.resize(static_cast<std::size_t>(c.accumulate) * ranks);
+  created.keep();
 }
 
 Trainer::~Trainer() = default;
