@@ -132,7 +132,8 @@ TEST(ParallelCorpus, StreamedBlocksEqualLineByLineTokenization) {
   EXPECT_TRUE(ParallelCorpus::build(src, tgt, v, v, filter, dir.file("c.cache")).from_cache());
 }
 
-// A cache cut short or with damaged offsets is rebuilt (the arrays are checked before use), never read.
+// A cache cut short, with damaged offsets or with any changed byte is rebuilt (the arrays and their checksum
+// are checked before use), never read.
 TEST(ParallelCorpus, TruncatedOrDamagedCachesAreRebuilt) {
   TempDir dir;
   const std::string src = dir.write("s.txt", "one two\nthree\nfour\n");
@@ -153,6 +154,40 @@ TEST(ParallelCorpus, TruncatedOrDamagedCachesAreRebuilt) {
   damaged[starts_at + 2 * 8 + 1] ^= 0x40;  // pair 2 now starts 16,384 tokens later, past the end
   dir.write("c.cache", damaged);
   EXPECT_FALSE(ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), LengthFilter{}, cache).from_cache());
+
+  // Any changed byte of the arrays (a token id, a length, a line number) fails the cache's checksum: it is
+  // rebuilt, with a warning naming it, and the corpus read is the files' own.
+  ASSERT_GT(whole.size(), 256u + 64);
+  const auto fresh = ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), LengthFilter{});  // in memory
+  std::int64_t tokens = 0;  // the header's token count and the offset of the token array (after format,
+  std::uint64_t tokens_at = 0;  // fingerprint, stats and pairs)
+  std::memcpy(&tokens, whole.data() + 88, sizeof tokens);
+  std::memcpy(&tokens_at, whole.data() + 96, sizeof tokens_at);
+  int rebuilt = 0;
+  for (std::size_t at = 256; at < whole.size(); at += 3) {
+    std::string damaged = whole;
+    damaged[at] ^= 0x01;
+    dir.write("c.cache", damaged);
+    testing::internal::CaptureStderr();
+    const auto c = ParallelCorpus::build(src, tgt, char_vocab(), char_vocab(), LengthFilter{}, cache);
+    const std::string warning = testing::internal::GetCapturedStderr();
+    SCOPED_TRACE("byte " + std::to_string(at));
+    if (at >= tokens_at && at < tokens_at + 4 * static_cast<std::uint64_t>(tokens)) {
+      EXPECT_FALSE(c.from_cache());
+    }
+    if (!c.from_cache()) {  // (a byte of the padding between arrays is not read, so it need not be found)
+      ++rebuilt;
+      EXPECT_HAS_SUBSTR(warning, cache);
+      EXPECT_EQ(read_file(cache), whole);  // rewritten
+    }
+    ASSERT_EQ(c.size(), fresh.size());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      EXPECT_TRUE(std::ranges::equal(c.source(i), fresh.source(i)));
+      EXPECT_TRUE(std::ranges::equal(c.target(i), fresh.target(i)));
+      EXPECT_EQ(c.line_number(i), fresh.line_number(i));
+    }
+  }
+  EXPECT_GT(rebuilt, 30);
 }
 
 // Both files are read a line at a time: a missing last newline, CRLF, and a count mismatch found late.

@@ -341,6 +341,59 @@ TEST(ModelFileDamage, MappedFileReleasedTensorsReadBackUnchanged) {
   }
 }
 
+// A model file cut short while it is mapped (another program truncating or rewriting it in place) would kill
+// the process with SIGBUS when the loader touched its lost pages; it must be an Error naming the file.
+TEST(ModelFileDamage, FileTruncatedWhileMappedIsAnErrorNotASignal) {
+  TempDir dir;
+  const std::string path = dir.file("shrinking.htp");
+  const std::size_t cut = data_start() + 64;
+  ASSERT_GT(valid_bytes().size(), (cut / 4096 + 2) * 4096) << "the model must reach whole pages past the cut";
+  for (const bool inference : {false, true}) {
+    write_bytes(path, valid_bytes());
+    const SafetensorsFile f = SafetensorsFile::read(path);
+    fs::resize_file(path, cut);
+    try {
+      if (inference)
+        load_inference_model(f, InferencePrecision{ComputeType::Int8, false});
+      else
+        load_model(f);
+      ADD_FAILURE() << "a model truncated while mapped loaded";
+    } catch (const Error& e) {
+      EXPECT_HAS_SUBSTR(e.what(), path);
+      EXPECT_HAS_SUBSTR(e.what(), "shrank while it was being read");
+    }
+  }
+  // A fresh map of the file rewritten whole is intact again.
+  write_bytes(path, valid_bytes());
+  EXPECT_NE(load_model(path), nullptr);
+}
+
+TEST(ModelFileDamage, MappedFileMarksPagesLostToTruncation) {
+  TempDir dir;
+  const std::string path = dir.file("bytes.bin");
+  write_bytes(path, std::string(5 * 4096, 'x'));
+  const auto kept = MappedFile::open(path);
+  const auto shrinking = MappedFile::open(path);
+  fs::resize_file(path, 4096);
+  EXPECT_TRUE(shrinking->intact());
+  const std::string_view bytes = shrinking->bytes();
+  EXPECT_EQ(bytes[100], 'x');             // still in the file
+  EXPECT_EQ(bytes[3 * 4096 + 7], '\0');   // lost: a zero page instead of SIGBUS
+  EXPECT_FALSE(shrinking->intact());
+  EXPECT_TRUE(kept->intact());            // only the map that touched a lost page is marked
+  try {
+    shrinking->check_intact();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_HAS_SUBSTR(e.what(), path);
+  }
+  // More maps at once than the guard records: the rest are read into memory, with the same bytes.
+  write_bytes(path, std::string(3 * 4096, 'y'));
+  std::vector<std::shared_ptr<const MappedFile>> many;
+  for (int i = 0; i < 300; ++i) many.push_back(MappedFile::open(path));
+  for (const auto& m : many) EXPECT_EQ(m->bytes(), std::string(3 * 4096, 'y'));
+}
+
 TEST(ModelFileDamage, HeaderLengthField) {
   const std::string& valid = valid_bytes();
   const std::uint64_t n = header_length(valid);

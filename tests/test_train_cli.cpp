@@ -149,6 +149,44 @@ TEST(TrainCli, ResumeWithADifferentModelIsRefused) {
   EXPECT_HAS_SUBSTR(log, "its model config differs");
 }
 
+// Resume reads back what an earlier run wrote; damage to any of it is found and named: a checkpoint whose
+// values changed (checksum) stops the run naming it and the checkpoint before it; a damaged metrics line is
+// dropped with a warning naming file:line; a damaged corpus cache is rebuilt with a warning naming it.
+TEST(TrainCli, DamagedResumeFilesAreFoundAndNamed) {
+  TempDir dir;
+  std::string log;
+  const std::string run = dir.file("run");
+  ASSERT_EQ(run_heptapod(train_args(run, 40), dir, log), 0) << log;
+  const std::string last = run + "/checkpoints/step-00000040.htp", before = run + "/checkpoints/step-00000020.htp";
+  std::string bytes = test::slurp(last);
+  const std::size_t data_start = bytes.size() - [&] {
+    const SafetensorsFile f = SafetensorsFile::read(last);
+    std::size_t data_bytes = 0;
+    for (const TensorEntry& e : f.tensors()) data_bytes = std::max(data_bytes, e.end);
+    return data_bytes;
+  }();
+  const std::size_t v_begin = SafetensorsFile::read(last).at("extra/adam/v").begin;
+  bytes[data_start + v_begin + 40] ^= 0x01;  // the lowest mantissa bit of one second moment
+  std::ofstream(last, std::ios::binary) << bytes;
+  EXPECT_EQ(run_heptapod(train_args(run, 60), dir, log), 1) << log;
+  EXPECT_HAS_SUBSTR(log, last);
+  EXPECT_HAS_SUBSTR(log, "damaged checkpoint");
+  EXPECT_HAS_SUBSTR(log, before);
+
+  test::fs::rename(last, dir.file("damaged.htp"));
+  std::string metrics = test::slurp(run + "/metrics.jsonl");
+  metrics.insert(metrics.find('\n') + 1, "{\"type\": \"tra\n");  // line 2
+  std::ofstream(run + "/metrics.jsonl", std::ios::binary) << metrics;
+  std::string cache = test::slurp(run + "/cache/train.cache");
+  cache[256 + 20] ^= 0x01;  // a token id
+  std::ofstream(run + "/cache/train.cache", std::ios::binary) << cache;
+  ASSERT_EQ(run_heptapod(train_args(run, 60), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "resuming from " + before);
+  EXPECT_HAS_SUBSTR(log, run + "/metrics.jsonl:2: not a JSON record");
+  EXPECT_HAS_SUBSTR(log, run + "/cache/train.cache: damaged corpus cache");
+  EXPECT_EQ(test::slurp(run + "/metrics.jsonl").find("{\"type\": \"tra\n"), std::string::npos);
+}
+
 // --init fine-tunes a model file: its architecture and vocabularies, its weights as the start (the first loss
 // is the trained model's, far below a fresh one's), frozen groups unchanged to the bit, the rest trained;
 // architecture options that contradict the file, and vocabulary options, are refused; the run resumes.

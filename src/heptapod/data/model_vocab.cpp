@@ -24,7 +24,9 @@ std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, 
   require(s && t && s->dtype == DType::U8 && t->dtype == DType::U8,
           file.where() + ": vocabulary tensors extra/vocab/source and extra/vocab/target must both be U8");
   auto blob = [&](const TensorEntry* e) {
-    return std::string(reinterpret_cast<const char*>(file.data(*e)), e->end - e->begin);
+    std::string bytes(reinterpret_cast<const char*>(file.data(*e)), e->end - e->begin);
+    file.check_intact();
+    return bytes;
   };
   auto load = [&](const TensorEntry* e, const std::string& role) {
     const std::string where = file.where() + " (" + role + " vocabulary)";

@@ -10,9 +10,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 #include <vector>
 
+#include "heptapod/core/checksum.h"
 #include "heptapod/core/error.h"
 #include "heptapod/core/progress.h"
 #include "heptapod/data/text_file.h"
@@ -23,7 +25,7 @@ namespace heptapod {
 
 namespace {
 
-constexpr char kCacheFormat[] = "heptapod-corpus-cache-2";
+constexpr char kCacheFormat[] = "heptapod-corpus-cache-3";
 constexpr std::size_t kAlign = 64;
 constexpr std::size_t kBlockPairs = 16384;  // pairs read, then tokenized in parallel, at a time
 
@@ -33,7 +35,8 @@ struct CacheHeader {
   std::int64_t stats[5];  // lines, kept, empty, too_long, bad_ratio
   std::int64_t pairs, tokens;
   std::uint64_t tokens_at, starts_at, source_lengths_at, line_numbers_at;  // byte offsets
-  char reserved[256 - 32 - 8 - 5 * 8 - 2 * 8 - 4 * 8];
+  std::uint64_t checksum;  // of the four arrays (checksum_words), so damage anywhere in them is found
+  char reserved[256 - 32 - 8 - 5 * 8 - 2 * 8 - 4 * 8 - 8];
 };
 static_assert(sizeof(CacheHeader) == 256);
 
@@ -92,6 +95,7 @@ void write_corpus(std::ostream& out, const std::string& source_path, const std::
   std::vector<std::string> src(kBlockPairs), tgt(kBlockPairs);
   std::vector<std::vector<int>> src_ids(kBlockPairs), tgt_ids(kBlockPairs);
   std::int64_t tokens = 0, lines = 0;
+  std::uint64_t checksum = kChecksumSeed;
   long long stats[4] = {0, 0, 0, 0};  // kept, empty, too long, bad ratio
   bool shown = false;
   auto rate = [&] {
@@ -119,8 +123,10 @@ void write_corpus(std::ostream& out, const std::string& source_path, const std::
       const Verdict v = judge(src_ids[i], tgt_ids[i], filter);
       ++stats[static_cast<int>(v)];
       if (v != Verdict::kKept) continue;
-      out.write(reinterpret_cast<const char*>(src_ids[i].data()), static_cast<std::streamsize>(src_ids[i].size() * sizeof(int)));
-      out.write(reinterpret_cast<const char*>(tgt_ids[i].data()), static_cast<std::streamsize>(tgt_ids[i].size() * sizeof(int)));
+      for (const std::vector<int>* ids : {&src_ids[i], &tgt_ids[i]}) {
+        out.write(reinterpret_cast<const char*>(ids->data()), static_cast<std::streamsize>(ids->size() * sizeof(int)));
+        checksum = checksum_words(checksum, ids->data(), ids->size() * sizeof(int));
+      }
       tokens += static_cast<std::int64_t>(src_ids[i].size() + tgt_ids[i].size());
       starts.push_back(tokens);
       source_lengths.push_back(static_cast<std::int32_t>(src_ids[i].size()));
@@ -141,6 +147,9 @@ void write_corpus(std::ostream& out, const std::string& source_path, const std::
   header.line_numbers_at = write_aligned(out, at, line_numbers.data(), pairs * sizeof(std::int64_t));
   header.pairs = static_cast<std::int64_t>(pairs);
   header.tokens = tokens;
+  checksum = checksum_words(checksum, starts.data(), starts.size() * sizeof(std::int64_t));
+  checksum = checksum_words(checksum, source_lengths.data(), pairs * sizeof(std::int32_t));
+  header.checksum = checksum_words(checksum, line_numbers.data(), pairs * sizeof(std::int64_t));
   const std::int64_t all[5] = {lines, stats[0], stats[1], stats[2], stats[3]};
   std::copy(all, all + 5, header.stats);
   out.seekp(0);
@@ -183,6 +192,11 @@ void ParallelCorpus::attach(std::shared_ptr<const void> storage, std::string_vie
   source_lengths_ = reinterpret_cast<const std::int32_t*>(bytes.data() + h.source_lengths_at);
   line_numbers_ = reinterpret_cast<const std::int64_t*>(bytes.data() + h.line_numbers_at);
   // Every pair's tokens inside the array, so no damaged offset can send a reader outside it.
+  std::uint64_t checksum = checksum_words(kChecksumSeed, tokens_, tokens * sizeof(int));
+  checksum = checksum_words(checksum, starts_, (pairs + 1) * sizeof(std::int64_t));
+  checksum = checksum_words(checksum, source_lengths_, pairs * sizeof(std::int32_t));
+  require(checksum_words(checksum, line_numbers_, pairs * sizeof(std::int64_t)) == h.checksum,
+          bad + " (its contents changed since it was written)");
   require(starts_[0] == 0 && starts_[pairs] == h.tokens, bad + " (offsets)");
   for (std::uint64_t i = 0; i < pairs; ++i)
     require(source_lengths_[i] >= 0 && starts_[i] + source_lengths_[i] <= starts_[i + 1], bad + " (offsets)");
@@ -209,11 +223,12 @@ ParallelCorpus ParallelCorpus::build(const std::string& source_path, const std::
       auto file = MappedFile::open(cache_path);
       if (cached_fingerprint(file->bytes()) == print) {
         c.attach(file, file->bytes(), cache_path);
+        c.mapped_ = file;
         c.from_cache_ = true;
         return c;
       }
-    } catch (const Error&) {
-      // A damaged or foreign cache is rebuilt below.
+    } catch (const Error& e) {
+      std::cerr << "warning: " << e.what() << ": rebuilding it\n";  // a damaged or foreign cache
     }
   }
   write_file_atomic(cache_path, [&](std::ostream& out) {
@@ -221,6 +236,7 @@ ParallelCorpus ParallelCorpus::build(const std::string& source_path, const std::
   });
   auto file = MappedFile::open(cache_path);
   c.attach(file, file->bytes(), cache_path);
+  c.mapped_ = file;
   return c;
 }
 

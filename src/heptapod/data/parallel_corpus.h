@@ -10,6 +10,7 @@
 #include <string>
 
 #include "heptapod/data/vocabulary.h"
+#include "heptapod/io/mapped_file.h"
 
 namespace heptapod {
 
@@ -48,12 +49,17 @@ class ParallelCorpus {
   long long line_number(std::size_t i) const { return line_numbers_[i]; }  // 1-based line in the files
   const CorpusStats& stats() const { return stats_; }
   bool from_cache() const { return from_cache_; }
+  // Throws Error naming the cache if the mapped file shrank while in use (its lost pages read as zeros).
+  void check_intact() const {
+    if (mapped_) mapped_->check_intact();
+  }
 
  private:
   // Points the arrays into `bytes` (a cache file's layout) after checking them; `where` names it in errors.
   void attach(std::shared_ptr<const void> storage, std::string_view bytes, const std::string& where);
 
   std::shared_ptr<const void> storage_;  // the mapped cache file, or the bytes held in memory
+  std::shared_ptr<const MappedFile> mapped_;  // the same storage when it is a mapped cache file
   std::size_t pairs_ = 0;
   const int* tokens_ = nullptr;                   // (all tokens)
   const std::int64_t* starts_ = nullptr;          // (pairs + 1) each pair's first token; the last: the total

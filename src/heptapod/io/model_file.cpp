@@ -266,6 +266,7 @@ void save_low_precision_model(const SafetensorsFile& file, const InferencePrecis
       w.add(e.name, DType::BF16, e.shape, bits.data());
     }
   }
+  file.check_intact();  // the tensors copied as they were must be the file's bytes
   w.write(path);
 }
 

@@ -71,9 +71,15 @@ std::int64_t TensorEntry::numel() const {
 
 SafetensorsFile SafetensorsFile::read(const std::string& path) {
   auto mapped = MappedFile::open(path);
-  SafetensorsFile f = parse_view(mapped->bytes(), path);
-  f.mapped_ = std::move(mapped);
-  return f;
+  try {
+    SafetensorsFile f = parse_view(mapped->bytes(), path);
+    mapped->check_intact();
+    f.mapped_ = std::move(mapped);
+    return f;
+  } catch (const Error&) {
+    mapped->check_intact();  // a header that shrank away: say so rather than what its zeros looked like
+    throw;
+  }
 }
 
 SafetensorsFile SafetensorsFile::parse(std::string bytes, const std::string& where) {
@@ -178,7 +184,12 @@ const unsigned char* SafetensorsFile::data(const TensorEntry& e) const {
 }
 
 void SafetensorsFile::release(const TensorEntry& e) const {
+  check_intact();
   if (mapped_) mapped_->release(data_start_ + e.begin, data_start_ + e.end);
+}
+
+void SafetensorsFile::check_intact() const {
+  if (mapped_) mapped_->check_intact();
 }
 
 template <typename T>
@@ -201,6 +212,7 @@ std::vector<T> SafetensorsFile::floats(const std::string& name) const {
   } else {
     throw Error(where_ + ": tensor \"" + name + "\" has dtype " + dtype_name(e.dtype) + ", expected F32 or F64");
   }
+  check_intact();
   return out;
 }
 
@@ -223,6 +235,7 @@ std::vector<int> SafetensorsFile::ints(const std::string& name) const {
       throw Error(where_ + ": tensor \"" + name + "\" has dtype " + dtype_name(e.dtype) + ", expected I32 or I64");
     }
   }
+  check_intact();
   return out;
 }
 

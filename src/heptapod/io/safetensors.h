@@ -43,8 +43,12 @@ class SafetensorsFile {
   const TensorEntry& at(const std::string& name) const;
   const unsigned char* data(const TensorEntry& entry) const;
   // Gives back the memory of a tensor already copied out (a mapped file's pages; nothing for an in-memory
-  // image). Its data may still be read afterwards (the pages come back from the file).
+  // image). Its data may still be read afterwards (the pages come back from the file). Checks first that
+  // the file did not shrink while it was read (check_intact).
   void release(const TensorEntry& entry) const;
+  // Throws Error naming the file if it shrank while mapped, so bytes read from data() since may be zeros:
+  // call after copying data out. floats() and ints() check by themselves.
+  void check_intact() const;
   // Values of a float tensor (F32 or F64) converted to T; of an integer tensor (I32 or I64) as int.
   template <typename T>
   std::vector<T> floats(const std::string& name) const;

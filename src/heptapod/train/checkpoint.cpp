@@ -1,4 +1,5 @@
-// Checkpoint save/load.
+// Checkpoint save/load: the model, Adam's moments and the training state in one model file, with a checksum
+// of the restored values so a damaged checkpoint is refused by name instead of resumed.
 #include "heptapod/train/checkpoint.h"
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "heptapod/core/checksum.h"
 #include "heptapod/core/error.h"
 #include "heptapod/io/model_file.h"
 
@@ -54,6 +56,15 @@ void copy_floats(const SafetensorsFile& f, const std::string& name, std::vector<
   require(e.dtype == DType::F32 && static_cast<std::size_t>(e.numel()) == out.size(),
           f.where() + ": tensor " + name + " does not match the model's parameter count");
   std::memcpy(out.data(), f.data(e), out.size() * sizeof(float));
+  f.check_intact();
+}
+
+// The checksum of what a checkpoint restores: parameters and both Adam moments, as decimal text.
+std::string values_checksum(const Transformer<float>& model, const Adam<float>& adam) {
+  std::uint64_t h = checksum_words(kChecksumSeed, model.parameters().values(), model.parameters().size() * sizeof(float));
+  h = checksum_words(h, adam.first_moment().data(), adam.first_moment().size() * sizeof(float));
+  h = checksum_words(h, adam.second_moment().data(), adam.second_moment().size() * sizeof(float));
+  return std::to_string(h);
 }
 
 }  // namespace
@@ -67,7 +78,8 @@ void save_checkpoint(const std::string& path, const Transformer<float>& model, c
   save_model(path, model,
              {{"train_state", state_to_json(state)},
               {"resume_key", resume_key},
-              {"adam_steps", std::to_string(adam.steps())}},
+              {"adam_steps", std::to_string(adam.steps())},
+              {"values_checksum", values_checksum(model, adam)}},
              extras);
 }
 
@@ -79,6 +91,10 @@ std::string load_checkpoint(const std::string& path, Transformer<float>& model, 
   copy_floats(f, "extra/adam/v", adam.second_moment());
   adam.set_steps(std::stol(f.metadata("adam_steps")));
   state = state_from_json(f.metadata("train_state"), path);
+  const auto saved = f.metadata().find("values_checksum");  // absent from checkpoints of earlier builds
+  require(saved == f.metadata().end() || saved->second == values_checksum(model, adam),
+          path + ": damaged checkpoint: its parameters or optimizer moments changed since it was written "
+                 "(checksum mismatch)");
   return f.metadata("resume_key");
 }
 

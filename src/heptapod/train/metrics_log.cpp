@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "heptapod/core/error.h"
@@ -15,11 +16,17 @@ namespace heptapod {
 MetricsLog::MetricsLog(const std::string& path, long resume_step) : path_(path) {
   if (std::filesystem::exists(path)) {
     std::ifstream in(path);
+    if (!in || std::filesystem::is_directory(path)) throw Error("cannot read metrics from " + path);
     std::ostringstream kept;
     std::string line;
+    long number = 0;
     while (std::getline(in, line)) {
+      ++number;
       const auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) continue;  // a torn last line from a killed run
+      if (j.is_discarded() || !j.is_object()) {  // a torn last line from a killed run, or damage
+        std::cerr << "warning: " << path << ":" << number << ": not a JSON record; dropped\n";
+        continue;
+      }
       if (j.contains("step") && j["step"].is_number() && j["step"].get<long>() > resume_step) continue;
       kept << line << '\n';
     }

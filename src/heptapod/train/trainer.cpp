@@ -300,7 +300,13 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     require(to_json(saved) == to_json(c.model),
             "cannot resume from " + last + ": its model config differs from this command's (" + to_json(saved) +
                 " vs " + to_json(c.model) + "); use another --output directory");
-    const std::string saved_key = load_checkpoint(last, *r.model, *r.adam, r.state);
+    std::string saved_key;
+    try {
+      saved_key = load_checkpoint(last, *r.model, *r.adam, r.state);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + "; move it away to resume from " +
+                  (existing.size() > 1 ? existing[existing.size() - 2] : std::string("the start")));
+    }
     require(saved_key == r.key, "cannot resume from " + last +
                                     ": the data, batching or optimiser settings differ from the run that wrote it (" +
                                     saved_key + " vs " + r.key + "); use another --output directory");
@@ -387,6 +393,7 @@ bool Trainer::update() {
   if (state.step % c.valid_every == 0 || state.step == c.max_steps) {
     // Rank 0 validates and writes the checkpoint; its early-stopping decision holds for every rank.
     const bool go_on = r.comm->broadcast(rank == 0 ? r.validate() : 1) != 0;
+    r.corpus->check_intact();  // no checkpoint from batches a shrunken cache fed as zeros
     if (rank == 0) r.checkpoint();
     if (!go_on) {
       r.stop_reason = "early stopping";
