@@ -668,5 +668,42 @@ TEST(CliRobustness, ConflictingOptionsAreRefused) {
   }
 }
 
+// A write that hits a full disk (here the file-size limit: RLIMIT_FSIZE makes writes past 2 KB fail with
+// EFBIG, as ENOSPC would, once SIGXFSZ is ignored) is an error naming the output, and the file that was
+// there before stays whole, with no temporary file beside it.
+TEST(CliRobustness, AnOutputThatHitsAFullDiskLeavesThePreviousFile) {
+  TempDir dir;
+  const std::string model = test::make_model(dir);
+  std::string sources, targets;
+  for (int i = 0; i < 400; ++i) {
+    sources += "veinte mil\n";
+    targets += "twenty thousand\n";
+  }
+  const std::string in = dir.write("in.txt", sources), ref = dir.write("ref.txt", targets);
+  const std::string out = dir.file("out.txt");
+  const std::string full_disk = "sh -c 'trap \"\" XFSZ; ulimit -f 4; exec \"$0\" \"$@\"'";
+  const std::vector<std::string> commands = {
+      "translate -m " + quoted(model) + " -i " + quoted(in) + " -o " + quoted(out),
+      "score -m " + quoted(model) + " --source " + quoted(in) + " --target " + quoted(ref) + " -o " + quoted(out),
+      "quantize -m " + quoted(model) + " --to int8 -o " + quoted(out),
+      "average " + quoted(model) + " " + quoted(model) + " -o " + quoted(out),
+  };
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    std::string log;
+    dir.write("out.txt", "the previous output\n");
+    ASSERT_EQ(run_heptapod(command, dir, log), 0) << "without the limit: " << log;  // it does write > 2 KB
+    ASSERT_GT(test::fs::file_size(out), 2048u);
+    dir.write("out.txt", "the previous output\n");
+    const std::vector<std::string> before = dir.entries();
+    const int rc = run_heptapod(command, dir, log, "", full_disk);
+    EXPECT_GT(rc, 0) << log;
+    EXPECT_LT(rc, 128) << log;
+    EXPECT_HAS_SUBSTR(log, out);
+    EXPECT_EQ(test::slurp(out), "the previous output\n");
+    EXPECT_EQ(dir.entries(), before);
+  }
+}
+
 }  // namespace
 }  // namespace heptapod
