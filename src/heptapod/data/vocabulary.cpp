@@ -48,7 +48,7 @@ VocabConfig::Model vocab_model_from_name(const std::string& name) {
 Vocabulary Vocabulary::train(const std::vector<std::string>& sentences, const VocabConfig& c) {
   require(!sentences.empty(), "cannot train a vocabulary on no text");
   require(!c.byte_fallback || c.model == VocabConfig::Model::Bpe || c.model == VocabConfig::Model::Unigram,
-          "byte fallback needs a bpe or unigram vocabulary");
+          "--byte-fallback needs a bpe or unigram vocabulary (--model / --vocab-model)");
   std::unordered_map<std::string, std::string> args = {
       {"model_type", c.model == VocabConfig::Model::Bpe       ? "bpe"
                      : c.model == VocabConfig::Model::Unigram ? "unigram"
