@@ -159,14 +159,14 @@ TEST(TrainCli, DamagedResumeFilesAreFoundAndNamed) {
   ASSERT_EQ(run_heptapod(train_args(run, 40), dir, log), 0) << log;
   const std::string last = run + "/checkpoints/step-00000040.htp", before = run + "/checkpoints/step-00000020.htp";
   std::string bytes = test::slurp(last);
-  const std::size_t data_start = bytes.size() - [&] {
+  std::size_t v_at = 0;  // where the second moments start in the file: after the header, at their offset
+  {
     const SafetensorsFile f = SafetensorsFile::read(last);
     std::size_t data_bytes = 0;
     for (const TensorEntry& e : f.tensors()) data_bytes = std::max(data_bytes, e.end);
-    return data_bytes;
-  }();
-  const std::size_t v_begin = SafetensorsFile::read(last).at("extra/adam/v").begin;
-  bytes[data_start + v_begin + 40] ^= 0x01;  // the lowest mantissa bit of one second moment
+    v_at = bytes.size() - data_bytes + f.at("extra/adam/v").begin;
+  }
+  bytes[v_at + 40] ^= 0x01;  // the lowest mantissa bit of one second moment
   std::ofstream(last, std::ios::binary) << bytes;
   EXPECT_EQ(run_heptapod(train_args(run, 60), dir, log), 1) << log;
   EXPECT_HAS_SUBSTR(log, last);

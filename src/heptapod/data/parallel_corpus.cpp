@@ -173,7 +173,7 @@ std::string CorpusStats::summary() const {
          ", too long " + std::to_string(too_long) + ", length ratio " + std::to_string(bad_ratio) + ")";
 }
 
-void ParallelCorpus::attach(std::shared_ptr<const void> storage, std::string_view bytes, const std::string& where) {
+void ParallelCorpus::attach(std::string_view bytes, const std::string& where) {
   const std::string bad = where + ": damaged corpus cache";
   require(cached_fingerprint(bytes) != 0, where + ": not a " + kCacheFormat + " file");
   require(reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(std::int64_t) == 0, bad + " (misaligned)");
@@ -203,7 +203,6 @@ void ParallelCorpus::attach(std::shared_ptr<const void> storage, std::string_vie
   pairs_ = static_cast<std::size_t>(pairs);
   fingerprint_ = h.fingerprint;
   stats_ = {h.stats[0], h.stats[1], h.stats[2], h.stats[3], h.stats[4]};
-  storage_ = std::move(storage);
 }
 
 ParallelCorpus ParallelCorpus::build(const std::string& source_path, const std::string& target_path,
@@ -215,15 +214,16 @@ ParallelCorpus ParallelCorpus::build(const std::string& source_path, const std::
     std::stringstream out;
     write_corpus(out, source_path, target_path, sv, tv, filter, print);
     auto bytes = std::make_shared<const std::string>(std::move(out).str());
-    c.attach(bytes, *bytes, source_path);
+    c.attach(*bytes, source_path);
+    c.owned_ = std::move(bytes);
     return c;
   }
   if (std::filesystem::is_regular_file(cache_path)) {
     try {
       auto file = MappedFile::open(cache_path);
       if (cached_fingerprint(file->bytes()) == print) {
-        c.attach(file, file->bytes(), cache_path);
-        c.mapped_ = file;
+        c.attach(file->bytes(), cache_path);
+        c.mapped_ = std::move(file);
         c.from_cache_ = true;
         return c;
       }
@@ -235,8 +235,8 @@ ParallelCorpus ParallelCorpus::build(const std::string& source_path, const std::
     write_corpus(out, source_path, target_path, sv, tv, filter, print);
   });
   auto file = MappedFile::open(cache_path);
-  c.attach(file, file->bytes(), cache_path);
-  c.mapped_ = file;
+  c.attach(file->bytes(), cache_path);
+  c.mapped_ = std::move(file);
   return c;
 }
 

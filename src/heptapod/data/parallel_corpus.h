@@ -56,10 +56,11 @@ class ParallelCorpus {
 
  private:
   // Points the arrays into `bytes` (a cache file's layout) after checking them; `where` names it in errors.
-  void attach(std::shared_ptr<const void> storage, std::string_view bytes, const std::string& where);
+  // The caller then keeps the bytes alive in owned_ or mapped_.
+  void attach(std::string_view bytes, const std::string& where);
 
-  std::shared_ptr<const void> storage_;  // the mapped cache file, or the bytes held in memory
-  std::shared_ptr<const MappedFile> mapped_;  // the same storage when it is a mapped cache file
+  std::shared_ptr<const std::string> owned_;  // the bytes, when held in memory
+  std::shared_ptr<const MappedFile> mapped_;  // or the mapped cache file
   std::size_t pairs_ = 0;
   const int* tokens_ = nullptr;                   // (all tokens)
   const std::int64_t* starts_ = nullptr;          // (pairs + 1) each pair's first token; the last: the total

@@ -71,15 +71,16 @@ std::int64_t TensorEntry::numel() const {
 
 SafetensorsFile SafetensorsFile::read(const std::string& path) {
   auto mapped = MappedFile::open(path);
+  SafetensorsFile f;
   try {
-    SafetensorsFile f = parse_view(mapped->bytes(), path);
-    mapped->check_intact();
-    f.mapped_ = std::move(mapped);
-    return f;
+    f = parse_view(mapped->bytes(), path);
   } catch (const Error&) {
     mapped->check_intact();  // a header that shrank away: say so rather than what its zeros looked like
     throw;
   }
+  mapped->check_intact();
+  f.mapped_ = std::move(mapped);
+  return f;
 }
 
 SafetensorsFile SafetensorsFile::parse(std::string bytes, const std::string& where) {
