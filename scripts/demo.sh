@@ -13,8 +13,8 @@ BUILD_TARGET=heptapod scripts/build.sh
 heptapod=build/apps/heptapod
 out=runs/demo
 $heptapod info
-STEPS=${STEPS:-3000} VALID_EVERY=250 AVERAGE=3 BIBLE_OUT=$out examples/bible-es-en/run.sh \
-  --attention-dropout 0 --activation-dropout 0 "$@"
+STEPS=${STEPS:-3000} VALID_EVERY=250 AVERAGE=3 DROPOUT=0.1 INNER_DROPOUT=0 BIBLE_OUT=$out \
+  examples/bible-es-en/run.sh "$@"
 echo "== your own input (Spanish => English):"
 own=$out/own.es
 printf '%s\n' "Y Jesús les dijo: Venid a mí, y yo os daré descanso." "El rey mandó a sus siervos a la ciudad." > "$own"
