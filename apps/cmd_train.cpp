@@ -43,7 +43,8 @@ int run_train(TrainFlags f) {
   try {
     const TrainResult r = train(c);
     if (ranks.rank() == 0)
-      std::printf("stopped after %ld updates (%s); model: %s\n", r.state.step, r.stop_reason.c_str(), r.model_path.c_str());
+      std::printf("stopped after %ld updates (%s); model: %s%s\n", r.state.step, r.stop_reason.c_str(),
+                  r.model_path.c_str(), r.averaged_path.empty() ? "" : ("; averaged: " + r.averaged_path).c_str());
   } catch (const Error& e) {
     if (ranks.size() == 1) throw;
     // The other ranks may be waiting for this one: end them all now, never a hang.
@@ -127,6 +128,9 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--valid-every", c.valid_every, "Updates between validations and checkpoints")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--keep-checkpoints", c.keep_checkpoints, "Checkpoints kept")->check(CLI::PositiveNumber);
+  cmd->add_option("--average", c.average_last,
+                  "At the end, also write averaged.htp: the parameter mean of the last N checkpoints (kept)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--patience", c.patience, "Stop after this many validations without improvement (0: off)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--valid-bleu-sentences", c.valid_bleu_sentences, "Dev sentences translated for BLEU (0: none)")

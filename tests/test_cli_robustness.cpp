@@ -317,6 +317,7 @@ std::vector<Subcommand> table(const Files& f) {
         {"--epochs", K::NonNegative},
         {"--valid-every", K::Positive},
         {"--keep-checkpoints", K::Positive},
+        {"--average", K::Positive},
         {"--patience", K::NonNegative},
         {"--valid-bleu-sentences", K::NonNegative},
         {"--valid-beam", K::Bounded},

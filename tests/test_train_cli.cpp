@@ -282,10 +282,14 @@ TEST(TrainCli, AverageIsTheParameterMeanAndPlotDrawsTheCurves) {
   TempDir dir;
   std::string log;
   const std::string out = dir.file("run");
-  ASSERT_EQ(run_heptapod(train_args(out, 40), dir, log), 0) << log;
+  // train --average 2 keeps the 2 checkpoints it averages even where --keep-checkpoints asks for fewer.
+  ASSERT_EQ(run_heptapod(train_args(out, 40, "--average 2 --keep-checkpoints 1"), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "averaged the last 2 checkpoints (step-00000020.htp to step-00000040.htp)");
+  EXPECT_HAS_SUBSTR(log, "; averaged: " + out + "/averaged.htp");
   const std::string avg = dir.file("avg.htp");
   ASSERT_EQ(run_heptapod("average --dir " + quoted(out + "/checkpoints") + " --last 2 -o " + quoted(avg), dir, log), 0)
       << log;
+  EXPECT_EQ(test::slurp(out + "/averaged.htp"), test::slurp(avg));  // the same file as the average command's
   auto a = load_model(out + "/checkpoints/step-00000020.htp");
   auto b = load_model(out + "/checkpoints/step-00000040.htp");
   auto m = load_model(avg);

@@ -78,6 +78,7 @@ enum class Api { LibreTranslate, Native };
 
 struct TranslationServer::Impl {
   std::vector<ModelSpec> specs;
+  std::vector<ComputeType> stored_types;  // per spec: the compute type its weights are stored in
   ServerOptions options;
   std::set<std::string> api_keys;
   BackloggedServer http;
@@ -114,7 +115,9 @@ TranslationServer::TranslationServer(std::vector<ModelSpec> models, const Server
             "serve: with several models, name each one's pair: -m SRC-TGT=" + m.path);
     require(pairs.insert(m.pair()).second, "serve: the pair " + m.pair() + " is given twice");
     require(std::filesystem::is_regular_file(m.path), "--model " + m.path + ": not a file");
-    read_model_config(SafetensorsFile::read(m.path));  // a damaged file is refused before listening
+    const SafetensorsFile file = SafetensorsFile::read(m.path);
+    read_model_config(file);  // a damaged file is refused before listening
+    impl_->stored_types.push_back(stored_compute_type(file));
   }
   const RequestLimits& l = options.limits;
   require(options.port >= 0 && options.port <= 65535, "--port must be 0-65535");
@@ -196,9 +199,10 @@ bool TranslationServer::ready() const { return impl_->ready; }
 int TranslationServer::port() const { return impl_->port; }
 
 void TranslationServer::Impl::load_models() {
-  for (const ModelSpec& spec : specs) {
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const ModelSpec& spec = specs[i];
     TranslatorOptions precision = options.translator;
-    if (!precision.compute_type && stored_compute_type(SafetensorsFile::read(spec.path)) == ComputeType::Float32)
+    if (!precision.compute_type && stored_types[i] == ComputeType::Float32)
       precision.compute_type = ComputeType::Int8;  // batch-invariant: batching cannot change a reply
     ServedTranslator m{spec, std::make_unique<Translator>(spec.path, precision), nullptr};
     QueueOptions q = options.queue;

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "heptapod/core/checksum.h"
 #include "heptapod/core/error.h"
@@ -51,12 +51,11 @@ TrainState state_from_json(const std::string& text, const std::string& where) {
   return s;
 }
 
-void copy_floats(const SafetensorsFile& f, const std::string& name, std::vector<float>& out) {
-  const TensorEntry& e = f.at(name);
-  require(e.dtype == DType::F32 && static_cast<std::size_t>(e.numel()) == out.size(),
-          f.where() + ": tensor " + name + " does not match the model's parameter count");
-  std::memcpy(out.data(), f.data(e), out.size() * sizeof(float));
-  f.check_intact();
+// An Adam moment: one value per parameter.
+void read_moment(const SafetensorsFile& f, const std::string& name, std::vector<float>& out) {
+  std::vector<float> values = f.floats<float>(name);
+  require(values.size() == out.size(), f.where() + ": tensor " + name + " does not match the model's parameter count");
+  out = std::move(values);
 }
 
 // The checksum of what a checkpoint restores: parameters and both Adam moments, as decimal text.
@@ -87,8 +86,8 @@ std::string load_checkpoint(const std::string& path, Transformer<float>& model, 
   const SafetensorsFile f = SafetensorsFile::read(path);
   require(to_json(read_model_config(f)) == to_json(model.config()), path + ": checkpoint config differs from the model");
   load_parameters(f, model.parameters());
-  copy_floats(f, "extra/adam/m", adam.first_moment());
-  copy_floats(f, "extra/adam/v", adam.second_moment());
+  read_moment(f, "extra/adam/m", adam.first_moment());
+  read_moment(f, "extra/adam/v", adam.second_moment());
   adam.set_steps(std::stol(f.metadata("adam_steps")));
   state = state_from_json(f.metadata("train_state"), path);
   const auto saved = f.metadata().find("values_checksum");  // absent from checkpoints of earlier builds

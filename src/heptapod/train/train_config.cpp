@@ -19,6 +19,7 @@ void validate(const TrainConfig& c) {
   require(c.max_steps >= 1, "train: --steps must be at least 1");
   require(c.valid_every >= 1, "train: --valid-every must be at least 1");
   require(c.keep_checkpoints >= 1, "train: --keep-checkpoints must be at least 1");
+  require(c.average_last >= 1, "train: --average must be at least 1");
   require(c.label_smoothing >= 0 && c.label_smoothing < 1, "train: --label-smoothing must be in [0, 1)");
   require(c.clip_norm >= 0, "train: --clip-norm must be >= 0");
   require(c.schedule.warmup_steps >= 1, "train: --warmup must be at least 1");

@@ -50,6 +50,7 @@ struct TrainConfig {
   // Validation and checkpoints.
   int valid_every = 1000;        // updates between validations (and checkpoints)
   int keep_checkpoints = 5;
+  int average_last = 1;          // > 1: also write averaged.htp, the mean of the last so many checkpoints
   int patience = 0;              // stop after this many validations without improvement; 0 disables
   int valid_bleu_sentences = 500;  // dev sentences decoded for BLEU (0: no BLEU)
   SearchOptions valid_search;      // beam 4, alpha 0.6, up to source length + 50, as for translation

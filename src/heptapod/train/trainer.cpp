@@ -1,6 +1,7 @@
 // The training loop.
 #include "heptapod/train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "heptapod/data/text_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
+#include "heptapod/train/average.h"
 #include "heptapod/train/communicator.h"
 #include "heptapod/train/metrics_log.h"
 #include "heptapod/train/run_lock.h"
@@ -215,11 +217,27 @@ struct Trainer::Run {
 
   void log(const UpdateStats& u, long long update_tokens, double lr, double seconds);
   bool validate();  // false: early stopping
-  // Writes the checkpoint of the current step and keeps only the newest keep_checkpoints.
+  // Writes the checkpoint of the current step and keeps only the newest max(keep_checkpoints, average_last).
   void checkpoint() {
     save_checkpoint(checkpoint_path(checkpoint_dir, state.step), *model, *adam, state, key, vocabs);
     const auto all = list_checkpoints(checkpoint_dir);
-    for (std::size_t i = 0; i + c.keep_checkpoints < all.size(); ++i) fs::remove(all[i]);
+    const std::size_t keep = std::max(c.keep_checkpoints, c.average_last);
+    for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i]);
+  }
+  // averaged.htp from the newest average_last checkpoints (all there are, if fewer); its path, empty if none.
+  std::string write_average() {
+    const auto all = list_checkpoints(checkpoint_dir);
+    const std::size_t n = std::min<std::size_t>(c.average_last, all.size());
+    if (n == 0) {
+      log_line("no checkpoints in " + checkpoint_dir + " to average");
+      return {};
+    }
+    const std::vector<std::string> last(all.end() - static_cast<std::ptrdiff_t>(n), all.end());
+    const std::string path = (fs::path(c.output_dir) / "averaged.htp").string();
+    average_checkpoints(last, path);
+    log_line("averaged the last " + std::to_string(n) + " checkpoints (" + fs::path(last.front()).filename().string() +
+             " to " + fs::path(last.back()).filename().string() + ") into " + path);
+    return path;
   }
 };
 
@@ -476,6 +494,7 @@ TrainResult Trainer::finish() {
   } else {
     save_model(result.model_path, *r.model, {}, vocabulary_tensors(r.vocabs));
   }
+  if (c.average_last > 1) result.averaged_path = r.write_average();
   return result;
 }
 

@@ -17,15 +17,18 @@ struct TrainResult {
   TrainState state;
   std::string stop_reason;  // "max steps", "max epochs", "early stopping"
   std::string model_path;   // the model to translate with (best on dev, else last)
+  std::string averaged_path;  // with average_last > 1: the mean of the last checkpoints; else empty
 };
 
 // Writes into config.output_dir:
 //   .lock                          held while the run lives (a second run on the directory is refused)
 //   vocab.src.spm, vocab.tgt.spm   the vocabularies (also stored inside every model file)
 //   cache/                         tokenized corpora
-//   checkpoints/step-NNNNNNNN.htp  the last keep_checkpoints checkpoints
+//   checkpoints/step-NNNNNNNN.htp  the last max(keep_checkpoints, average_last) checkpoints
 //   best.htp                       best model on the dev set (with validation)
 //   model.htp                      the final model to translate with
+//   averaged.htp                   with average_last > 1: the parameter mean of the last average_last
+//                                  checkpoints (fewer if the run made fewer)
 //   metrics.jsonl                  one JSON record per log interval and validation
 class Trainer {
  public:
@@ -39,7 +42,7 @@ class Trainer {
   // One update (with its log line, and validation and checkpoint when due); false once the run is over
   // (max steps, max epochs or early stopping; stop_reason() says which).
   bool update();
-  // Writes the last checkpoint and model.htp; the run's result.
+  // Writes the last checkpoint, model.htp and (average_last > 1) averaged.htp; the run's result.
   TrainResult finish();
   const TrainState& state() const;
   const std::string& stop_reason() const;
