@@ -7,7 +7,8 @@
 # `train --average` writing the average of the last 3 (averaged.htp). STEPS sets the update budget,
 # VALID_EVERY the updates between validations and checkpoints, AVERAGE how many of the last checkpoints make
 # the final model (1: the last alone), DROPOUT the residual and embedding dropout, INNER_DROPOUT the
-# attention-probability and FFN-activation dropout; other `heptapod train` flags may be appended. Rerunning resumes training where it stopped (raise STEPS to train further).
+# attention-probability and FFN-activation dropout; other `heptapod train` flags may be appended. Rerunning
+# resumes training where it stopped (raise STEPS to train further).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 heptapod=${HEPTAPOD:-build/apps/heptapod}
