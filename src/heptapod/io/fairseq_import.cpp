@@ -130,7 +130,7 @@ std::unique_ptr<Transformer<float>> import_fairseq(const std::string& dir) {
       copy.copy("decoder.output_projection.weight", "decoder/output_proj/weight");
       break;
   }
-  copy_encoder_decoder_layers(copy, c, "encoder.layers.", "decoder.layers.");
+  copy_encoder_decoder_layers(copy, c, bart_layer_naming("encoder.layers.", "decoder.layers."));
   if (c.norm == NormPosition::Pre) {
     copy.copy_linear("encoder.layer_norm", "encoder/final_norm");
     copy.copy_linear("decoder.layer_norm", "decoder/final_norm");

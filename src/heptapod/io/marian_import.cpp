@@ -146,7 +146,7 @@ std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
     require_close(copy.values(n), expected, 1e-4, f.where() + ": \"" + n + "\" (learned positions are not supported)");
   }
 
-  copy_encoder_decoder_layers(copy, c, "model.encoder.layers.", "model.decoder.layers.");
+  copy_encoder_decoder_layers(copy, c, bart_layer_naming("model.encoder.layers.", "model.decoder.layers."));
   copy.require_all_used({}, "MarianMT model");
   return model;
 }

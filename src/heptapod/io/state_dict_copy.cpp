@@ -46,9 +46,17 @@ void StateDictCopier::copy_part(const std::string& src, std::int64_t first, cons
   for (auto d : shape_of(dst)) count *= d;
   require(first >= 0 && first + count <= e.numel(),
           file_.where() + ": tensor \"" + src + "\" " + shape_text(e.shape) + " is too small for " + dst);
-  const std::vector<float> v = file_.floats<float>(src);
+  const std::vector<float>& v = part_source(src);
   std::copy(v.begin() + first, v.begin() + first + count, model_.parameters().value(dst));
   used_.insert(src);
+}
+
+const std::vector<float>& StateDictCopier::part_source(const std::string& src) {
+  if (part_name_ != src) {
+    part_values_ = file_.floats<float>(src);
+    part_name_ = src;
+  }
+  return part_values_;
 }
 
 void StateDictCopier::copy_linear(const std::string& src, const std::string& dst) {
@@ -62,29 +70,45 @@ void StateDictCopier::require_tied(const std::string& name, const std::string& r
           file_.where() + ": \"" + name + "\" differs from \"" + reference + "\", but the config ties them");
 }
 
-void copy_encoder_decoder_layers(StateDictCopier& copy, const ModelConfig& c, const std::string& encoder_prefix,
-                                 const std::string& decoder_prefix) {
+LayerNaming bart_layer_naming(const std::string& encoder_prefix, const std::string& decoder_prefix) {
+  return {encoder_prefix, decoder_prefix, "self_attn", "encoder_attn", "fc1", "fc2",
+          {"self_attn_layer_norm", "final_layer_norm"},
+          {"self_attn_layer_norm", "encoder_attn_layer_norm", "final_layer_norm"}};
+}
+
+void copy_encoder_decoder_layers(StateDictCopier& copy, const ModelConfig& c, const LayerNaming& n) {
+  const std::int64_t C = c.d_model;
   auto attention = [&](const std::string& src, const std::string& dst) {
-    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"})
-      copy.copy_linear(src + "." + proj, dst + "/" + proj);
+    const char* parts[] = {"q_proj", "k_proj", "v_proj"};
+    for (int k = 0; k < 3; ++k) {
+      if (n.packed_qkv) {
+        copy.copy_part(src + ".in_proj_weight", k * C * C, dst + "/" + parts[k] + "/weight");
+        copy.copy_part(src + ".in_proj_bias", k * C, dst + "/" + parts[k] + "/bias");
+      } else {
+        copy.copy_linear(src + "." + parts[k], dst + "/" + parts[k]);
+      }
+    }
+    copy.copy_linear(src + ".out_proj", dst + "/out_proj");
+  };
+  auto ffn = [&](const std::string& layer, const std::string& dst) {  // layer: "<prefix>i."
+    copy.copy_linear(layer + n.fc1, dst + "/ffn/fc1");
+    copy.copy_linear(layer + n.fc2, dst + "/ffn/fc2");
   };
   for (int i = 0; i < c.encoder_layers; ++i) {
-    const std::string s = encoder_prefix + std::to_string(i), d = "encoder/layers/" + std::to_string(i);
-    attention(s + ".self_attn", d + "/self_attn");
-    copy.copy_linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
-    copy.copy_linear(s + ".fc1", d + "/ffn/fc1");
-    copy.copy_linear(s + ".fc2", d + "/ffn/fc2");
-    copy.copy_linear(s + ".final_layer_norm", d + "/ffn_norm");
+    const std::string s = n.encoder_prefix + std::to_string(i) + ".", d = "encoder/layers/" + std::to_string(i);
+    attention(s + n.self_attn, d + "/self_attn");
+    copy.copy_linear(s + n.encoder_norms[0], d + "/self_attn_norm");
+    ffn(s, d);
+    copy.copy_linear(s + n.encoder_norms[1], d + "/ffn_norm");
   }
   for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string s = decoder_prefix + std::to_string(i), d = "decoder/layers/" + std::to_string(i);
-    attention(s + ".self_attn", d + "/self_attn");
-    copy.copy_linear(s + ".self_attn_layer_norm", d + "/self_attn_norm");
-    attention(s + ".encoder_attn", d + "/cross_attn");
-    copy.copy_linear(s + ".encoder_attn_layer_norm", d + "/cross_attn_norm");
-    copy.copy_linear(s + ".fc1", d + "/ffn/fc1");
-    copy.copy_linear(s + ".fc2", d + "/ffn/fc2");
-    copy.copy_linear(s + ".final_layer_norm", d + "/ffn_norm");
+    const std::string s = n.decoder_prefix + std::to_string(i) + ".", d = "decoder/layers/" + std::to_string(i);
+    attention(s + n.self_attn, d + "/self_attn");
+    copy.copy_linear(s + n.decoder_norms[0], d + "/self_attn_norm");
+    attention(s + n.cross_attn, d + "/cross_attn");
+    copy.copy_linear(s + n.decoder_norms[1], d + "/cross_attn_norm");
+    ffn(s, d);
+    copy.copy_linear(s + n.decoder_norms[2], d + "/ffn_norm");
   }
 }
 

@@ -37,18 +37,32 @@ class StateDictCopier {
 
  private:
   const std::vector<std::int64_t>& shape_of(const std::string& dst) const;
+  const std::vector<float>& part_source(const std::string& src);
 
   const SafetensorsFile& file_;
   Transformer<float>& model_;
   std::set<std::string> used_;
+  std::string part_name_;          // the stacked tensor copy_part read last
+  std::vector<float> part_values_;  // its values, kept for its next block
 };
 
-// The layers of an encoder-decoder under the names that Hugging Face's BART family (Marian) and fairseq share:
-// <encoder_prefix>i.{self_attn.{q,k,v,out}_proj, self_attn_layer_norm, fc1, fc2, final_layer_norm} and
-// <decoder_prefix>i.{self_attn.*, self_attn_layer_norm, encoder_attn.*, encoder_attn_layer_norm, fc1, fc2,
-// final_layer_norm}.
-void copy_encoder_decoder_layers(StateDictCopier& copy, const ModelConfig& config, const std::string& encoder_prefix,
-                                 const std::string& decoder_prefix);
+// The names of one checkpoint layout's layer tensors: layer i's are "<prefix>i.<module>".
+struct LayerNaming {
+  std::string encoder_prefix, decoder_prefix;
+  std::string self_attn, cross_attn, fc1, fc2;
+  std::string encoder_norms[2];  // after self-attention, after the FFN
+  std::string decoder_norms[3];  // after self-attention, after cross-attention, after the FFN
+  // Q, K and V stacked by rows in one in_proj_weight (3C, C) and in_proj_bias (3C), as nn.MultiheadAttention
+  // keeps them; otherwise q_proj, k_proj and v_proj linear layers.
+  bool packed_qkv = false;
+};
+
+// The names Hugging Face's BART family (Marian) and fairseq share: self_attn, encoder_attn, fc1, fc2,
+// self_attn_layer_norm, encoder_attn_layer_norm and final_layer_norm, attention as {q,k,v,out}_proj.
+LayerNaming bart_layer_naming(const std::string& encoder_prefix, const std::string& decoder_prefix);
+
+// Every encoder and decoder layer's attention, FFN and layer-norm tensors into the model.
+void copy_encoder_decoder_layers(StateDictCopier& copy, const ModelConfig& config, const LayerNaming& names);
 
 // Throws Error if `a` and `b` (same size) differ anywhere by more than tol * (1 + |b|).
 void require_close(const std::vector<double>& a, const std::vector<double>& b, double tol, const std::string& what);

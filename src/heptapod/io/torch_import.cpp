@@ -58,39 +58,14 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
   }
   auto model = std::make_unique<Transformer<float>>(c);
   StateDictCopier copy(f, *model);
-  const std::int64_t C = c.d_model;
-
-  auto attention = [&](const std::string& src, const std::string& dst) {
-    const char* parts[] = {"q_proj", "k_proj", "v_proj"};
-    for (int k = 0; k < 3; ++k) {
-      copy.copy_part(src + ".in_proj_weight", k * C * C, dst + "/" + parts[k] + "/weight");
-      copy.copy_part(src + ".in_proj_bias", k * C, dst + "/" + parts[k] + "/bias");
-    }
-    copy.copy_linear(src + ".out_proj", dst + "/out_proj");
-  };
-
   copy.copy("src_tok_emb.embedding.weight", "encoder/embedding/weight");
   copy.copy("tgt_tok_emb.embedding.weight", "decoder/embedding/weight");
   copy.copy("generator.weight", "decoder/output_proj/weight");
   if (c.output_bias) copy.copy("generator.bias", "decoder/output_proj/bias");
-  for (int i = 0; i < c.encoder_layers; ++i) {
-    const std::string s = "transformer.encoder.layers." + std::to_string(i), d = "encoder/layers/" + std::to_string(i);
-    attention(s + ".self_attn", d + "/self_attn");
-    copy.copy_linear(s + ".linear1", d + "/ffn/fc1");
-    copy.copy_linear(s + ".linear2", d + "/ffn/fc2");
-    copy.copy_linear(s + ".norm1", d + "/self_attn_norm");
-    copy.copy_linear(s + ".norm2", d + "/ffn_norm");
-  }
-  for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string s = "transformer.decoder.layers." + std::to_string(i), d = "decoder/layers/" + std::to_string(i);
-    attention(s + ".self_attn", d + "/self_attn");
-    attention(s + ".multihead_attn", d + "/cross_attn");
-    copy.copy_linear(s + ".linear1", d + "/ffn/fc1");
-    copy.copy_linear(s + ".linear2", d + "/ffn/fc2");
-    copy.copy_linear(s + ".norm1", d + "/self_attn_norm");
-    copy.copy_linear(s + ".norm2", d + "/cross_attn_norm");
-    copy.copy_linear(s + ".norm3", d + "/ffn_norm");
-  }
+  const LayerNaming names{"transformer.encoder.layers.", "transformer.decoder.layers.", "self_attn",
+                          "multihead_attn", "linear1", "linear2", {"norm1", "norm2"}, {"norm1", "norm2", "norm3"},
+                          /*packed_qkv=*/true};
+  copy_encoder_decoder_layers(copy, c, names);
   if (encoder_norm) {
     copy.copy_linear("transformer.encoder.norm", "encoder/final_norm");
     copy.copy_linear("transformer.decoder.norm", "decoder/final_norm");
