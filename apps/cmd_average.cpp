@@ -1,5 +1,4 @@
 // `heptapod average`: averages checkpoints into one model (explicit files, or the last K in a directory).
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -24,10 +23,9 @@ int run_average(const AverageFlags& f) {
   require(!f.last_given || !f.dir.empty(), "average: --last counts the checkpoints of --dir; give --dir");
   std::vector<std::string> paths = f.inputs;
   if (!f.dir.empty()) {
-    auto all = list_checkpoints(f.dir);
-    require(!all.empty(), "average: no checkpoints (step-*.htp) in " + f.dir);
-    const std::size_t keep = std::min<std::size_t>(all.size(), static_cast<std::size_t>(f.last));
-    paths.insert(paths.end(), all.end() - static_cast<long>(keep), all.end());
+    const auto last = last_checkpoints(f.dir, static_cast<std::size_t>(f.last));
+    require(!last.empty(), "average: no checkpoints (step-*.htp) in " + f.dir);
+    paths.insert(paths.end(), last.begin(), last.end());
   }
   average_checkpoints(paths, f.output);
   std::printf("averaged %zu models into %s\n", paths.size(), f.output.c_str());

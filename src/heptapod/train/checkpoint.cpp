@@ -114,4 +114,10 @@ std::vector<std::string> list_checkpoints(const std::string& dir) {
   return out;
 }
 
+std::vector<std::string> last_checkpoints(const std::string& dir, std::size_t n) {
+  std::vector<std::string> all = list_checkpoints(dir);
+  all.erase(all.begin(), all.end() - static_cast<std::ptrdiff_t>(std::min(n, all.size())));
+  return all;
+}
+
 }  // namespace heptapod

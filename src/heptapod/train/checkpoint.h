@@ -3,6 +3,7 @@
 // match. Written atomically; the last K are kept.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -35,6 +36,8 @@ std::string load_checkpoint(const std::string& path, Transformer<float>& model, 
 
 // Checkpoint files in dir (named step-NNNNNNNN.htp), oldest first.
 std::vector<std::string> list_checkpoints(const std::string& dir);
+// The newest n checkpoint files in dir (all there are, if fewer), oldest first.
+std::vector<std::string> last_checkpoints(const std::string& dir, std::size_t n);
 std::string checkpoint_path(const std::string& dir, long step);
 
 }  // namespace heptapod

@@ -226,16 +226,14 @@ struct Trainer::Run {
   }
   // averaged.htp from the newest average_last checkpoints (all there are, if fewer); its path, empty if none.
   std::string write_average() {
-    const auto all = list_checkpoints(checkpoint_dir);
-    const std::size_t n = std::min<std::size_t>(c.average_last, all.size());
-    if (n == 0) {
+    const auto last = last_checkpoints(checkpoint_dir, static_cast<std::size_t>(c.average_last));
+    if (last.empty()) {
       log_line("no checkpoints in " + checkpoint_dir + " to average");
       return {};
     }
-    const std::vector<std::string> last(all.end() - static_cast<std::ptrdiff_t>(n), all.end());
     const std::string path = (fs::path(c.output_dir) / "averaged.htp").string();
     average_checkpoints(last, path);
-    log_line("averaged the last " + std::to_string(n) + " checkpoints (" + fs::path(last.front()).filename().string() +
+    log_line("averaged the last " + std::to_string(last.size()) + " checkpoints (" + fs::path(last.front()).filename().string() +
              " to " + fs::path(last.back()).filename().string() + ") into " + path);
     return path;
   }
