@@ -8,8 +8,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "commands.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/io/atomic_file.h"
@@ -51,17 +49,6 @@ void require_directory(const std::string& path, const std::string& what) {
   require(std::filesystem::is_directory(path), path + ": not a directory (" + what + " is read from a directory)");
 }
 
-// The SentencePiece model of a fairseq directory: --spm, else the file cfg.json names, found in the directory.
-std::string fairseq_spm(const ConvertOptions& o) {
-  if (!o.spm.empty()) return o.spm;
-  const std::string cfg_path = o.input + "/cfg.json";
-  const auto j = nlohmann::json::parse(read_file(cfg_path), nullptr, false);
-  std::string name = "sentencepiece.bpe.model";
-  if (j.is_object() && j.contains("sentencepiece_model") && j["sentencepiece_model"].is_string())
-    name = std::filesystem::path(j["sentencepiece_model"].get<std::string>()).filename().string();
-  return o.input + "/" + name;
-}
-
 int run_convert(const ConvertOptions& o) {
   std::unique_ptr<Transformer<float>> model;
   std::optional<ModelVocabularies> vocabs;
@@ -72,8 +59,9 @@ int run_convert(const ConvertOptions& o) {
     model = import_marian(o.input);
     vocabs = marian_vocabularies(o.input, model->config());
   } else if (o.from == "fairseq") {
-    model = import_fairseq(o.input);
-    vocabs = fairseq_vocabularies(o.input, fairseq_spm(o), model->config());
+    FairseqModel imported = import_fairseq(o.input);
+    model = std::move(imported.model);
+    vocabs = fairseq_vocabularies(o.input, o.spm.empty() ? imported.sentencepiece_model : o.spm, model->config());
   } else {
     const SafetensorsFile file = SafetensorsFile::read(o.input);
     if (o.from == "nn-transformer") {

@@ -1,6 +1,8 @@
 // fairseq transformer: cfg.json keys to ModelConfig, state-dict names to Heptapod's.
 #include "heptapod/io/fairseq_import.h"
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "heptapod/core/error.h"
@@ -25,12 +27,13 @@ T setting(const json& j, const char* key, T fallback, const std::string& where) 
   }
 }
 
-}  // namespace
-
-ModelConfig fairseq_model_config(const std::string& text, int src_vocab_size, int tgt_vocab_size,
-                                 const std::string& where) {
-  const json j = json::parse(text, nullptr, false);
+json parse_object(const std::string& text, const std::string& where) {
+  json j = json::parse(text, nullptr, false);
   require(!j.is_discarded() && j.is_object(), where + ": not a JSON object");
+  return j;
+}
+
+ModelConfig model_config(const json& j, int src_vocab_size, int tgt_vocab_size, const std::string& where) {
   auto integer = [&](const char* key, int fallback) { return setting<int>(j, key, fallback, where); };
   auto flag = [&](const char* key, bool fallback) { return setting<bool>(j, key, fallback, where); };
   auto number = [&](const char* key, float fallback) { return setting<float>(j, key, fallback, where); };
@@ -101,7 +104,14 @@ ModelConfig fairseq_model_config(const std::string& text, int src_vocab_size, in
   return c;
 }
 
-std::unique_ptr<Transformer<float>> import_fairseq(const std::string& dir) {
+}  // namespace
+
+ModelConfig fairseq_model_config(const std::string& text, int src_vocab_size, int tgt_vocab_size,
+                                 const std::string& where) {
+  return model_config(parse_object(text, where), src_vocab_size, tgt_vocab_size, where);
+}
+
+FairseqModel import_fairseq(const std::string& dir) {
   const SafetensorsFile f = SafetensorsFile::read(dir + "/model.safetensors");
   auto rows = [&](const char* name) {
     const TensorEntry& e = f.at(name);
@@ -109,10 +119,16 @@ std::unique_ptr<Transformer<float>> import_fairseq(const std::string& dir) {
     return static_cast<int>(e.shape[0]);
   };
   const std::string cfg_path = dir + "/cfg.json";
-  const ModelConfig c = fairseq_model_config(read_file(cfg_path), rows("encoder.embed_tokens.weight"),
-                                             rows("decoder.embed_tokens.weight"), cfg_path);
-  auto model = std::make_unique<Transformer<float>>(c);
-  StateDictCopier copy(f, *model);
+  const json cfg = parse_object(read_file(cfg_path), cfg_path);
+  const ModelConfig c =
+      model_config(cfg, rows("encoder.embed_tokens.weight"), rows("decoder.embed_tokens.weight"), cfg_path);
+  // cfg.json may name the SentencePiece model by the path it had where the model was trained; the file is
+  // looked for beside cfg.json.
+  const std::string spm_name = setting<std::string>(cfg, "sentencepiece_model", "sentencepiece.bpe.model", cfg_path);
+  FairseqModel imported{std::make_unique<Transformer<float>>(c),
+                        dir + "/" + std::filesystem::path(spm_name).filename().string()};
+  Transformer<float>& model = *imported.model;
+  StateDictCopier copy(f, model);
   switch (c.tie_embeddings) {
     case EmbeddingTying::All:
       copy.copy("encoder.embed_tokens.weight", "shared_embedding/weight");
@@ -137,7 +153,7 @@ std::unique_ptr<Transformer<float>> import_fairseq(const std::string& dir) {
   }
   // The sinusoidal modules keep only a dummy buffer; "version" tensors are fairseq's bookkeeping.
   copy.require_all_used({"embed_positions._float_tensor", ".version"}, "fairseq model");
-  return model;
+  return imported;
 }
 
 }  // namespace heptapod

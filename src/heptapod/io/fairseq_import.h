@@ -21,6 +21,13 @@ struct FairseqSpecialIds {
 ModelConfig fairseq_model_config(const std::string& cfg_json, int src_vocab_size, int tgt_vocab_size,
                                  const std::string& where);
 
-std::unique_ptr<Transformer<float>> import_fairseq(const std::string& directory);
+// The imported model and the SentencePiece model file its cfg.json names ("sentencepiece_model", by file
+// name, in the same directory; sentencepiece.bpe.model when absent).
+struct FairseqModel {
+  std::unique_ptr<Transformer<float>> model;
+  std::string sentencepiece_model;
+};
+
+FairseqModel import_fairseq(const std::string& directory);
 
 }  // namespace heptapod
