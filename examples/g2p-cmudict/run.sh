@@ -5,7 +5,7 @@
 # after scripts/build.sh; about 55 minutes of training on 2 cores (0.20 s per update). The defaults are the
 # recipe of the README's figures: 16000 updates, dropout 0.1 on residuals and embeddings and none on attention
 # probabilities or FFN activations, a validation and checkpoint every 500 updates, and `train --average`
-# writing the average of the last 10 (averaged.htp). STEPS sets the update budget, VALID_EVERY the updates
+# writing the average of the last 3 (averaged.htp). STEPS sets the update budget, VALID_EVERY the updates
 # between validations and checkpoints, AVERAGE how many of the last checkpoints make the final model (1: the
 # last alone), DROPOUT the residual and embedding dropout, INNER_DROPOUT the attention-probability and
 # FFN-activation dropout; other `heptapod train` flags may be appended. Rerunning resumes training where it
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 heptapod=${HEPTAPOD:-build/apps/heptapod}
 data=runs/g2p/data
 out=${G2P_OUT:-runs/g2p/small}
-average=${AVERAGE:-10}
+average=${AVERAGE:-3}
 dropout=${DROPOUT:-0.1}
 inner_dropout=${INNER_DROPOUT:-0}
 examples/g2p-cmudict/prepare.sh "$data"
