@@ -117,6 +117,9 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt; fine-tuning: 5e-4)")
       ->check(CLI::PositiveNumber & kFinite)
       ->each([f](const std::string&) { f->lr_given = true; });
+  cmd->add_option("--cooldown", c.schedule.cooldown_steps,
+                  "The last this many updates before --steps lower the learning rate linearly towards 0 (0: off)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--label-smoothing", c.label_smoothing, "Label smoothing epsilon")->check(kRate);
   cmd->add_option("--clip-norm", c.clip_norm, "Clip the global gradient norm (0: off)")
       ->check(CLI::NonNegativeNumber & kFinite);

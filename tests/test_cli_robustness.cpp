@@ -310,6 +310,7 @@ std::vector<Subcommand> table(const Files& f) {
         {"--warmup", K::Positive},
         {"--lr-scale", K::PositiveNumber},
         {"--lr", K::PositiveNumber},
+        {"--cooldown", K::NonNegative},
         {"--label-smoothing", K::UnitInterval},
         {"--clip-norm", K::NonNegativeNumber},
         {"--no-overlap-allreduce", K::Flag},

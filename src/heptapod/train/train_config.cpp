@@ -23,6 +23,9 @@ void validate(const TrainConfig& c) {
   require(c.label_smoothing >= 0 && c.label_smoothing < 1, "train: --label-smoothing must be in [0, 1)");
   require(c.clip_norm >= 0, "train: --clip-norm must be >= 0");
   require(c.schedule.warmup_steps >= 1, "train: --warmup must be at least 1");
+  require(c.schedule.cooldown_steps >= 0 && c.schedule.cooldown_steps < c.max_steps,
+          "train: --cooldown (" + std::to_string(c.schedule.cooldown_steps) + ") must be at least 0 and below --steps (" +
+              std::to_string(c.max_steps) + ")");
   require(c.filter.max_tokens >= 1, "train: --max-length must be at least 1");
   require(c.filter.max_tokens + 1 <= c.batch_tokens / 2,
           "train: --batch-tokens (" + std::to_string(c.batch_tokens) + ") is too small for sentences of --max-length " +
@@ -63,6 +66,7 @@ std::string resume_key(const TrainConfig& c) {
   // Only where used, so the keys of runs that do not fine-tune stay as earlier versions wrote them.
   if (!c.init_model.empty()) j["init_model"] = c.init_model;
   if (!c.freeze.empty()) j["freeze"] = c.freeze;
+  if (c.schedule.cooldown_steps > 0) j["schedule"]["cooldown"] = c.schedule.cooldown_steps;
   return j.dump();
 }
 

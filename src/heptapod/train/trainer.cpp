@@ -284,6 +284,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   }
   c.model = resolve_model_config(config.model, r.vocabs);
   c.schedule.d_model = c.model.d_model;
+  c.schedule.total_steps = c.max_steps;
   // The update is accumulate micro-batches on each of the ranks: what a resume must agree on is their total,
   // so a run may resume on another number of ranks with the same total (re-sharded deterministically).
   TrainConfig keyed = c;
