@@ -2,6 +2,7 @@
 // with a peak, and the linear cool-down at the end of a budget.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "heptapod/train/lr_schedule.h"
