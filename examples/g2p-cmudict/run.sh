@@ -3,12 +3,12 @@
 # layers, d_model 256, as the reference 3-layer 256-wide Transformer), then word and phoneme error rates on
 # the held-out test words with beam 4, from the average of the last checkpoints. Run from the repository root
 # after scripts/build.sh; about 59 minutes of training on 2 cores (0.21 s per update, validations included).
-# The defaults are the recipe of the README's figures: 16000 updates, the learning rate falling linearly towards 0 over the last
-# 4000, dropout 0.1 on residuals and embeddings and none on attention probabilities or FFN activations, a
-# validation and checkpoint every 500 updates, and `train --average` writing the average of the last 3
-# (averaged.htp). STEPS sets the update budget, COOLDOWN the updates of the final fall (0: none), VALID_EVERY
-# the updates between validations and checkpoints, AVERAGE how many of the last checkpoints make the final
-# model (1: the last alone), DROPOUT the residual and embedding dropout, INNER_DROPOUT the
+# The defaults are the recipe of the README's figures: 16000 updates, the learning rate falling linearly
+# towards 0 over the last 4000, dropout 0.1 on residuals and embeddings and none on attention probabilities or
+# FFN activations, a validation and checkpoint every 500 updates, and `train --average` writing the average of
+# the last 3 (averaged.htp). STEPS sets the update budget, COOLDOWN the updates of the final fall (0: none),
+# VALID_EVERY the updates between validations and checkpoints, AVERAGE how many of the last checkpoints make
+# the final model (1: the last alone), DROPOUT the residual and embedding dropout, INNER_DROPOUT the
 # attention-probability and FFN-activation dropout; other `heptapod train` flags may be appended. Rerunning
 # resumes training where it stopped (raising STEPS trains further, the cool-down moving to the new end).
 set -euo pipefail
