@@ -4,7 +4,7 @@
 # the held-out test words with beam 4, from the average of the last checkpoints. Run from the repository root
 # after scripts/build.sh; about 59 minutes of training on 2 cores (0.21 s per update, validations included).
 # The defaults are the recipe of the README's figures: 16000 updates, the learning rate falling linearly
-# towards 0 over the last 4000, dropout 0.15 on residuals and embeddings and none on attention probabilities or
+# towards 0 over the last 4000, dropout 0.1 on residuals and embeddings and none on attention probabilities or
 # FFN activations, a validation and checkpoint every 500 updates, and `train --average` writing the average of
 # the last 3 (averaged.htp). STEPS sets the update budget, COOLDOWN the updates of the final fall (0: none),
 # VALID_EVERY the updates between validations and checkpoints, AVERAGE how many of the last checkpoints make
@@ -17,7 +17,7 @@ heptapod=${HEPTAPOD:-build/apps/heptapod}
 data=runs/g2p/data
 out=${G2P_OUT:-runs/g2p/small}
 average=${AVERAGE:-3}
-dropout=${DROPOUT:-0.15}
+dropout=${DROPOUT:-0.1}
 inner_dropout=${INNER_DROPOUT:-0}
 examples/g2p-cmudict/prepare.sh "$data"
 $heptapod train --source $data/train.src --target $data/train.tgt --valid-source $data/dev.src \
