@@ -1,6 +1,7 @@
 // `heptapod train`: trains a model from raw parallel text (see train/trainer.h for what it writes).
 // Every flag fills a field of TrainConfig; rerunning the same command resumes.
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -143,6 +144,11 @@ Runner add_train_command(CLI::App& root) {
   cmd->add_option("--seed", c.seed, "Random seed (initialisation, data order, dropout)")
       ->check(integer_check<std::uint64_t>());
   cmd->add_option("--threads", c.threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--matmul-precision", c.matmul_precision,
+                  "float32, or bfloat16: the large products' inputs rounded to bfloat16, float32 accumulation "
+                  "(CPUs with AVX512_BF16; float32 elsewhere)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, kernels::MatmulPrecision>{
+          {"float32", kernels::MatmulPrecision::float32}, {"bfloat16", kernels::MatmulPrecision::bfloat16}}));
   return [f] { return run_train(*f); };
 }
 

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -87,6 +88,32 @@ TEST(TrainCli, LossLogMatchesTheRecordedRegressionValues) {
                                           {20, 3.89057823}, {25, 3.62333328}, {30, 3.46217941}};
   ASSERT_EQ(losses.size(), expected.size());
   for (const auto& [step, loss] : expected) EXPECT_NEAR(losses.at(step), loss, 1e-3 * loss) << "step " << step;
+}
+
+// --matmul-precision bfloat16 trains in bfloat16 products where the CPU has AVX512_BF16 and the avx512 ISA runs,
+// with losses close to float32's but not equal to them; elsewhere (isa_avx2.*) it says why and runs float32.
+TEST(TrainCli, Bfloat16ProductsTrainCloseToFloat32) {
+  TempDir dir;
+  std::string log32, log16;
+  ASSERT_EQ(run_heptapod(train_args(dir.file("f32"), 30), dir, log32), 0) << log32;
+  ASSERT_EQ(run_heptapod(train_args(dir.file("bf16"), 30, "--matmul-precision bfloat16"), dir, log16), 0) << log16;
+  EXPECT_NE(log32.find(", float32 products"), std::string::npos) << log32;
+  const bool bf16 = log16.find(", bfloat16 products") != std::string::npos;
+  if (!bf16) {
+    EXPECT_NE(log16.find("float32 products (bfloat16 asked for, but "), std::string::npos) << log16;
+  }
+  const auto a = train_losses(dir.file("f32") + "/metrics.jsonl"), b = train_losses(dir.file("bf16") + "/metrics.jsonl");
+  ASSERT_EQ(a.size(), b.size());
+  double largest = 0;
+  for (const auto& [step, loss] : a) {
+    EXPECT_NEAR(b.at(step), loss, 0.02 * loss) << "step " << step;
+    largest = std::max(largest, std::fabs(b.at(step) - loss));
+  }
+  if (bf16) {
+    EXPECT_GT(largest, 0.0) << "bfloat16 products gave float32's losses exactly";
+  } else {
+    EXPECT_EQ(largest, 0.0);
+  }
 }
 
 TEST(TrainCli, MismatchedLineCountsNameBothFilesAndCounts) {

@@ -9,6 +9,7 @@
 
 #include "heptapod/kernels/few_rows_gemm.h"
 #include "heptapod/kernels/isa.h"
+#include "heptapod/kernels/matmul_precision.h"
 
 #if HEPTAPOD_BLAS_KIND == 2
 #include <blis.h>
@@ -56,7 +57,11 @@ void gemm<float>(Trans ta, Trans tb, int M, int N, int K, float alpha, const flo
   // oneDNN wins on large products but pays a fixed cost per call that dominates small ones (the per-head
   // attention products, called from inside parallel loops); those go to OpenBLAS.
   if (static_cast<double>(M) * N * K >= kOneDnnMinWork && !omp_in_parallel()) {
-    selected_isa();  // caps oneDNN's ISA before its first use
+    prepare_onednn();  // caps oneDNN's ISA before its first use
+    if (matmul_precision() == MatmulPrecision::bfloat16) {
+      gemm_bf16_inputs(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+      return;
+    }
     if (ta == Trans::No && tb == Trans::Yes && N >= kSplitMinColumns && omp_get_max_threads() > 1) {
       sgemm_nt_by_columns(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
       return;

@@ -1,7 +1,9 @@
 // Choosing the kernels' ISA once per process (see isa.h).
 #include "heptapod/kernels/isa.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/kernel_table.h"
@@ -31,17 +33,8 @@ namespace {
 
 constexpr Isa kAllIsas[] = {Isa::baseline, Isa::avx2, Isa::avx512};
 
-#if HEPTAPOD_BLAS_KIND == 3
-void cap_onednn(Isa isa) {
-  const dnnl_cpu_isa_t cap = isa == Isa::avx512 ? dnnl_cpu_isa_avx512_core
-                             : isa == Isa::avx2 ? dnnl_cpu_isa_avx2
-                                                : dnnl_cpu_isa_sse41;
-  // Fails only once oneDNN has run a primitive, which nothing does before this.
-  dnnl_set_max_cpu_isa(cap);
-}
-#else
-void cap_onednn(Isa) {}
-#endif
+std::once_flag onednn_prepared;
+std::atomic<bool> onednn_capped{false}, bf16_cap_wanted{false}, bf16_cap{false};
 
 IsaSelection choose() {
   const CpuInfo cpu = cpu_info();
@@ -69,7 +62,6 @@ IsaSelection choose() {
       }
     s.reason = "the best this CPU runs of those built (" + runnable + ")";
   }
-  cap_onednn(s.isa);
   return s;
 }
 
@@ -115,6 +107,28 @@ const IsaSelection& selected_isa() {
   return selection;
 }
 
+void prepare_onednn() {
+  std::call_once(onednn_prepared, [] {
+    const Isa isa = selected_isa().isa;
+    bf16_cap = bf16_cap_wanted && isa == Isa::avx512 && cpu_info().avx512bf16;
+#if HEPTAPOD_BLAS_KIND == 3
+    const dnnl_cpu_isa_t cap = bf16_cap               ? dnnl_cpu_isa_avx512_core_bf16
+                               : isa == Isa::avx512 ? dnnl_cpu_isa_avx512_core
+                               : isa == Isa::avx2   ? dnnl_cpu_isa_avx2
+                                                    : dnnl_cpu_isa_sse41;
+    // Can be set once, and before oneDNN's first primitive: every way into oneDNN comes through here first.
+    dnnl_set_max_cpu_isa(cap);
+#endif
+    onednn_capped = true;
+  });
+}
+
+bool allow_onednn_bf16() {
+  if (!onednn_capped) bf16_cap_wanted = true;
+  prepare_onednn();
+  return bf16_cap;
+}
+
 const KernelTable& isa_kernels(Isa isa) {
   switch (isa) {
 #ifdef HEPTAPOD_WITH_AVX512
@@ -134,7 +148,7 @@ const KernelTable& active_kernels() {
 
 std::string blas_isa_description() {
 #if HEPTAPOD_BLAS_KIND == 3
-  (void)selected_isa();
+  prepare_onednn();
   switch (dnnl_get_effective_cpu_isa()) {
     case dnnl_cpu_isa_sse41: return "oneDNN sse41";
     case dnnl_cpu_isa_avx: return "oneDNN avx";

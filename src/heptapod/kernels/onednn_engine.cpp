@@ -8,7 +8,7 @@ namespace heptapod::kernels {
 
 const dnnl::engine& onednn_engine() {
   static const dnnl::engine engine = [] {
-    selected_isa();  // caps oneDNN's ISA before its first primitive
+    prepare_onednn();  // caps oneDNN's ISA before its first primitive
     return dnnl::engine(dnnl::engine::kind::cpu, 0);
   }();
   return engine;

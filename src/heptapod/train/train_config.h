@@ -9,6 +9,7 @@
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/vocabulary.h"
 #include "heptapod/decode/beam_search.h"
+#include "heptapod/kernels/matmul_precision.h"
 #include "heptapod/model/config.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/lr_schedule.h"
@@ -57,6 +58,9 @@ struct TrainConfig {
 
   std::uint64_t seed = 1;
   int threads = 0;
+  // The large products' inputs: float32, or bfloat16 with float32 accumulation where the CPU has AVX512_BF16
+  // (kernels/matmul_precision.h); a run setting, not part of what a resume must agree on.
+  kernels::MatmulPrecision matmul_precision = kernels::MatmulPrecision::float32;
   int log_every = 100;  // updates between metrics lines
 };
 

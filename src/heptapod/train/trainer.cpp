@@ -245,6 +245,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   const int rank = r.comm->rank(), ranks = r.comm->size();
   validate(config);
   set_num_threads(config.threads);
+  const kernels::MatmulPrecisionChoice precision = kernels::set_matmul_precision(config.matmul_precision);
   const std::string cache_dir = (fs::path(config.output_dir) / "cache").string();
   r.checkpoint_dir = (fs::path(config.output_dir) / "checkpoints").string();
   NewDirectory created(rank == 0 ? config.output_dir : "");
@@ -340,7 +341,9 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   if (rank == 0)
     log_line("model: " + std::to_string(parameter_count(c.model)) + " parameters, d_model " +
            std::to_string(c.model.d_model) + ", " + std::to_string(c.model.encoder_layers) + "+" +
-           std::to_string(c.model.decoder_layers) + " layers");
+           std::to_string(c.model.decoder_layers) + " layers, " +
+           kernels::matmul_precision_name(precision.precision) + " products" +
+           (precision.reason.empty() ? "" : std::string(" (bfloat16 asked for, but ") + precision.reason + ")"));
 
   UpdateSettings settings{.seed = c.seed,
                           .label_smoothing = c.label_smoothing,
