@@ -1,6 +1,7 @@
 // Heptapod's side of the benchmark against PyTorch (bench/vs_pytorch.sh runs both and prints the table).
 //   heptapod_bench workload -o W.json [--train-batches N --translate-batches N --latency-sentences N --seed S]
 //   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency|allreduce --model small|base [--threads N]
+//       [--compute-type float32|int8|bfloat16]  (train: float32 or bfloat16 products)
 //   heptapod_bench ceiling --workload W.json --model small|base [--threads N]
 // `run` and `ceiling` print one JSON line; each phase runs in its own process so peak RSS is the phase's.
 #include <sys/resource.h>
@@ -22,6 +23,7 @@
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/kernels/blas.h"
+#include "heptapod/kernels/matmul_precision.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
 #include "heptapod/train/adam.h"
@@ -248,7 +250,8 @@ int main(int argc, char** argv) {
   bool overlap = true;
   run->add_flag("!--no-overlap", overlap, "Train phase under mpirun: sum the gradients after the backward pass");
   run->add_option("--phase", phase)->required()->check(CLI::IsMember({"train", "beam4", "greedy", "latency", "allreduce"}));
-  run->add_option("--compute-type", compute_type, "Translation phases: float32, int8 or bfloat16")
+  run->add_option("--compute-type", compute_type,
+                  "Translation phases: float32, int8 or bfloat16 weights; train: float32 or bfloat16 products")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
   CLI11_PARSE(app, argc, argv);
 
@@ -261,8 +264,13 @@ int main(int argc, char** argv) {
     set_num_threads(threads);
     const Workload w = load_workload(workload_path);
     const ModelConfig c = bench_model(model_name);
-    const InferencePrecision precision{parse_compute_type(compute_type, "--compute-type"), false};
-    require(phase != "train" || precision.type == ComputeType::Float32, "--compute-type is for translation phases");
+    const bool train = run->parsed() && phase == "train";
+    require(!train || compute_type != "int8", "--compute-type int8 is for the translation phases");
+    if (train && compute_type == "bfloat16") {  // as `train --matmul-precision bfloat16`
+      const kernels::MatmulPrecisionChoice choice = kernels::set_matmul_precision(kernels::MatmulPrecision::bfloat16);
+      require(choice.reason.empty(), "--compute-type bfloat16: " + choice.reason);
+    }
+    const InferencePrecision precision{parse_compute_type(train ? "float32" : compute_type, "--compute-type"), false};
     json result;
     if (ceiling->parsed()) {
       result = ceiling_phase(c, w);

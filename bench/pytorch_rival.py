@@ -344,29 +344,31 @@ def make_source_batch(gen, vocab, src_lengths):
 # --------------------------------------------------------------------------------------------- training
 
 
-def train_step(model, optimizer, batch):
-    memory = model.encode(batch["src"], batch["src_mask"])                     # (B, S, d)
-    hidden = model.decode(batch["tgt_in"], memory, batch["tgt_mask"], batch["src_mask"])  # (B, T, d)
-    hidden = hidden.reshape(-1, model.d_model).index_select(0, batch["real_rows"])  # (N, d)
-    logits = F.linear(hidden, model.embedding)                                  # (N, V)
-    loss = F.cross_entropy(logits, batch["targets"], ignore_index=PAD,
-                           label_smoothing=LABEL_SMOOTHING, reduction="sum") / batch["tokens"]
+def train_step(model, optimizer, batch, bfloat16=False):
+    """One update; bfloat16: the forward pass under CPU autocast (bfloat16 products, float32 weights)."""
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bfloat16):
+        memory = model.encode(batch["src"], batch["src_mask"])                 # (B, S, d)
+        hidden = model.decode(batch["tgt_in"], memory, batch["tgt_mask"], batch["src_mask"])  # (B, T, d)
+        hidden = hidden.reshape(-1, model.d_model).index_select(0, batch["real_rows"])  # (N, d)
+        logits = F.linear(hidden, model.embedding)                              # (N, V)
+        loss = F.cross_entropy(logits.float(), batch["targets"], ignore_index=PAD,
+                               label_smoothing=LABEL_SMOOTHING, reduction="sum") / batch["tokens"]
     loss.backward()
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
     return loss
 
 
-def run_train(model, spec, vocab, gen):
+def run_train(model, spec, vocab, gen, bfloat16=False):
     batches = [make_train_batch(gen, vocab, b["src_lengths"], b["tgt_lengths"]) for b in spec["batches"]]
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9, foreach=True)
     model.train()
     warmup = spec["warmup"]
     for batch in batches[:warmup]:
-        train_step(model, optimizer, batch)
+        train_step(model, optimizer, batch, bfloat16)
     start = time.perf_counter()
     for batch in batches[warmup:]:
-        train_step(model, optimizer, batch)
+        train_step(model, optimizer, batch, bfloat16)
     seconds = time.perf_counter() - start
     return sum(b["tokens"] for b in batches[warmup:]), seconds
 
@@ -546,8 +548,9 @@ def parse_args(argv=None):
     p.add_argument("--phase", required=True, choices=["train", "beam4", "greedy", "latency"])
     p.add_argument("--model", required=True, choices=["small", "base"])
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--compute-type", default="float32", choices=["float32", "int8"],
-                   help="int8: dynamic quantization of the linear layers (translation phases only)")
+    p.add_argument("--compute-type", default="float32", choices=["float32", "int8", "bfloat16"],
+                   help="int8: dynamic quantization of the linear layers (translation phases only); "
+                        "bfloat16: CPU autocast (the train phase only)")
     return p.parse_args(argv)
 
 
@@ -563,10 +566,12 @@ def main(argv=None):
         if args.phase == "train":
             sys.exit("pytorch_rival.py: int8 is for the translation phases")
         model = quantize_int8(model)
+    if args.compute_type == "bfloat16" and args.phase != "train":
+        sys.exit("pytorch_rival.py: bfloat16 is for the train phase")
     gen = torch.Generator().manual_seed(DATA_SEED)
 
     if args.phase == "train":
-        tokens, seconds = run_train(model, workload["train"], cfg["vocab"], gen)
+        tokens, seconds = run_train(model, workload["train"], cfg["vocab"], gen, args.compute_type == "bfloat16")
     elif args.phase == "latency":
         tokens, seconds = run_latency(model, workload["latency"], cfg["vocab"], gen)
     else:
