@@ -34,7 +34,7 @@ namespace {
 constexpr Isa kAllIsas[] = {Isa::baseline, Isa::avx2, Isa::avx512};
 
 std::once_flag onednn_prepared;
-std::atomic<bool> onednn_capped{false}, bf16_cap_wanted{false}, bf16_cap{false};
+std::atomic<bool> bf16_cap_wanted{false}, bf16_cap{false};
 
 IsaSelection choose() {
   const CpuInfo cpu = cpu_info();
@@ -119,12 +119,11 @@ void prepare_onednn() {
     // Can be set once, and before oneDNN's first primitive: every way into oneDNN comes through here first.
     dnnl_set_max_cpu_isa(cap);
 #endif
-    onednn_capped = true;
   });
 }
 
 bool allow_onednn_bf16() {
-  if (!onednn_capped) bf16_cap_wanted = true;
+  bf16_cap_wanted = true;  // read only by the first prepare_onednn(): too late once oneDNN is capped
   prepare_onednn();
   return bf16_cap;
 }

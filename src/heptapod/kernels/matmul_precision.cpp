@@ -1,15 +1,13 @@
 // The large products' precision switch and the bfloat16-input product through oneDNN's bfloat16 matmul.
 #include "heptapod/kernels/matmul_precision.h"
 
-#include <omp.h>
-
 #include <atomic>
 #include <cstdint>
-#include <utility>
 #include <map>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "heptapod/core/cpu_info.h"
@@ -68,23 +66,12 @@ Entry primitive_for(const Key& key) {
 }
 
 // The stored matrix x (rows, cols), leading dimension ld, rounded to bfloat16 into out (rows, cols), unpadded;
-// large ones split between the threads.
+// large ones split between the threads by rows.
 void round_to_bf16(const float* x, int rows, int cols, int ld, std::vector<std::uint16_t>& out) {
   out.resize(static_cast<std::size_t>(rows) * cols);
-  const bool parallel = static_cast<long>(rows) * cols >= (1 << 16);
-  if (ld != cols) {
-#pragma omp parallel for if (parallel)
-    for (int r = 0; r < rows; ++r)
-      to_bfloat16(x + static_cast<long>(r) * ld, cols, out.data() + static_cast<std::size_t>(r) * cols);
-    return;
-  }
-  const long n = static_cast<long>(rows) * cols;
-  const int parts = parallel ? omp_get_max_threads() : 1;
-#pragma omp parallel for if (parallel)
-  for (int p = 0; p < parts; ++p) {
-    const long begin = n * p / parts / 16 * 16, end = p + 1 == parts ? n : n * (p + 1) / parts / 16 * 16;
-    to_bfloat16(x + begin, end - begin, out.data() + begin);
-  }
+#pragma omp parallel for if (static_cast<long>(rows) * cols >= (1 << 16))
+  for (int r = 0; r < rows; ++r)
+    to_bfloat16(x + static_cast<long>(r) * ld, cols, out.data() + static_cast<std::size_t>(r) * cols);
 }
 #endif
 }  // namespace
