@@ -1,6 +1,7 @@
-# Sourced by the benchmark scripts (bench/vs_pytorch.sh, bench/low_precision.sh, bench/serve.sh), run from the
-# repository root: checks that the binaries (BUILD, default build) and the rival are there, runs the rival with
-# its best settings, and names the machine. Sets `build` and `bench` (build/bench/heptapod_bench).
+# Sourced by the benchmark scripts (bench/vs_pytorch.sh, bench/low_precision.sh, bench/train_precision.sh,
+# bench/serve.sh), run from the repository root: their common start, checks that the binaries (BUILD, default
+# build) and the rival are there, runs the rival with its best settings, and names the machine. Sets `build`
+# and `bench` (build/bench/heptapod_bench).
 build=${BUILD:-build}
 bench=$build/bench/heptapod_bench
 tcmalloc=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
@@ -11,6 +12,19 @@ need_built() {
   for b in "$@"; do
     [ -x "$b" ] || { echo "no $b: build first (scripts/build.sh)" >&2; exit 1; }
   done
+}
+
+# results_setup DEFAULT_OUT DEFAULT_REPEATS [MODEL...]: the scripts' common start: out (OUT, else the default),
+# repeats (REPEATS, else the default) and models (the arguments, else small base); checks the binaries and the
+# rival, and makes out.
+results_setup() {
+  out=${OUT:-$1}
+  repeats=${REPEATS:-$2}
+  shift 2
+  if [ $# -gt 0 ]; then models=("$@"); else models=(small base); fi
+  need_built "$bench"
+  need_rival
+  mkdir -p "$out"
 }
 
 # need_rival: exits unless the rival's python3-torch and tcmalloc are installed.

@@ -10,13 +10,8 @@
 # run. The rival gets its best settings, as in vs_pytorch.sh. Run it on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-runs/bench-low-precision}
-repeats=${REPEATS:-2}
-if [ $# -gt 0 ]; then models=("$@"); else models=(small base); fi
 source bench/common.sh
-need_built "$bench"
-need_rival
-mkdir -p "$out"
+results_setup runs/bench-low-precision 2 "$@"
 $bench workload -o "$out/workload.json" --train-batches 1 --translate-batches 8 --latency-sentences 12
 rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
 for round in $(seq 1 "$repeats"); do

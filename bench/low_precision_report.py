@@ -33,6 +33,18 @@ def speedup(run, base, phase):
     return figure(base, phase) / figure(run, phase) if phase == "latency" else figure(run, phase) / figure(base, phase)
 
 
+def print_tables(speed, memory, spread, goals=()):
+    """The speed table, then peak RSS, the goals (when there are any) and every run, each a list of lines."""
+    print("\n".join(speed))
+    print("\nPeak RSS:\n")
+    print("\n".join(memory))
+    if goals:
+        print("\n| goal | measured | |\n|---|---|---|")
+        print("\n".join(goals))
+    print("\nEvery run:\n")
+    print("\n".join(spread))
+
+
 def main():
     results, models = Path(sys.argv[1]), sys.argv[2:]
     lines = ["| model: phase | Heptapod float32 | int8 | bfloat16 | PyTorch float32 | PyTorch int8 | "
@@ -69,13 +81,7 @@ def main():
                 goal("base: batch-1 greedy latency, int8 >= 2.5x lower than float32", s8 >= 2.5, f"{s8:.2f}x")
             if m == "small" and p == "beam4":
                 goal("small: beam 4 batch 32, int8 >= 1.5x own float32", s8 >= 1.5, f"{s8:.2f}x")
-    print("\n".join(lines))
-    print("\nPeak RSS:\n")
-    print("\n".join(memory))
-    print("\n| goal | measured | |\n|---|---|---|")
-    print("\n".join(goals))
-    print("\nEvery run:\n")
-    print("\n".join(spread))
+    print_tables(lines, memory, spread, goals)
 
 
 if __name__ == "__main__":

@@ -10,13 +10,8 @@
 # refuses bfloat16 elsewhere, saying why). Run it on an otherwise idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-runs/bench-train-precision}
-repeats=${REPEATS:-2}
-if [ $# -gt 0 ]; then models=("$@"); else models=(small base); fi
 source bench/common.sh
-need_built "$bench"
-need_rival
-mkdir -p "$out"
+results_setup runs/bench-train-precision 2 "$@"
 $bench workload -o "$out/workload.json" --train-batches 6 --translate-batches 1 --latency-sentences 2
 rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
 for round in $(seq 1 "$repeats"); do

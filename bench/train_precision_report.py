@@ -9,7 +9,7 @@ runs. Speed-ups are against the same side's float32; the last column compares th
 import sys
 from pathlib import Path
 
-from low_precision_report import figure, load, speedup
+from low_precision_report import figure, load, print_tables, speedup
 
 
 def main():
@@ -29,11 +29,7 @@ def main():
                                                (h["float32"], h["bfloat16"], t["float32"], t["bfloat16"])) + " |")
         runs = lambda r: ", ".join(tps(x) for x in r["all"])
         spread.append(f"| {m} | {runs(h['float32'])} / {runs(h['bfloat16'])}; {runs(t['float32'])} / {runs(t['bfloat16'])} |")
-    print("\n".join(lines))
-    print("\nPeak RSS:\n")
-    print("\n".join(memory))
-    print("\nEvery run:\n")
-    print("\n".join(spread))
+    print_tables(lines, memory, spread)
 
 
 if __name__ == "__main__":

@@ -11,13 +11,8 @@
 # pick its AVX-512 kernels. Run it on an otherwise idle machine; both sides use both cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-runs/bench}
-repeats=${REPEATS:-3}
-if [ $# -gt 0 ]; then models=("$@"); else models=(small base); fi
 source bench/common.sh
-need_built "$bench"
-need_rival
-mkdir -p "$out"
+results_setup runs/bench 3 "$@"
 $bench workload -o "$out/workload.json" --train-batches 6 --translate-batches 8 --latency-sentences 12
 rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
 run_both() {  # model phase round
