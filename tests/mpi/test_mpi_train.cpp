@@ -2,7 +2,7 @@
 // separate machines would use): 2 ranks x accumulate 1 train exactly the model 1 rank x accumulate 2 trains
 // (losses and model file bit for bit); a run resumes on another number of ranks with the same update size
 // and is refused with another; a rank killed with -9 ends the whole run promptly, and rerunning the command
-// finishes with the model of an uninterrupted run.
+// finishes with the model of an uninterrupted run; a 2-rank run makes the model an earlier binary recorded.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "frozen_outputs.h"
 #include "test_process.h"
 
 namespace heptapod {
@@ -138,6 +139,13 @@ TEST(MpiTrain, AKilledRankEndsTheRunAndRerunningFinishesIt) {
   ASSERT_EQ(test::run_heptapod(train_args(dir.file("whole"), 300, 2), dir, log), 0) << log;
   EXPECT_EQ(test::slurp(run + "/model.htp"), test::slurp(dir.file("whole") + "/model.htp"))
       << "the resumed run's model differs from an uninterrupted run's";
+}
+
+// 2 ranks x accumulate 2 with every dropout make the metrics and model file an earlier binary recorded
+// (tests/fixtures/frozen).
+TEST(MpiTrain, FrozenTwoRankRunIsUnchanged) {
+  for (const test::FrozenCommand& c : test::frozen_commands())
+    if (c.kind == "mpi2") test::check_frozen_command(c, std::string(kMpirun) + " -np 2");
 }
 
 }  // namespace

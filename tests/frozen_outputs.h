@@ -1,0 +1,96 @@
+// The frozen outputs (tests/fixtures/frozen, written by tools/make_frozen_fixtures.sh with an earlier binary):
+// reruns one of frozen/commands.txt's commands with this build's binary and checks that it makes exactly the
+// recorded bytes: a command's output, or a training run's metrics (without timings) and model file.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "heptapod/kernels/isa.h"
+#include "test_process.h"
+
+namespace heptapod::test {
+
+struct FrozenCommand {
+  std::string name, kind;           // see commands.txt
+  std::vector<std::string> words;   // the arguments, placeholders unreplaced
+};
+
+inline std::string frozen_dir() { return std::string(HEPTAPOD_FIXTURES) + "/frozen"; }
+
+inline std::vector<FrozenCommand> frozen_commands() {
+  std::vector<FrozenCommand> out;
+  std::ifstream in(frozen_dir() + "/commands.txt");
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    FrozenCommand c;
+    words >> c.name >> c.kind;
+    for (std::string w; words >> w;) c.words.push_back(w);
+    out.push_back(c);
+  }
+  return out;
+}
+
+// The command's arguments for the shell, placeholders replaced; `run` is a training run's directory.
+inline std::string frozen_arguments(const FrozenCommand& c, const std::string& run) {
+  const std::string dir = frozen_dir();
+  const std::pair<std::string, std::string> places[] = {
+      {"{model}", dir + "/model.htp"},          {"{input}", dir + "/input.en"},
+      {"{reference.en}", dir + "/reference.en"}, {"{reference.es}", dir + "/reference.es"},
+      {"{data}", dir + "/../../data"},          {"{run}", run}};
+  std::string args;
+  for (std::string w : c.words) {
+    for (const auto& [from, to] : places)
+      for (std::size_t at; (at = w.find(from)) != std::string::npos;) w.replace(at, from.size(), to);
+    args += " " + quoted(w);
+  }
+  return args;
+}
+
+// A run's metrics records without their timings.
+inline std::vector<nlohmann::json> metrics_without_timings(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    j.erase("elapsed_seconds");
+    j.erase("tokens_per_second");
+    out.push_back(j);
+  }
+  return out;
+}
+
+inline std::string sha256_of(const std::string& path, const TempDir& dir) {
+  const std::string out = dir.file("sha256");
+  EXPECT_EQ(std::system(("sha256sum < " + quoted(path) + " | cut -d' ' -f1 > " + quoted(out)).c_str()), 0);
+  return slurp(out);
+}
+
+// Runs frozen command `c` under `launcher` (empty, or mpirun with its options) and compares what it makes with
+// the fixtures of the ISA the kernels run now; skipped where none were recorded for it.
+inline void check_frozen_command(const FrozenCommand& c, const std::string& launcher = "") {
+  const std::string isa = kernels::isa_name(kernels::selected_isa().isa);
+  const std::string expected = frozen_dir() + "/" + isa + "/" + c.name;
+  if (!fs::exists(expected) && !fs::exists(expected + ".model.sha256"))
+    GTEST_SKIP() << "no frozen outputs for ISA " << isa;
+  TempDir dir;
+  const std::string run = dir.file("run");
+  const std::string command = "HEPTAPOD_ISA=" + isa + " " + launcher + " " + quoted(HEPTAPOD_BINARY) +
+                              frozen_arguments(c, run) + " > " + quoted(dir.file("stdout")) + " 2> " +
+                              quoted(dir.file("stderr")) + " < /dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command << "\n" << slurp(dir.file("stderr"));
+  if (c.kind == "stdout") {
+    EXPECT_TRUE(slurp(dir.file("stdout")) == slurp(expected)) << c.name << " differs from " << expected;
+    return;
+  }
+  EXPECT_EQ(metrics_without_timings(run + "/metrics.jsonl"), metrics_without_timings(expected + ".metrics.jsonl"));
+  EXPECT_EQ(sha256_of(run + "/model.htp", dir), slurp(expected + ".model.sha256")) << c.name << ": the model differs";
+}
+
+}  // namespace heptapod::test

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Writes tests/fixtures/frozen/: what a given heptapod binary makes of one small translation model, kept so
+# that later binaries can be checked to make exactly the same bytes (tests/test_frozen_outputs.cpp and
+# tests/mpi/test_mpi_train.cpp rerun the same commands and compare). Run it with the binary whose behaviour
+# is to be frozen:
+#
+#   tools/make_frozen_fixtures.sh build/apps/heptapod
+#
+# The model (model.htp) is trained once: 300 updates of the tiny preset on the numbers corpus. The commands of
+# frozen/commands.txt then run under every ISA this machine runs, into frozen/<isa>/, since kernels may round
+# differently per ISA. They run with --threads 1; the machine's ISA is in each directory's name.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(realpath "${1:?usage: $0 HEPTAPOD_BINARY}")
+out=tests/fixtures/frozen
+data=tests/data
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if [ ! -f "$out/model.htp" ]; then
+  "$bin" train --source $data/numbers.train.en --target $data/numbers.train.es -o "$work/model" --preset tiny \
+    --vocab-size 200 --batch-tokens 2048 --warmup 100 --steps 300 --valid-every 300 --threads 1 >/dev/null 2>&1
+  cp "$work/model/model.htp" "$out/model.htp"
+  # The input: the 200 dev sentences, the first 100 training sentences and some one-word and odd lines.
+  { cat $data/numbers.dev.en; head -n 100 $data/numbers.train.en
+    printf 'one\nhundred\nand\n\nthousand thousand thousand\nseven seven seven seven seven seven seven\n'; } > "$out/input.en"
+  cp $data/numbers.dev.en "$out/reference.en"
+  cp $data/numbers.dev.es "$out/reference.es"
+fi
+
+# A run's metrics records without their timings, one JSON object per line.
+records() {
+  /usr/bin/python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    j = json.loads(line)
+    j.pop("elapsed_seconds", None); j.pop("tokens_per_second", None)
+    print(json.dumps(j, sort_keys=True))' "$1/metrics.jsonl"
+}
+mpirun_2=(mpirun --bind-to none --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo -np 2)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+for isa in baseline avx2 avx512; do
+  if ! HEPTAPOD_ISA=$isa "$bin" info >/dev/null 2>&1; then echo "skipping $isa: this machine cannot run it"; continue; fi
+  mkdir -p "$out/$isa"
+  grep -v '^#' $out/commands.txt | while read -r name kind args; do
+    run="$work/$isa-$name"
+    args=${args//\{model\}/$out/model.htp}
+    args=${args//\{input\}/$out/input.en}
+    args=${args//\{reference.en\}/$out/reference.en}
+    args=${args//\{reference.es\}/$out/reference.es}
+    args=${args//\{data\}/$data}
+    args=${args//\{run\}/$run}
+    case $kind in
+      stdout) HEPTAPOD_ISA=$isa "$bin" $args > "$out/$isa/$name" ;;
+      train | mpi2)
+        if [ "$kind" = mpi2 ]; then
+          command -v mpirun >/dev/null || { echo "skipping $name: no mpirun"; continue; }
+          HEPTAPOD_ISA=$isa "${mpirun_2[@]}" "$bin" $args >/dev/null 2>&1 </dev/null
+        else
+          HEPTAPOD_ISA=$isa "$bin" $args >/dev/null 2>&1 </dev/null
+        fi
+        records "$run" > "$out/$isa/$name.metrics.jsonl"
+        sha256sum < "$run/model.htp" | cut -d' ' -f1 > "$out/$isa/$name.model.sha256" ;;
+    esac
+    echo "$isa $name"
+  done
+done
