@@ -1,45 +1,19 @@
 // `heptapod train`: trains a model from raw parallel text (see train/trainer.h for what it writes).
-// Every flag fills a field of TrainConfig; rerunning the same command resumes.
+// Its options are the table of train_options.h; rerunning the same command resumes.
 #include <cstdio>
-#include <map>
 #include <memory>
-#include <optional>
-#include <string>
 
 #include "commands.h"
 #include "heptapod/core/error.h"
 #include "heptapod/train/communicator.h"
-#include "heptapod/train/model_choice.h"
-#include "heptapod/train/trainer.h"
+#include "train_options.h"
 
 namespace heptapod::app {
 
 namespace {
 
-struct TrainFlags {
-  TrainConfig config;
-  ModelChoice model;
-  std::optional<int> layers;
-  std::string vocab_model = "bpe";
-  std::optional<std::string> schedule;
-  std::string norm, tie;
-  bool separate_vocab = false;
-  bool warmup_given = false, lr_given = false;
-};
-
-int run_train(TrainFlags f) {
-  TrainConfig& c = f.config;
-  ModelChoice& m = f.model;
-  m.init_model = c.init_model;
-  if (f.layers) m.encoder_layers = m.decoder_layers = f.layers;
-  if (!f.norm.empty()) m.norm = f.norm == "pre" ? NormPosition::Pre : NormPosition::Post;
-  if (!f.tie.empty())
-    m.tie = f.tie == "all" ? EmbeddingTying::All : f.tie == "target_output" ? EmbeddingTying::TargetOutput : EmbeddingTying::None;
-  c.model = resolve_model_choice(m);
-  c.vocab_config.model = vocab_model_from_name(f.vocab_model);
-  c.joint_vocab = !f.separate_vocab;
-  c.schedule.kind = f.schedule.value_or("noam") == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;
-  if (!c.init_model.empty()) apply_fine_tuning_defaults(c.schedule, f.schedule.has_value(), f.warmup_given, f.lr_given);
+int run_train(const TrainFlags& f) {
+  const TrainConfig c = resolve_train_flags(f);
   Communicator& ranks = communicator();
   try {
     const TrainResult r = train(c);
@@ -61,94 +35,7 @@ int run_train(TrainFlags f) {
 Runner add_train_command(CLI::App& root) {
   auto* cmd = root.add_subcommand("train", "Train a model from raw parallel text (rerun to resume)");
   auto f = std::make_shared<TrainFlags>();
-  TrainConfig& c = f->config;
-  cmd->add_option("--source", c.train_source, "Training source text, one sentence per line")->required();
-  cmd->add_option("--target", c.train_target, "Training target text, line-aligned with --source")->required();
-  cmd->add_option("--valid-source", c.valid_source, "Dev source text");
-  cmd->add_option("--valid-target", c.valid_target, "Dev target text");
-  cmd->add_option("-o,--output", c.output_dir, "Output directory (checkpoints, metrics, model)");
-  cmd->add_option("--vocab", c.vocab, "Joint SentencePiece vocabulary (from heptapod vocab)");
-  cmd->add_option("--source-vocab", c.source_vocab, "Source vocabulary (with --target-vocab)");
-  cmd->add_option("--target-vocab", c.target_vocab, "Target vocabulary (with --source-vocab)");
-  cmd->add_option("--vocab-size", c.vocab_config.size, "Pieces per vocabulary when one is trained here")
-      ->check(CLI::PositiveNumber);
-  cmd->add_flag("--byte-fallback", c.vocab_config.byte_fallback,
-                "A vocabulary trained here spells unseen characters as UTF-8 bytes instead of unk");
-  cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
-  cmd->add_flag("--separate-vocab", f->separate_vocab, "Train separate source and target vocabularies");
-  cmd->add_option("--init", c.init_model,
-                  "Fine-tune this model file: its architecture, weights and vocabularies, a fresh optimizer")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--freeze", c.freeze, "With --init: leave parameter groups as they are (embeddings, encoder, "
-                                        "decoder; comma-separated)")
-      ->delimiter(',');
-  cmd->add_option("--preset", f->model.preset, "Model preset: tiny, small, base, big")
-      ->check(CLI::IsMember({"tiny", "small", "base", "big"}))
-      ->each([f](const std::string&) { f->model.preset_given = true; });
-  cmd->add_option("--d-model", f->model.d_model, "Override d_model")->check(CLI::PositiveNumber);
-  cmd->add_option("--heads", f->model.heads, "Override attention heads")->check(CLI::PositiveNumber);
-  cmd->add_option("--d-ff", f->model.d_ff, "Override the feed-forward size")->check(CLI::PositiveNumber);
-  cmd->add_option("--layers", f->layers, "Override encoder and decoder layers")->check(CLI::PositiveNumber);
-  cmd->add_option("--encoder-layers", f->model.encoder_layers, "Override encoder layers")->check(CLI::PositiveNumber);
-  cmd->add_option("--decoder-layers", f->model.decoder_layers, "Override decoder layers")->check(CLI::PositiveNumber);
-  cmd->add_option("--dropout", f->model.dropout, "Residual dropout")->check(kRate);
-  cmd->add_option("--attention-dropout", f->model.attention_dropout, "Attention-probability dropout")->check(kRate);
-  cmd->add_option("--activation-dropout", f->model.activation_dropout, "FFN activation dropout")->check(kRate);
-  cmd->add_option("--embedding-dropout", f->model.embedding_dropout, "Embedding dropout")->check(kRate);
-  cmd->add_option("--norm", f->norm, "post (the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
-  cmd->add_option("--tie", f->tie, "Embedding tying: all, target_output, none")
-      ->check(CLI::IsMember({"all", "target_output", "none"}));
-  cmd->add_option("--max-length", c.filter.max_tokens, "Drop pairs with a side longer than this (tokens)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-ratio", c.filter.max_ratio, "Drop pairs whose length ratio exceeds this (0: off)")
-      ->check(CLI::NonNegativeNumber & kFinite);
-  cmd->add_option("--batch-tokens", c.batch_tokens, "Padded source+target tokens per micro-batch")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--accumulate", c.accumulate, "Micro-batches per update (gradient accumulation)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--window", c.window, "Sentences sorted by length together when batching")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--lr-schedule", f->schedule, "noam (the paper; the default) or inverse-sqrt (fine-tuning's default)")
-      ->check(CLI::IsMember({"noam", "inverse-sqrt"}));
-  cmd->add_option("--warmup", c.schedule.warmup_steps, "Warm-up updates (fine-tuning: 100)")
-      ->check(CLI::PositiveNumber)
-      ->each([f](const std::string&) { f->warmup_given = true; });
-  cmd->add_option("--lr-scale", c.schedule.scale, "Factor on the noam learning rate")
-      ->check(CLI::PositiveNumber & kFinite);
-  cmd->add_option("--lr", c.schedule.peak_lr, "Peak learning rate (inverse-sqrt; fine-tuning: 5e-4)")
-      ->check(CLI::PositiveNumber & kFinite)
-      ->each([f](const std::string&) { f->lr_given = true; });
-  cmd->add_option("--cooldown", c.schedule.cooldown_steps,
-                  "The last this many updates before --steps lower the learning rate linearly towards 0 (0: off)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--label-smoothing", c.label_smoothing, "Label smoothing epsilon")->check(kRate);
-  cmd->add_option("--clip-norm", c.clip_norm, "Clip the global gradient norm (0: off)")
-      ->check(CLI::NonNegativeNumber & kFinite);
-  cmd->add_flag("!--no-overlap-allreduce", c.overlap_allreduce,
-                "Under mpirun: sum the gradients after the backward pass instead of layer by layer during it");
-  cmd->add_option("--steps", c.max_steps, "Stop after this many updates")
-      ->check(integer_check<long>() & CLI::PositiveNumber);
-  cmd->add_option("--epochs", c.max_epochs, "Stop after this many epochs (0: no limit)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--valid-every", c.valid_every, "Updates between validations and checkpoints")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--keep-checkpoints", c.keep_checkpoints, "Checkpoints kept")->check(CLI::PositiveNumber);
-  cmd->add_option("--average", c.average_last,
-                  "At the end, also write averaged.htp: the parameter mean of the last N checkpoints (kept)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--patience", c.patience, "Stop after this many validations without improvement (0: off)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--valid-bleu-sentences", c.valid_bleu_sentences, "Dev sentences translated for BLEU (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--valid-beam", c.valid_search.beam, "Beam size for the dev BLEU translations")->check(CLI::Range(1, 64));
-  cmd->add_option("--log-every", c.log_every, "Updates between metrics records")->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", c.seed, "Random seed (initialisation, data order, dropout)")
-      ->check(integer_check<std::uint64_t>());
-  cmd->add_option("--threads", c.threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--matmul-precision", c.matmul_precision,
-                  "float32, or bfloat16: the large products' inputs rounded to bfloat16, float32 accumulation "
-                  "(CPUs with AVX512_BF16; float32 elsewhere)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, kernels::MatmulPrecision>{
-          {"float32", kernels::MatmulPrecision::float32}, {"bfloat16", kernels::MatmulPrecision::bfloat16}}));
+  add_train_options(cmd, f);
   return [f] { return run_train(*f); };
 }
 

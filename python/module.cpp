@@ -6,6 +6,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cctype>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,8 +22,8 @@
 #include "heptapod/eval/chrf.h"
 #include "heptapod/kernels/threads.h"
 #include "heptapod/model/config.h"
-#include "heptapod/train/model_choice.h"
 #include "heptapod/train/trainer.h"
+#include "train_options.h"
 
 namespace py = pybind11;
 
@@ -172,73 +175,54 @@ eval::ChrfScore chrf(const std::vector<std::string>& hypotheses, const py::objec
   return eval::corpus_chrf(hypotheses, references, o);
 }
 
-// heptapod.train: TrainConfig from keyword arguments as `heptapod train` takes its flags; on_update(dict) is
-// called after every update with the run's state (from Python, the GIL held only for the call).
+// heptapod.train: the keyword arguments are `heptapod train`'s options (app/train_options.h), spelled with
+// underscores: a value becomes "--name value", True a flag, a list comma-separated. on_update(dict) is called
+// after every update with the run's state (from Python, the GIL held only for the call).
 py::dict train(const std::string& source, const std::string& target, const std::string& output_dir,
                const py::kwargs& options) {
-  TrainConfig c;
-  c.train_source = source;
-  c.train_target = target;
-  c.output_dir = output_dir;
-  ModelChoice m;
-  bool warmup_given = false, lr_given = false, schedule_given = false;
+  CLI::App parser{"heptapod.train"};
+  auto flags = std::make_shared<app::TrainFlags>();
+  app::add_train_options(&parser, flags);
+  std::vector<std::string> args = {"--source", source, "--target", target, "--output", output_dir};
   std::optional<py::function> on_update;
+  // "--warmup-steps" -> "warmup_steps": the names Python users wrote, in CLI11's messages.
+  auto python_names = [](std::string text) {
+    for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at)) {
+      text.erase(at, 2);
+      for (std::size_t k = at; k < text.size() && (std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '-'); ++k)
+        if (text[k] == '-') text[k] = '_';
+    }
+    return text;
+  };
   for (const auto& [key, value] : options) {
     const std::string k = key.cast<std::string>();
-    auto as_int = [&] { return value.cast<int>(); };
-    if (k == "preset") {
-      m.preset = value.cast<std::string>();
-      m.preset_given = true;
+    if (k == "on_update") {
+      if (!value.is_none()) on_update = value.cast<py::function>();
+      continue;
     }
-    else if (k == "on_update") { if (!value.is_none()) on_update = value.cast<py::function>(); }
-    else if (k == "init") c.init_model = value.cast<std::string>();
-    else if (k == "freeze") c.freeze = value.cast<std::vector<std::string>>();
-    else if (k == "valid_source") c.valid_source = value.cast<std::string>();
-    else if (k == "valid_target") c.valid_target = value.cast<std::string>();
-    else if (k == "vocab") c.vocab = value.cast<std::string>();
-    else if (k == "source_vocab") c.source_vocab = value.cast<std::string>();
-    else if (k == "target_vocab") c.target_vocab = value.cast<std::string>();
-    else if (k == "vocab_size") c.vocab_config.size = as_int();
-    else if (k == "byte_fallback") c.vocab_config.byte_fallback = value.cast<bool>();
-    else if (k == "vocab_model") c.vocab_config.model = vocab_model_from_name(value.cast<std::string>());
-    else if (k == "separate_vocab") c.joint_vocab = !value.cast<bool>();
-    else if (k == "d_model") m.d_model = as_int();
-    else if (k == "heads") m.heads = as_int();
-    else if (k == "d_ff") m.d_ff = as_int();
-    else if (k == "layers") m.encoder_layers = m.decoder_layers = as_int();
-    else if (k == "encoder_layers") m.encoder_layers = as_int();
-    else if (k == "decoder_layers") m.decoder_layers = as_int();
-    else if (k == "dropout") m.dropout = value.cast<float>();
-    else if (k == "lr_schedule") {
-      const std::string kind = value.cast<std::string>();
-      require(kind == "noam" || kind == "inverse-sqrt", "train: lr_schedule must be 'noam' or 'inverse-sqrt'");
-      c.schedule.kind = kind == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;
-      schedule_given = true;
+    std::string option = "--" + k;
+    std::replace(option.begin(), option.end(), '_', '-');
+    require(k != "source" && k != "target" && k != "output" && parser.get_option_no_throw(option) != nullptr,
+            "train: unknown option '" + k + "'");
+    if (py::isinstance<py::bool_>(value)) {
+      require(parser.get_option(option)->get_expected_min() == 0,
+              "train: option '" + k + "' takes a value, not True or False");
+      if (value.cast<bool>()) args.push_back(option);
+    } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+      std::string joined;
+      for (const py::handle item : value) joined += (joined.empty() ? "" : ",") + py::str(item).cast<std::string>();
+      args.insert(args.end(), {option, joined});
+    } else {
+      args.insert(args.end(), {option, py::str(value).cast<std::string>()});
     }
-    else if (k == "lr") { c.schedule.peak_lr = value.cast<double>(); lr_given = true; }
-    else if (k == "max_length") c.filter.max_tokens = as_int();
-    else if (k == "max_ratio") c.filter.max_ratio = value.cast<double>();
-    else if (k == "batch_tokens") c.batch_tokens = as_int();
-    else if (k == "accumulate") c.accumulate = as_int();
-    else if (k == "window") c.window = as_int();
-    else if (k == "warmup") { c.schedule.warmup_steps = as_int(); warmup_given = true; }
-    else if (k == "lr_scale") c.schedule.scale = value.cast<double>();
-    else if (k == "label_smoothing") c.label_smoothing = value.cast<float>();
-    else if (k == "clip_norm") c.clip_norm = value.cast<double>();
-    else if (k == "steps") c.max_steps = value.cast<long>();
-    else if (k == "epochs") c.max_epochs = as_int();
-    else if (k == "valid_every") c.valid_every = as_int();
-    else if (k == "keep_checkpoints") c.keep_checkpoints = as_int();
-    else if (k == "patience") c.patience = as_int();
-    else if (k == "valid_bleu_sentences") c.valid_bleu_sentences = as_int();
-    else if (k == "log_every") c.log_every = as_int();
-    else if (k == "seed") c.seed = value.cast<std::uint64_t>();
-    else if (k == "threads") c.threads = as_int();
-    else throw Error("train: unknown option '" + k + "'");
   }
-  m.init_model = c.init_model;
-  c.model = resolve_model_choice(m);
-  if (!c.init_model.empty()) apply_fine_tuning_defaults(c.schedule, schedule_given, warmup_given, lr_given);
+  std::reverse(args.begin(), args.end());  // CLI11 reads a vector from its back
+  try {
+    parser.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw Error("train: " + python_names(e.what()));
+  }
+  const TrainConfig c = app::resolve_train_flags(*flags);
   TrainResult result;
   {
     py::gil_scoped_release release;

@@ -21,6 +21,9 @@ struct FrozenCommand {
   std::vector<std::string> words;   // the arguments, placeholders unreplaced
 };
 
+// gtest prints a parameter by its name.
+inline void PrintTo(const FrozenCommand& c, std::ostream* os) { *os << c.name; }
+
 inline std::string frozen_dir() { return std::string(HEPTAPOD_FIXTURES) + "/frozen"; }
 
 inline std::vector<FrozenCommand> frozen_commands() {
@@ -48,7 +51,7 @@ inline std::string frozen_arguments(const FrozenCommand& c, const std::string& r
   for (std::string w : c.words) {
     for (const auto& [from, to] : places)
       for (std::size_t at; (at = w.find(from)) != std::string::npos;) w.replace(at, from.size(), to);
-    args += " " + quoted(w);
+    args += " " + test::quoted(w);
   }
   return args;
 }
@@ -68,7 +71,7 @@ inline std::vector<nlohmann::json> metrics_without_timings(const std::string& pa
 
 inline std::string sha256_of(const std::string& path, const TempDir& dir) {
   const std::string out = dir.file("sha256");
-  EXPECT_EQ(std::system(("sha256sum < " + quoted(path) + " | cut -d' ' -f1 > " + quoted(out)).c_str()), 0);
+  EXPECT_EQ(std::system(("sha256sum < " + test::quoted(path) + " | cut -d' ' -f1 > " + test::quoted(out)).c_str()), 0);
   return slurp(out);
 }
 
@@ -81,9 +84,9 @@ inline void check_frozen_command(const FrozenCommand& c, const std::string& laun
     GTEST_SKIP() << "no frozen outputs for ISA " << isa;
   TempDir dir;
   const std::string run = dir.file("run");
-  const std::string command = "HEPTAPOD_ISA=" + isa + " " + launcher + " " + quoted(HEPTAPOD_BINARY) +
-                              frozen_arguments(c, run) + " > " + quoted(dir.file("stdout")) + " 2> " +
-                              quoted(dir.file("stderr")) + " < /dev/null";
+  const std::string command = "HEPTAPOD_ISA=" + isa + " " + launcher + " " + test::quoted(HEPTAPOD_BINARY) +
+                              frozen_arguments(c, run) + " > " + test::quoted(dir.file("stdout")) + " 2> " +
+                              test::quoted(dir.file("stderr")) + " < /dev/null";
   ASSERT_EQ(std::system(command.c_str()), 0) << command << "\n" << slurp(dir.file("stderr"));
   if (c.kind == "stdout") {
     EXPECT_TRUE(slurp(dir.file("stdout")) == slurp(expected)) << c.name << " differs from " << expected;

@@ -39,14 +39,24 @@ inline std::unique_ptr<Transformer<float>> make_model(const ModelConfig& config,
   return model;
 }
 
-// The logits (B*T, V) of a fixed three-sentence batch with token ids valid for any vocabulary of 4 or more.
+// The logits (B*T, V) of a fixed three-sentence batch with token ids valid for any vocabulary of 4 or more; a
+// decoder-only model reads the targets alone, and an encoder-only model gives its encoder output (B*S, C).
 inline std::vector<float> logits_of(Transformer<float>& model) {
   const ModelConfig& c = model.config();
-  const int v = std::min(c.src_vocab_size, c.tgt_vocab_size);
+  const int v = !c.has_encoder() ? c.tgt_vocab_size : !c.has_decoder() ? c.src_vocab_size
+                                                                       : std::min(c.src_vocab_size, c.tgt_vocab_size);
   auto tok = [&](int k) { return 3 + k % (v - 3); };
-  const Batch batch = make_batch({{tok(0), tok(1), tok(2), tok(3)}, {tok(4)}, {tok(5), tok(6)}},
-                                 {{tok(7), tok(8)}, {tok(9), tok(10), tok(11), tok(12), tok(13)}, {tok(14)}}, c);
+  std::vector<std::vector<int>> sources = {{tok(0), tok(1), tok(2), tok(3)}, {tok(4)}, {tok(5), tok(6)}};
   Arena arena;
+  if (!c.has_decoder()) {
+    const PaddedSources padded = pad_sources(sources, c);
+    const int B = static_cast<int>(sources.size());
+    const float* y = model.encode(padded.tokens.data(), B, padded.S, padded.lengths.data(), arena);
+    return std::vector<float>(y, y + static_cast<std::size_t>(B) * padded.S * c.d_model);
+  }
+  if (!c.has_encoder()) sources = {{}, {}, {}};
+  const Batch batch =
+      make_batch(sources, {{tok(7), tok(8)}, {tok(9), tok(10), tok(11), tok(12), tok(13)}, {tok(14)}}, c);
   const float* l = model.logits(batch, arena);
   return std::vector<float>(l, l + static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size);
 }

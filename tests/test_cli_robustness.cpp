@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <optional>
 #include <regex>
@@ -571,19 +570,15 @@ void expect_refused(const Subcommand& cmd, const Changes& changes, const std::st
   if (!report.empty()) ADD_FAILURE() << "heptapod " << line << report.substr(1) << "\n" << log.substr(0, 400);
 }
 
-// Every row's bad values, those that need an unprivileged user or the others, against the whole table.
+// Every row's bad values, those that need an unprivileged user or the others, against the whole table. Each
+// run has its own time limit (expect_refused), which catches a hang; the table's total is not timed.
 void expect_bad_values_refused(const Files& f, bool unprivileged, const std::string& user) {
-  const auto start = std::chrono::steady_clock::now();
-  int runs = 0;
   for (const Subcommand& cmd : table(f))
     for (const auto& [option, kind] : cmd.rows)
       for (const BadValue& bad : bad_values(kind, f)) {
         if (bad.unprivileged != unprivileged) continue;
         expect_refused(cmd, {{option, bad.value}}, bad.names.empty() ? option : bad.names, bad.accepted, f, user);
-        ++runs;
       }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 40) << runs << " runs";
 }
 
 // Runs every base invocation (as `user`) and checks that it succeeds and writes its output; `serve` is

@@ -370,6 +370,98 @@ void check_cross_attention(float dropout) {
 TEST(GradCheck, CrossAttention) { check_cross_attention(0.0f); }
 TEST(GradCheck, CrossAttentionWithDropout) { check_cross_attention(0.3f); }
 
+// A learned query-dependent term over the distance d = (K - Tq + i) - j between query i and key j, as
+// Transformer-XL's position terms are: term(i, j) = q_i . table[h][d + kMaxDistance]. Its backward keeps each
+// block's table gradient apart (blocks run concurrently), summed by table_gradient().
+struct DistanceTerm final : ScoreTerm<double> {
+  static constexpr int kMaxDistance = 8, kD = kC / kHeads;
+  Vec table = uniform(static_cast<std::size_t>(kHeads) * 2 * kMaxDistance * kD, 90);  // (H, 2 * max, D)
+  std::vector<Vec> block_grads;  // per (sentence, head): (2 * max, D)
+  explicit DistanceTerm(int sentences) : block_grads(static_cast<std::size_t>(sentences) * kHeads) {}
+  const double* row(int h, int d) const { return table.data() + (static_cast<long>(h) * 2 * kMaxDistance + d + kMaxDistance) * kD; }
+  void add(int, int h, const double* q, int ldq, int lq, int lk, double* scores) const override {
+    for (int i = 0; i < lq; ++i)
+      for (int j = 0; j < lk; ++j) scores[i * lk + j] += dot(q + static_cast<long>(i) * ldq, row(h, lk - lq + i - j), kD);
+  }
+  void backward(int b, int h, const double* q, int ldq, const double* ds, int lq, int lk, double* dq) override {
+    Vec& g = block_grads[static_cast<std::size_t>(b) * kHeads + h];
+    g.assign(static_cast<std::size_t>(2) * kMaxDistance * kD, 0.0);
+    for (int i = 0; i < lq; ++i)
+      for (int j = 0; j < lk; ++j) {
+        const int d = lk - lq + i - j + kMaxDistance;
+        for (int e = 0; e < kD; ++e) {
+          dq[static_cast<long>(i) * ldq + e] += ds[i * lk + j] * row(h, d - kMaxDistance)[e];
+          g[static_cast<std::size_t>(d) * kD + e] += ds[i * lk + j] * q[static_cast<long>(i) * ldq + e];
+        }
+      }
+  }
+  Vec table_gradient() const {
+    Vec g(table.size(), 0.0);
+    for (std::size_t bh = 0; bh < block_grads.size(); ++bh)
+      for (std::size_t k = 0; k < block_grads[bh].size(); ++k) g[(bh % kHeads) * block_grads[bh].size() + k] += block_grads[bh][k];
+    return g;
+  }
+};
+
+// Causal attention whose keys begin with positions before the queries (Transformer-XL's memory, a cache):
+// every query sees all of them and the keys up to its own position; with a score term added.
+TEST(GradCheck, CausalAttentionWithKeysBeforeTheQueriesAndAScoreTerm) {
+  const std::vector<int> query_len = {3, 2, 1}, key_len = {5, 2, 4};  // 2, 0 and 3 keys before the queries
+  const Sequences queries(query_len.data(), 3), keys(key_len.data(), 3);
+  const int Nq = queries.rows(), Nk = keys.rows();
+  AttentionParams p;
+  const MultiHeadAttention<double> attn = p.attn();
+  const AttentionShape shape(queries, keys, true);
+  DistanceTerm term(3);
+  const DropoutSite drop{0.0f, 7, 3};
+  Vec xq = uniform(static_cast<std::size_t>(Nq) * kC, 91), xkv = uniform(static_cast<std::size_t>(Nk) * kC, 92);
+  const Vec R = uniform(xq.size(), 93);
+  Arena arena;
+  auto loss = [&] {
+    arena.reset();
+    AttentionSaved<double> saved;
+    Vec y(xq.size());
+    attention_forward<double>(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data(), OutputBias::Add, nullptr,
+                              &term);
+    return dot(y.data(), R.data(), y.size());
+  };
+  arena.reset();
+  AttentionSaved<double> saved;
+  Vec y(xq.size());
+  attention_forward<double>(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data(), OutputBias::Add, nullptr,
+                            &term);
+  Vec dxq(xq.size(), kNaN), dxkv(xkv.size(), 0.0);
+  attention_backward<double>(attn, R.data(), xq.data(), xkv.data(), shape, drop, saved, arena, dxq.data(), false,
+                             dxkv.data(), BiasGrad::Compute, nullptr, &term);
+  std::vector<Checked> t = {{"xq", xq.data(), xq.size(), dxq},
+                            {"xkv", xkv.data(), xkv.size(), dxkv},
+                            {"term table", term.table.data(), term.table.size(), term.table_gradient()}};
+  p.add_checks(t, "attn");
+  gradcheck(t, loss);
+}
+
+// The key offset means what a longer causal self-attention means: queries that are the last rows of their
+// keys attend exactly as those rows do in causal self-attention over all the keys.
+TEST(AttentionKeyOffset, EqualsTheLastRowsOfCausalSelfAttention) {
+  const std::vector<int> all_len = {6, 3}, query_len = {2, 3};  // 4 and 0 positions before the queries
+  const Sequences all(all_len.data(), 2), queries(query_len.data(), 2);
+  AttentionParams p;
+  const MultiHeadAttention<double> attn = p.attn();
+  const Vec x = uniform(static_cast<std::size_t>(all.rows()) * kC, 94);  // (9, C) every position
+  Vec xq;  // (5, C) the last rows of each sentence
+  for (int b = 0; b < 2; ++b)
+    for (int r = all.start[b + 1] - query_len[b]; r < all.start[b + 1]; ++r) xq.insert(xq.end(), &x[r * kC], &x[(r + 1) * kC]);
+  Arena arena;
+  AttentionSaved<double> saved;
+  Vec y_all(x.size()), y_offset(xq.size());
+  attention_forward(attn, x.data(), x.data(), AttentionShape(all, all, true), DropoutSite{}, arena, saved, y_all.data());
+  const AttentionShape offset(queries, all, true);
+  attention_forward(attn, xq.data(), x.data(), offset, DropoutSite{}, arena, saved, y_offset.data());
+  for (int b = 0, k = 0; b < 2; ++b)
+    for (int r = all.start[b + 1] - query_len[b]; r < all.start[b + 1]; ++r, ++k)
+      for (int c = 0; c < kC; ++c) EXPECT_NEAR(y_offset[k * kC + c], y_all[r * kC + c], 1e-12) << "row " << r;
+}
+
 // ------------------------------------------------------------------------------------- feed-forward
 
 struct FfnParams {
@@ -574,9 +666,12 @@ ModelConfig tiny_config() {
   return c;
 }
 
-// Unequal lengths on both sides, a source of length 1, repeated tokens, ids shared by source and target.
+// Unequal lengths on both sides, a source of length 1, repeated tokens, ids shared by source and target; a
+// decoder-only model reads the targets alone.
 Batch tiny_batch(const ModelConfig& c) {
-  return make_batch({{3, 4, 5, 6, 7}, {8}, {9, 10, 3, 3}}, {{4, 5}, {6, 7, 8, 9, 10}, {3}}, c);
+  const std::vector<std::vector<int>> targets = {{4, 5}, {6, 7, 8, 9, 10}, {3}};
+  if (!c.has_encoder()) return make_batch({{}, {}, {}}, targets, c);
+  return make_batch({{3, 4, 5, 6, 7}, {8}, {9, 10, 3, 3}}, targets, c);
 }
 
 void check_model(const ModelConfig& config, bool dropout) {
@@ -672,6 +767,22 @@ TEST(GradCheck, ModelPreNormTiedAllWithDropoutAndOutputBias) {
   c.output_bias = true;
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
   check_model(c, true);
+}
+
+// Decoder-only models: the causal stack alone (no cross-attention) and its output layer.
+TEST(GradCheck, ModelDecoderOnlyPostNormTiedToOutput) {
+  const ModelConfig c = one_stack_config(tiny_config(), Architecture::DecoderOnly, 11);
+  ASSERT_EQ(c.tie_embeddings, EmbeddingTying::TargetOutput);
+  check_model(c, false);
+}
+
+TEST(GradCheck, ModelDecoderOnlyPreNormUntiedWithOutputBiasAndDropout) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Pre;
+  c.tie_embeddings = EmbeddingTying::None;
+  c.output_bias = true;
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
+  check_model(one_stack_config(c, Architecture::DecoderOnly, 11), true);
 }
 
 }  // namespace

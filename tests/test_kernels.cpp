@@ -156,8 +156,8 @@ struct SoftmaxCase {
 std::vector<SoftmaxCase> softmax_cases() {
   return {
       {1, 1, -1, 1},
-      {5, 7, -3, 3},      // odd sizes
-      {9, 4, -3, 3},      // more queries than keys (causal: the last rows see every key)
+      {5, 7, -3, 3},      // odd sizes (causal: two keys before the queries, seen by all)
+      {9, 4, -3, 3},      // more queries than keys (causal: the first five see none)
       {2, 1, -3, 3},      // one key
       {6, 6, -200, 200},  // large scores: needs the max subtraction
       {33, 37, -4, 4},    // wider than the vector width, with a tail
@@ -178,10 +178,11 @@ TYPED_TEST(KernelTest, AttentionSoftmaxForwardMatchesNaive) {
       const std::string what = "softmax Tq=" + std::to_string(c.Tq) + " K=" + std::to_string(c.K) +
                                " causal=" + std::to_string(causal);
       expect_close(fast, slow, tol<T>(), what);
-      // Rows: the visible prefix sums to 1 and the rest is exactly 0.
+      // Rows: the visible prefix sums to 1 and the rest is exactly 0 (a causal query before every key, with
+      // fewer keys than queries, sees none).
       for (int i = 0; i < c.Tq; ++i) {
         const T* row = fast.data() + static_cast<long>(i) * c.K;
-        const int visible = k::visible_keys(c.K, causal, i);
+        const int visible = k::visible_keys(c.Tq, c.K, causal, i);
         double sum = 0;
         for (int j = 0; j < c.K; ++j) {
           if (j >= visible) {
@@ -190,7 +191,7 @@ TYPED_TEST(KernelTest, AttentionSoftmaxForwardMatchesNaive) {
           ASSERT_GE(row[j], T(0));
           sum += row[j];
         }
-        EXPECT_NEAR(sum, 1.0, 1e-5) << what << " i=" << i;
+        EXPECT_NEAR(sum, visible > 0 ? 1.0 : 0.0, 1e-5) << what << " i=" << i;
       }
     }
 }

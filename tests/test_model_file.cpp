@@ -193,6 +193,23 @@ INSTANTIATE_TEST_SUITE_P(ModelFile, ModelFileRoundTrip,
                                                            c.pad_id = 2;
                                                            c.bos_id = 0;
                                                            c.eos_id = 1;
+                                                         }},
+                                           RoundTripCase{"decoder_only",
+                                                         [](ModelConfig& c) {
+                                                           c = one_stack_config(c, Architecture::DecoderOnly, 45);
+                                                           c.decoder_layers = 3;
+                                                         }},
+                                           RoundTripCase{"decoder_only_pre_norm_untied",
+                                                         [](ModelConfig& c) {
+                                                           c.norm = NormPosition::Pre;
+                                                           c.tie_embeddings = EmbeddingTying::None;
+                                                           c.output_bias = true;
+                                                           c = one_stack_config(c, Architecture::DecoderOnly, 30);
+                                                         }},
+                                           RoundTripCase{"encoder_only",
+                                                         [](ModelConfig& c) {
+                                                           c.final_norm = true;
+                                                           c = one_stack_config(c, Architecture::EncoderOnly, 37);
                                                          }}),
                          [](const ::testing::TestParamInfo<RoundTripCase>& info) { return info.param.name; });
 
@@ -516,6 +533,38 @@ TEST(ModelFileDamage, ConfigFields) {
       {"dropout 1", [](json& c) { c["attention_dropout"] = 1.0; }, {"attention_dropout must be in [0, 1)"}},
       {"eps 0", [](json& c) { c["layer_norm_eps"] = 0.0; }, {"layer_norm_eps must be positive"}},
       {"eos outside vocab", [](json& c) { c["eos_id"] = 12; }, {"eos_id must be a valid token id"}},
+      {"bad architecture", [](json& c) { c["architecture"] = "gpt"; }, {"architecture \"gpt\" is not one of"}},
+      {"architecture as number", [](json& c) { c["architecture"] = 2; }, {"\"architecture\" must be a string"}},
+      {"decoder-only with two stacks' fields",
+       [](json& c) { c["architecture"] = "decoder-only"; },
+       {"missing field \"vocab_size\""}},
+      {"decoder-only with an encoder's field",
+       [](json& c) {
+         c["architecture"] = "decoder-only";
+         c["vocab_size"] = c["tgt_vocab_size"];
+         c["layers"] = c["decoder_layers"];
+         c.erase("tgt_vocab_size");
+         c.erase("decoder_layers");
+         c.erase("encoder_layers");
+       },
+       {"unknown field \"src_vocab_size\""}},
+      {"decoder-only tied all",
+       [](json& c) {
+         c["architecture"] = "decoder-only";
+         c["vocab_size"] = c["tgt_vocab_size"];
+         c["layers"] = c["decoder_layers"];
+         for (const char* k : {"src_vocab_size", "tgt_vocab_size", "encoder_layers", "decoder_layers"}) c.erase(k);
+         c["tie_embeddings"] = "all";
+       },
+       {"a one-stack model has one"}},
+      {"decoder-only without layers",
+       [](json& c) {
+         c["architecture"] = "decoder-only";
+         c["vocab_size"] = c["tgt_vocab_size"];
+         c["layers"] = 0;
+         for (const char* k : {"src_vocab_size", "tgt_vocab_size", "encoder_layers", "decoder_layers"}) c.erase(k);
+       },
+       {"layers must be positive"}},
       {"not an object",
        [](json& c) {
          c = json::array({1, 2});

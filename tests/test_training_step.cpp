@@ -31,10 +31,12 @@ ModelConfig small_config() {
   return c;
 }
 
+// Copy pairs; a decoder-only model reads the targets alone.
 Batch copy_batch(const ModelConfig& c, std::uint64_t seed, int n, int max_len = 8) {
   std::vector<std::vector<int>> src, tgt;
-  for (const auto& p : synthetic_pairs(seed, n, 1, max_len, 3, c.src_vocab_size, false)) {
-    src.push_back(p.source);
+  for (const auto& p : synthetic_pairs(seed, n, 1, max_len, 3, c.has_encoder() ? c.src_vocab_size : c.tgt_vocab_size,
+                                       false)) {
+    src.push_back(c.has_encoder() ? p.source : std::vector<int>{});
     tgt.push_back(p.target);
   }
   return make_batch(src, tgt, c);
@@ -109,14 +111,18 @@ TEST(TrainingStep, DropoutIsDeterministicPerSeedAndChangesWithIt) {
 }
 
 // The backward pass reports each tensor's gradient complete exactly once, and nothing after the report changes
-// it, for every way of tying the embeddings and with or without final norms.
+// it, for every way of tying the embeddings, with or without final norms, with an encoder or without.
 TEST(TrainingStep, BackwardReportsEachGradientCompleteOnceAndFinal) {
+  for (const Architecture arch : {Architecture::EncoderDecoder, Architecture::DecoderOnly})
   for (const EmbeddingTying tying : {EmbeddingTying::All, EmbeddingTying::TargetOutput, EmbeddingTying::None}) {
     for (const NormPosition norm : {NormPosition::Post, NormPosition::Pre}) {
+      if (arch == Architecture::DecoderOnly && tying == EmbeddingTying::All) continue;  // one embedding table
+      SCOPED_TRACE(architecture_name(arch));
       ModelConfig c = small_config();
       c.tie_embeddings = tying;
       c.norm = norm;
       c.output_bias = tying == EmbeddingTying::None;
+      if (arch != Architecture::EncoderDecoder) c = one_stack_config(c, arch, c.tgt_vocab_size);
       Transformer<float> model(c);
       initialize_parameters(model.parameters(), c, 3);
       const ParameterStore<float>& p = model.parameters();

@@ -169,3 +169,34 @@ def test_train_runs_the_cli_trainer_and_resumes(tmp_path):
     result = heptapod.train(os.path.join(DATA, "numbers.train.es"), os.path.join(DATA, "numbers.train.en"), out,
                             on_update=updates.append, **args)
     assert [u["step"] for u in updates] == [7, 8]
+
+
+def test_train_takes_the_cli_option_table_and_trains_the_cli_model(tmp_path):
+    # Options Python's train once lacked (dropouts, norm, tie, cool-down, averaging, products, validation beam,
+    # the all-reduce flag): the same run through Python and through the CLI writes the same model file.
+    train_es, train_en = os.path.join(DATA, "numbers.train.es"), os.path.join(DATA, "numbers.train.en")
+    options = dict(preset="tiny", d_model=32, d_ff=64, vocab_model="char", steps=4, batch_tokens=512, warmup=2,
+                   valid_every=2, valid_bleu_sentences=2, valid_beam=2, log_every=2, threads=1, dropout=0.1,
+                   attention_dropout=0.05, activation_dropout=0.05, embedding_dropout=0.05, norm="pre",
+                   tie="none", cooldown=2, average=2, keep_checkpoints=2, matmul_precision="float32",
+                   no_overlap_allreduce=True, valid_source=SOURCES, valid_target=TARGETS)
+    result = heptapod.train(train_es, train_en, str(tmp_path / "py"), **options)
+    args = []
+    for key, value in options.items():
+        if value is True:
+            args.append("--" + key.replace("_", "-"))
+        else:
+            args += ["--" + key.replace("_", "-"), str(value)]
+    cli("train", "--source", train_es, "--target", train_en, "-o", str(tmp_path / "cli"), *args)
+    for name in ("model.htp", "averaged.htp"):
+        with open(tmp_path / "py" / name, "rb") as a, open(tmp_path / "cli" / name, "rb") as b:
+            assert a.read() == b.read(), name
+    config = heptapod.Translator(result["model"]).config
+    assert config["norm"] == "pre" and config["tie_embeddings"] == "none"
+    # Bad values get the CLI's checks, named as Python spells them.
+    with pytest.raises(heptapod.Error, match="warmup"):
+        heptapod.train(train_es, train_en, str(tmp_path / "bad"), warmup=0)
+    with pytest.raises(heptapod.Error, match="matmul_precision"):
+        heptapod.train(train_es, train_en, str(tmp_path / "bad"), matmul_precision="float8")
+    with pytest.raises(heptapod.Error, match="takes a value"):
+        heptapod.train(train_es, train_en, str(tmp_path / "bad"), steps=True)

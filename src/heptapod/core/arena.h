@@ -43,7 +43,6 @@ class Arena {
   void reserve(std::size_t bytes);
 
   std::size_t capacity() const { return main_size_; }
-  std::size_t high_water() const { return high_water_; }
   // Number of heap allocations made so far (a steady-state step must not change it).
   std::uint64_t heap_allocations() const { return heap_allocations_; }
 

@@ -36,7 +36,6 @@ class ParallelLineReader {
  public:
   ParallelLineReader(const std::string& source_path, const std::string& target_path);
   bool next(std::string& source, std::string& target);
-  long long pairs_read() const { return source_.lines_read(); }
   long long source_bytes_read() const { return source_.bytes_read(); }
 
  private:

@@ -206,15 +206,6 @@ bool Vocabulary::is_special(int id) const {
   return processor_->IsControl(own) || processor_->IsUnknown(own) || processor_->IsUnused(own);
 }
 
-int Vocabulary::id_of(const std::string& piece) const {
-  if (!ids_) {
-    const int id = processor_->PieceToId(piece);
-    return id == processor_->unk_id() && piece != processor_->IdToPiece(id) ? -1 : id;
-  }
-  const auto it = ids_->by_piece.find(piece);
-  return it == ids_->by_piece.end() ? -1 : it->second;
-}
-
 std::uint64_t Vocabulary::fingerprint() const {
   std::uint64_t h = fnv1a(serialized_);
   if (ids_) {

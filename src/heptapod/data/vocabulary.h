@@ -58,8 +58,6 @@ class Vocabulary {
   int size() const;
   // Whether text never tokenizes to this id: a control or unknown piece, or one SentencePiece lacks.
   bool is_special(int id) const;
-  // The id of a piece (-1 if it has none).
-  int id_of(const std::string& piece) const;
   const std::string& serialized() const { return serialized_; }
   // The vocabulary's own ids, or null when SentencePiece's are used.
   const VocabIds* ids() const { return ids_ ? &ids_->table : nullptr; }

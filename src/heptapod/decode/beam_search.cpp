@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/logits_top.h"
 
 namespace heptapod {
 
@@ -30,30 +31,40 @@ struct Candidate {
 
 }  // namespace
 
-std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
-                                                 const SearchOptions& o) {
-  require(o.beam >= 1 && o.nbest >= 1 && o.nbest <= o.beam, "search: need beam >= 1 and 1 <= nbest <= beam");
+std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
+                              const SearchOptions& o, const std::vector<std::vector<int>>& prefixes,
+                              int rows_per_sentence) {
   require(o.max_extra_length >= 0 && o.min_length >= 0, "search: max extra length and min length must be >= 0");
+  require(prefixes.empty() || prefixes.size() == sources.size(), "search: one target prefix per source expected");
+  const PaddedSources padded = pad_sources(sources, decoder.config());
+  std::vector<int> limit(sources.size());
+  int max_steps = 1;
+  for (std::size_t b = 0; b < sources.size(); ++b) {
+    limit[b] = padded.lengths[b] + o.max_extra_length;
+    if (!prefixes.empty()) limit[b] = std::max(limit[b], static_cast<int>(prefixes[b].size()) + 1);
+    max_steps = std::max(max_steps, limit[b] + 1);
+  }
+  decoder.start(padded.tokens.data(), static_cast<int>(sources.size()), padded.S, padded.lengths.data(),
+                rows_per_sentence, max_steps, o.cache);
+  return limit;
+}
+
+int aligned_source_position(const IncrementalDecoder& decoder, int row) {
+  const float* att = decoder.last_cross_attention() + static_cast<long>(row) * decoder.padded_source_length();
+  const int n = std::max(std::min(decoder.source_length(row), decoder.padded_source_length()), 1);
+  return static_cast<int>(std::max_element(att, att + n) - att);
+}
+
+std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
+                                                 const SearchOptions& o, const std::vector<std::vector<int>>& prefixes) {
+  require(o.beam >= 1 && o.nbest >= 1 && o.nbest <= o.beam, "search: need beam >= 1 and 1 <= nbest <= beam");
   const int B = static_cast<int>(sources.size());
   std::vector<std::vector<Hypothesis>> results(B);
   if (B == 0) return results;
   const ModelConfig& c = decoder.config();
   const int bos_id = c.bos_id, eos_id = c.eos_id;
   const std::vector<int> banned = banned_output_ids(c);
-  const int extra = c.source_eos ? 1 : 0;  // the end token the model reads after each source
-  int S = 1, max_steps = 1;
-  for (const auto& s : sources) {
-    S = std::max(S, static_cast<int>(s.size()) + extra);
-    max_steps = std::max(max_steps, static_cast<int>(s.size()) + extra + o.max_extra_length + 1);
-  }
-  std::vector<int> src(static_cast<std::size_t>(B) * S, c.pad_id), src_len(B);
-  for (int b = 0; b < B; ++b) {
-    int* row = src.data() + static_cast<long>(b) * S;
-    std::copy(sources[b].begin(), sources[b].end(), row);
-    src_len[b] = static_cast<int>(sources[b].size()) + extra;
-    if (extra) row[sources[b].size()] = eos_id;
-  }
-  decoder.start(src.data(), B, S, src_len.data(), o.beam, max_steps, o.cache);
+  const std::vector<int> limit = start_search(decoder, sources, o, prefixes, o.beam);
 
   const int k = o.beam;
   std::vector<Row> rows(static_cast<std::size_t>(B) * k);
@@ -63,24 +74,57 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   const int vocab = decoder.vocabulary_size();
   const int top = std::min(2 * k + static_cast<int>(banned.size()), vocab);  // 2k candidates past any banned
 
+  // The prefix token row r must take now, or -1.
+  auto forced = [&](int r) {
+    if (prefixes.empty()) return -1;
+    const std::vector<int>& prefix = prefixes[decoder.sentence_of(r)];
+    const std::size_t made = rows[r].tokens.size();
+    return made < prefix.size() ? prefix[made] : -1;
+  };
+  NextTokens processed;  // each row's candidates when the whole distribution was needed
   while (decoder.rows() > 0) {
     const int step = decoder.position();
     std::vector<int> tokens(decoder.rows());
-    for (int r = 0; r < decoder.rows(); ++r) tokens[r] = rows[r].tokens.empty() ? bos_id : rows[r].tokens.back();
-    const NextTokens& next = decoder.step(tokens, top);  // each row's best `top` tokens
-    const float* attention = decoder.last_cross_attention();  // (rows, S)
+    bool whole = o.guards.active();  // whether this step needs every row's whole distribution
+    for (int r = 0; r < decoder.rows(); ++r) {
+      tokens[r] = rows[r].tokens.empty() ? bos_id : rows[r].tokens.back();
+      whole = whole || forced(r) >= 0;
+    }
+    // Each row's best `top` tokens: straight from the decoder, or from its logits after the repetition guards;
+    // a row in its prefix has the forced token alone.
+    const NextTokens& next = whole ? processed : decoder.step(tokens, top);
+    if (whole) {
+      const float* logits = decoder.step_logits(tokens);  // (rows, V)
+      processed.top = top;
+      processed.ids.assign(static_cast<std::size_t>(decoder.rows()) * top, 0);
+      processed.log_probs.assign(processed.ids.size(), -std::numeric_limits<float>::infinity());
+      std::vector<float> row(vocab);  // (V)
+      for (int r = 0; r < decoder.rows(); ++r) {
+        std::copy_n(logits + static_cast<long>(r) * vocab, vocab, row.data());
+        apply_repetition_guards(row.data(), vocab, rows[r].tokens, o.guards);
+        log_softmax(row.data(), vocab);
+        const std::size_t at = static_cast<std::size_t>(r) * top;
+        if (const int token = forced(r); token >= 0) {
+          processed.ids[at] = token;
+          processed.log_probs[at] = row[token];
+          continue;
+        }
+        int count = 0;
+        kernels::logits_top(row.data(), vocab, 0, top, count, processed.log_probs.data() + at, processed.ids.data() + at);
+      }
+    }
 
     std::vector<int> order;
     std::vector<Row> next_rows;
     for (int base = 0; base < decoder.rows(); base += k) {
       const int sentence = decoder.sentence_of(base);
-      const int limit = src_len[sentence] + o.max_extra_length;  // output tokens allowed before the end token
       // The best 2k extensions over the sentence's k rows.
       std::vector<Candidate> cands;
       for (int r = base; r < base + k; ++r) {
         if (!std::isfinite(rows[r].log_prob)) continue;
         for (int i = 0; i < top; ++i) {
           const std::size_t at = static_cast<std::size_t>(r) * top + i;
+          if (!std::isfinite(next.log_probs[at])) continue;  // a forced or guarded row's missing candidates
           if (std::find(banned.begin(), banned.end(), next.ids[at]) != banned.end()) continue;
           cands.push_back({rows[r].log_prob + next.log_probs[at], r, next.ids[at]});
         }
@@ -88,9 +132,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.total > b.total; });
       auto extend = [&](const Candidate& c) {
         Row row = rows[c.row];
-        const float* att = attention + static_cast<long>(c.row) * decoder.padded_source_length();
-        const int n = std::max(src_len[sentence], 1);
-        row.alignment.push_back(static_cast<int>(std::max_element(att, att + n) - att));
+        row.alignment.push_back(aligned_source_position(decoder, c.row));
         row.log_prob = c.total;
         row.parent = c.row;
         return row;
@@ -117,7 +159,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
         row.tokens.push_back(c.token);
         beam.push_back(std::move(row));
       }
-      const bool at_limit = step + 1 >= limit || beam.empty();
+      const bool at_limit = step + 1 >= limit[sentence] || beam.empty();
       if (static_cast<int>(finished[sentence].size()) >= k || at_limit) {
         if (static_cast<int>(finished[sentence].size()) < k)
           for (auto& row : beam) finish(std::move(row), false);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heptapod/decode/incremental_decoder.h"
+#include "heptapod/decode/logits_processors.h"
 
 namespace heptapod {
 
@@ -16,6 +17,7 @@ struct SearchOptions {
   int nbest = 1;                // hypotheses returned per sentence (<= beam)
   int min_length = 0;           // the end token is banned until the output has this many tokens
   CachePrecision cache = CachePrecision::Float16;  // the decoder's key/value storage
+  RepetitionGuards guards;      // applied to every row's logits (log-probabilities then rank the candidates)
 };
 
 struct Hypothesis {
@@ -27,9 +29,23 @@ struct Hypothesis {
 
 // Translates token sequences (without the end token a model with source_eos reads: it is added here);
 // result[i] holds up to nbest hypotheses for sources[i], best first. The ids the model config bans
-// (banned_output_ids: pad and the start token) are never emitted.
+// (banned_output_ids: pad and the start token) are never emitted. prefixes: empty, or one per source: the
+// tokens every hypothesis of that sentence begins with (forced, their log-probabilities counted), the search
+// continuing after them; outputs may be as long as the prefix and one more token whatever the length limit.
 std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
-                                                 const SearchOptions& options);
+                                                 const SearchOptions& options,
+                                                 const std::vector<std::vector<int>>& prefixes = {});
+
+// What every search over the decoder begins with: starts `decoder` on the sources (each padded as the
+// model reads it) with rows_per_sentence rows each, room for the longest output, and returns each
+// sentence's length limit: the output tokens allowed before the end token (source length +
+// max_extra_length, and at least the prefix and one more).
+std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
+                              const SearchOptions& options, const std::vector<std::vector<int>>& prefixes,
+                              int rows_per_sentence);
+
+// The source position row `row` attended most at the last step (last layer, heads averaged).
+int aligned_source_position(const IncrementalDecoder& decoder, int row);
 
 // GNMT length penalty ((5 + length) / 6)^alpha.
 float length_penalty(int length, float alpha);

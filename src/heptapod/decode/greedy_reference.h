@@ -1,6 +1,6 @@
 // Greedy decoding by full recomputation: every step re-runs the whole model on the prefixes. Quadratic in
-// the output length, but obviously correct; it is the oracle the incremental decoder is tested against,
-// and serves demos and validation until that decoder lands.
+// the output length, but obviously correct: the oracle the incremental decoder and greedy search are tested
+// against (tests/test_decode.cpp), and what `heptapod demo` checks its tiny models with.
 #pragma once
 
 #include <vector>

@@ -148,9 +148,8 @@ void IncrementalDecoder::attend_source(int layer, const float* q, int ldq, float
   attend(q, ldq, layer, true, context, last ? alignment_.data() : nullptr);
 }
 
-const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int top) {
+const float* IncrementalDecoder::advance(const std::vector<int>& tokens) {
   require(static_cast<int>(tokens.size()) == rows_, "decoder: one token per row expected");
-  require(top >= 1 && top <= config_.tgt_vocab_size, "decoder: top tokens must be between 1 and the vocabulary size");
   require(position_ < max_steps_, "decoder: past the maximum output length");
   const int C = config_.d_model, V = config_.tgt_vocab_size;
   for (int t : tokens) require(t >= 0 && t < V, "decoder: token id outside the target vocabulary");
@@ -162,7 +161,12 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
   for (int r = 0; r < rows_; ++r) history_[static_cast<std::size_t>(position_) * cache_rows_ + r] = r;
   step_arena_.reset();
   step_positions_.assign(rows_, position_);
-  const float* x = model_.decode_step(tokens.data(), step_positions_.data(), rows_, *this, step_arena_);  // (rows, C)
+  return model_.decode_step(tokens.data(), step_positions_.data(), rows_, *this, step_arena_);  // (rows, C)
+}
+
+const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int top) {
+  require(top >= 1 && top <= config_.tgt_vocab_size, "decoder: top tokens must be between 1 and the vocabulary size");
+  const float* x = advance(tokens);  // (rows, C)
   // The vocabulary a block of columns at a time, for all rows: the weights are read once, and only one
   // block's logits are held. Each row keeps a running log-sum-exp and its best `top` logits.
   next_.top = top;
@@ -187,6 +191,19 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
     for (int j = 0; j < top; ++j) next_.log_probs[static_cast<std::size_t>(r) * top + j] -= log_z_[r];
   ++position_;
   return next_;
+}
+
+const float* IncrementalDecoder::step_logits(const std::vector<int>& tokens) {
+  const float* x = advance(tokens);  // (rows, C)
+  const int V = config_.tgt_vocab_size;
+  full_logits_.resize(static_cast<std::size_t>(rows_) * V);
+  for (const auto& [v0, n] : model_.output_column_blocks()) {
+    model_.project_output_columns(x, rows_, v0, n, logits_.data());  // (rows, n)
+    for (int r = 0; r < rows_; ++r)
+      std::copy_n(logits_.data() + static_cast<long>(r) * n, n, full_logits_.data() + static_cast<long>(r) * V + v0);
+  }
+  ++position_;
+  return full_logits_.data();
 }
 
 void IncrementalDecoder::reorder(const std::vector<int>& order) {

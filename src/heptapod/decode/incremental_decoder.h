@@ -38,6 +38,9 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // Feeds one token per row at the current position and returns each row's `top` (<= V) most likely next
   // tokens, valid until the next call. Afterwards the position advances by one.
   const NextTokens& step(const std::vector<int>& tokens, int top);
+  // The same step returning every row's raw logits (rows, V) instead, valid until the next call: for what
+  // needs the whole distribution (sampling, repetition guards, a forced token's probability).
+  const float* step_logits(const std::vector<int>& tokens);
 
   // Keeps rows `order` (each an index into the current rows, repeats allowed, at most as many as start()
   // made) in that order: after beam selection, or to drop the rows of finished sentences.
@@ -56,6 +59,8 @@ class IncrementalDecoder final : private AttentionCache<float> {
   int padded_source_length() const { return S_; }
 
  private:
+  // Feeds one token per row at the current position through the decoder layers -> their output (rows, C).
+  const float* advance(const std::vector<int>& tokens);
   void attend_self(int layer, const float* q, int ldq, const float* kv, int ldkv, float* context) override;
   void attend_source(int layer, const float* q, int ldq, float* context) override;
   // q: (rows, C) query rows, ldq apart, against layer li's cross keys/values or self-attention cache, whose
@@ -83,6 +88,7 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // Per-step scratch, sized for the largest row count seen: attention scores and the alignment.
   std::vector<float> scores_, alignment_;
   std::vector<float> logits_;  // (rows, widest output block): the vocabulary is scored a block at a time
+  std::vector<float> full_logits_;  // (rows, V): step_logits()' result
   std::vector<float> log_z_;   // (rows): running log-sum-exp of the logits
   std::vector<int> top_count_; // (rows): entries in each row's best list so far
   NextTokens next_;

@@ -48,7 +48,11 @@ Translator::Translator(const std::string& model_path, const TranslatorOptions& o
   decoder_ = std::make_unique<IncrementalDecoder>(*model_);
 }
 
-std::vector<Translation> Translator::translate(const std::vector<std::string>& sentences, const TranslateOptions& o) {
+std::vector<Translation> Translator::translate(const std::vector<std::string>& sentences, const TranslateOptions& o,
+                                              const std::vector<std::string>& target_prefixes) {
+  require(target_prefixes.empty() || target_prefixes.size() == sentences.size(),
+          "translate: " + std::to_string(sentences.size()) + " sentences but " + std::to_string(target_prefixes.size()) +
+              " target prefixes");
   std::vector<Translation> out(sentences.size());
   std::vector<std::vector<int>> tokens(sentences.size());
   std::vector<std::size_t> lengths(sentences.size(), 0), todo;
@@ -77,9 +81,13 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     prepared_ = true;
   }
   for (const auto& group : batches) {
-    std::vector<std::vector<int>> batch;
-    for (std::size_t g : group) batch.push_back(tokens[todo[g]]);
-    const auto results = beam_search(*decoder_, batch, o.search);
+    std::vector<std::vector<int>> batch, prefixes;
+    for (std::size_t g : group) {
+      batch.push_back(tokens[todo[g]]);
+      if (!target_prefixes.empty()) prefixes.push_back(vocabs_.target.encode(target_prefixes[todo[g]]));
+    }
+    const auto results = o.sample ? sample_search(*decoder_, batch, o.search, o.sampling, prefixes)
+                                  : beam_search(*decoder_, batch, o.search, prefixes);
     for (std::size_t k = 0; k < group.size(); ++k) {
       Translation& t = out[todo[group[k]]];
       for (const Hypothesis& h : results[k]) {

@@ -1,6 +1,7 @@
-// The Translator: everything between text in and text out, shared by `heptapod translate`, `heptapod score`
-// and any program (or future server) that links the library. It loads a model file (which carries its
-// vocabularies), batches sentences by length under a token budget, searches, and restores input order.
+// The Translator, the translation front end: everything between text in and text out, shared by `heptapod
+// translate`, `heptapod score`, `heptapod serve`, the Python module and any program that links the library.
+// It loads an encoder-decoder model file (which carries its vocabularies), batches sentences by length under a
+// token budget, searches, and restores input order.
 //
 //   heptapod::Translator translator("model.htp");
 //   heptapod::TranslateOptions options;  // beam 4, alpha 0.6, up to source length + 50
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "heptapod/decode/beam_search.h"
+#include "heptapod/decode/sampling_search.h"
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/model/transformer.h"
 
@@ -21,6 +23,8 @@ namespace heptapod {
 
 struct TranslateOptions {
   SearchOptions search;
+  bool sample = false;        // draw search.nbest samples per sentence (sampling_search.h) instead of beam search
+  SamplingOptions sampling;
   int batch_tokens = 4096;       // source tokens per search batch (sentences sorted by length)
   int max_input_tokens = 1024;   // longer inputs are truncated to this many tokens (or rejected)
   bool reject_long_inputs = false;
@@ -59,7 +63,10 @@ class Translator {
   // Loads the model and its vocabularies; a file that does not load, or has no vocabularies, is an Error.
   explicit Translator(const std::string& model_path, const TranslatorOptions& options = {});
 
-  std::vector<Translation> translate(const std::vector<std::string>& sentences, const TranslateOptions& options);
+  // target_prefixes: empty, or one per sentence: text every translation of it begins with (an empty one
+  // forces nothing); the translation is the prefix and the model's continuation.
+  std::vector<Translation> translate(const std::vector<std::string>& sentences, const TranslateOptions& options,
+                                     const std::vector<std::string>& target_prefixes = {});
   // Log-probabilities of target sentences given source sentences (same count).
   std::vector<SentenceScore> score(const std::vector<std::string>& sources, const std::vector<std::string>& targets,
                                    int batch_tokens = 4096);

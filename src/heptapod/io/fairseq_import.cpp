@@ -131,25 +131,25 @@ FairseqModel import_fairseq(const std::string& dir) {
   StateDictCopier copy(f, model);
   switch (c.tie_embeddings) {
     case EmbeddingTying::All:
-      copy.copy("encoder.embed_tokens.weight", "shared_embedding/weight");
+      copy.copy("encoder.embed_tokens.weight", source_embedding_name(c));
       copy.require_tied("decoder.embed_tokens.weight", "encoder.embed_tokens.weight");
       copy.require_tied("decoder.output_projection.weight", "encoder.embed_tokens.weight");
       break;
     case EmbeddingTying::TargetOutput:
-      copy.copy("encoder.embed_tokens.weight", "encoder/embedding/weight");
-      copy.copy("decoder.embed_tokens.weight", "decoder/embedding/weight");
+      copy.copy("encoder.embed_tokens.weight", source_embedding_name(c));
+      copy.copy("decoder.embed_tokens.weight", target_embedding_name(c));
       copy.require_tied("decoder.output_projection.weight", "decoder.embed_tokens.weight");
       break;
     case EmbeddingTying::None:
-      copy.copy("encoder.embed_tokens.weight", "encoder/embedding/weight");
-      copy.copy("decoder.embed_tokens.weight", "decoder/embedding/weight");
-      copy.copy("decoder.output_projection.weight", "decoder/output_proj/weight");
+      copy.copy("encoder.embed_tokens.weight", source_embedding_name(c));
+      copy.copy("decoder.embed_tokens.weight", target_embedding_name(c));
+      copy.copy("decoder.output_projection.weight", output_projection_name(c));
       break;
   }
   copy_encoder_decoder_layers(copy, c, bart_layer_naming("encoder.layers.", "decoder.layers."));
   if (c.norm == NormPosition::Pre) {
-    copy.copy_linear("encoder.layer_norm", "encoder/final_norm");
-    copy.copy_linear("decoder.layer_norm", "decoder/final_norm");
+    copy.copy_linear("encoder.layer_norm", final_norm_prefix(Stack::Encoder));
+    copy.copy_linear("decoder.layer_norm", final_norm_prefix(Stack::Decoder));
   }
   // The sinusoidal modules keep only a dummy buffer; "version" tensors are fairseq's bookkeeping.
   copy.require_all_used({"embed_positions._float_tensor", ".version"}, "fairseq model");

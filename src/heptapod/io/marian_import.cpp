@@ -123,18 +123,18 @@ std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
   };
   const std::string src_emb = first_present({"model.shared.weight", "model.encoder.embed_tokens.weight"});
   if (c.tie_embeddings == EmbeddingTying::All) {
-    copy.copy(src_emb, "shared_embedding/weight");
+    copy.copy(src_emb, source_embedding_name(c));
     for (const char* n : {"model.shared.weight", "model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight",
                           "lm_head.weight"})
       copy.require_tied(n, src_emb);
   } else {
-    copy.copy(src_emb, "encoder/embedding/weight");
-    copy.copy("model.decoder.embed_tokens.weight", "decoder/embedding/weight");
+    copy.copy(src_emb, source_embedding_name(c));
+    copy.copy("model.decoder.embed_tokens.weight", target_embedding_name(c));
     if (c.tie_embeddings == EmbeddingTying::TargetOutput) copy.require_tied("lm_head.weight", "model.decoder.embed_tokens.weight");
-    else copy.copy("lm_head.weight", "decoder/output_proj/weight");
+    else copy.copy("lm_head.weight", output_projection_name(c));
   }
   // A buffer Hugging Face never trains, and loads as zeros when a file lacks it (the bias starts at zero here).
-  if (copy.has("final_logits_bias")) copy.copy("final_logits_bias", "decoder/output_proj/bias");
+  if (copy.has("final_logits_bias")) copy.copy("final_logits_bias", output_bias_name());
 
   // The positions: sinusoids Heptapod computes itself; stored ones must be those.
   for (const char* n : {"model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight"}) {

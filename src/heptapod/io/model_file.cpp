@@ -48,13 +48,13 @@ void check_bfloat16(const SafetensorsFile& file, const TensorEntry& e) {
 // buffer of the config's size is allocated, so a header that claims a huge model costs nothing). Where
 // `low_precision` says a name may be stored in low precision, I8 (with valid scales) or BF16 pass too.
 void check_tensors(const SafetensorsFile& file, const std::vector<ParamSpec>& specs, const std::string& prefix,
-                   const std::function<bool(const std::string&)>& low_precision = {}) {
+                   const std::function<bool(const ParamSpec&)>& low_precision = {}) {
   const std::string& where = file.where();
   for (const ParamSpec& spec : specs) {
     const std::string name = prefix + spec.name;
     const TensorEntry* e = file.find(name);
     require(e != nullptr, where + ": missing tensor \"" + name + "\"");
-    const bool allowed = low_precision && low_precision(spec.name);
+    const bool allowed = low_precision && low_precision(spec);
     require(e->dtype == DType::F32 || (allowed && (e->dtype == DType::I8 || e->dtype == DType::BF16)),
             where + ": tensor \"" + name + "\" has dtype " + dtype_name(e->dtype) + ", expected F32" +
                 (allowed ? ", I8 or BF16" : ""));
@@ -93,13 +93,13 @@ void check_expected(const SafetensorsFile& file, const std::set<std::string>& ex
 // Checked before parameter_layout(), whose size grows with the layer counts the (untrusted) config claims.
 void check_layer_count(const SafetensorsFile& file, const ModelConfig& c) {
   const std::size_t n = file.tensors().size();
-  for (auto [layers, stack] : {std::pair{c.encoder_layers, "encoder"}, {c.decoder_layers, "decoder"}}) {
+  for (auto [layers, stack] : {std::pair{c.encoder_layers, Stack::Encoder}, {c.decoder_layers, Stack::Decoder}}) {
     if (static_cast<std::size_t>(layers) <= n) continue;
     // Some layer index <= n has no tensors at all; name the first such tensor.
-    for (std::size_t i = 0;; ++i) {
-      const std::string name = std::string(stack) + "/layers/" + std::to_string(i) + "/self_attn/q_proj/weight";
+    for (int i = 0;; ++i) {
+      const std::string name = layer_prefix(stack, i) + "/self_attn/q_proj/weight";
       require(file.find(name) != nullptr, file.where() + ": missing tensor \"" + name + "\" (the config has " +
-                                              std::to_string(layers) + " " + stack + " layers)");
+                                              std::to_string(layers) + " " + stack_name(stack) + " layers)");
     }
   }
 }
@@ -203,7 +203,7 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
   }
   check_layer_count(file, config);
   const std::vector<ParamSpec> specs = parameter_layout(config);
-  auto low_precision = [&](const std::string& name) { return is_low_precision_parameter(config, name); };
+  auto low_precision = [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); };
   check_tensors(file, specs, "", low_precision);
   auto model = std::make_unique<Transformer<float>>(config);
   ParameterStore<float>& params = model->parameters();
@@ -246,7 +246,7 @@ void save_low_precision_model(const SafetensorsFile& file, const InferencePrecis
   w.set_metadata("weights", compute_type_name(type));
   const ParameterStore<float>& params = model->parameters();
   for (const TensorEntry& e : file.tensors()) {
-    const bool low = params.contains(e.name) && is_low_precision_parameter(config, e.name) &&
+    const bool low = params.contains(e.name) && is_low_precision_parameter(config, params.spec(e.name)) &&
                      !(precision.float_output && e.name == output_projection_name(config));
     if (!low) {
       w.add(e.name, e.dtype, e.shape, file.data(e));

@@ -95,14 +95,14 @@ void copy_encoder_decoder_layers(StateDictCopier& copy, const ModelConfig& c, co
     copy.copy_linear(layer + n.fc2, dst + "/ffn/fc2");
   };
   for (int i = 0; i < c.encoder_layers; ++i) {
-    const std::string s = n.encoder_prefix + std::to_string(i) + ".", d = "encoder/layers/" + std::to_string(i);
+    const std::string s = n.encoder_prefix + std::to_string(i) + ".", d = layer_prefix(Stack::Encoder, i);
     attention(s + n.self_attn, d + "/self_attn");
     copy.copy_linear(s + n.encoder_norms[0], d + "/self_attn_norm");
     ffn(s, d);
     copy.copy_linear(s + n.encoder_norms[1], d + "/ffn_norm");
   }
   for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string s = n.decoder_prefix + std::to_string(i) + ".", d = "decoder/layers/" + std::to_string(i);
+    const std::string s = n.decoder_prefix + std::to_string(i) + ".", d = layer_prefix(Stack::Decoder, i);
     attention(s + n.self_attn, d + "/self_attn");
     copy.copy_linear(s + n.decoder_norms[0], d + "/self_attn_norm");
     attention(s + n.cross_attn, d + "/cross_attn");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heptapod/io/safetensors.h"
+#include "heptapod/model/parameter_layout.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {

@@ -58,17 +58,17 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
   }
   auto model = std::make_unique<Transformer<float>>(c);
   StateDictCopier copy(f, *model);
-  copy.copy("src_tok_emb.embedding.weight", "encoder/embedding/weight");
-  copy.copy("tgt_tok_emb.embedding.weight", "decoder/embedding/weight");
-  copy.copy("generator.weight", "decoder/output_proj/weight");
-  if (c.output_bias) copy.copy("generator.bias", "decoder/output_proj/bias");
+  copy.copy("src_tok_emb.embedding.weight", source_embedding_name(c));
+  copy.copy("tgt_tok_emb.embedding.weight", target_embedding_name(c));
+  copy.copy("generator.weight", output_projection_name(c));
+  if (c.output_bias) copy.copy("generator.bias", output_bias_name());
   const LayerNaming names{"transformer.encoder.layers.", "transformer.decoder.layers.", "self_attn",
                           "multihead_attn", "linear1", "linear2", {"norm1", "norm2"}, {"norm1", "norm2", "norm3"},
                           /*packed_qkv=*/true};
   copy_encoder_decoder_layers(copy, c, names);
   if (encoder_norm) {
-    copy.copy_linear("transformer.encoder.norm", "encoder/final_norm");
-    copy.copy_linear("transformer.decoder.norm", "decoder/final_norm");
+    copy.copy_linear("transformer.encoder.norm", final_norm_prefix(Stack::Encoder));
+    copy.copy_linear("transformer.decoder.norm", final_norm_prefix(Stack::Decoder));
   }
   // The tutorial's positional table is a buffer Heptapod computes itself.
   copy.require_all_used({"pos_embedding"}, "nn.Transformer model");

@@ -22,6 +22,8 @@ using kernels::Trans;
 AttentionShape::AttentionShape(const Sequences& q, const Sequences& k, bool causal)
     : q_(&q), k_(&k), causal_(causal), score_start_(q.count() + 1, 0) {
   require(q.count() == k.count(), "attention: query and key sentence counts differ");
+  for (int b = 0; b < q.count() && causal; ++b)
+    require(k.len[b] >= q.len[b], "attention: causal attention needs at least as many keys as queries");
   for (int b = 0; b < q.count(); ++b)
     score_start_[b + 1] = score_start_[b] + static_cast<long>(q.len[b]) * k.len[b];
 }
@@ -48,14 +50,14 @@ Block block(const AttentionShape& s, int bh, int H, int D, int ldq, int ldkv) {
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& s,
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y, OutputBias out_bias,
-                       const ProjectedKeysValues<T>* projected) {
+                       const ProjectedKeysValues<T>* projected, const ScoreTerm<T>* term) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const long score_count = s.scores(H);
   const bool self = xq == xkv;
   if (self) {
     // An inference model's packed q|k|v, else row-major copies for this step.
-    saved.stacked = attn.qkv.packed ? attn.qkv : stack_linear({&attn.q_proj, &attn.k_proj, &attn.v_proj}, arena);
+    saved.stacked = stacked_projection(attn, true, arena);
     saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * 3 * C);  // (Nq, 3C): q | k | v per row
     linear_forward(saved.stacked, xq, Nq, saved.q);
     saved.k = saved.q + C;
@@ -67,7 +69,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
       saved.k = projected->kv;
       saved.ldkv = projected->ld;
     } else {
-      saved.stacked = attn.kv.packed ? attn.kv : stack_linear({&attn.k_proj, &attn.v_proj}, arena);
+      saved.stacked = stacked_projection(attn, false, arena);
       T* kv = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
       linear_forward(saved.stacked, xkv, Nk, kv);
       saved.k = kv;
@@ -90,6 +92,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
     T* probs = saved.probs + blk.s_off;  // (lq, lk)
     block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, probs,
                   blk.lk);
+    if (term) term->add(bh / H, bh % H, saved.q + blk.q_off, ldq, blk.lq, blk.lk, probs);
     kernels::attention_softmax_forward(probs, blk.lq, blk.lk, s.causal(), scale);
     T* dropped = saved.dropped + blk.s_off;  // (lq, lk)
     if (dropped != probs)
@@ -104,7 +107,7 @@ template <typename T>
 void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T* xq, const T* xkv,
                         const AttentionShape& s, const DropoutSite& drop, const AttentionSaved<T>& saved,
                         Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias,
-                        const ProjectedKeysValues<T>* projected) {
+                        const ProjectedKeysValues<T>* projected, ScoreTerm<T>* term) {
   const int C = attn.q_proj.out, H = attn.heads, D = C / H;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const bool self = xq == xkv;
@@ -137,29 +140,35 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
     kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
     // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
     block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, ldkv, dq + blk.q_off, ldq);
+    if (term) term->backward(bh / H, bh % H, saved.q + blk.q_off, ldq, ds, blk.lq, blk.lk, dq + blk.q_off);
     block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, ldq, dk + blk.k_off, ldkv);
   }
   if (self) {
-    stacked_backward(saved.stacked, {&attn.q_proj, &attn.k_proj, &attn.v_proj}, dq, xq, Nq, dxq, accumulate_dxq,
-                     arena);
+    stacked_backward(saved.stacked, std::span<const Linear<T>* const>(attn.self_parts()), dq, xq, Nq, dxq,
+                     accumulate_dxq, arena);
   } else {
     linear_backward(attn.q_proj, dq, xq, Nq, dxq, accumulate_dxq);
-    if (!projected) stacked_backward(saved.stacked, {&attn.k_proj, &attn.v_proj}, dk, xkv, Nk, dxkv, true, arena);
+    if (!projected)
+      stacked_backward(saved.stacked, std::span<const Linear<T>* const>(attn.cross_parts()), dk, xkv, Nk, dxkv, true,
+                       arena);
   }
 }
 
 template void attention_forward<float>(const MultiHeadAttention<float>&, const float*, const float*,
                                        const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<float>&,
-                                       float*, OutputBias, const ProjectedKeysValues<float>*);
+                                       float*, OutputBias, const ProjectedKeysValues<float>*,
+                                       const ScoreTerm<float>*);
 template void attention_forward<double>(const MultiHeadAttention<double>&, const double*, const double*,
                                         const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<double>&,
-                                        double*, OutputBias, const ProjectedKeysValues<double>*);
+                                        double*, OutputBias, const ProjectedKeysValues<double>*,
+                                        const ScoreTerm<double>*);
 template void attention_backward<float>(const MultiHeadAttention<float>&, const float*, const float*, const float*,
                                         const AttentionShape&, const DropoutSite&, const AttentionSaved<float>&,
-                                        Arena&, float*, bool, float*, BiasGrad, const ProjectedKeysValues<float>*);
+                                        Arena&, float*, bool, float*, BiasGrad, const ProjectedKeysValues<float>*,
+                                        ScoreTerm<float>*);
 template void attention_backward<double>(const MultiHeadAttention<double>&, const double*, const double*,
                                          const double*, const AttentionShape&, const DropoutSite&,
                                          const AttentionSaved<double>&, Arena&, double*, bool, double*, BiasGrad,
-                                         const ProjectedKeysValues<double>*);
+                                         const ProjectedKeysValues<double>*, ScoreTerm<double>*);
 
 }  // namespace heptapod

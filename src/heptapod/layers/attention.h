@@ -1,6 +1,8 @@
 // Multi-head scaled dot-product attention (self or cross), forward and backward.
 #pragma once
 
+#include <array>
+#include <span>
 #include <vector>
 
 #include "heptapod/core/arena.h"
@@ -18,11 +20,30 @@ struct MultiHeadAttention {
   // matrix: q|k|v (3C, C) for self-attention, k|v (2C, C) for cross-attention, and the parts they replace
   // hold nothing. Empty (packed == nullptr) otherwise.
   Linear<T> qkv, kv;
+
+  // The projections that share an input, in their stacked order: self-attention's q|k|v, cross-attention's
+  // k|v (the keys and values of the encoder output).
+  std::array<const Linear<T>*, 3> self_parts() const { return {&q_proj, &k_proj, &v_proj}; }
+  std::array<const Linear<T>*, 2> cross_parts() const { return {&k_proj, &v_proj}; }
+  std::array<Linear<T>*, 3> self_parts() { return {&q_proj, &k_proj, &v_proj}; }
+  std::array<Linear<T>*, 2> cross_parts() { return {&k_proj, &v_proj}; }
 };
+
+// Self-attention's q|k|v (3C, C) or cross-attention's k|v (2C, C) as one projection: the packed one of an
+// inference model, else its parts' row-major weights and biases copied into the arena.
+template <typename T>
+Linear<T> stacked_projection(const MultiHeadAttention<T>& attn, bool self, Arena& arena) {
+  const Linear<T>& packed = self ? attn.qkv : attn.kv;
+  if (packed.packed) return packed;
+  if (self) return stack_linear(std::span<const Linear<T>* const>(attn.self_parts()), arena);
+  return stack_linear(std::span<const Linear<T>* const>(attn.cross_parts()), arena);
+}
 
 // Which rows attend to which: sentence b's queries are rows [q.start[b], +q.len[b]) of the query matrix, its
 // keys rows [k.start[b], +k.len[b]) of the key matrix (the same Sequences for self-attention). No padding:
-// each (sentence, head) has a (q.len[b], k.len[b]) block of scores.
+// each (sentence, head) has a (q.len[b], k.len[b]) block of scores. Causal: the queries are the last q.len[b]
+// of a sentence's k.len[b] positions and see the keys up to their own, so keys that precede the queries (a
+// key offset of k.len[b] - q.len[b]: cached positions, Transformer-XL's memory) are visible to all of them.
 class AttentionShape {
  public:
   AttentionShape(const Sequences& q, const Sequences& k, bool causal);
@@ -58,6 +79,22 @@ struct AttentionSaved {
   T* context = nullptr;  // (Nq, C) heads concatenated, before out_proj
 };
 
+// An additive, query-dependent term of the scores that the model computes (Transformer-XL's position terms):
+// for each (sentence b, head h) block, term(i, j) is added to the raw product q_i . k_j before the scale and
+// the softmax, and the gradient at the raw scores is handed back. Both run inside attention's parallel loop,
+// once per block, concurrently for different blocks: backward() must keep what it accumulates for its own
+// parameters apart per block until the caller sums it after attention_backward() returns.
+template <typename T>
+class ScoreTerm {
+ public:
+  virtual ~ScoreTerm() = default;
+  // q: (lq, D) the block's queries, rows ldq apart. scores: (lq, lk) the raw products, added to.
+  virtual void add(int b, int h, const T* q, int ldq, int lq, int lk, T* scores) const = 0;
+  // ds: (lq, lk) the loss's gradient at the raw scores. dq: (lq, D), rows ldq apart, accumulated: the term's
+  // gradient with respect to the queries.
+  virtual void backward(int b, int h, const T* q, int ldq, const T* ds, int lq, int lk, T* dq) = 0;
+};
+
 // Cross-attention's keys and values projected by the caller (the Transformer runs every decoder layer's k|v
 // projection of the encoder output as one product): this layer's k at kv, its v at kv + C, rows ld apart.
 // The backward pass writes their gradients at dkv, in the same layout, and leaves the k and v projections'
@@ -71,20 +108,22 @@ struct ProjectedKeysValues {
 
 // xq: (Nq, C), xkv: (Nk, C) (the same pointer for self-attention), Nq = q().rows(), Nk = k().rows() ->
 // y: (Nq, C) assigned (without the output projection's bias with OutputBias::Skip). Cross-attention reads its
-// keys and values from `projected` when given (xkv unused).
+// keys and values from `projected` when given (xkv unused). `term`, when given, is added to the raw scores.
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& shape,
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y,
-                       OutputBias out_bias = OutputBias::Add, const ProjectedKeysValues<T>* projected = nullptr);
+                       OutputBias out_bias = OutputBias::Add, const ProjectedKeysValues<T>* projected = nullptr,
+                       const ScoreTerm<T>* term = nullptr);
 
 // dy: (Nq, C). dxq: (Nq, C) assigned or accumulated (accumulate_dxq). dxkv: (Nk, C) always accumulated;
 // for self-attention pass dxq == dxkv. Parameter gradients accumulated, the output projection's bias unless
 // the caller summed it (out_bias). Temporaries come from the arena. With `projected` (as in the forward
-// pass) the key and value gradients go to projected->dkv and dxkv is not touched.
+// pass) the key and value gradients go to projected->dkv and dxkv is not touched. `term`: the forward pass's,
+// which receives the scores' gradient.
 template <typename T>
 void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T* xq, const T* xkv,
                         const AttentionShape& shape, const DropoutSite& drop, const AttentionSaved<T>& saved,
                         Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias = BiasGrad::Compute,
-                        const ProjectedKeysValues<T>* projected = nullptr);
+                        const ProjectedKeysValues<T>* projected = nullptr, ScoreTerm<T>* term = nullptr);
 
 }  // namespace heptapod

@@ -24,28 +24,37 @@ PackedBatch::PackedBatch(const Batch& b)
       decoder_self(tgt, tgt, true),
       cross(tgt, src, false) {}
 
+PaddedSources pad_sources(const std::vector<std::vector<int>>& sources, const ModelConfig& config) {
+  PaddedSources p;
+  p.S = config.has_encoder() ? 1 : 0;  // a decoder-only model reads no source
+  const int extra = config.source_eos && config.has_encoder() ? 1 : 0;  // the end token read after each source
+  for (const auto& s : sources) p.S = std::max(p.S, static_cast<int>(s.size()) + extra);
+  p.tokens.assign(sources.size() * p.S, config.pad_id);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto& s = sources[i];
+    std::copy(s.begin(), s.end(), p.tokens.begin() + static_cast<long>(i) * p.S);
+    if (extra) p.tokens[i * p.S + s.size()] = config.eos_id;
+    p.lengths.push_back(static_cast<int>(s.size()) + extra);
+  }
+  return p;
+}
+
 Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
                  const ModelConfig& config) {
   require(sources.size() == targets.size(), "make_batch: " + std::to_string(sources.size()) + " sources but " +
                                                 std::to_string(targets.size()) + " targets");
   Batch b;
   b.B = static_cast<int>(sources.size());
-  b.S = 1;
+  PaddedSources padded = pad_sources(sources, config);
+  b.S = padded.S;
+  b.src = std::move(padded.tokens);
+  b.src_len = std::move(padded.lengths);
   b.T = 1;
-  const int extra = config.source_eos ? 1 : 0;  // the end token the model reads after each source
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    b.S = std::max(b.S, static_cast<int>(sources[i].size()) + extra);
-    b.T = std::max(b.T, static_cast<int>(targets[i].size()) + 1);
-  }
-  b.src.assign(static_cast<std::size_t>(b.B) * b.S, config.pad_id);
+  for (const auto& t : targets) b.T = std::max(b.T, static_cast<int>(t.size()) + 1);
   b.tgt_in.assign(static_cast<std::size_t>(b.B) * b.T, config.pad_id);
   b.tgt_out.assign(static_cast<std::size_t>(b.B) * b.T, config.pad_id);
   for (int i = 0; i < b.B; ++i) {
-    const auto& s = sources[i];
     const auto& t = targets[i];
-    std::copy(s.begin(), s.end(), b.src.begin() + static_cast<long>(i) * b.S);
-    if (extra) b.src[static_cast<std::size_t>(i) * b.S + s.size()] = config.eos_id;
-    b.src_len.push_back(static_cast<int>(s.size()) + extra);
     int* in = b.tgt_in.data() + static_cast<long>(i) * b.T;
     int* out = b.tgt_out.data() + static_cast<long>(i) * b.T;
     in[0] = config.bos_id;
@@ -59,7 +68,8 @@ Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector
 }
 
 void validate_batch(const Batch& b, const ModelConfig& c) {
-  require(b.B > 0 && b.S > 0 && b.T > 0, "batch: empty dimensions");
+  require(b.B > 0 && b.T > 0 && (b.S > 0) == c.has_encoder(),
+          c.has_encoder() ? "batch: empty dimensions" : "batch: a decoder-only model reads no source (S must be 0)");
   require(b.src.size() == static_cast<std::size_t>(b.B) * b.S && b.src_len.size() == static_cast<std::size_t>(b.B) &&
               b.tgt_in.size() == static_cast<std::size_t>(b.B) * b.T &&
               b.tgt_out.size() == static_cast<std::size_t>(b.B) * b.T && b.tgt_len.size() == static_cast<std::size_t>(b.B),

@@ -34,8 +34,17 @@ struct PackedBatch {
   PackedBatch& operator=(const PackedBatch&) = delete;
 };
 
-// Pads token sequences (without bos/eos) into a batch, ending each source with eos_id when the model has
-// source_eos; checks every id against the vocabularies.
+// Source token sequences (without the end token) as the encoder reads them: each ends with eos_id when the
+// model has source_eos, padded with pad_id to the longest (at least 1; 0 for a model without an encoder).
+struct PaddedSources {
+  int S = 0;
+  std::vector<int> tokens;   // (B, S)
+  std::vector<int> lengths;  // (B) end token included
+};
+PaddedSources pad_sources(const std::vector<std::vector<int>>& sources, const ModelConfig& config);
+
+// Pads token sequences (without bos/eos) into a batch, the sources by pad_sources; checks every id against
+// the vocabularies.
 Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector<std::vector<int>>& targets,
                  const ModelConfig& config);
 

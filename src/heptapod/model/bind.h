@@ -1,4 +1,4 @@
-// Binds layer structs to their parameters and gradients in a ParameterStore, by path name.
+// Binds layer structs to their parameters and gradients in a ParameterStore, by the names of parameter_layout().
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 #include "heptapod/layers/layer_norm.h"
 #include "heptapod/layers/linear.h"
 #include "heptapod/model/config.h"
+#include "heptapod/model/parameter_layout.h"
 #include "heptapod/model/parameter_store.h"
 
 namespace heptapod {
@@ -37,40 +38,26 @@ FeedForward<T> bind_feed_forward(ParameterStore<T>& p, const std::string& prefix
                         bind_linear(p, prefix + "/fc2", c.d_model, c.d_ff), c.activation};
 }
 
-// The parameters of one encoder layer.
+// The parameters of one Transformer layer; cross_attn and cross_attn_norm are empty in a layer without
+// cross-attention.
 template <typename T>
-struct EncoderLayerParams {
-  MultiHeadAttention<T> self_attn;
-  LayerNorm<T> self_attn_norm;
-  FeedForward<T> ffn;
-  LayerNorm<T> ffn_norm;
-};
-
-// The parameters of one decoder layer (shared by the training decoder and the incremental decoder).
-template <typename T>
-struct DecoderLayerParams {
+struct LayerParams {
   MultiHeadAttention<T> self_attn, cross_attn;
   LayerNorm<T> self_attn_norm, cross_attn_norm, ffn_norm;
   FeedForward<T> ffn;
 };
 
+// Layer `index` of `stack`, with cross-attention or without, under the names of parameter_layout().
 template <typename T>
-EncoderLayerParams<T> bind_encoder_layer(ParameterStore<T>& p, const ModelConfig& c, int index) {
-  const std::string prefix = "encoder/layers/" + std::to_string(index);
-  return {bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads),
-          bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps),
-          bind_feed_forward(p, prefix + "/ffn", c),
-          bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps)};
-}
-
-template <typename T>
-DecoderLayerParams<T> bind_decoder_layer(ParameterStore<T>& p, const ModelConfig& c, int index) {
-  const std::string prefix = "decoder/layers/" + std::to_string(index);
-  DecoderLayerParams<T> l;
+LayerParams<T> bind_layer(ParameterStore<T>& p, const ModelConfig& c, Stack stack, int index, bool cross) {
+  const std::string prefix = layer_prefix(stack, index);
+  LayerParams<T> l;
   l.self_attn = bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads);
-  l.cross_attn = bind_attention(p, prefix + "/cross_attn", c.d_model, c.n_heads);
   l.self_attn_norm = bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps);
-  l.cross_attn_norm = bind_layer_norm(p, prefix + "/cross_attn_norm", c.d_model, c.layer_norm_eps);
+  if (cross) {
+    l.cross_attn = bind_attention(p, prefix + "/cross_attn", c.d_model, c.n_heads);
+    l.cross_attn_norm = bind_layer_norm(p, prefix + "/cross_attn_norm", c.d_model, c.layer_norm_eps);
+  }
   l.ffn_norm = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
   l.ffn = bind_feed_forward(p, prefix + "/ffn", c);
   return l;

@@ -47,7 +47,48 @@ const char* layout_name(kernels::SinusoidLayout l) {
   return "?";
 }
 
+constexpr std::pair<Architecture, const char*> kArchitectures[] = {
+    {Architecture::EncoderDecoder, "encoder-decoder"},
+    {Architecture::DecoderOnly, "decoder-only"},
+    {Architecture::EncoderOnly, "encoder-only"}};
+
 }  // namespace
+
+const char* architecture_name(Architecture architecture) {
+  for (const auto& [a, name] : kArchitectures)
+    if (a == architecture) return name;
+  return "?";
+}
+
+Architecture architecture_from_name(const std::string& name, const std::string& where) {
+  for (const auto& [a, n] : kArchitectures)
+    if (name == n) return a;
+  throw Error(where + ": architecture \"" + name + "\" is not one of encoder-decoder, decoder-only, encoder-only");
+}
+
+ModelConfig one_stack_config(ModelConfig c, Architecture architecture, int vocab_size) {
+  c.architecture = architecture;
+  const bool decoder = architecture == Architecture::DecoderOnly;
+  if (decoder) c.encoder_layers = 0;
+  else c.decoder_layers = 0;
+  c.src_vocab_size = decoder ? 0 : vocab_size;
+  c.tgt_vocab_size = decoder ? vocab_size : 0;
+  if (c.tie_embeddings == EmbeddingTying::All) c.tie_embeddings = decoder ? EmbeddingTying::TargetOutput : EmbeddingTying::None;
+  if (!decoder) c.output_bias = false;
+  return c;
+}
+
+NormPosition norm_from_name(const std::string& name, const std::string& where) {
+  if (name == "post") return NormPosition::Post;
+  if (name == "pre") return NormPosition::Pre;
+  throw Error(where + " must be \"post\" or \"pre\"");
+}
+
+EmbeddingTying tying_from_name(const std::string& name, const std::string& where) {
+  for (EmbeddingTying t : {EmbeddingTying::All, EmbeddingTying::TargetOutput, EmbeddingTying::None})
+    if (name == tying_name(t)) return t;
+  throw Error(where + " must be \"all\", \"target_output\" or \"none\"");
+}
 
 Activation activation_from_name(const std::string& name, const std::string& where) {
   if (name == "relu") return Activation::Relu;
@@ -67,21 +108,35 @@ void validate(const ModelConfig& c) {
   auto positive = [](int v, const char* field) {
     require(v > 0, std::string("model config: ") + field + " must be positive, got " + std::to_string(v));
   };
-  positive(c.src_vocab_size, "src_vocab_size");
-  positive(c.tgt_vocab_size, "tgt_vocab_size");
+  // A one-stack model's one vocabulary and depth are "vocab_size" and "layers" in its file.
+  const bool one_stack = c.architecture != Architecture::EncoderDecoder;
+  auto stack_fields = [&](bool has, int vocab, int layers, const char* vocab_field, const char* layers_field) {
+    if (has) {
+      positive(vocab, one_stack ? "vocab_size" : vocab_field);
+      positive(layers, one_stack ? "layers" : layers_field);
+    } else {
+      require(vocab == 0 && layers == 0, std::string("model config: a ") + architecture_name(c.architecture) +
+                                             " model has no " + vocab_field + " or " + layers_field);
+    }
+  };
+  stack_fields(c.has_encoder(), c.src_vocab_size, c.encoder_layers, "src_vocab_size", "encoder_layers");
+  stack_fields(c.has_decoder(), c.tgt_vocab_size, c.decoder_layers, "tgt_vocab_size", "decoder_layers");
   positive(c.d_model, "d_model");
   positive(c.n_heads, "n_heads");
   positive(c.d_ff, "d_ff");
-  positive(c.encoder_layers, "encoder_layers");
-  positive(c.decoder_layers, "decoder_layers");
   require(c.d_model % c.n_heads == 0, "model config: d_model (" + std::to_string(c.d_model) +
                                           ") must be divisible by n_heads (" + std::to_string(c.n_heads) + ")");
   for (auto [rate, field] : {std::pair{c.dropout, "dropout"}, {c.attention_dropout, "attention_dropout"},
                              {c.activation_dropout, "activation_dropout"}, {c.embedding_dropout, "embedding_dropout"}})
     require(rate >= 0.0f && rate < 1.0f, std::string("model config: ") + field + " must be in [0, 1)");
   require(c.layer_norm_eps > 0.0f, "model config: layer_norm_eps must be positive");
+  require(!one_stack || c.tie_embeddings != EmbeddingTying::All,
+          "model config: tie_embeddings \"all\" ties two stacks' embeddings; a one-stack model has one (use "
+          "\"target_output\" to tie it to the output layer)");
   require(c.tie_embeddings != EmbeddingTying::All || c.src_vocab_size == c.tgt_vocab_size,
           "model config: tie_embeddings \"all\" needs src_vocab_size == tgt_vocab_size");
+  require(c.has_decoder() || (c.tie_embeddings == EmbeddingTying::None && !c.output_bias),
+          "model config: an encoder-only model has no output layer (tie_embeddings \"none\", output_bias false)");
   require(c.positions == kernels::SinusoidLayout::Interleaved || c.d_model % 2 == 0,
           "model config: positions \"" + std::string(layout_name(c.positions)) + "\" needs an even d_model");
   require(c.positions != kernels::SinusoidLayout::Tensor2Tensor || c.d_model >= 4,
@@ -90,18 +145,26 @@ void validate(const ModelConfig& c) {
           "model config: position_offset must be in [0, 1048576], got " + std::to_string(c.position_offset));
   require(c.pad_id != c.eos_id, "model config: pad_id and eos_id must differ");
   for (auto [id, field] : {std::pair{c.pad_id, "pad_id"}, {c.bos_id, "bos_id"}, {c.eos_id, "eos_id"}})
-    require(id >= 0 && id < c.tgt_vocab_size && id < c.src_vocab_size,
-            std::string("model config: ") + field + " must be a valid token id in both vocabularies");
+    require(id >= 0 && (!c.has_decoder() || id < c.tgt_vocab_size) && (!c.has_encoder() || id < c.src_vocab_size),
+            std::string("model config: ") + field + " must be a valid token id in " +
+                (one_stack ? "the vocabulary" : "both vocabularies"));
 }
 
 std::string to_json(const ModelConfig& c) {
-  json j = {{"src_vocab_size", c.src_vocab_size},
-            {"tgt_vocab_size", c.tgt_vocab_size},
-            {"d_model", c.d_model},
-            {"n_heads", c.n_heads},
-            {"d_ff", c.d_ff},
-            {"encoder_layers", c.encoder_layers},
-            {"decoder_layers", c.decoder_layers},
+  json j;
+  if (c.architecture == Architecture::EncoderDecoder) {
+    j = {{"src_vocab_size", c.src_vocab_size}, {"tgt_vocab_size", c.tgt_vocab_size}};
+  } else {
+    const bool decoder = c.has_decoder();
+    j = {{"architecture", architecture_name(c.architecture)},
+         {"vocab_size", decoder ? c.tgt_vocab_size : c.src_vocab_size}};
+  }
+  j.update(json{{"d_model", c.d_model}, {"n_heads", c.n_heads}, {"d_ff", c.d_ff}});
+  if (c.architecture == Architecture::EncoderDecoder)
+    j.update(json{{"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers}});
+  else
+    j["layers"] = c.has_decoder() ? c.decoder_layers : c.encoder_layers;
+  j.update(json{
             {"dropout", c.dropout},
             {"attention_dropout", c.attention_dropout},
             {"activation_dropout", c.activation_dropout},
@@ -113,7 +176,7 @@ std::string to_json(const ModelConfig& c) {
             {"output_bias", c.output_bias},
             {"pad_id", c.pad_id},
             {"bos_id", c.bos_id},
-            {"eos_id", c.eos_id}};
+            {"eos_id", c.eos_id}});
   // The newer fields only where they differ from the paper, so that earlier builds still read paper models
   // (and refuse the others, naming the field).
   const ModelConfig paper;
@@ -161,27 +224,32 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
     require(v.is_string(), where + ": model config field \"" + name + "\" must be a string");
     return v.get<std::string>();
   };
-  get_int("src_vocab_size", c.src_vocab_size);
-  get_int("tgt_vocab_size", c.tgt_vocab_size);
+  if (j.contains("architecture"))
+    c.architecture = architecture_from_name(get_string("architecture"), where + ": model config field \"architecture\"");
+  if (c.architecture == Architecture::EncoderDecoder) {
+    get_int("src_vocab_size", c.src_vocab_size);
+    get_int("tgt_vocab_size", c.tgt_vocab_size);
+    get_int("encoder_layers", c.encoder_layers);
+    get_int("decoder_layers", c.decoder_layers);
+  } else {
+    const bool decoder = c.has_decoder();
+    int vocab = 0, layers = 0;
+    get_int("vocab_size", vocab);
+    get_int("layers", layers);
+    c = one_stack_config(c, c.architecture, vocab);
+    (decoder ? c.decoder_layers : c.encoder_layers) = layers;
+  }
   get_int("d_model", c.d_model);
   get_int("n_heads", c.n_heads);
   get_int("d_ff", c.d_ff);
-  get_int("encoder_layers", c.encoder_layers);
-  get_int("decoder_layers", c.decoder_layers);
   get_float("dropout", c.dropout);
   get_float("attention_dropout", c.attention_dropout);
   get_float("activation_dropout", c.activation_dropout);
   get_float("embedding_dropout", c.embedding_dropout);
-  const std::string norm = get_string("norm");
-  require(norm == "post" || norm == "pre", where + ": model config field \"norm\" must be \"post\" or \"pre\"");
-  c.norm = norm == "pre" ? NormPosition::Pre : NormPosition::Post;
+  c.norm = norm_from_name(get_string("norm"), where + ": model config field \"norm\"");
   get_bool("final_norm", c.final_norm);
   get_float("layer_norm_eps", c.layer_norm_eps);
-  const std::string tie = get_string("tie_embeddings");
-  if (tie == "all") c.tie_embeddings = EmbeddingTying::All;
-  else if (tie == "target_output") c.tie_embeddings = EmbeddingTying::TargetOutput;
-  else if (tie == "none") c.tie_embeddings = EmbeddingTying::None;
-  else throw Error(where + ": model config field \"tie_embeddings\" must be \"all\", \"target_output\" or \"none\"");
+  c.tie_embeddings = tying_from_name(get_string("tie_embeddings"), where + ": model config field \"tie_embeddings\"");
   get_bool("output_bias", c.output_bias);
   // Fields newer than the first model files: absent means the paper's choice.
   if (j.contains("activation")) {
@@ -238,8 +306,6 @@ ModelConfig model_preset(const std::string& name) {
   }
   throw Error("unknown model preset \"" + name + "\" (known: base, big, small, tiny)");
 }
-
-std::vector<std::string> model_preset_names() { return {"base", "big", "small", "tiny"}; }
 
 long long parameter_count(const ModelConfig& config) {
   long long n = 0;

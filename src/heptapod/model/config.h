@@ -13,7 +13,16 @@ namespace heptapod {
 
 enum class EmbeddingTying { All, TargetOutput, None };
 
+// Which stacks a model has: an encoder and a decoder (the paper's translation model), a causal stack alone (a
+// language model, GPT), or a bidirectional stack alone (BERT). The file name of each: "encoder-decoder",
+// "decoder-only", "encoder-only".
+enum class Architecture { EncoderDecoder, DecoderOnly, EncoderOnly };
+
 struct ModelConfig {
+  Architecture architecture = Architecture::EncoderDecoder;
+  // The encoder's and the decoder's vocabularies and depths. A one-stack model has one vocabulary and one
+  // depth, in its stack's fields (a decoder-only model's in tgt_vocab_size and decoder_layers); the other
+  // stack's are 0.
   int src_vocab_size = 8000;
   int tgt_vocab_size = 8000;
   int d_model = 512;
@@ -39,9 +48,22 @@ struct ModelConfig {
   int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;
 
-  int head_size() const { return d_model / n_heads; }
   bool has_final_norm() const { return norm == NormPosition::Pre || final_norm; }
+  bool has_encoder() const { return architecture != Architecture::DecoderOnly; }
+  bool has_decoder() const { return architecture != Architecture::EncoderOnly; }
 };
+
+// "encoder-decoder", "decoder-only", "encoder-only"; anything else is an Error naming `where`.
+const char* architecture_name(Architecture architecture);
+Architecture architecture_from_name(const std::string& name, const std::string& where);
+// A one-stack config of `architecture` from an encoder-decoder one (a preset): the stack's depth from
+// decoder_layers (decoder-only) or encoder_layers (encoder-only), one vocabulary of vocab_size, no
+// cross-stack tying (a decoder-only model ties its embedding to its output layer unless tie is None).
+ModelConfig one_stack_config(ModelConfig config, Architecture architecture, int vocab_size);
+
+// "post" and "pre"; "all", "target_output" and "none"; anything else is an Error naming `where`.
+NormPosition norm_from_name(const std::string& name, const std::string& where);
+EmbeddingTying tying_from_name(const std::string& name, const std::string& where);
 
 // "relu", "silu" (or "swish") and "gelu" (the exact one); anything else is an Error naming `where`.
 Activation activation_from_name(const std::string& name, const std::string& where);
@@ -53,15 +75,15 @@ std::vector<int> banned_output_ids(const ModelConfig& config);
 void validate(const ModelConfig& config);
 
 // JSON text with every field; parse accepts exactly those fields and names any problem ("where" prefixes the
-// message, e.g. the file name). The fields added after the first model files (activation, scale_embeddings,
-// positions, position_offset, source_eos) are written only where they differ from the paper's choice, and
-// absent ones take it.
+// message, e.g. the file name). The fields added after the first model files (architecture, activation,
+// scale_embeddings, positions, position_offset, source_eos) are written only where they differ from the
+// paper's choice, and absent ones take it: every earlier file is an encoder-decoder. A one-stack model writes
+// "vocab_size" and "layers" in place of the two stacks' fields.
 std::string to_json(const ModelConfig& config);
 ModelConfig model_config_from_json(const std::string& json_text, const std::string& where);
 
 // Presets: "base" and "big" are the paper's; "small" suits a 2-core CPU; "tiny" is for tests and demos.
 ModelConfig model_preset(const std::string& name);
-std::vector<std::string> model_preset_names();
 
 // Parameter count the config implies.
 long long parameter_count(const ModelConfig& config);

@@ -5,10 +5,10 @@
 
 #include "heptapod/layers/dropout_site.h"
 #include "heptapod/model/config.h"
+#include "heptapod/model/stack_id.h"
 
 namespace heptapod {
 
-enum class Stack : std::uint64_t { Encoder = 1, Decoder = 2 };
 enum class DropoutKind : std::uint64_t { Embedding = 1, Residual = 2, Attention = 3, Activation = 4 };
 enum class SublayerSlot : std::uint64_t { SelfAttention = 0, CrossAttention = 1, FeedForward = 2 };
 

@@ -54,15 +54,8 @@ ComputeType parse_compute_type(const std::string& name, const std::string& what)
   throw Error(what + ": unknown compute type \"" + name + "\" (expected float32, int8 or bfloat16)");
 }
 
-bool is_low_precision_parameter(const ModelConfig& config, const std::string& name) {
-  if (name == output_projection_name(config)) return true;
-  if (name.rfind("encoder/layers/", 0) != 0 && name.rfind("decoder/layers/", 0) != 0) return false;
-  for (const char* matrix : {"/q_proj/weight", "/k_proj/weight", "/v_proj/weight", "/out_proj/weight",
-                             "/fc1/weight", "/fc2/weight"}) {
-    const std::size_t n = std::strlen(matrix);
-    if (name.size() > n && name.compare(name.size() - n, n, matrix) == 0) return true;
-  }
-  return false;
+bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec) {
+  return spec.role == ParamRole::Matrix || (config.has_decoder() && spec.name == output_projection_name(config));
 }
 
 std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<const StoredMatrix> parts,

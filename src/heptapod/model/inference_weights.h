@@ -12,6 +12,7 @@
 #include "heptapod/kernels/packed_weights.h"
 #include "heptapod/kernels/weight_matrix.h"
 #include "heptapod/model/config.h"
+#include "heptapod/model/parameter_layout.h"
 
 namespace heptapod {
 
@@ -39,10 +40,10 @@ struct StoredMatrix {
 // Low-precision matrices by parameter name (".../weight").
 using StoredMatrices = std::map<std::string, StoredMatrix>;
 
-// Whether parameter `name` of a model with this config may be stored in low precision: the linear layers'
-// weight matrices and the output projection (with the embeddings tied to it); not biases, norms or an
-// embedding table that is only looked up.
-bool is_low_precision_parameter(const ModelConfig& config, const std::string& name);
+// Whether a parameter of a model with this config may be stored in low precision: the weight matrices (the
+// layers' and the output projection) and an embedding tied to the output projection; not biases, norms or
+// an embedding table that is only looked up.
+bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec);
 
 // Packs `parts` (one input width; stacked, their rows one after the other) for products of `type`: float32 in
 // the GEMM's layout, int8 quantized per row, bfloat16 rounded. A part stored in another type is converted

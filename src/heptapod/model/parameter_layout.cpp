@@ -1,9 +1,24 @@
-// Parameter names and shapes for a config.
+// Parameter names, shapes, roles and parts for a config.
 #include "heptapod/model/parameter_layout.h"
 
 #include "heptapod/model/config.h"
 
 namespace heptapod {
+
+const char* stack_name(Stack stack) {
+  switch (stack) {
+    case Stack::Encoder: return "encoder";
+    case Stack::Decoder: return "decoder";
+    case Stack::Shared: return "shared";
+  }
+  return "?";
+}
+
+std::string layer_prefix(Stack stack, int layer) {
+  return std::string(stack_name(stack)) + "/layers/" + std::to_string(layer);
+}
+
+std::string final_norm_prefix(Stack stack) { return std::string(stack_name(stack)) + "/final_norm"; }
 
 std::string source_embedding_name(const ModelConfig& c) {
   return c.tie_embeddings == EmbeddingTying::All ? "shared_embedding/weight" : "encoder/embedding/weight";
@@ -14,56 +29,74 @@ std::string target_embedding_name(const ModelConfig& c) {
 std::string output_projection_name(const ModelConfig& c) {
   return c.tie_embeddings == EmbeddingTying::None ? "decoder/output_proj/weight" : target_embedding_name(c);
 }
+std::string output_bias_name() { return "decoder/output_proj/bias"; }
 
 std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   using Init = ParamSpec::Init;
   const std::int64_t C = c.d_model, F = c.d_ff;
   std::vector<ParamSpec> specs;
-  auto add = [&](std::string name, std::vector<std::int64_t> shape, Init init) {
-    specs.push_back({std::move(name), std::move(shape), init});
+  // Where the tensors being added belong.
+  Stack stack = Stack::Shared;
+  ParamPart part = ParamPart::Embedding;
+  int layer = -1;
+  auto add = [&](std::string name, std::vector<std::int64_t> shape, Init init, ParamRole role) {
+    specs.push_back({std::move(name), std::move(shape), init, role, part, stack, layer});
   };
   auto linear = [&](const std::string& prefix, std::int64_t out, std::int64_t in) {
-    add(prefix + "/weight", {out, in}, Init::Xavier);
-    add(prefix + "/bias", {out}, Init::Zero);
+    add(prefix + "/weight", {out, in}, Init::Xavier, ParamRole::Matrix);
+    add(prefix + "/bias", {out}, Init::Zero, ParamRole::Bias);
   };
   auto norm = [&](const std::string& prefix) {
-    add(prefix + "/weight", {C}, Init::One);
-    add(prefix + "/bias", {C}, Init::Zero);
+    add(prefix + "/weight", {C}, Init::One, ParamRole::Norm);
+    add(prefix + "/bias", {C}, Init::Zero, ParamRole::Norm);
   };
-  auto attention = [&](const std::string& prefix) {
-    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) linear(prefix + "/" + proj, C, C);
+  // The four projections of one attention; a cross-attention's key and value projections are their own part.
+  auto attention = [&](const std::string& prefix, bool cross) {
+    for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+      const std::string p(proj);
+      part = cross && (p == "k_proj" || p == "v_proj") ? ParamPart::CrossKeysValues : ParamPart::Layer;
+      linear(prefix + "/" + proj, C, C);
+    }
+    part = ParamPart::Layer;
   };
-  auto ffn = [&](const std::string& prefix) {
-    linear(prefix + "/fc1", F, C);
-    linear(prefix + "/fc2", C, F);
+  // One stack's layers and final norm: self-attention, cross-attention (the decoder of an encoder-decoder),
+  // feed-forward, each with its norm.
+  auto layers = [&](Stack s, int count, bool cross) {
+    stack = s;
+    for (layer = 0; layer < count; ++layer) {
+      const std::string p = layer_prefix(s, layer);
+      attention(p + "/self_attn", false);
+      norm(p + "/self_attn_norm");
+      if (cross) {
+        attention(p + "/cross_attn", true);
+        norm(p + "/cross_attn_norm");
+      }
+      linear(p + "/ffn/fc1", F, C);
+      linear(p + "/ffn/fc2", C, F);
+      norm(p + "/ffn_norm");
+    }
+    layer = -1;
+    part = ParamPart::FinalNorm;
+    if (c.has_final_norm()) norm(final_norm_prefix(s));
   };
 
+  part = ParamPart::Embedding;
   if (c.tie_embeddings == EmbeddingTying::All) {
-    add("shared_embedding/weight", {c.src_vocab_size, C}, Init::Embedding);
+    add("shared_embedding/weight", {c.src_vocab_size, C}, Init::Embedding, ParamRole::Embedding);
   } else {
-    add("encoder/embedding/weight", {c.src_vocab_size, C}, Init::Embedding);
-    add("decoder/embedding/weight", {c.tgt_vocab_size, C}, Init::Embedding);
+    stack = Stack::Encoder;
+    if (c.has_encoder()) add("encoder/embedding/weight", {c.src_vocab_size, C}, Init::Embedding, ParamRole::Embedding);
+    stack = Stack::Decoder;
+    if (c.has_decoder()) add("decoder/embedding/weight", {c.tgt_vocab_size, C}, Init::Embedding, ParamRole::Embedding);
   }
-  for (int i = 0; i < c.encoder_layers; ++i) {
-    const std::string p = "encoder/layers/" + std::to_string(i);
-    attention(p + "/self_attn");
-    norm(p + "/self_attn_norm");
-    ffn(p + "/ffn");
-    norm(p + "/ffn_norm");
-  }
-  if (c.has_final_norm()) norm("encoder/final_norm");
-  for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string p = "decoder/layers/" + std::to_string(i);
-    attention(p + "/self_attn");
-    norm(p + "/self_attn_norm");
-    attention(p + "/cross_attn");
-    norm(p + "/cross_attn_norm");
-    ffn(p + "/ffn");
-    norm(p + "/ffn_norm");
-  }
-  if (c.has_final_norm()) norm("decoder/final_norm");
-  if (c.tie_embeddings == EmbeddingTying::None) add("decoder/output_proj/weight", {c.tgt_vocab_size, C}, Init::Xavier);
-  if (c.output_bias) add("decoder/output_proj/bias", {c.tgt_vocab_size}, Init::Zero);
+  part = ParamPart::Layer;
+  if (c.has_encoder()) layers(Stack::Encoder, c.encoder_layers, false);
+  if (c.has_decoder()) layers(Stack::Decoder, c.decoder_layers, c.has_encoder());
+  stack = Stack::Decoder;
+  part = ParamPart::Output;
+  if (c.tie_embeddings == EmbeddingTying::None && c.has_decoder())
+    add("decoder/output_proj/weight", {c.tgt_vocab_size, C}, Init::Xavier, ParamRole::Matrix);
+  if (c.output_bias) add(output_bias_name(), {c.tgt_vocab_size}, Init::Zero, ParamRole::Bias);
   return specs;
 }
 

@@ -46,6 +46,7 @@ class ParameterStore {
   const T* grads() const { return grads_.get(); }
 
   bool contains(const std::string& name) const { return index_.count(name) > 0; }
+  const ParamSpec& spec(const std::string& name) const { return specs_[index_of(name)]; }
   std::size_t offset(const std::string& name) const { return offsets_[index_of(name)]; }
   std::size_t offset(std::size_t i) const { return offsets_[i]; }
   T* value(const std::string& name) { return values_.get() + offset(name); }

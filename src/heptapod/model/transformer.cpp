@@ -1,4 +1,5 @@
-// The Transformer's forward pass, loss and backward pass (the forward pass read in reverse).
+// The model's composition of stacks: the forward pass, loss and backward pass (the forward pass read in
+// reverse), packing for inference.
 #include "heptapod/model/transformer.h"
 
 #include <algorithm>
@@ -18,30 +19,28 @@ Transformer<T>::Transformer(const ModelConfig& config)
       params_(parameter_layout(config_)),
       positions_(config_.d_model, config_.positions, config_.position_offset) {
   const ModelConfig& c = config_;
-  const T scale = c.scale_embeddings ? std::sqrt(T(c.d_model)) : T(1);
-  src_embedding_ = {params_.value(source_embedding_name(c)), params_.grad(source_embedding_name(c)), c.d_model, scale};
-  tgt_embedding_ = {params_.value(target_embedding_name(c)), params_.grad(target_embedding_name(c)), c.d_model, scale};
-  output_.w = params_.value(output_projection_name(c));
-  output_.dw = params_.grad(output_projection_name(c));
-  if (c.output_bias) {
-    output_.b = params_.value("decoder/output_proj/bias");
-    output_.db = params_.grad("decoder/output_proj/bias");
+  if (c.has_encoder())
+    encoder_ = std::make_unique<TransformerStack<T>>(params_, config_, Stack::Encoder, source_embedding_name(c),
+                                                     positions_, false);
+  if (c.has_decoder()) {
+    decoder_ = std::make_unique<TransformerStack<T>>(params_, config_, Stack::Decoder, target_embedding_name(c),
+                                                     positions_, c.has_encoder());
+    output_.w = params_.value(output_projection_name(c));
+    output_.dw = params_.grad(output_projection_name(c));
+    if (c.output_bias) {
+      output_.b = params_.value(output_bias_name());
+      output_.db = params_.grad(output_bias_name());
+    }
+    output_.in = c.d_model;
+    output_.out = c.tgt_vocab_size;
+    cut_output_blocks();
+    if (encoder_)
+      for (int i = 0; i < decoder_->layer_count(); ++i) {
+        const auto parts = decoder_->layer(i).params().cross_attn.cross_parts();
+        cross_kv_parts_.insert(cross_kv_parts_.end(), parts.begin(), parts.end());
+      }
+    plan_backward_stages();
   }
-  output_.in = c.d_model;
-  output_.out = c.tgt_vocab_size;
-  cut_output_blocks();
-  for (int i = 0; i < c.encoder_layers; ++i) encoder_.push_back(std::make_unique<EncoderLayer<T>>(params_, config_, i));
-  for (int i = 0; i < c.decoder_layers; ++i) {
-    decoder_.push_back(std::make_unique<DecoderLayer<T>>(params_, config_, i));
-    const auto& cross = decoder_.back()->params().cross_attn;
-    memory_kv_parts_.insert(memory_kv_parts_.end(), {&cross.k_proj, &cross.v_proj});
-  }
-  has_final_norm_ = c.has_final_norm();
-  if (has_final_norm_) {
-    encoder_final_norm_ = bind_layer_norm(params_, "encoder/final_norm", c.d_model, c.layer_norm_eps);
-    decoder_final_norm_ = bind_layer_norm(params_, "decoder/final_norm", c.d_model, c.layer_norm_eps);
-  }
-  plan_backward_stages();
 }
 
 template <typename T>
@@ -49,62 +48,41 @@ void Transformer<T>::plan_backward_stages() {
   // Which gradients each stage of backward() writes, in the order it runs them; keep the two in step (the
   // model tests check every claim against a backward pass).
   const ModelConfig& c = config_;
-  using Writes = std::function<bool(const std::string&)>;
-  auto starts = [](const std::string& name, const std::string& prefix) { return name.rfind(prefix, 0) == 0; };
-  auto cross_kv = [](const std::string& name) {
-    return name.find("/cross_attn/k_proj/") != std::string::npos || name.find("/cross_attn/v_proj/") != std::string::npos;
-  };
+  using Writes = std::function<bool(const ParamSpec&)>;
   std::vector<Writes> stages;
-  stages.push_back([&](const std::string& n) { return n == output_projection_name(c) || n == "decoder/output_proj/bias"; });
-  if (has_final_norm_) stages.push_back([&](const std::string& n) { return starts(n, "decoder/final_norm/"); });
-  for (int i = c.decoder_layers - 1; i >= 0; --i) {
-    const std::string layer = "decoder/layers/" + std::to_string(i) + "/";
-    stages.push_back([=](const std::string& n) { return starts(n, layer) && !cross_kv(n); });
+  // One stack's final norm and layers, last layer first, as TransformerStack::backward_layers runs them.
+  auto stack_stages = [&](Stack stack, int layers) {
+    if (c.has_final_norm())
+      stages.push_back([=](const ParamSpec& p) { return p.stack == stack && p.part == ParamPart::FinalNorm; });
+    for (int i = layers - 1; i >= 0; --i)
+      stages.push_back([=](const ParamSpec& p) { return p.stack == stack && p.part == ParamPart::Layer && p.layer == i; });
+  };
+  const std::string output_name = output_projection_name(c), target_name = target_embedding_name(c),
+                    source_name = source_embedding_name(c);
+  stages.push_back([&](const ParamSpec& p) { return p.part == ParamPart::Output || p.name == output_name; });
+  stack_stages(Stack::Decoder, c.decoder_layers);
+  if (encoder_) stages.push_back([](const ParamSpec& p) { return p.part == ParamPart::CrossKeysValues; });
+  stages.push_back([&](const ParamSpec& p) { return p.name == target_name; });
+  if (encoder_) {
+    stack_stages(Stack::Encoder, c.encoder_layers);
+    stages.push_back([&](const ParamSpec& p) { return p.name == source_name; });
   }
-  stages.push_back([&](const std::string& n) { return starts(n, "decoder/layers/") && cross_kv(n); });
-  stages.push_back([&](const std::string& n) { return n == target_embedding_name(c); });
-  if (has_final_norm_) stages.push_back([&](const std::string& n) { return starts(n, "encoder/final_norm/"); });
-  for (int i = c.encoder_layers - 1; i >= 0; --i) {
-    const std::string layer = "encoder/layers/" + std::to_string(i) + "/";
-    stages.push_back([=](const std::string& n) { return starts(n, layer); });
-  }
-  stages.push_back([&](const std::string& n) { return n == source_embedding_name(c); });
 
   complete_after_stage_.assign(stages.size(), {});
   for (std::size_t t = 0; t < params_.specs().size(); ++t) {
-    const std::string& name = params_.specs()[t].name;
+    const ParamSpec& spec = params_.specs()[t];
     std::size_t last = stages.size();
     for (std::size_t s = 0; s < stages.size(); ++s)
-      if (stages[s](name)) last = s;
-    require(last < stages.size(), "backward: no stage writes the gradient of " + name);
+      if (stages[s](spec)) last = s;
+    require(last < stages.size(), "backward: no stage writes the gradient of " + spec.name);
     complete_after_stage_[last].push_back(t);
   }
 }
 
-// Training keeps every layer's activations in `arena` for backward. Inference (layer_scratch given) runs each
-// layer in the scratch arena and keeps only its output, so memory does not grow with depth.
-template <typename T>
-T* Transformer<T>::encode_stack(const int* tokens, const Sequences& seq, const DropoutContext& ctx, Arena& arena,
-                                Arena* layer_scratch) {
-  const AttentionShape shape(seq, seq, false);
-  const long N = seq.rows();
-  T* x = embedding_forward(src_embedding_, tokens, N, seq.position.data(), positions_.table(std::max(seq.longest, 1)),
-                           ctx.site(config_, Stack::Encoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding),
-                           arena);  // (N, C)
-  Arena& layer_arena = layer_scratch ? *layer_scratch : arena;
-  auto keep = [&](T* y) {  // y: (N, C), a layer's output
-    if (!layer_scratch) return y;
-    std::copy_n(y, N * config_.d_model, x);
-    layer_scratch->reset();
-    return x;
-  };
-  for (auto& layer : encoder_) x = keep(layer->forward(x, shape, ctx, layer_arena));
-  if (has_final_norm_) x = keep(layer_norm_forward(encoder_final_norm_, x, N, layer_arena, encoder_final_saved_));
-  return x;  // (N, C)
-}
-
 template <typename T>
 T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Arena& arena) {
+  require(encoder_ != nullptr, "encode: a " + std::string(architecture_name(config_.architecture)) +
+                                   " model has no encoder");
   for (int b = 0; b < B; ++b)
     for (int s = 0; s < S; ++s)
       require(src[b * S + s] >= 0 && src[b * S + s] < config_.src_vocab_size,
@@ -120,9 +98,11 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
     int rows = lengths[b0];
     for (g = 1; b0 + g < B && rows + lengths[b0 + g] <= kEncodeRows; ++g) rows += lengths[b0 + g];
     const Sequences group(lengths.data() + b0, g);
+    const AttentionShape shape(group, group, false);
     const std::vector<int> tokens = group.pack(src + static_cast<std::size_t>(b0) * S, S);  // (rows)
     group_scratch_.reset();
-    const T* y = encode_stack(tokens.data(), group, DropoutContext{}, group_scratch_, &inference_scratch_);  // (rows, C)
+    const T* y = encoder_->forward(tokens.data(), group, shape, {}, DropoutContext{}, group_scratch_,
+                                   &inference_scratch_);  // (rows, C)
     group.unpack(y, static_cast<int>(C), S, out + static_cast<std::size_t>(b0) * S * C);
   }
   // The scratch is idle until the next batch: give back all but a megabyte (short inputs never use
@@ -135,57 +115,49 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
 
 template <typename T>
 void Transformer<T>::prepare_decoding() {
-  for (auto& layer : decoder_) layer->prepare_steps();
+  require(decoder_ != nullptr, "decoding: an encoder-only model has no decoder");
+  decoder_->prepare_steps();
 }
 
 template <typename T>
-void Transformer<T>::source_keys_values(int layer, const T* memory, int n, T* kv) const {
-  linear_forward(decoder_[layer]->source_kv_projection(), memory, n, kv);
+void Transformer<T>::source_keys_values(int layer, const T* encoder_output, int n, T* kv) const {
+  linear_forward(decoder_->layer(layer).cross_kv_projection(), encoder_output, n, kv);
 }
 
 template <typename T>
 T* Transformer<T>::decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache,
                                Arena& arena) {
-  require(rows > 0, "decode_step: no rows");
-  const int longest = *std::max_element(positions, positions + rows) + 1;
-  T* x = arena.alloc<T>(static_cast<std::size_t>(rows) * config_.d_model);  // (rows, C)
-  embed(tgt_embedding_, tokens, rows, positions, positions_.table(longest), x);
-  for (auto& layer : decoder_) x = layer->step(x, rows, cache, arena);
-  if (!has_final_norm_) return x;
-  LayerNormSaved<T> unused;
-  return layer_norm_forward(decoder_final_norm_, x, rows, arena, unused);
+  return decoder_->step(tokens, positions, rows, cache, arena);
 }
 
 template <typename T>
-void Transformer<T>::project_memory(Arena& arena) {
-  memory_kv_.clear();
-  if (packed_for_inference()) return;
+void Transformer<T>::project_cross_keys_values(Arena& arena) {
+  cross_kv_.clear();
+  cross_.clear();
   const int Ns = batch_->src.rows(), C = config_.d_model;
-  memory_kv_proj_ = stack_linear(std::span<const Linear<T>* const>(memory_kv_parts_), arena);
-  T* kv = arena.alloc<T>(static_cast<std::size_t>(Ns) * memory_kv_proj_.out);  // (Ns, 2C * layers)
-  linear_forward(memory_kv_proj_, memory_, Ns, kv);
+  if (!packed_for_inference()) {
+    cross_kv_proj_ = stack_linear(std::span<const Linear<T>* const>(cross_kv_parts_), arena);
+    T* kv = arena.alloc<T>(static_cast<std::size_t>(Ns) * cross_kv_proj_.out);  // (Ns, 2C * layers)
+    linear_forward(cross_kv_proj_, encoder_output_, Ns, kv);
+    for (int i = 0; i < config_.decoder_layers; ++i)
+      cross_kv_.push_back({kv + static_cast<std::size_t>(i) * 2 * C, nullptr, cross_kv_proj_.out});
+  }
   for (int i = 0; i < config_.decoder_layers; ++i)
-    memory_kv_.push_back({kv + static_cast<std::size_t>(i) * 2 * C, nullptr, memory_kv_proj_.out});
+    cross_.push_back({encoder_output_, &batch_->cross, cross_kv_.empty() ? nullptr : &cross_kv_[i], nullptr});
 }
 
 template <typename T>
 T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena) {
   const ModelConfig& c = config_;
+  require(decoder_ != nullptr, "an encoder-only model has no output layer or loss of its own (encode() runs it)");
   batch_ = std::make_unique<PackedBatch>(b);
   const PackedBatch& p = *batch_;
   const int Nt = p.tgt.rows();
-  memory_ = encode_stack(p.src_tokens.data(), p.src, ctx, arena, nullptr);  // (Ns, C)
-  project_memory(arena);
-
-  // Decoder.
-  T* y = embedding_forward(tgt_embedding_, p.tgt_in.data(), Nt, p.tgt.position.data(),
-                           positions_.table(std::max(p.tgt.longest, 1)),
-                           ctx.site(c, Stack::Decoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding), arena);
-  for (std::size_t i = 0; i < decoder_.size(); ++i)
-    y = decoder_[i]->forward(y, memory_, p.decoder_self, p.cross, ctx, arena,
-                             memory_kv_.empty() ? nullptr : &memory_kv_[i]);
-  if (has_final_norm_) y = layer_norm_forward(decoder_final_norm_, y, Nt, arena, decoder_final_saved_);
-  hidden_ = y;  // (Nt, C)
+  if (encoder_) {
+    encoder_output_ = encoder_->forward(p.src_tokens.data(), p.src, p.encoder_self, {}, ctx, arena);  // (Ns, C)
+    project_cross_keys_values(arena);
+  }
+  hidden_ = decoder_->forward(p.tgt_in.data(), p.tgt, p.decoder_self, cross_, ctx, arena);  // (Nt, C)
 
   // Output projection: logits (Nt, V) = hidden W_out^T (+ b).
   T* logits = arena.alloc<T>(static_cast<std::size_t>(Nt) * c.tgt_vocab_size);
@@ -196,9 +168,8 @@ T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& are
 template <typename T>
 void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogits,
                               const std::function<void(const std::vector<std::size_t>&)>& complete) {
-  const ModelConfig& c = config_;
   const PackedBatch& p = *batch_;
-  const int Nt = p.tgt.rows(), Ns = p.src.rows(), C = c.d_model;
+  const int Nt = p.tgt.rows(), Ns = p.src.rows(), C = config_.d_model;
   std::size_t stage = 0;  // the stages of plan_backward_stages(), in order
   auto stage_done = [&] {
     const std::vector<std::size_t>& tensors = complete_after_stage_.at(stage++);
@@ -211,47 +182,31 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
   stage_done();
 
   // Decoder, last layer first; every cross-attention writes its keys' and values' gradient into dkv, which
-  // then goes back through their stacked projection to dmemory.
-  if (has_final_norm_) {
-    T* d = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
-    layer_norm_backward(decoder_final_norm_, dy, Nt, decoder_final_saved_, d, false);
-    dy = d;
+  // then goes back through their stacked projection to the encoder output.
+  T* dkv = nullptr;  // (Ns, 2C * layers)
+  if (encoder_) {
+    require(cross_kv_.size() == static_cast<std::size_t>(decoder_->layer_count()),
+            "backward: the forward pass ran on packed weights");
+    dkv = arena.alloc<T>(static_cast<std::size_t>(Ns) * cross_kv_proj_.out);
+    for (std::size_t i = 0; i < cross_kv_.size(); ++i) cross_kv_[i].dkv = dkv + i * 2 * C;
+  }
+  T* dx = decoder_->backward_layers(dy, p.decoder_self, cross_, ctx, arena, stage_done);  // (Nt, C)
+  T* dencoder_output = nullptr;  // (Ns, C)
+  if (encoder_) {
+    dencoder_output = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);
+    stacked_backward(cross_kv_proj_, std::span<const Linear<T>* const>(cross_kv_parts_), dkv, encoder_output_, Ns,
+                     dencoder_output, false, arena);
     stage_done();
   }
-  require(memory_kv_.size() == decoder_.size(), "backward: the forward pass ran on packed weights");
-  T* dkv = arena.alloc<T>(static_cast<std::size_t>(Ns) * memory_kv_proj_.out);  // (Ns, 2C * layers)
-  for (int i = c.decoder_layers - 1; i >= 0; --i) {
-    T* dx = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
-    memory_kv_[i].dkv = dkv + static_cast<std::size_t>(i) * 2 * C;
-    decoder_[i]->backward(dy, memory_, p.decoder_self, p.cross, ctx, arena, dx, nullptr, &memory_kv_[i]);
-    dy = dx;
-    stage_done();
-  }
-  T* dmemory = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
-  stacked_backward(memory_kv_proj_, std::span<const Linear<T>* const>(memory_kv_parts_), dkv, memory_, Ns, dmemory,
-                   false, arena);
-  stage_done();
-  embedding_backward(tgt_embedding_, dy, p.tgt_in.data(), Nt,
-                     ctx.site(c, Stack::Decoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding));
+  decoder_->backward_embedding(dx, p.tgt_in.data(), Nt, ctx);
   stage_done();
 
   // Encoder, last layer first.
-  T* dx = dmemory;
-  if (has_final_norm_) {
-    T* d = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
-    layer_norm_backward(encoder_final_norm_, dx, Ns, encoder_final_saved_, d, false);
-    dx = d;
+  if (encoder_) {
+    T* dsrc = encoder_->backward_layers(dencoder_output, p.encoder_self, {}, ctx, arena, stage_done);  // (Ns, C)
+    encoder_->backward_embedding(dsrc, p.src_tokens.data(), Ns, ctx);
     stage_done();
   }
-  for (int i = c.encoder_layers - 1; i >= 0; --i) {
-    T* d = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C)
-    encoder_[i]->backward(dx, p.encoder_self, ctx, arena, d);
-    dx = d;
-    stage_done();
-  }
-  embedding_backward(src_embedding_, dx, p.src_tokens.data(), Ns,
-                     ctx.site(c, Stack::Encoder, -1, SublayerSlot::SelfAttention, DropoutKind::Embedding));
-  stage_done();
   require(stage == complete_after_stage_.size(), "backward: ran other stages than plan_backward_stages() lists");
 }
 
@@ -274,7 +229,7 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
     };
     // Packs `parts` into `into`; bias_in_product: whether forward() adds the bias inside the product
     // (prepare_for_batches readies the kernels for that). The parts' row-major pages go back.
-    auto make_packed = [&](Linear<T>& into, std::initializer_list<Linear<T>*> parts, ComputeType type, bool relu,
+    auto make_packed = [&](Linear<T>& into, std::span<Linear<T>* const> parts, ComputeType type, bool relu,
                            bool bias_in_product) {
       std::vector<StoredMatrix> sources;
       for (const Linear<T>* l : parts) sources.push_back(source(*l));
@@ -287,47 +242,62 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
       }
     };
     auto pack = [&](Linear<T>& l, bool relu, bool bias_in_product = true) {
-      make_packed(l, {&l}, precision.type, relu, bias_in_product);
+      Linear<T>* const part[] = {&l};
+      make_packed(l, part, precision.type, relu, bias_in_product);
     };
-    // Packs the projections that share an input as one matrix (`into`, with its own copy of their biases); the
-    // parts are left empty.
-    auto pack_stacked = [&](Linear<T>& into, std::initializer_list<Linear<T>*> parts) {
+    // Packs the projections of `attn` that share an input (self: q|k|v into qkv; else k|v into kv) as one
+    // matrix, with its own copy of their biases; the parts are left empty.
+    auto pack_stacked = [&](MultiHeadAttention<T>& attn, bool self) {
+      Linear<T>& into = self ? attn.qkv : attn.kv;
+      std::vector<Linear<T>*> parts;
+      if (self) {
+        const auto all = attn.self_parts();
+        parts.assign(all.begin(), all.end());
+      } else {
+        const auto all = attn.cross_parts();
+        parts.assign(all.begin(), all.end());
+      }
       int out = 0;
       for (const Linear<T>* l : parts) out += l->out;
       std::vector<T>& bias = stacked_biases_.emplace_back();  // (out)
       for (const Linear<T>* l : parts) bias.insert(bias.end(), l->b, l->b + l->out);
-      into = Linear<T>{nullptr, bias.data(), nullptr, nullptr, parts.begin()[0]->in, out};
+      into = Linear<T>{nullptr, bias.data(), nullptr, nullptr, parts.front()->in, out};
       make_packed(into, parts, precision.type, false, true);
       for (Linear<T>* l : parts) *l = Linear<T>{nullptr, nullptr, nullptr, nullptr, l->in, l->out};
     };
     // A post-norm layer's sub-layers leave their last bias to the residual pass (sublayer_forward).
     const bool post = config_.norm == NormPosition::Post;
     const bool relu = config_.activation == Activation::Relu;  // other activations run after the product
-    for (auto& layer : encoder_) {
-      auto& p = layer->params();
-      pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
-      pack(p.self_attn.out_proj, false, !post);
-      pack(p.ffn.fc1, relu);
-      pack(p.ffn.fc2, false, !post);
-    }
-    for (auto& layer : decoder_) {
-      auto& p = layer->params();
-      pack_stacked(p.self_attn.qkv, {&p.self_attn.q_proj, &p.self_attn.k_proj, &p.self_attn.v_proj});
-      pack_stacked(p.cross_attn.kv, {&p.cross_attn.k_proj, &p.cross_attn.v_proj});
-      pack(p.cross_attn.q_proj, false);
-      pack(p.ffn.fc1, relu);
-      for (Linear<T>* l : {&p.self_attn.out_proj, &p.cross_attn.out_proj, &p.ffn.fc2}) pack(*l, false, !post);
+    for (TransformerStack<T>* stack : {encoder_.get(), decoder_.get()}) {
+      if (!stack) continue;
+      for (int i = 0; i < stack->layer_count(); ++i) {
+        auto& p = stack->layer(i).params();
+        const bool cross = stack->layer(i).has_cross_attention();
+        pack_stacked(p.self_attn, true);
+        if (cross) {
+          pack_stacked(p.cross_attn, false);
+          pack(p.cross_attn.q_proj, false);
+          pack(p.cross_attn.out_proj, false, !post);
+        }
+        pack(p.self_attn.out_proj, false, !post);
+        pack(p.ffn.fc1, relu);
+        pack(p.ffn.fc2, false, !post);
+      }
     }
     // The output projection; an embedding table that is the same matrix reads it through the packed copy.
-    const T* table = output_.w;
-    make_packed(output_, {&output_}, precision.float_output ? ComputeType::Float32 : precision.type, false, true);
-    for (Embedding<T>* e : {&src_embedding_, &tgt_embedding_}) {
-      if (e->table != table) continue;
-      e->packed = output_.packed;
-      e->table = nullptr;
+    if (decoder_) {
+      const T* table = output_.w;
+      Linear<T>* const output[] = {&output_};
+      make_packed(output_, output, precision.float_output ? ComputeType::Float32 : precision.type, false, true);
+      for (TransformerStack<T>* stack : {encoder_.get(), decoder_.get()}) {
+        Embedding<T>* e = stack ? &stack->embedding() : nullptr;
+        if (!e || e->table != table) continue;
+        e->packed = output_.packed;
+        e->table = nullptr;
+      }
+      cut_output_blocks();
     }
     precision_ = precision;
-    cut_output_blocks();
   }
 }
 

@@ -1,5 +1,8 @@
-// The Transformer encoder-decoder: embeddings, stacks, output projection and loss, forward and backward.
-// Owns its parameters (one flat buffer, see parameter_store.h); activations live in a caller's Arena.
+// A Transformer model composed of stacks (transformer_stack.h) as its config's architecture says: an encoder
+// and a decoder with cross-attention (translation), a causal stack alone (a language model), or a
+// bidirectional stack alone (an encoder). A model with a decoder ends in the output projection and the loss;
+// forward and backward. Owns its parameters (one flat buffer, see parameter_store.h); activations live in a
+// caller's Arena.
 #pragma once
 
 #include <deque>
@@ -16,12 +19,11 @@
 #include "heptapod/layers/linear.h"
 #include "heptapod/model/batch.h"
 #include "heptapod/model/config.h"
-#include "heptapod/model/decoder_layer.h"
 #include "heptapod/model/dropout_streams.h"
-#include "heptapod/model/encoder_layer.h"
 #include "heptapod/model/inference_weights.h"
 #include "heptapod/model/parameter_store.h"
 #include "heptapod/model/positional_table.h"
+#include "heptapod/model/transformer_stack.h"
 
 namespace heptapod {
 
@@ -49,21 +51,23 @@ class Transformer {
   ParameterStore<T>& parameters() { return params_; }
   const ParameterStore<T>& parameters() const { return params_; }
 
-  // One micro-batch: forward, loss, backward. Parameter gradients are accumulated (+=).
+  // One micro-batch: forward, loss, backward. Parameter gradients are accumulated (+=). A model without a
+  // decoder has no loss of its own: these three need a decoder; a decoder-only model reads the batch's
+  // target side alone.
   LossTotals forward_backward(const Batch& batch, const StepOptions& options, Arena& arena);
   // Forward and loss only (no dropout). row_nll: optional (B*T) -log p(target) per position.
   LossTotals evaluate(const Batch& batch, float label_smoothing, Arena& arena, T* row_nll = nullptr);
   // Logits (B*T, V) carved from the arena (no dropout); padding positions are zeros.
   T* logits(const Batch& batch, Arena& arena);
   // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena. Rows
-  // past a sentence's length are zeros. The incremental decoder (decode/) starts from here.
+  // past a sentence's length are zeros. The incremental decoder (decode/) starts from here. Needs an encoder.
   T* encode(const int* src, int B, int S, const int* src_len, Arena& arena);
 
   // Incremental decoding (decode/incremental_decoder.h drives it), through the decoder layers' own step():
   // Readies every decoder layer for steps; once per batch, as the weights may have changed since the last.
   void prepare_decoding();
-  // Decoder layer `layer`'s cross-attention keys|values of encoder output rows memory (n, C) -> kv (n, 2C).
-  void source_keys_values(int layer, const T* memory, int n, T* kv) const;
+  // Decoder layer `layer`'s cross-attention keys|values of encoder output rows (n, C) -> kv (n, 2C).
+  void source_keys_values(int layer, const T* encoder_output, int n, T* kv) const;
   // One position for each of `rows` hypotheses: tokens and positions (rows) -> the decoder's output (rows, C)
   // (final norm applied), carved from the arena; attention reads cached keys and values through `cache`.
   T* decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena);
@@ -94,18 +98,16 @@ class Transformer {
  private:
   // -> logits (Nt, V), Nt the batch's real target positions (batch_->tgt.rows()).
   T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);
-  // tokens: (seq.rows()) -> (seq.rows(), C) encoder output.
-  T* encode_stack(const int* tokens, const Sequences& seq, const DropoutContext& ctx, Arena& arena,
-                  Arena* layer_scratch);
   // dlogits: (Nt, V); complete: StepOptions::gradients_complete (may be empty).
   void backward(const DropoutContext& ctx, Arena& arena, T* dlogits,
                 const std::function<void(const std::vector<std::size_t>&)>& complete);
   // The parameter tensors whose gradients are complete after each stage of backward() (BackwardStage), from
   // which stages write which gradients: a tensor written by several (a tied embedding) completes with its last.
   void plan_backward_stages();
-  // Every decoder layer's cross-attention keys and values of memory_ as one product (memory_kv_); nothing
-  // once packed for inference, where each layer projects with its own packed matrix.
-  void project_memory(Arena& arena);
+  // Every decoder layer's cross-attention keys and values of encoder_output_ as one product (cross_kv_);
+  // nothing once packed for inference, where each layer projects with its own packed matrix. Then the
+  // decoder layers' cross inputs (cross_).
+  void project_cross_keys_values(Arena& arena);
   void cut_output_blocks();  // output_blocks_ for the output projection's current column alignment
   // hidden: (rows, C) -> logits: (rows, V) = hidden W_out^T (+ b).
   void project_output(const T* hidden, int rows, T* logits) const { linear_forward(output_, hidden, rows, logits); }
@@ -113,7 +115,7 @@ class Transformer {
   ModelConfig config_;
   ParameterStore<T> params_;
   PositionalTable<T> positions_;
-  Embedding<T> src_embedding_, tgt_embedding_;
+  std::unique_ptr<TransformerStack<T>> encoder_, decoder_;  // either may be absent (a one-stack model)
   Linear<T> output_;  // (V, C), tied to an embedding table or not
   std::vector<std::pair<int, int>> output_blocks_;  // (v0, n) column blocks of output_
   struct Packed {
@@ -124,19 +126,15 @@ class Transformer {
   std::unique_ptr<kernels::PackedWeightsStorage> packed_storage_;  // holds what packed_ packs
   std::vector<Packed> packed_;  // made by pack_for_inference()
   std::deque<std::vector<T>> stacked_biases_;  // the biases of its stacked attention projections
-  std::vector<std::unique_ptr<EncoderLayer<T>>> encoder_;
-  std::vector<std::unique_ptr<DecoderLayer<T>>> decoder_;
-  LayerNorm<T> encoder_final_norm_, decoder_final_norm_;
-  bool has_final_norm_ = false;
 
-  // Forward state kept for backward (the layers keep their own).
+  // Forward state kept for backward (the stacks and layers keep their own).
   std::unique_ptr<PackedBatch> batch_;  // the last forward's batch, unpadded
-  T* memory_ = nullptr;  // (Ns, C) encoder output
-  std::vector<const Linear<T>*> memory_kv_parts_;  // each decoder layer's cross-attention k_proj, v_proj in turn
-  Linear<T> memory_kv_proj_;  // those stacked for the last forward, (2C * layers, C)
-  std::vector<ProjectedKeysValues<T>> memory_kv_;  // per decoder layer: its k | v columns of one (Ns, 2C * layers)
+  T* encoder_output_ = nullptr;  // (Ns, C)
+  std::vector<const Linear<T>*> cross_kv_parts_;  // each decoder layer's cross-attention k_proj, v_proj in turn
+  Linear<T> cross_kv_proj_;  // those stacked for the last forward, (2C * layers, C)
+  std::vector<ProjectedKeysValues<T>> cross_kv_;  // per decoder layer: its k | v columns of one (Ns, 2C * layers)
+  std::vector<CrossInput<T>> cross_;  // per decoder layer: what its cross-attention reads (empty: no encoder)
   T* hidden_ = nullptr;  // (Nt, C) decoder output before the projection
-  LayerNormSaved<T> encoder_final_saved_, decoder_final_saved_;
   std::vector<std::vector<std::size_t>> complete_after_stage_;  // by BackwardStage order, see plan_backward_stages()
   Arena group_scratch_;      // one group of sentences' encoder state during encode()
   Arena inference_scratch_;  // one encoder layer's activations during encode()

@@ -81,10 +81,10 @@ std::string join(const std::vector<std::string>& parts) {
 std::vector<std::size_t> frozen_tensors(const ParameterStore<float>& p, const std::vector<std::string>& groups) {
   std::vector<std::size_t> frozen;
   for (std::size_t t = 0; t < p.specs().size(); ++t) {
-    const std::string& name = p.specs()[t].name;
-    const bool embedding = name.find("embedding/") != std::string::npos || name.rfind("decoder/output_proj/", 0) == 0;
+    const ParamSpec& spec = p.specs()[t];
+    const bool embedding = spec.part == ParamPart::Embedding || spec.part == ParamPart::Output;
     for (const std::string& g : groups)
-      if ((g == "embeddings" && embedding) || (!embedding && name.rfind(g + "/", 0) == 0)) {
+      if ((g == "embeddings" && embedding) || (!embedding && g == stack_name(spec.stack))) {
         frozen.push_back(t);
         break;
       }

@@ -13,8 +13,11 @@ template <typename T>
 void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale) {
   for (int i = 0; i < Tq; ++i) {
     T* row = scores + static_cast<long>(i) * K;
-    const int visible = visible_keys(K, causal, i);
-    if (visible == 0) continue;
+    const int visible = visible_keys(Tq, K, causal, i);
+    if (visible == 0) {  // no key to attend to: a zero row
+      std::fill(row, row + K, T(0));
+      continue;
+    }
     const T inv = T(1) / exp_sum(row, visible, max_value(row, visible), scale, row);
     for (int j = 0; j < visible; ++j) row[j] *= inv;
     std::fill(row + visible, row + K, T(0));

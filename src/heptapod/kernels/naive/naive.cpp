@@ -36,7 +36,7 @@ template <typename T>
 void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale) {
   for (int i = 0; i < Tq; ++i) {
     T* row = scores + static_cast<long>(i) * K;
-    auto visible = [&](int j) { return !(causal && j > i); };
+    auto visible = [&](int j) { return !(causal && j > K - Tq + i); };
     long double max_v = -INFINITY, sum = 0;
     for (int j = 0; j < K; ++j)
       if (visible(j) && scale * row[j] > max_v) max_v = scale * row[j];

@@ -1,0 +1,34 @@
+// The options of `heptapod train`, one table for the command line and the Python module (heptapod.train
+// passes its keyword arguments through it): each flag fills a field of TrainFlags, and resolve_train_flags
+// turns them into the run's TrainConfig.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "heptapod/train/model_choice.h"
+#include "heptapod/train/trainer.h"
+
+namespace heptapod::app {
+
+struct TrainFlags {
+  TrainConfig config;
+  ModelChoice model;
+  std::optional<int> layers;
+  std::string vocab_model = "bpe";
+  std::optional<std::string> schedule;
+  std::string norm, tie;
+  bool separate_vocab = false;
+  bool warmup_given = false, lr_given = false;
+};
+
+// Registers every option of `heptapod train` on `cmd`, filling *f.
+void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f);
+
+// The run's config: the model choice resolved (a preset with overrides, or the --init model's), the
+// vocabulary model, the schedule (fine-tuning's defaults with --init).
+TrainConfig resolve_train_flags(TrainFlags flags);
+
+}  // namespace heptapod::app

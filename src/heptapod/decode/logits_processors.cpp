@@ -1,0 +1,106 @@
+// The logits processors: repetition guards, sampling warpers, drawing a token.
+#include "heptapod/decode/logits_processors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+namespace {
+
+constexpr float kRemoved = -std::numeric_limits<float>::infinity();
+
+// Leaves only the most likely token (the smallest id among equals).
+void keep_best(float* logits, int V) {
+  const int best = static_cast<int>(std::max_element(logits, logits + V) - logits);
+  for (int v = 0; v < V; ++v)
+    if (v != best) logits[v] = kRemoved;
+}
+
+}  // namespace
+
+void apply_repetition_guards(float* logits, int V, const std::vector<int>& history, const RepetitionGuards& g) {
+  if (g.repetition_penalty != 1.0f) {
+    for (int t : std::set<int>(history.begin(), history.end())) {
+      if (t < 0 || t >= V) continue;
+      logits[t] = logits[t] < 0 ? logits[t] * g.repetition_penalty : logits[t] / g.repetition_penalty;
+    }
+  }
+  const int n = g.no_repeat_ngram, length = static_cast<int>(history.size());
+  if (n <= 0 || length + 1 < n) return;
+  // Every earlier n-gram whose first n - 1 tokens are the output's last n - 1 bans its last token.
+  for (int start = 0; start + n <= length; ++start)
+    if (std::equal(history.begin() + start, history.begin() + start + n - 1, history.end() - (n - 1))) {
+      const int banned = history[start + n - 1];
+      if (banned >= 0 && banned < V) logits[banned] = kRemoved;
+    }
+}
+
+void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o) {
+  require(o.temperature >= 0 && std::isfinite(o.temperature), "sampling: the temperature must be finite and >= 0");
+  require(o.top_k >= 0, "sampling: top-k must be >= 0");
+  require(o.top_p > 0 && o.top_p <= 1, "sampling: top-p must be in (0, 1]");
+  if (o.temperature == 0 || o.top_k == 1) {
+    keep_best(logits, V);
+    return;
+  }
+  if (o.temperature != 1.0f)
+    for (int v = 0; v < V; ++v) logits[v] /= o.temperature;
+  if (o.top_k > 0 && o.top_k < V) {
+    std::vector<float> sorted(logits, logits + V);
+    std::nth_element(sorted.begin(), sorted.begin() + (o.top_k - 1), sorted.end(), std::greater<float>());
+    const float kth = sorted[o.top_k - 1];
+    for (int v = 0; v < V; ++v)
+      if (logits[v] < kth) logits[v] = kRemoved;
+  }
+  if (o.top_p < 1.0f) {
+    // Most likely first (the smaller id first among equals); a token stays while the probability of the
+    // tokens before it is still under p, so the one that reaches p stays too.
+    std::vector<int> order(V);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
+    const double top = logits[order[0]];
+    double z = 0;
+    for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(logits[v]) - top);
+    double before = 0;
+    for (int v : order) {
+      if (before >= o.top_p) {
+        logits[v] = kRemoved;
+        continue;
+      }
+      before += std::exp(static_cast<double>(logits[v]) - top) / z;
+    }
+  }
+}
+
+int draw_token(const float* logits, int V, double u) {
+  const double top = *std::max_element(logits, logits + V);
+  require(std::isfinite(top), "sampling: every token was removed");
+  double z = 0;
+  for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(logits[v]) - top);
+  const double target = u * z;
+  double sum = 0;
+  int last = 0;
+  for (int v = 0; v < V; ++v) {
+    if (logits[v] == kRemoved) continue;
+    sum += std::exp(static_cast<double>(logits[v]) - top);
+    last = v;
+    if (sum > target) return v;
+  }
+  return last;  // u within rounding of 1
+}
+
+void log_softmax(float* logits, int V) {
+  const double top = *std::max_element(logits, logits + V);
+  double z = 0;
+  for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(logits[v]) - top);
+  const double log_z = top + std::log(z);
+  for (int v = 0; v < V; ++v) logits[v] = static_cast<float>(logits[v] - log_z);
+}
+
+}  // namespace heptapod

@@ -1,0 +1,43 @@
+// What turns a row's raw logits into the distribution a search or a sampler chooses from, as Hugging Face's
+// logits processors define it, applied in this order: the repetition guards (repetition penalty, no repeated
+// n-grams), then for sampling the temperature, top-k and top-p. Each works on one row of logits in place;
+// a removed token gets -infinity.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace heptapod {
+
+// Guards against degenerate repetition, for beam search and sampling alike (as CTranslate2 offers them).
+struct RepetitionGuards {
+  // > 1 makes every token already in the output less likely: its logit is divided by the penalty when
+  // positive and multiplied by it when negative (Keskar et al. 2019, as Hugging Face applies it). 1: off.
+  float repetition_penalty = 1.0f;
+  // n > 0: a token that would repeat an n-gram the output already holds is banned. 0: off.
+  int no_repeat_ngram = 0;
+  bool active() const { return repetition_penalty != 1.0f || no_repeat_ngram > 0; }
+};
+
+// How a sampler draws each token.
+struct SamplingOptions {
+  float temperature = 1.0f;  // logits / temperature; 0 means greedy (the most likely token)
+  int top_k = 0;             // keep the k most likely tokens (ties at the k-th kept); 0: all
+  float top_p = 1.0f;        // keep the smallest set of most likely tokens whose probability reaches p; 1: all
+  std::uint64_t seed = 0;
+};
+
+// logits: (V) one row; history: the tokens the row has produced so far.
+void apply_repetition_guards(float* logits, int V, const std::vector<int>& history, const RepetitionGuards& guards);
+
+// Temperature, top-k and top-p on one row's logits (V), in place; with temperature 0 or top-k 1 only the
+// most likely token (the smallest id among equals) is left.
+void apply_sampling_warpers(float* logits, int V, const SamplingOptions& options);
+
+// A token drawn from softmax(logits) (V), where -infinity entries have probability 0; u: uniform in [0, 1).
+int draw_token(const float* logits, int V, double u);
+
+// In place: logits (V) -> natural log-probabilities log softmax(logits).
+void log_softmax(float* logits, int V);
+
+}  // namespace heptapod

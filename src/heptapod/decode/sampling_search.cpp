@@ -1,0 +1,99 @@
+// Sampling: one decoder row per sample, each drawing from its own counter-based random stream.
+#include "heptapod/decode/sampling_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "heptapod/core/error.h"
+#include "heptapod/core/random.h"
+
+namespace heptapod {
+
+namespace {
+
+struct SampleRow {
+  std::vector<int> tokens, alignment;
+  double log_prob = 0;
+  std::uint64_t stream = 0;  // the random stream of this sample's draws
+};
+
+// A stream id for sample `index` of a sentence: its tokens and prefix, not where it sits in a batch.
+std::uint64_t sample_stream(const std::vector<int>& source, const std::vector<int>* prefix, int index) {
+  std::uint64_t h = mix64(static_cast<std::uint64_t>(index) + 0x5851F42D4C957F2Dull);
+  for (int t : source) h = mix64(h ^ static_cast<std::uint32_t>(t));
+  h = mix64(h ^ 0xFFFFFFFFull);  // between source and prefix
+  if (prefix)
+    for (int t : *prefix) h = mix64(h ^ static_cast<std::uint32_t>(t));
+  return h;
+}
+
+}  // namespace
+
+std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
+                                                   const SearchOptions& o, const SamplingOptions& sampling,
+                                                   const std::vector<std::vector<int>>& prefixes) {
+  require(o.nbest >= 1, "sampling: need at least one sample per sentence");
+  const int B = static_cast<int>(sources.size());
+  std::vector<std::vector<Hypothesis>> results(B);
+  if (B == 0) return results;
+  const ModelConfig& c = decoder.config();
+  const std::vector<int> banned = banned_output_ids(c);
+  const std::vector<int> limit = start_search(decoder, sources, o, prefixes, o.nbest);
+  std::vector<SampleRow> rows(static_cast<std::size_t>(B) * o.nbest);
+  for (int r = 0; r < B * o.nbest; ++r)
+    rows[r].stream = sample_stream(sources[r / o.nbest], prefixes.empty() ? nullptr : &prefixes[r / o.nbest], r % o.nbest);
+  const int V = decoder.vocabulary_size();
+  constexpr float kRemoved = -std::numeric_limits<float>::infinity();
+  std::vector<float> model(V), warped(V);  // (V) one row's log-probabilities, and its logits as drawn from
+  while (decoder.rows() > 0) {
+    const int step = decoder.position();
+    std::vector<int> tokens(decoder.rows());
+    for (int r = 0; r < decoder.rows(); ++r) tokens[r] = rows[r].tokens.empty() ? c.bos_id : rows[r].tokens.back();
+    const float* logits = decoder.step_logits(tokens);  // (rows, V)
+    std::vector<int> order;
+    std::vector<SampleRow> next_rows;
+    for (int r = 0; r < decoder.rows(); ++r) {
+      SampleRow& row = rows[r];
+      const int sentence = decoder.sentence_of(r);
+      std::copy_n(logits + static_cast<long>(r) * V, V, model.data());
+      apply_repetition_guards(model.data(), V, row.tokens, o.guards);
+      warped = model;
+      log_softmax(model.data(), V);
+      const std::vector<int>* prefix = prefixes.empty() ? nullptr : &prefixes[sentence];
+      int token;
+      if (prefix && row.tokens.size() < prefix->size()) {
+        token = (*prefix)[row.tokens.size()];
+      } else {
+        for (int id : banned) warped[id] = kRemoved;
+        if (step < o.min_length) warped[c.eos_id] = kRemoved;
+        apply_sampling_warpers(warped.data(), V, sampling);
+        token = draw_token(warped.data(), V, counter_uniform(sampling.seed, row.stream, static_cast<std::uint64_t>(step)));
+      }
+      row.log_prob += model[token];
+      row.alignment.push_back(aligned_source_position(decoder, r));
+      const bool ended = token == c.eos_id;
+      if (!ended) row.tokens.push_back(token);
+      if (ended || static_cast<int>(row.tokens.size()) >= limit[sentence]) {
+        if (ended) row.alignment.pop_back();  // the end token's alignment is not reported
+        const int length = static_cast<int>(row.tokens.size()) + (ended ? 1 : 0);
+        Hypothesis h;
+        h.tokens = std::move(row.tokens);
+        h.alignment = std::move(row.alignment);
+        h.log_prob = static_cast<float>(row.log_prob);
+        h.score = h.log_prob / length_penalty(length, o.length_penalty);
+        results[sentence].push_back(std::move(h));
+        continue;
+      }
+      order.push_back(r);
+      next_rows.push_back(std::move(row));
+    }
+    decoder.reorder(order);
+    rows = std::move(next_rows);
+  }
+  for (auto& samples : results)
+    std::stable_sort(samples.begin(), samples.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+  return results;
+}
+
+}  // namespace heptapod

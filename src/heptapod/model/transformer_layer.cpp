@@ -1,0 +1,116 @@
+// The Transformer layer: the forward pass, the cached step and, read in reverse, the backward pass.
+#include "heptapod/model/transformer_layer.h"
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+template <typename T>
+TransformerLayer<T>::TransformerLayer(ParameterStore<T>& p, const ModelConfig& c, Stack stack, int index,
+                                      bool cross_attention)
+    : config_(c),
+      stack_(stack),
+      index_(index),
+      cross_attention_(cross_attention),
+      p_(bind_layer(p, c, stack, index, cross_attention)) {}
+
+template <typename T>
+DropoutSite TransformerLayer<T>::site(const DropoutContext& ctx, SublayerSlot slot, DropoutKind kind) const {
+  return ctx.site(config_, stack_, index_, slot, kind);
+}
+
+template <typename T>
+template <typename SelfAttention, typename CrossAttention>
+T* TransformerLayer<T>::sublayers(const T* x, int N, const DropoutContext& ctx, Arena& arena, SelfAttention&& self,
+                                  CrossAttention&& cross) {
+  T* h = sublayer_forward(config_.norm, p_.self_attn_norm, x, N,
+                          site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), arena, self_sub_,
+                          p_.self_attn.out_proj.b, self);  // (N, C)
+  if (cross_attention_)
+    h = sublayer_forward(config_.norm, p_.cross_attn_norm, h, N,
+                         site(ctx, SublayerSlot::CrossAttention, DropoutKind::Residual), arena, cross_sub_,
+                         p_.cross_attn.out_proj.b, cross);  // (N, C)
+  const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
+  return sublayer_forward(config_.norm, p_.ffn_norm, h, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
+                          arena, ffn_sub_, p_.ffn.fc2.b, [&](const T* in, T* out, OutputBias bias) {
+                            feed_forward_forward(p_.ffn, in, N, act_drop, arena, ffn_saved_, out, bias);
+                          });
+}
+
+template <typename T>
+T* TransformerLayer<T>::forward(const T* x, const AttentionShape& self_shape, const CrossInput<T>* cross,
+                                const DropoutContext& ctx, Arena& arena) {
+  require((cross != nullptr) == cross_attention_, "transformer layer: cross input given to a layer without "
+                                                  "cross-attention, or missing");
+  const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
+  const DropoutSite cross_drop = site(ctx, SublayerSlot::CrossAttention, DropoutKind::Attention);
+  return sublayers(
+      x, self_shape.q().rows(), ctx, arena,
+      [&](const T* in, T* out, OutputBias bias) {
+        attention_forward(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out, bias);
+      },
+      [&](const T* in, T* out, OutputBias bias) {
+        attention_forward(p_.cross_attn, in, cross->encoder_output, *cross->shape, cross_drop, arena, cross_saved_,
+                          out, bias, cross->projected);
+      });
+}
+
+template <typename T>
+T* TransformerLayer<T>::step(const T* x, int rows, AttentionCache<T>& cache, Arena& arena) {
+  require(step_qkv_.out > 0, "transformer layer: step() before prepare_steps()");
+  return sublayers(
+      x, rows, DropoutContext{}, arena,
+      [&](const T* in, T* out, OutputBias bias) {
+        self_attention_step(p_.self_attn, step_qkv_, index_, in, rows, cache, arena, out, bias);
+      },
+      [&](const T* in, T* out, OutputBias bias) {
+        cross_attention_step(p_.cross_attn, index_, in, rows, cache, arena, out, bias);
+      });
+}
+
+template <typename T>
+void TransformerLayer<T>::prepare_steps() {
+  step_stacked_.reset();
+  step_qkv_ = stacked_projection(p_.self_attn, true, step_stacked_);
+  if (cross_attention_) step_kv_ = stacked_projection(p_.cross_attn, false, step_stacked_);
+}
+
+template <typename T>
+void TransformerLayer<T>::backward(const T* dy, const AttentionShape& self_shape, const CrossInput<T>* cross,
+                                   const DropoutContext& ctx, Arena& arena, T* dx) {
+  const int N = self_shape.q().rows();
+  const std::size_t count = static_cast<std::size_t>(N) * config_.d_model;
+  T* dffn_in = arena.alloc<T>(count);                               // (N, C) gradient at the FFN sub-layer's input
+  T* dcross_in = cross_attention_ ? arena.alloc<T>(count) : nullptr;  // (N, C) at the cross-attention's input
+  const DropoutSite act_drop = site(ctx, SublayerSlot::FeedForward, DropoutKind::Activation);
+  sublayer_backward(config_.norm, p_.ffn_norm, dy, N, site(ctx, SublayerSlot::FeedForward, DropoutKind::Residual),
+                    ffn_sub_, arena, dffn_in, p_.ffn.fc2.db, [&](const T* dout, T* din, bool accumulate) {
+                      feed_forward_backward(p_.ffn, dout, ffn_sub_.inner_input, N, act_drop, ffn_saved_, arena, din,
+                                            accumulate, BiasGrad::Done);
+                    });
+  const T* dself_out = dffn_in;  // (N, C) gradient at the self-attention sub-layer's output
+  if (cross_attention_) {
+    const DropoutSite cross_drop = site(ctx, SublayerSlot::CrossAttention, DropoutKind::Attention);
+    sublayer_backward(config_.norm, p_.cross_attn_norm, dffn_in, N,
+                      site(ctx, SublayerSlot::CrossAttention, DropoutKind::Residual), cross_sub_, arena, dcross_in,
+                      p_.cross_attn.out_proj.db, [&](const T* dout, T* din, bool accumulate) {
+                        attention_backward(p_.cross_attn, dout, cross_sub_.inner_input, cross->encoder_output,
+                                           *cross->shape, cross_drop, cross_saved_, arena, din, accumulate,
+                                           cross->dencoder_output, BiasGrad::Done, cross->projected);
+                      });
+    dself_out = dcross_in;
+  }
+  const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
+  sublayer_backward(config_.norm, p_.self_attn_norm, dself_out, N,
+                    site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), self_sub_, arena, dx,
+                    p_.self_attn.out_proj.db, [&](const T* dout, T* din, bool accumulate) {
+                      const T* in = self_sub_.inner_input;
+                      attention_backward(p_.self_attn, dout, in, in, self_shape, self_drop, self_saved_, arena, din,
+                                         accumulate, din, BiasGrad::Done);
+                    });
+}
+
+template class TransformerLayer<float>;
+template class TransformerLayer<double>;
+
+}  // namespace heptapod

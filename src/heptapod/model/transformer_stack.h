@@ -1,0 +1,68 @@
+// One stack of Transformer layers, the piece every model is built from: the token embedding (scaled) plus
+// positions and dropout, the layers, an optional final norm. The encoder of a translation model, its decoder
+// (with cross-attention), a language model and an encoder-only model are each one of these.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "heptapod/core/arena.h"
+#include "heptapod/layers/embedding.h"
+#include "heptapod/layers/layer_norm.h"
+#include "heptapod/model/positional_table.h"
+#include "heptapod/model/transformer_layer.h"
+
+namespace heptapod {
+
+template <typename T>
+class TransformerStack {
+ public:
+  // `stack` names the parameters (parameter_layout.h) and the dropout streams; cross_attention: every layer
+  // attends to an encoder's output. The stack reads its embedding table by `embedding_name` and positions
+  // from `positions` (shared with the model's other stack).
+  TransformerStack(ParameterStore<T>& params, const ModelConfig& config, Stack stack, const std::string& embedding_name,
+                   PositionalTable<T>& positions, bool cross_attention);
+  TransformerStack(const TransformerStack&) = delete;
+  TransformerStack& operator=(const TransformerStack&) = delete;
+
+  int layer_count() const { return static_cast<int>(layers_.size()); }
+  TransformerLayer<T>& layer(int i) { return *layers_[i]; }
+  const TransformerLayer<T>& layer(int i) const { return *layers_[i]; }
+  Embedding<T>& embedding() { return embedding_; }
+
+  // tokens: (seq.rows()) at their positions in seq -> returns the stack's output (seq.rows(), C), final norm
+  // applied. cross: one input per layer with cross-attention, empty otherwise. Training keeps every layer's
+  // activations in `arena` for backward; inference (layer_scratch given) runs each layer in the scratch arena
+  // and keeps only its output, so memory does not grow with depth.
+  T* forward(const int* tokens, const Sequences& seq, const AttentionShape& self_shape,
+             std::span<const CrossInput<T>> cross, const DropoutContext& ctx, Arena& arena,
+             Arena* layer_scratch = nullptr);
+  // The forward pass in reverse down to the embedding: dy (N, C), the gradient at the stack's output ->
+  // returns the gradient at the embedding's output (N, C), from the arena. stage_done() runs after the final
+  // norm (when there is one) and after each layer, last layer first: the gradients they write are complete.
+  T* backward_layers(const T* dy, const AttentionShape& self_shape, std::span<const CrossInput<T>> cross,
+                     const DropoutContext& ctx, Arena& arena, const std::function<void()>& stage_done);
+  // dx (N, C) from backward_layers (changed in place) -> the embedding table's gradient, accumulated.
+  void backward_embedding(T* dx, const int* tokens, long N, const DropoutContext& ctx);
+
+  // Cached decoding: one token per row at its position -> the stack's output (rows, C) (final norm applied),
+  // from the arena; the layers read their keys and values through `cache`. prepare_steps() first.
+  T* step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena);
+  void prepare_steps();
+
+ private:
+  DropoutSite embedding_site(const DropoutContext& ctx) const;
+
+  const ModelConfig& config_;
+  Stack stack_;
+  PositionalTable<T>& positions_;
+  Embedding<T> embedding_;
+  std::vector<std::unique_ptr<TransformerLayer<T>>> layers_;
+  bool has_final_norm_ = false;
+  LayerNorm<T> final_norm_;
+  LayerNormSaved<T> final_saved_;
+};
+
+}  // namespace heptapod
