@@ -2,6 +2,7 @@
 // streaming: a window of lines at a time.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.h"
@@ -16,7 +17,7 @@ namespace heptapod::app {
 namespace {
 
 struct TranslateFlags {
-  std::string model, input, output;
+  std::string model, input, output, target_prefix;
   TranslateOptions options;
   bool alignments = false, scores = false;
   TranslatorOptions translator;
@@ -55,13 +56,24 @@ int run_translate(const TranslateFlags& f) {
   set_num_threads(f.threads);
   Translator translator(f.model, f.translator);
   LineWindows input(f.input);
+  std::optional<LineWindows> prefixes;  // line-aligned with the input
+  if (!f.target_prefix.empty()) prefixes.emplace(f.target_prefix);
   LineProgress progress(f.input, f.output);
   stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
-    std::vector<std::string> lines;
+    std::vector<std::string> lines, prefix_lines;
     while (input.next(static_cast<std::size_t>(f.window), lines)) {
       const std::size_t first = input.lines_read() - lines.size();
-      emit(format_window(f, translator.translate(lines, f.options), first));
+      if (prefixes) {
+        prefixes->next(lines.size(), prefix_lines);
+        require(prefix_lines.size() == lines.size(),
+                f.target_prefix + ": " + std::to_string(prefixes->lines_read()) + " lines, but the input has more");
+      }
+      emit(format_window(f, translator.translate(lines, f.options, prefix_lines), first));
       progress.update(input.lines_read(), input.bytes_read());
+    }
+    if (prefixes) {
+      require(!prefixes->next(1, prefix_lines),
+              f.target_prefix + ": more lines than the input's " + std::to_string(input.lines_read()));
     }
   });
   progress.finish(input.lines_read(), input.bytes_read());
@@ -83,15 +95,30 @@ Runner add_translate_command(CLI::App& root) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   add_search_options(cmd, f->options);
-  cmd->add_option("--nbest", s.nbest, "Print this many hypotheses per line as: id ||| text ||| score")
+  cmd->add_option("--nbest", s.nbest, "Print this many hypotheses (or samples) per line as: id ||| text ||| score")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--target-prefix", f->target_prefix,
+                  "File line-aligned with the input: each translation begins with its line (forced), the model "
+                  "continuing it (an empty line forces nothing)");
+  cmd->add_flag("--sample", f->options.sample,
+                "Draw each token from the model's distribution instead of beam search (back-translation); "
+                "reproducible for a given --seed");
+  SamplingOptions& sampling = f->options.sampling;
+  cmd->add_option("--temperature", sampling.temperature, "With --sample: logits / temperature (0: greedy)")
+      ->check(CLI::NonNegativeNumber & kFinite);
+  cmd->add_option("--top-k", sampling.top_k, "With --sample: draw from the k most likely tokens (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-p", sampling.top_p,
+                  "With --sample: draw from the smallest set of most likely tokens whose probability reaches p")
+      ->check(real_check([](double v) { return v > 0 && v <= 1; }, "(0, 1]", "in (0, 1]"));
+  cmd->add_option("--seed", sampling.seed, "With --sample: the random seed")->check(integer_check<std::uint64_t>());
   cmd->add_flag("--scores", f->scores, "Append ||| score (length-normalised log-probability)");
   cmd->add_flag("--alignments", f->alignments, "Append ||| i-j source-target token alignments from attention");
   add_precision_options(cmd, f->translator);
   cmd->add_option("--threads", f->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
   return [f] {
     TranslateFlags flags = *f;
-    flags.options.search.beam = std::max(flags.options.search.beam, flags.options.search.nbest);
+    if (!flags.options.sample) flags.options.search.beam = std::max(flags.options.search.beam, flags.options.search.nbest);
     return run_translate(flags);
   };
 }

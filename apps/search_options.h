@@ -1,5 +1,6 @@
 // The search options `heptapod translate` and `heptapod serve` share (serve's are the defaults of requests
-// that set none): beam, length penalty, lengths, cache storage, batching and over-long inputs.
+// that set none): beam, length penalty, lengths, repetition guards, cache storage, batching and over-long
+// inputs.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -18,6 +19,13 @@ inline void add_search_options(CLI::App* cmd, TranslateOptions& options) {
   cmd->add_option("--max-extra-length", s.max_extra_length, "Outputs stop at input length + this many tokens")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--min-length", s.min_length, "The end token is banned until the output has this many tokens")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repetition-penalty", s.guards.repetition_penalty,
+                  "Tokens already in the output are less likely: their logits divided by this when positive, "
+                  "multiplied when negative (1: off; 1.2 is common)")
+      ->check(CLI::PositiveNumber & kFinite);
+  cmd->add_option("--no-repeat-ngram", s.guards.no_repeat_ngram,
+                  "No n-gram of this many tokens appears twice in an output (0: off)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--cache", s.cache,
                   "Storage of the decoder's cached keys and values: float16 (half the memory; attention computes in "

@@ -55,13 +55,18 @@ class PyTranslator {
   }
 
   py::list translate(const std::vector<std::string>& sentences, int beam, int nbest, float length_penalty,
-                     int max_extra_length, int min_length, int batch_tokens, bool alignments) {
+                     int max_extra_length, int min_length, int batch_tokens, bool alignments,
+                     float repetition_penalty, int no_repeat_ngram, bool sample, float temperature, int top_k,
+                     float top_p, std::uint64_t seed, const std::vector<std::string>& target_prefixes) {
     require(beam >= 1 && beam <= 64, "beam must be in [1, 64]");
     require(nbest >= 1 && nbest <= 256, "nbest must be in [1, 256]");
     require(max_extra_length >= 0 && min_length >= 0, "max_extra_length and min_length must be >= 0");
     require(batch_tokens >= 1, "batch_tokens must be >= 1");
     TranslateOptions o;
-    o.search.beam = std::max(beam, nbest);
+    o.search.guards = RepetitionGuards{repetition_penalty, no_repeat_ngram};
+    o.sample = sample;
+    o.sampling = SamplingOptions{temperature, top_k, top_p, seed};
+    o.search.beam = sample ? beam : std::max(beam, nbest);
     o.search.nbest = nbest;
     o.search.length_penalty = length_penalty;
     o.search.max_extra_length = max_extra_length;
@@ -72,7 +77,7 @@ class PyTranslator {
       py::gil_scoped_release release;
       std::lock_guard lock(mutex_);
       set_num_threads(threads_);
-      out = translator_.translate(sentences, o);
+      out = translator_.translate(sentences, o, target_prefixes);
     }
     py::list results;
     for (const Translation& t : out) {
@@ -267,9 +272,13 @@ PYBIND11_MODULE(heptapod, m) {
            "threads: 0 = every core; compute_type: 'float32', 'int8' or 'bfloat16' (default: the file's)")
       .def("translate", &PyTranslator::translate, py::arg("sentences"), py::arg("beam") = 4, py::arg("nbest") = 1,
            py::arg("length_penalty") = 0.6f, py::arg("max_extra_length") = 50, py::arg("min_length") = 0,
-           py::arg("batch_tokens") = 4096, py::arg("alignments") = false,
+           py::arg("batch_tokens") = 4096, py::arg("alignments") = false, py::arg("repetition_penalty") = 1.0f,
+           py::arg("no_repeat_ngram") = 0, py::arg("sample") = false, py::arg("temperature") = 1.0f,
+           py::arg("top_k") = 0, py::arg("top_p") = 1.0f, py::arg("seed") = 0,
+           py::arg("target_prefixes") = std::vector<std::string>{},
            "One dict per sentence: {'hypotheses': [{'text', 'tokens', 'score', 'log_prob'[, 'alignment']}], "
-           "'warning'}, best hypothesis first")
+           "'warning'}, best hypothesis first; sample=True draws nbest samples (temperature, top_k, top_p, seed) "
+           "as `heptapod translate --sample` does; target_prefixes: one per sentence, forced")
       .def("score", &PyTranslator::score, py::arg("sources"), py::arg("targets"), py::arg("batch_tokens") = 4096,
            "One dict per pair: {'log_prob', 'tokens', 'token_log_probs'} (natural log, end token included)")
       .def("encode", &PyTranslator::encode, py::arg("text"), py::arg("target") = false)

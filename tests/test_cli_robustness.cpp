@@ -235,7 +235,9 @@ std::vector<Subcommand> table(const Files& f) {
                                               {"--cache", K::Choice},
                                               {"--batch-tokens", K::Positive},
                                               {"--max-input-tokens", K::Positive},
-                                              {"--reject-long", K::Flag}};
+                                              {"--reject-long", K::Flag},
+                                              {"--repetition-penalty", K::PositiveNumber},
+                                              {"--no-repeat-ngram", K::NonNegative}};
   const std::map<std::string, Kind> precision = {{"--compute-type", K::Choice}, {"--float-output", K::Flag}};
   const Arguments train = {{"--source", f.in},       {"--target", f.ref},    {"--output", f.out}, {"--steps", "1"},
                            {"--batch-tokens", "64"}, {"--max-length", "20"}, {"--threads", "1"}};
@@ -343,7 +345,13 @@ std::vector<Subcommand> table(const Files& f) {
               {"--nbest", K::Bounded},
               {"--scores", K::Flag},
               {"--alignments", K::Flag},
-              {"--threads", K::Threads}},
+              {"--threads", K::Threads},
+              {"--target-prefix", K::LenientText},
+              {"--sample", K::Flag},
+              {"--temperature", K::NonNegativeNumber},
+              {"--top-k", K::NonNegative},
+              {"--top-p", K::UnitInterval},
+              {"--seed", K::Seed}},
              search,
              precision}),
        f.out},

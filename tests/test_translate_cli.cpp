@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "heptapod/data/text_file.h"
 #include "heptapod/decode/translator.h"
@@ -247,6 +248,46 @@ TEST(Translate, StreamedScoresEqualWholeInputScores) {
             1);
   EXPECT_HAS_SUBSTR(log, "line counts differ: " + src + " has 200 lines");
   EXPECT_FALSE(test::fs::exists(dir.file("x.txt"))) << "a failed run left an output file";
+}
+
+}  // namespace
+}  // namespace heptapod
+
+namespace heptapod {
+namespace {
+
+// `translate --sample`: the same seed gives the same bytes, read whole or a line at a time (a line's samples
+// do not depend on its neighbours); another seed gives others. `--target-prefix`: every translation begins with
+// its line's prefix; a prefix file of another length is an error naming it.
+TEST(Translate, CliSamplesReproduciblyAndForcesPrefixes) {
+  TempDir dir;
+  const std::string model = make_model(dir);
+  const std::string in = dir.write("in.txt", "three hundred\ntwelve thousand and five\none\nninety\n");
+  const std::string base = "translate -m " + quoted(model) + " -i " + quoted(in) + " --max-extra-length 8 --threads 1";
+  auto run = [&](const std::string& args) {
+    std::string log;
+    EXPECT_EQ(run_heptapod(base + " " + args + " -o " + quoted(dir.file("out.txt")), dir, log), 0) << log;
+    return test::slurp(dir.file("out.txt"));
+  };
+  const std::string sampled = run("--sample --seed 7 --nbest 3 --temperature 1.3");
+  EXPECT_EQ(std::count(sampled.begin(), sampled.end(), '\n'), 12);
+  EXPECT_EQ(run("--sample --seed 7 --nbest 3 --temperature 1.3 --window 1"), sampled);
+  EXPECT_NE(run("--sample --seed 8 --nbest 3 --temperature 1.3"), sampled);
+  EXPECT_EQ(run("--sample --temperature 0"), run("--beam 1"));
+
+  const std::string prefixes = dir.write("prefix.txt", "tres\n\ndoce mil\ncien\n");
+  std::vector<std::string> out;
+  std::istringstream text(run("--target-prefix " + quoted(prefixes)));
+  for (std::string line; std::getline(text, line);) out.push_back(line);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].rfind("tres", 0), 0u) << out[0];
+  EXPECT_EQ(out[2].rfind("doce mil", 0), 0u) << out[2];
+  EXPECT_EQ(out[3].rfind("cien", 0), 0u) << out[3];
+  std::string log;
+  EXPECT_EQ(run_heptapod(base + " --target-prefix " + quoted(dir.write("short.txt", "tres\n")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "short.txt");
+  EXPECT_EQ(run_heptapod(base + " --target-prefix " + quoted(dir.write("long.txt", "a\nb\nc\nd\ne\n")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "long.txt: more lines than the input's 4");
 }
 
 }  // namespace

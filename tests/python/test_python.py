@@ -200,3 +200,22 @@ def test_train_takes_the_cli_option_table_and_trains_the_cli_model(tmp_path):
         heptapod.train(train_es, train_en, str(tmp_path / "bad"), matmul_precision="float8")
     with pytest.raises(heptapod.Error, match="takes a value"):
         heptapod.train(train_es, train_en, str(tmp_path / "bad"), steps=True)
+
+
+def test_sampling_prefixes_and_guards_give_the_clis_bytes(model, translator, tmp_path):
+    src = ["tres mil", "uno", "noventa y nueve"]
+    (tmp_path / "in.txt").write_text("\n".join(src) + "\n")
+    (tmp_path / "prefix.txt").write_text("three\n\nninety\n")
+    out = cli("translate", "-m", model, "-i", str(tmp_path / "in.txt"), "--threads", "1", "--sample", "--seed", "4",
+              "--temperature", "0.9", "--top-k", "5", "--top-p", "0.9", "--nbest", "2", "--repetition-penalty", "1.2",
+              "--no-repeat-ngram", "3", "--target-prefix", str(tmp_path / "prefix.txt"))
+    results = translator.translate(src, sample=True, seed=4, temperature=0.9, top_k=5, top_p=0.9, nbest=2,
+                                   repetition_penalty=1.2, no_repeat_ngram=3,
+                                   target_prefixes=["three", "", "ninety"])
+    expected = "".join(f"{i} ||| {h['text']} ||| {h['score']:g}\n" for i, r in enumerate(results) for h in r["hypotheses"])
+    assert [line.split(" ||| ")[:2] for line in out.splitlines()] == \
+        [line.split(" ||| ")[:2] for line in expected.splitlines()]
+    with pytest.raises(heptapod.Error, match="top-p"):
+        translator.translate(src, sample=True, top_p=0.0)
+    with pytest.raises(heptapod.Error, match="repetition penalty"):
+        translator.translate(src, repetition_penalty=-1.0)

@@ -35,6 +35,9 @@ std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std
                               const SearchOptions& o, const std::vector<std::vector<int>>& prefixes,
                               int rows_per_sentence) {
   require(o.max_extra_length >= 0 && o.min_length >= 0, "search: max extra length and min length must be >= 0");
+  require(o.guards.repetition_penalty > 0 && std::isfinite(o.guards.repetition_penalty),
+          "search: the repetition penalty must be a finite number > 0");
+  require(o.guards.no_repeat_ngram >= 0, "search: no_repeat_ngram must be >= 0");
   require(prefixes.empty() || prefixes.size() == sources.size(), "search: one target prefix per source expected");
   const PaddedSources padded = pad_sources(sources, decoder.config());
   std::vector<int> limit(sources.size());
