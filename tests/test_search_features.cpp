@@ -42,16 +42,34 @@ double forward_log_prob(Transformer<float>& model, const std::vector<int>& src, 
   return lp;
 }
 
-class SearchFeatures : public ::testing::TestWithParam<std::pair<NormPosition, EmbeddingTying>> {};
+class SearchFeatures : public ::testing::TestWithParam<std::pair<NormPosition, EmbeddingTying>> {
+ protected:
+  // A random model of the parameter's kind and a decoder over it.
+  IncrementalDecoder& decoder(std::uint64_t seed) {
+    config_ = decode_config(GetParam().first, GetParam().second);
+    model_ = random_model(config_, seed);
+    decoder_ = std::make_unique<IncrementalDecoder>(*model_);
+    return *decoder_;
+  }
+  ModelConfig config_;
+  std::unique_ptr<Transformer<float>> model_;
+  std::unique_ptr<IncrementalDecoder> decoder_;
+};
+
+SearchOptions search_options(int beam, int nbest, int max_extra_length, CachePrecision cache = CachePrecision::Float16) {
+  SearchOptions o;
+  o.beam = beam;
+  o.nbest = nbest;
+  o.max_extra_length = max_extra_length;
+  o.cache = cache;
+  return o;
+}
 
 TEST_P(SearchFeatures, ForcedPrefixThenTheModelsBestContinuation) {
-  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
-  auto model = random_model(c, 11);
-  IncrementalDecoder dec(*model);
-  SearchOptions o;
-  o.beam = 1;
-  o.max_extra_length = 6;
-  o.cache = CachePrecision::Float32;
+  IncrementalDecoder& dec = decoder(11);
+  const ModelConfig& c = config_;
+  Transformer<float>& model = *model_;
+  const SearchOptions o = search_options(1, 1, 6, CachePrecision::Float32);
   const auto src = sources();
   const auto pre = prefixes();
   const auto out = beam_search(dec, src, o, pre);
@@ -65,7 +83,7 @@ TEST_P(SearchFeatures, ForcedPrefixThenTheModelsBestContinuation) {
     // After the prefix every token, and the end, is the full forward pass's most likely allowed token.
     const int limit = static_cast<int>(src[i].size()) + o.max_extra_length;
     const bool ended = static_cast<int>(y.size()) < std::max(limit, static_cast<int>(pre[i].size()) + 1);
-    const std::vector<float> logits = forward_logits(*model, src[i], y);
+    const std::vector<float> logits = forward_logits(model, src[i], y);
     const int V = c.tgt_vocab_size;
     for (std::size_t t = pre[i].size(); t < y.size() + (ended ? 1 : 0); ++t) {
       const float* row = logits.data() + t * V;
@@ -74,18 +92,13 @@ TEST_P(SearchFeatures, ForcedPrefixThenTheModelsBestContinuation) {
         if (std::find(banned.begin(), banned.end(), v) == banned.end() && (best < 0 || row[v] > row[best])) best = v;
       EXPECT_EQ(t < y.size() ? y[t] : c.eos_id, best) << "position " << t;
     }
-    EXPECT_NEAR(out[i][0].log_prob, forward_log_prob(*model, src[i], y, ended), 1e-3);
+    EXPECT_NEAR(out[i][0].log_prob, forward_log_prob(model, src[i], y, ended), 1e-3);
   }
 }
 
 TEST_P(SearchFeatures, PrefixedBeamSearchKeepsThePrefixAndBatchesAsOneByOne) {
-  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
-  auto model = random_model(c, 12);
-  IncrementalDecoder dec(*model);
-  SearchOptions o;
-  o.beam = 4;
-  o.nbest = 4;
-  o.max_extra_length = 5;
+  IncrementalDecoder& dec = decoder(12);
+  const SearchOptions o = search_options(4, 4, 5);
   const auto src = sources();
   const auto pre = prefixes();
   const auto batched = beam_search(dec, src, o, pre);
@@ -101,13 +114,8 @@ TEST_P(SearchFeatures, PrefixedBeamSearchKeepsThePrefixAndBatchesAsOneByOne) {
 }
 
 TEST_P(SearchFeatures, NoRepeatNgramLeavesNoNgramTwice) {
-  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
-  auto model = random_model(c, 13);
-  IncrementalDecoder dec(*model);
-  SearchOptions o;
-  o.beam = 3;
-  o.nbest = 3;
-  o.max_extra_length = 20;
+  IncrementalDecoder& dec = decoder(13);
+  SearchOptions o = search_options(3, 3, 20);
   o.min_length = 15;  // long outputs, which repeat without the guard
   auto repeats = [](const std::vector<int>& y, int n) {
     std::set<std::vector<int>> seen;
@@ -135,25 +143,16 @@ TEST_P(SearchFeatures, NoRepeatNgramLeavesNoNgramTwice) {
 }
 
 TEST_P(SearchFeatures, SamplingAtTemperatureZeroIsGreedySearch) {
-  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
-  auto model = random_model(c, 14);
-  IncrementalDecoder dec(*model);
-  SearchOptions o;
-  o.beam = 1;
-  o.max_extra_length = 6;
+  IncrementalDecoder& dec = decoder(14);
+  const SearchOptions o = search_options(1, 1, 6);
   const auto greedy = beam_search(dec, sources(), o, prefixes());
   const auto sampled = sample_search(dec, sources(), o, SamplingOptions{0.0f, 0, 1.0f, 99}, prefixes());
   for (std::size_t i = 0; i < greedy.size(); ++i) EXPECT_EQ(sampled[i][0].tokens, greedy[i][0].tokens) << i;
 }
 
 TEST_P(SearchFeatures, SamplesAreReproducibleAndScoredByTheModel) {
-  const ModelConfig c = decode_config(GetParam().first, GetParam().second);
-  auto model = random_model(c, 15);
-  IncrementalDecoder dec(*model);
-  SearchOptions o;
-  o.nbest = 3;
-  o.max_extra_length = 6;
-  o.cache = CachePrecision::Float32;
+  IncrementalDecoder& dec = decoder(15);
+  const SearchOptions o = search_options(1, 3, 6, CachePrecision::Float32);
   const auto src = sources();
   const auto a = sample_search(dec, src, o, SamplingOptions{1.0f, 0, 1.0f, 5});
   const auto b = sample_search(dec, src, o, SamplingOptions{1.0f, 0, 1.0f, 5});
@@ -166,7 +165,7 @@ TEST_P(SearchFeatures, SamplesAreReproducibleAndScoredByTheModel) {
       differ += a[i][s].tokens != other[i][s].tokens;
       const Hypothesis& h = a[i][s];
       const bool ended = static_cast<int>(h.tokens.size()) < static_cast<int>(src[i].size()) + o.max_extra_length;
-      EXPECT_NEAR(h.log_prob, forward_log_prob(*model, src[i], h.tokens, ended), 1e-3) << "sentence " << i;
+      EXPECT_NEAR(h.log_prob, forward_log_prob(*model_, src[i], h.tokens, ended), 1e-3) << "sentence " << i;
     }
   }
   EXPECT_GT(differ, 0) << "another seed draws the same samples";
@@ -184,9 +183,7 @@ TEST(Sampling, LowPrecisionSamplesDoNotDependOnTheBatchOrThreads) {
     auto model = random_model(c, 16);
     model->pack_for_inference(InferencePrecision{type, false});
     IncrementalDecoder dec(*model);
-    SearchOptions o;
-    o.nbest = 2;
-    o.max_extra_length = 8;
+    const SearchOptions o = search_options(1, 2, 8);
     const SamplingOptions sampling{1.2f, 10, 0.95f, 77};
     const auto src = sources();
     set_num_threads(2);

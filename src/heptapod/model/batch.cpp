@@ -68,6 +68,7 @@ Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector
 }
 
 void validate_batch(const Batch& b, const ModelConfig& c) {
+  require(c.has_decoder(), "batch: an encoder-only model has no output layer or loss of its own (encode() runs it)");
   require(b.B > 0 && b.T > 0 && (b.S > 0) == c.has_encoder(),
           c.has_encoder() ? "batch: empty dimensions" : "batch: a decoder-only model reads no source (S must be 0)");
   require(b.src.size() == static_cast<std::size_t>(b.B) * b.S && b.src_len.size() == static_cast<std::size_t>(b.B) &&

@@ -149,7 +149,6 @@ void Transformer<T>::project_cross_keys_values(Arena& arena) {
 template <typename T>
 T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena) {
   const ModelConfig& c = config_;
-  require(decoder_ != nullptr, "an encoder-only model has no output layer or loss of its own (encode() runs it)");
   batch_ = std::make_unique<PackedBatch>(b);
   const PackedBatch& p = *batch_;
   const int Nt = p.tgt.rows();
