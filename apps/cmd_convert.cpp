@@ -68,7 +68,7 @@ int run_convert(const ConvertOptions& o) {
       require(!o.norm.empty(), "convert --from nn-transformer needs --norm pre or --norm post (nn.Transformer's "
                                "norm_first leaves the same tensors either way)");
       NnTransformerImportOptions nn = o.nn;
-      nn.norm = o.norm == "pre" ? NormPosition::Pre : NormPosition::Post;
+      nn.norm = norm_from_name(o.norm, "--norm");
       model = import_nn_transformer(file, nn);
     } else {
       require(!o.config_path.empty(), "convert --from heptapod needs --config (a model config JSON file)");

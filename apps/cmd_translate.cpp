@@ -57,6 +57,9 @@ int run_translate(const TranslateFlags& f) {
   Translator translator(f.model, f.translator);
   LineWindows input(f.input);
   std::optional<LineWindows> prefixes;  // line-aligned with the input
+  const auto is_stdin = [](const std::string& path) { return path.empty() || path == "-"; };
+  require(f.target_prefix.empty() || !is_stdin(f.target_prefix) || !is_stdin(f.input),
+          "--target-prefix: standard input is the input already; give the prefixes as a file");
   if (!f.target_prefix.empty()) prefixes.emplace(f.target_prefix);
   LineProgress progress(f.input, f.output);
   stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
@@ -83,7 +86,7 @@ int run_translate(const TranslateFlags& f) {
 }  // namespace
 
 Runner add_translate_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("translate", "Translate text with a trained model (beam search)");
+  auto* cmd = root.add_subcommand("translate", "Translate text with a trained model (beam search or sampling)");
   auto f = std::make_shared<TranslateFlags>();
   SearchOptions& s = f->options.search;
   cmd->add_option("-m,--model", f->model, "Model file (from heptapod train)")->required();
@@ -100,18 +103,23 @@ Runner add_translate_command(CLI::App& root) {
   cmd->add_option("--target-prefix", f->target_prefix,
                   "File line-aligned with the input: each translation begins with its line (forced), the model "
                   "continuing it (an empty line forces nothing)");
-  cmd->add_flag("--sample", f->options.sample,
+  CLI::Option* sample = cmd->add_flag("--sample", f->options.sample,
                 "Draw each token from the model's distribution instead of beam search (back-translation); "
                 "reproducible for a given --seed");
   SamplingOptions& sampling = f->options.sampling;
   cmd->add_option("--temperature", sampling.temperature, "With --sample: logits / temperature (0: greedy)")
-      ->check(CLI::NonNegativeNumber & kFinite);
+      ->check(CLI::NonNegativeNumber & kFinite)
+      ->needs(sample);
   cmd->add_option("--top-k", sampling.top_k, "With --sample: draw from the k most likely tokens (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->needs(sample);
   cmd->add_option("--top-p", sampling.top_p,
                   "With --sample: draw from the smallest set of most likely tokens whose probability reaches p")
-      ->check(real_check([](double v) { return v > 0 && v <= 1; }, "(0, 1]", "in (0, 1]"));
-  cmd->add_option("--seed", sampling.seed, "With --sample: the random seed")->check(integer_check<std::uint64_t>());
+      ->check(real_check([](double v) { return v > 0 && v <= 1; }, "(0, 1]", "in (0, 1]"))
+      ->needs(sample);
+  cmd->add_option("--seed", sampling.seed, "With --sample: the random seed")
+      ->check(integer_check<std::uint64_t>())
+      ->needs(sample);
   cmd->add_flag("--scores", f->scores, "Append ||| score (length-normalised log-probability)");
   cmd->add_flag("--alignments", f->alignments, "Append ||| i-j source-target token alignments from attention");
   add_precision_options(cmd, f->translator);

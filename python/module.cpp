@@ -180,15 +180,16 @@ eval::ChrfScore chrf(const std::vector<std::string>& hypotheses, const py::objec
   return eval::corpus_chrf(hypotheses, references, o);
 }
 
-// heptapod.train: the keyword arguments are `heptapod train`'s options (app/train_options.h), spelled with
-// underscores: a value becomes "--name value", True a flag, a list comma-separated. on_update(dict) is called
+// heptapod.train: the keyword arguments are `heptapod train`'s options (apps/train_options.h), spelled with
+// underscores: a value becomes "--name=value", True a flag, a list comma-separated; None, False and an empty
+// list leave the option out. on_update(dict) is called
 // after every update with the run's state (from Python, the GIL held only for the call).
 py::dict train(const std::string& source, const std::string& target, const std::string& output_dir,
                const py::kwargs& options) {
   CLI::App parser{"heptapod.train"};
   auto flags = std::make_shared<app::TrainFlags>();
   app::add_train_options(&parser, flags);
-  std::vector<std::string> args = {"--source", source, "--target", target, "--output", output_dir};
+  std::vector<std::string> args = {"--source=" + source, "--target=" + target, "--output=" + output_dir};
   std::optional<py::function> on_update;
   // "--warmup-steps" -> "warmup_steps": the names Python users wrote, in CLI11's messages.
   auto python_names = [](std::string text) {
@@ -207,19 +208,25 @@ py::dict train(const std::string& source, const std::string& target, const std::
     }
     std::string option = "--" + k;
     std::replace(option.begin(), option.end(), '_', '-');
-    require(k != "source" && k != "target" && k != "output" && parser.get_option_no_throw(option) != nullptr,
+    require(k != "source" && k != "target" && k != "output" && k != "help" &&
+                parser.get_option_no_throw(option) != nullptr,
             "train: unknown option '" + k + "'");
+    const bool flag = parser.get_option(option)->get_expected_min() == 0;
+    if (value.is_none()) continue;
     if (py::isinstance<py::bool_>(value)) {
-      require(parser.get_option(option)->get_expected_min() == 0,
-              "train: option '" + k + "' takes a value, not True or False");
+      require(flag, "train: option '" + k + "' takes a value, not True or False");
       if (value.cast<bool>()) args.push_back(option);
-    } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
-      std::string joined;
-      for (const py::handle item : value) joined += (joined.empty() ? "" : ",") + py::str(item).cast<std::string>();
-      args.insert(args.end(), {option, joined});
-    } else {
-      args.insert(args.end(), {option, py::str(value).cast<std::string>()});
+      continue;
     }
+    require(!flag, "train: option '" + k + "' is a flag: True or False");
+    std::string text;
+    if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+      if (py::len(value) == 0) continue;
+      for (const py::handle item : value) text += (text.empty() ? "" : ",") + py::str(item).cast<std::string>();
+    } else {
+      text = py::str(value).cast<std::string>();
+    }
+    args.push_back(option + "=" + text);  // one argument, whatever the value begins with
   }
   std::reverse(args.begin(), args.end());  // CLI11 reads a vector from its back
   try {

@@ -1,12 +1,15 @@
 // A decoder-only model (a causal stack and its output layer): its cached one-position steps, through a plain
-// key/value cache written here with naive loops, give the full forward pass's logits; its batches read no
-// source; and it refuses what needs an encoder with a clear error.
+// key/value cache written here with naive loops, give the full forward pass's logits; the searches continue a
+// prompt with it; its batches read no source; and it refuses what needs an encoder with a clear error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/decode/beam_search.h"
+#include "heptapod/decode/sampling_search.h"
 #include "heptapod/layers/attention_step.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
@@ -120,6 +123,47 @@ TEST(DecoderOnly, RefusesWhatNeedsAnEncoder) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("encoder-only model has no output layer"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace heptapod
+
+namespace heptapod {
+namespace {
+
+// The searches run a decoder-only model too: a prompt given as the forced prefix, greedy search continues it
+// with the full forward pass's most likely tokens.
+TEST(DecoderOnly, GreedySearchContinuesAPromptWithTheMostLikelyTokens) {
+  const ModelConfig c = lm_config(NormPosition::Pre, EmbeddingTying::TargetOutput);
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 22);
+  IncrementalDecoder decoder(model);
+  SearchOptions o;
+  o.beam = 1;
+  o.max_extra_length = 7;
+  o.cache = CachePrecision::Float32;
+  const std::vector<std::vector<int>> prompts = {{5, 9, 12}, {20}, {}};
+  const auto out = beam_search(decoder, {{}, {}, {}}, o, prompts);
+  const std::vector<int> banned = banned_output_ids(c);
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    const std::vector<int>& y = out[i][0].tokens;
+    ASSERT_GE(y.size(), prompts[i].size());
+    EXPECT_TRUE(std::equal(prompts[i].begin(), prompts[i].end(), y.begin()));
+    const Batch b = make_batch({{}}, {y}, c);
+    Arena arena;
+    const float* logits = model.logits(b, arena);  // (T, V)
+    for (std::size_t t = prompts[i].size(); t < y.size(); ++t) {
+      const float* row = logits + t * c.tgt_vocab_size;
+      int best = -1;
+      for (int v = 0; v < c.tgt_vocab_size; ++v)
+        if (std::find(banned.begin(), banned.end(), v) == banned.end() && (best < 0 || row[v] > row[best])) best = v;
+      EXPECT_EQ(y[t], best) << "prompt " << i << " position " << t;
+    }
+  }
+  // And samples: reproducible, beginning with the prompt.
+  const auto a = sample_search(decoder, {{}, {}, {}}, o, SamplingOptions{1.0f, 0, 1.0f, 3}, prompts);
+  const auto again = sample_search(decoder, {{}, {}, {}}, o, SamplingOptions{1.0f, 0, 1.0f, 3}, prompts);
+  for (std::size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(a[i][0].tokens, again[i][0].tokens);
 }
 
 }  // namespace

@@ -219,3 +219,14 @@ def test_sampling_prefixes_and_guards_give_the_clis_bytes(model, translator, tmp
         translator.translate(src, sample=True, top_p=0.0)
     with pytest.raises(heptapod.Error, match="repetition penalty"):
         translator.translate(src, repetition_penalty=-1.0)
+
+
+def test_train_keywords_none_empty_lists_and_dashes(tmp_path):
+    train_es, train_en = os.path.join(DATA, "numbers.train.es"), os.path.join(DATA, "numbers.train.en")
+    # None and [] leave an option out; a value beginning with "-" stays a value (here a bad one, named).
+    with pytest.raises(heptapod.Error, match="max_ratio"):
+        heptapod.train(train_es, train_en, str(tmp_path / "a"), init=None, freeze=[], max_ratio=-3)
+    with pytest.raises(heptapod.Error, match="unknown option 'help'"):
+        heptapod.train(train_es, train_en, str(tmp_path / "b"), help=True)
+    with pytest.raises(heptapod.Error, match="is a flag"):
+        heptapod.train(train_es, train_en, str(tmp_path / "c"), byte_fallback="yes")

@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "heptapod/core/error.h"
-#include "heptapod/kernels/logits_top.h"
 
 namespace heptapod {
 
@@ -31,14 +30,26 @@ struct Candidate {
 
 }  // namespace
 
+void validate_search(const ModelConfig& c, const std::vector<std::vector<int>>& sources, const SearchOptions& o,
+                     const std::vector<std::vector<int>>& prefixes) {
+  require(o.max_extra_length >= 0 && o.min_length >= 0, "search: max extra length and min length must be >= 0");
+  validate(o.guards);
+  require(prefixes.empty() || prefixes.size() == sources.size(), "search: one target prefix per source expected");
+  const std::vector<int> banned = banned_output_ids(c);
+  for (std::size_t b = 0; b < prefixes.size(); ++b)
+    for (std::size_t t = 0; t < prefixes[b].size(); ++t) {
+      const int id = prefixes[b][t];
+      const std::string where = "search: target prefix " + std::to_string(b + 1) + ", token " + std::to_string(t + 1) +
+                                " (id " + std::to_string(id) + ")";
+      require(id >= 0 && id < c.tgt_vocab_size, where + " is outside the vocabulary");
+      require(id != c.eos_id && std::find(banned.begin(), banned.end(), id) == banned.end(),
+              where + " is the end, start or padding token, which no output holds");
+    }
+}
+
 std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
                               const SearchOptions& o, const std::vector<std::vector<int>>& prefixes,
                               int rows_per_sentence) {
-  require(o.max_extra_length >= 0 && o.min_length >= 0, "search: max extra length and min length must be >= 0");
-  require(o.guards.repetition_penalty > 0 && std::isfinite(o.guards.repetition_penalty),
-          "search: the repetition penalty must be a finite number > 0");
-  require(o.guards.no_repeat_ngram >= 0, "search: no_repeat_ngram must be >= 0");
-  require(prefixes.empty() || prefixes.size() == sources.size(), "search: one target prefix per source expected");
   const PaddedSources padded = pad_sources(sources, decoder.config());
   std::vector<int> limit(sources.size());
   int max_steps = 1;
@@ -52,7 +63,20 @@ std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std
   return limit;
 }
 
+Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignment, float log_prob, bool ended,
+                               float length_penalty_alpha) {
+  Hypothesis h;
+  const int length = static_cast<int>(tokens.size()) + (ended ? 1 : 0);
+  if (ended) alignment.pop_back();  // the end token's alignment is not reported
+  h.tokens = std::move(tokens);
+  h.alignment = std::move(alignment);
+  h.log_prob = log_prob;
+  h.score = log_prob / length_penalty(length, length_penalty_alpha);
+  return h;
+}
+
 int aligned_source_position(const IncrementalDecoder& decoder, int row) {
+  if (decoder.padded_source_length() == 0) return 0;  // a decoder-only model reads no source
   const float* att = decoder.last_cross_attention() + static_cast<long>(row) * decoder.padded_source_length();
   const int n = std::max(std::min(decoder.source_length(row), decoder.padded_source_length()), 1);
   return static_cast<int>(std::max_element(att, att + n) - att);
@@ -61,10 +85,11 @@ int aligned_source_position(const IncrementalDecoder& decoder, int row) {
 std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
                                                  const SearchOptions& o, const std::vector<std::vector<int>>& prefixes) {
   require(o.beam >= 1 && o.nbest >= 1 && o.nbest <= o.beam, "search: need beam >= 1 and 1 <= nbest <= beam");
+  const ModelConfig& c = decoder.config();
+  validate_search(c, sources, o, prefixes);
   const int B = static_cast<int>(sources.size());
   std::vector<std::vector<Hypothesis>> results(B);
   if (B == 0) return results;
-  const ModelConfig& c = decoder.config();
   const int bos_id = c.bos_id, eos_id = c.eos_id;
   const std::vector<int> banned = banned_output_ids(c);
   const std::vector<int> limit = start_search(decoder, sources, o, prefixes, o.beam);
@@ -93,27 +118,28 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       tokens[r] = rows[r].tokens.empty() ? bos_id : rows[r].tokens.back();
       whole = whole || forced(r) >= 0;
     }
-    // Each row's best `top` tokens: straight from the decoder, or from its logits after the repetition guards;
-    // a row in its prefix has the forced token alone.
+    // Each row's best `top` tokens: straight from the decoder, or from its logits (after the repetition
+    // guards) computed as the decoder computes them; a row in its prefix has the forced token alone, with the
+    // model's log-probability.
     const NextTokens& next = whole ? processed : decoder.step(tokens, top);
     if (whole) {
       const float* logits = decoder.step_logits(tokens);  // (rows, V)
       processed.top = top;
       processed.ids.assign(static_cast<std::size_t>(decoder.rows()) * top, 0);
-      processed.log_probs.assign(processed.ids.size(), -std::numeric_limits<float>::infinity());
-      std::vector<float> row(vocab);  // (V)
+      processed.log_probs.assign(processed.ids.size(), 0.0f);
+#pragma omp parallel for schedule(dynamic)
       for (int r = 0; r < decoder.rows(); ++r) {
-        std::copy_n(logits + static_cast<long>(r) * vocab, vocab, row.data());
-        apply_repetition_guards(row.data(), vocab, rows[r].tokens, o.guards);
-        log_softmax(row.data(), vocab);
-        const std::size_t at = static_cast<std::size_t>(r) * top;
-        if (const int token = forced(r); token >= 0) {
-          processed.ids[at] = token;
-          processed.log_probs[at] = row[token];
-          continue;
-        }
-        int count = 0;
-        kernels::logits_top(row.data(), vocab, 0, top, count, processed.log_probs.data() + at, processed.ids.data() + at);
+        thread_local std::vector<float> row;  // (V) this row's logits, under the guards
+        row.assign(logits + static_cast<long>(r) * vocab, logits + static_cast<long>(r + 1) * vocab);
+        const int token = forced(r);
+        if (token < 0) apply_repetition_guards(row.data(), vocab, rows[r].tokens, o.guards);
+        int* ids = processed.ids.data() + static_cast<std::size_t>(r) * top;
+        float* log_probs = processed.log_probs.data() + static_cast<std::size_t>(r) * top;
+        const float log_z = decoder.best_of_row(row.data(), top, ids, log_probs);
+        if (token < 0) continue;
+        ids[0] = token;
+        log_probs[0] = row[token] - log_z;
+        std::fill(log_probs + 1, log_probs + top, kRemovedLogit);
       }
     }
 
@@ -141,14 +167,8 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
         return row;
       };
       auto finish = [&](Row row, bool with_end) {
-        Hypothesis h;
-        const int length = static_cast<int>(row.tokens.size()) + (with_end ? 1 : 0);
-        if (with_end) row.alignment.pop_back();  // the end token's alignment is not reported
-        h.tokens = std::move(row.tokens);
-        h.alignment = std::move(row.alignment);
-        h.log_prob = row.log_prob;
-        h.score = row.log_prob / length_penalty(length, o.length_penalty);
-        finished[sentence].push_back(std::move(h));
+        finished[sentence].push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment), row.log_prob,
+                                                         with_end, o.length_penalty));
       };
       std::vector<Row> beam;
       for (std::size_t i = 0; i < cands.size() && static_cast<int>(beam.size()) < k; ++i) {

@@ -36,6 +36,11 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
                                                  const SearchOptions& options,
                                                  const std::vector<std::vector<int>>& prefixes = {});
 
+// Checks a search's options and prefixes (every prefix id in the vocabulary, none the end, start or padding
+// token); throws Error naming the first problem. Both searches call it before anything else.
+void validate_search(const ModelConfig& config, const std::vector<std::vector<int>>& sources,
+                     const SearchOptions& options, const std::vector<std::vector<int>>& prefixes);
+
 // What every search over the decoder begins with: starts `decoder` on the sources (each padded as the
 // model reads it) with rows_per_sentence rows each, room for the longest output, and returns each
 // sentence's length limit: the output tokens allowed before the end token (source length +
@@ -44,8 +49,14 @@ std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std
                               const SearchOptions& options, const std::vector<std::vector<int>>& prefixes,
                               int rows_per_sentence);
 
-// The source position row `row` attended most at the last step (last layer, heads averaged).
+// The source position row `row` attended most at the last step (last layer, heads averaged); 0 without a
+// source.
 int aligned_source_position(const IncrementalDecoder& decoder, int row);
+
+// A finished output: its tokens (without the end token), each token's alignment (the end token's, when
+// `ended`, dropped here), its log-probability and score log_prob / lp(|Y|), |Y| counting the end token.
+Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignment, float log_prob, bool ended,
+                               float length_penalty_alpha);
 
 // GNMT length penalty ((5 + length) / 6)^alpha.
 float length_penalty(int length, float alpha);

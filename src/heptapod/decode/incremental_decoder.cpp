@@ -18,6 +18,9 @@ namespace {
 
 constexpr int kStageRows = 256;  // source rows projected to cross keys/values at a time
 
+// log(e^a + e^b) = max + log1p(e^(min - max)): a row's running log-sum-exp (a) and one more block's (b).
+float add_log_sums(float a, float b) { return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b))); }
+
 }  // namespace
 
 IncrementalDecoder::IncrementalDecoder(Transformer<float>& model)
@@ -25,7 +28,9 @@ IncrementalDecoder::IncrementalDecoder(Transformer<float>& model)
 
 void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps,
                                CachePrecision cache) {
-  require(B > 0 && S > 0 && rows_per_sentence > 0 && max_steps > 0, "decoder: empty batch");
+  require(B > 0 && rows_per_sentence > 0 && max_steps > 0, "decoder: empty batch");
+  require((S > 0) == config_.has_encoder(), config_.has_encoder() ? "decoder: empty sources"
+                                                                   : "decoder: a decoder-only model reads no source");
   const int C = config_.d_model;
   cache_ = cache;
   const std::size_t element = cache == CachePrecision::Float16 ? sizeof(kernels::half) : sizeof(float);
@@ -40,28 +45,8 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   for (int r = 0; r < rows_; ++r) row_sentence_[r] = r / rows_per_sentence;
 
   arena_.reset();
-  float* memory = model_.encode(src, B, S, src_len, arena_);  // (B*S, C)
-  // Cross-attention reads only real source positions: pack them sentence after sentence (N, C), in place,
-  // and project those alone.
-  cross_offset_.resize(B);
-  int N = 0;
-  for (int b = 0; b < B; ++b) {
-    cross_offset_[b] = N;
-    const int n = std::clamp(src_len[b], 0, S);
-    std::memmove(memory + static_cast<long>(N) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
-    N += n;
-  }
-  stage_.resize(static_cast<std::size_t>(std::min(N, kStageRows)) * 2 * C);
-  const std::size_t cross_elements = static_cast<std::size_t>(std::max(N, 1)) * 2 * C;
   model_.prepare_decoding();
-  for (int layer = 0; layer < config_.decoder_layers; ++layer) {
-    cross_kv_[layer] = arena_.alloc<std::byte>(cross_elements * element);
-    for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2C) k|v at a time
-      const int rows = std::min(kStageRows, N - r0);
-      model_.source_keys_values(layer, memory + static_cast<long>(r0) * C, rows, stage_.data());
-      store(stage_.data(), 2L * C, rows, cross_kv_[layer], static_cast<long>(r0) * 2 * C);
-    }
-  }
+  if (config_.has_encoder()) start_cross_attention(src, B, S, src_len, element);
   const std::size_t cache_bytes =
       static_cast<std::size_t>(max_steps) * config_.decoder_layers * rows_ * 2 * C * element;
   self_cache_.reset(cache_bytes);
@@ -76,6 +61,31 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   top_count_.resize(rows_);
   scores_.resize(static_cast<std::size_t>(rows_) * config_.n_heads * std::max(S, max_steps));
   alignment_.resize(static_cast<std::size_t>(rows_) * S);
+}
+
+void IncrementalDecoder::start_cross_attention(const int* src, int B, int S, const int* src_len, std::size_t element) {
+  const int C = config_.d_model;
+  float* memory = model_.encode(src, B, S, src_len, arena_);  // (B*S, C)
+  // Cross-attention reads only real source positions: pack them sentence after sentence (N, C), in place,
+  // and project those alone.
+  cross_offset_.resize(B);
+  int N = 0;
+  for (int b = 0; b < B; ++b) {
+    cross_offset_[b] = N;
+    const int n = std::clamp(src_len[b], 0, S);
+    std::memmove(memory + static_cast<long>(N) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
+    N += n;
+  }
+  stage_.resize(static_cast<std::size_t>(std::min(N, kStageRows)) * 2 * C);
+  const std::size_t cross_elements = static_cast<std::size_t>(std::max(N, 1)) * 2 * C;
+  for (int layer = 0; layer < config_.decoder_layers; ++layer) {
+    cross_kv_[layer] = arena_.alloc<std::byte>(cross_elements * element);
+    for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2C) k|v at a time
+      const int rows = std::min(kStageRows, N - r0);
+      model_.source_keys_values(layer, memory + static_cast<long>(r0) * C, rows, stage_.data());
+      store(stage_.data(), 2L * C, rows, cross_kv_[layer], static_cast<long>(r0) * 2 * C);
+    }
+  }
 }
 
 void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long offset) const {
@@ -182,8 +192,7 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
       const std::size_t at = static_cast<std::size_t>(r) * top;
       const float log_sum =
           kernels::logits_top(row, n, v0, top, top_count_[r], next_.log_probs.data() + at, next_.ids.data() + at);
-      // log(e^a + e^b) = max + log1p(e^(min - max))
-      log_z_[r] = first ? log_sum : std::max(log_z_[r], log_sum) + std::log1p(std::exp(-std::abs(log_z_[r] - log_sum)));
+      log_z_[r] = first ? log_sum : add_log_sums(log_z_[r], log_sum);
     }
     first = false;
   }
@@ -204,6 +213,19 @@ const float* IncrementalDecoder::step_logits(const std::vector<int>& tokens) {
   }
   ++position_;
   return full_logits_.data();
+}
+
+float IncrementalDecoder::best_of_row(const float* logits, int top, int* ids, float* log_probs) const {
+  int count = 0;
+  float log_z = 0;
+  bool first = true;
+  for (const auto& [v0, n] : model_.output_column_blocks()) {
+    const float log_sum = kernels::logits_top(logits + v0, n, v0, top, count, log_probs, ids);
+    log_z = first ? log_sum : add_log_sums(log_z, log_sum);
+    first = false;
+  }
+  for (int j = 0; j < top; ++j) log_probs[j] -= log_z;
+  return log_z;
 }
 
 void IncrementalDecoder::reorder(const std::vector<int>& order) {

@@ -1,6 +1,7 @@
 // The decoder run one position at a time for search: a per-layer key/value cache for self-attention, and
-// cross-attention keys/values computed once per sentence from the encoder output. Rows ("hypotheses") can be
-// reordered (beam search keeps the best) and dropped (finished sentences leave the batch).
+// (in an encoder-decoder) cross-attention keys/values computed once per sentence from the encoder output; a
+// decoder-only model's causal stack runs the same way without them. Rows ("hypotheses") can be reordered
+// (beam search keeps the best) and dropped (finished sentences leave the batch).
 #pragma once
 
 #include <vector>
@@ -30,8 +31,9 @@ class IncrementalDecoder final : private AttentionCache<float> {
  public:
   explicit IncrementalDecoder(Transformer<float>& model);
 
-  // Starts decoding B sentences: source tokens (B, S) with lengths (B). Each sentence begins with
-  // `rows_per_sentence` hypotheses (the beam), all at position 0. max_steps bounds the output length.
+  // Starts decoding B sentences: source tokens (B, S) with lengths (B); a decoder-only model has none (S = 0,
+  // lengths 0). Each sentence begins with `rows_per_sentence` hypotheses (the beam), all at position 0.
+  // max_steps bounds the output length.
   void start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps,
              CachePrecision cache);
 
@@ -41,6 +43,9 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // The same step returning every row's raw logits (rows, V) instead, valid until the next call: for what
   // needs the whole distribution (sampling, repetition guards, a forced token's probability).
   const float* step_logits(const std::vector<int>& tokens);
+  // One row's `top` most likely tokens from its logits (V), computed block by block exactly as step() computes
+  // them (the same log-sum-exp, the same ties): ids and log_probs (top). Returns the row's log-sum-exp.
+  float best_of_row(const float* logits, int top, int* ids, float* log_probs) const;
 
   // Keeps rows `order` (each an index into the current rows, repeats allowed, at most as many as start()
   // made) in that order: after beam selection, or to drop the rows of finished sentences.
@@ -59,6 +64,9 @@ class IncrementalDecoder final : private AttentionCache<float> {
   int padded_source_length() const { return S_; }
 
  private:
+  // Encodes the sources and caches every decoder layer's cross-attention keys and values of them, in the
+  // cache's element type (`element` bytes).
+  void start_cross_attention(const int* src, int B, int S, const int* src_len, std::size_t element);
   // Feeds one token per row at the current position through the decoder layers -> their output (rows, C).
   const float* advance(const std::vector<int>& tokens);
   void attend_self(int layer, const float* q, int ldq, const float* kv, int ldkv, float* context) override;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <set>
 
@@ -13,16 +12,36 @@ namespace heptapod {
 
 namespace {
 
-constexpr float kRemoved = -std::numeric_limits<float>::infinity();
-
 // Leaves only the most likely token (the smallest id among equals).
 void keep_best(float* logits, int V) {
   const int best = static_cast<int>(std::max_element(logits, logits + V) - logits);
   for (int v = 0; v < V; ++v)
-    if (v != best) logits[v] = kRemoved;
+    if (v != best) logits[v] = kRemovedLogit;
+}
+
+// The largest logit of a row (V) and sum of exp(logit - largest), in double; -infinity and 0 when every
+// token was removed.
+std::pair<double, double> max_and_sum(const float* logits, int V) {
+  const double top = *std::max_element(logits, logits + V);
+  if (!std::isfinite(top)) return {top, 0.0};
+  double z = 0;
+  for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(logits[v]) - top);
+  return {top, z};
 }
 
 }  // namespace
+
+void validate(const RepetitionGuards& g) {
+  require(g.repetition_penalty > 0 && std::isfinite(g.repetition_penalty),
+          "search: the repetition penalty must be a finite number > 0");
+  require(g.no_repeat_ngram >= 0, "search: no_repeat_ngram must be >= 0");
+}
+
+void validate(const SamplingOptions& o) {
+  require(o.temperature >= 0 && std::isfinite(o.temperature), "sampling: the temperature must be finite and >= 0");
+  require(o.top_k >= 0, "sampling: top-k must be >= 0");
+  require(o.top_p > 0 && o.top_p <= 1, "sampling: top-p must be in (0, 1]");
+}
 
 void apply_repetition_guards(float* logits, int V, const std::vector<int>& history, const RepetitionGuards& g) {
   if (g.repetition_penalty != 1.0f) {
@@ -37,26 +56,27 @@ void apply_repetition_guards(float* logits, int V, const std::vector<int>& histo
   for (int start = 0; start + n <= length; ++start)
     if (std::equal(history.begin() + start, history.begin() + start + n - 1, history.end() - (n - 1))) {
       const int banned = history[start + n - 1];
-      if (banned >= 0 && banned < V) logits[banned] = kRemoved;
+      if (banned >= 0 && banned < V) logits[banned] = kRemovedLogit;
     }
 }
 
 void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o) {
-  require(o.temperature >= 0 && std::isfinite(o.temperature), "sampling: the temperature must be finite and >= 0");
-  require(o.top_k >= 0, "sampling: top-k must be >= 0");
-  require(o.top_p > 0 && o.top_p <= 1, "sampling: top-p must be in (0, 1]");
   if (o.temperature == 0 || o.top_k == 1) {
     keep_best(logits, V);
     return;
   }
-  if (o.temperature != 1.0f)
-    for (int v = 0; v < V; ++v) logits[v] /= o.temperature;
+  if (o.temperature != 1.0f) {
+    // (logit - largest) / T: the same distribution as logit / T, and no overflow however small T is.
+    const float top = *std::max_element(logits, logits + V);
+    if (std::isfinite(top))
+      for (int v = 0; v < V; ++v) logits[v] = (logits[v] - top) / o.temperature;
+  }
   if (o.top_k > 0 && o.top_k < V) {
     std::vector<float> sorted(logits, logits + V);
     std::nth_element(sorted.begin(), sorted.begin() + (o.top_k - 1), sorted.end(), std::greater<float>());
     const float kth = sorted[o.top_k - 1];
     for (int v = 0; v < V; ++v)
-      if (logits[v] < kth) logits[v] = kRemoved;
+      if (logits[v] < kth) logits[v] = kRemovedLogit;
   }
   if (o.top_p < 1.0f) {
     // Most likely first (the smaller id first among equals); a token stays while the probability of the
@@ -64,13 +84,12 @@ void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o) {
     std::vector<int> order(V);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
-    const double top = logits[order[0]];
-    double z = 0;
-    for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(logits[v]) - top);
+    const auto [top, z] = max_and_sum(logits, V);
+    if (z == 0) return;  // nothing left to cut
     double before = 0;
     for (int v : order) {
       if (before >= o.top_p) {
-        logits[v] = kRemoved;
+        logits[v] = kRemovedLogit;
         continue;
       }
       before += std::exp(static_cast<double>(logits[v]) - top) / z;
@@ -79,15 +98,13 @@ void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o) {
 }
 
 int draw_token(const float* logits, int V, double u) {
-  const double top = *std::max_element(logits, logits + V);
-  require(std::isfinite(top), "sampling: every token was removed");
-  double z = 0;
-  for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(logits[v]) - top);
+  const auto [top, z] = max_and_sum(logits, V);
+  if (z == 0) return -1;
   const double target = u * z;
   double sum = 0;
   int last = 0;
   for (int v = 0; v < V; ++v) {
-    if (logits[v] == kRemoved) continue;
+    if (logits[v] == kRemovedLogit) continue;
     sum += std::exp(static_cast<double>(logits[v]) - top);
     last = v;
     if (sum > target) return v;
@@ -96,9 +113,7 @@ int draw_token(const float* logits, int V, double u) {
 }
 
 void log_softmax(float* logits, int V) {
-  const double top = *std::max_element(logits, logits + V);
-  double z = 0;
-  for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(logits[v]) - top);
+  const auto [top, z] = max_and_sum(logits, V);
   const double log_z = top + std::log(z);
   for (int v = 0; v < V; ++v) logits[v] = static_cast<float>(logits[v] - log_z);
 }

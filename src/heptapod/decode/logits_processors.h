@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace heptapod {
@@ -27,6 +28,14 @@ struct SamplingOptions {
   std::uint64_t seed = 0;
 };
 
+// The logit of a token a processor removed.
+inline constexpr float kRemovedLogit = -std::numeric_limits<float>::infinity();
+
+// Throws Error naming the first setting out of range (the guards: a finite penalty > 0, n >= 0; sampling: a
+// finite temperature >= 0, top-k >= 0, top-p in (0, 1]).
+void validate(const RepetitionGuards& guards);
+void validate(const SamplingOptions& sampling);
+
 // logits: (V) one row; history: the tokens the row has produced so far.
 void apply_repetition_guards(float* logits, int V, const std::vector<int>& history, const RepetitionGuards& guards);
 
@@ -35,6 +44,7 @@ void apply_repetition_guards(float* logits, int V, const std::vector<int>& histo
 void apply_sampling_warpers(float* logits, int V, const SamplingOptions& options);
 
 // A token drawn from softmax(logits) (V), where -infinity entries have probability 0; u: uniform in [0, 1).
+// -1 when every token was removed.
 int draw_token(const float* logits, int V, double u);
 
 // In place: logits (V) -> natural log-probabilities log softmax(logits).

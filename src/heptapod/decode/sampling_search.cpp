@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "heptapod/core/error.h"
 #include "heptapod/core/random.h"
@@ -34,17 +33,18 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
                                                    const SearchOptions& o, const SamplingOptions& sampling,
                                                    const std::vector<std::vector<int>>& prefixes) {
   require(o.nbest >= 1, "sampling: need at least one sample per sentence");
+  const ModelConfig& c = decoder.config();
+  validate_search(c, sources, o, prefixes);
+  validate(sampling);
   const int B = static_cast<int>(sources.size());
   std::vector<std::vector<Hypothesis>> results(B);
   if (B == 0) return results;
-  const ModelConfig& c = decoder.config();
   const std::vector<int> banned = banned_output_ids(c);
   const std::vector<int> limit = start_search(decoder, sources, o, prefixes, o.nbest);
   std::vector<SampleRow> rows(static_cast<std::size_t>(B) * o.nbest);
   for (int r = 0; r < B * o.nbest; ++r)
     rows[r].stream = sample_stream(sources[r / o.nbest], prefixes.empty() ? nullptr : &prefixes[r / o.nbest], r % o.nbest);
   const int V = decoder.vocabulary_size();
-  constexpr float kRemoved = -std::numeric_limits<float>::infinity();
   std::vector<float> model(V), warped(V);  // (V) one row's log-probabilities, and its logits as drawn from
   while (decoder.rows() > 0) {
     const int step = decoder.position();
@@ -57,32 +57,28 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
       SampleRow& row = rows[r];
       const int sentence = decoder.sentence_of(r);
       std::copy_n(logits + static_cast<long>(r) * V, V, model.data());
-      apply_repetition_guards(model.data(), V, row.tokens, o.guards);
-      warped = model;
-      log_softmax(model.data(), V);
       const std::vector<int>* prefix = prefixes.empty() ? nullptr : &prefixes[sentence];
-      int token;
-      if (prefix && row.tokens.size() < prefix->size()) {
-        token = (*prefix)[row.tokens.size()];
-      } else {
-        for (int id : banned) warped[id] = kRemoved;
-        if (step < o.min_length) warped[c.eos_id] = kRemoved;
+      int token = prefix && row.tokens.size() < prefix->size() ? (*prefix)[row.tokens.size()] : -1;
+      if (token < 0) {  // drawn, under the guards; a row in its prefix takes the prefix's token as it is
+        apply_repetition_guards(model.data(), V, row.tokens, o.guards);
+        warped = model;
+        for (int id : banned) warped[id] = kRemovedLogit;
+        if (step < o.min_length) warped[c.eos_id] = kRemovedLogit;
         apply_sampling_warpers(warped.data(), V, sampling);
         token = draw_token(warped.data(), V, counter_uniform(sampling.seed, row.stream, static_cast<std::uint64_t>(step)));
       }
-      row.log_prob += model[token];
-      row.alignment.push_back(aligned_source_position(decoder, r));
+      // Nothing left to draw (every token banned or guarded against): the sample ends here, as at the limit.
+      const bool exhausted = token < 0;
+      if (!exhausted) {
+        log_softmax(model.data(), V);
+        row.log_prob += model[token];
+        row.alignment.push_back(aligned_source_position(decoder, r));
+      }
       const bool ended = token == c.eos_id;
-      if (!ended) row.tokens.push_back(token);
-      if (ended || static_cast<int>(row.tokens.size()) >= limit[sentence]) {
-        if (ended) row.alignment.pop_back();  // the end token's alignment is not reported
-        const int length = static_cast<int>(row.tokens.size()) + (ended ? 1 : 0);
-        Hypothesis h;
-        h.tokens = std::move(row.tokens);
-        h.alignment = std::move(row.alignment);
-        h.log_prob = static_cast<float>(row.log_prob);
-        h.score = h.log_prob / length_penalty(length, o.length_penalty);
-        results[sentence].push_back(std::move(h));
+      if (!ended && !exhausted) row.tokens.push_back(token);
+      if (ended || exhausted || static_cast<int>(row.tokens.size()) >= limit[sentence]) {
+        results[sentence].push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment),
+                                                        static_cast<float>(row.log_prob), ended, o.length_penalty));
         continue;
       }
       order.push_back(r);

@@ -40,6 +40,10 @@ Translator::Translator(const std::string& model_path, const TranslatorOptions& o
   InferencePrecision precision = stored_precision(file);
   if (options.compute_type) precision.type = *options.compute_type;
   precision.float_output = precision.float_output || options.float_output;
+  const ModelConfig config = read_model_config(file);
+  require(config.architecture == Architecture::EncoderDecoder,
+          model_path + ": a " + std::string(architecture_name(config.architecture)) +
+              " model; translation needs an encoder-decoder");
   model_ = load_inference_model(file, precision);
   auto vocabs = read_vocabularies(file, model_->config());
   require(vocabs.has_value(), model_path + ": the model file holds no vocabularies (models written by heptapod train do; "
@@ -56,17 +60,33 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   std::vector<Translation> out(sentences.size());
   std::vector<std::vector<int>> tokens(sentences.size());
   std::vector<std::size_t> lengths(sentences.size(), 0), todo;
+  auto warn = [&](std::size_t i, const std::string& text) {
+    out[i].warning += (out[i].warning.empty() ? "" : "; ") + text;
+  };
+  // Each line's prefix tokens, no longer than an input may be.
+  std::vector<std::vector<int>> prefixes(target_prefixes.size());
+  for (std::size_t i = 0; i < target_prefixes.size(); ++i) {
+    prefixes[i] = vocabs_.target.encode(target_prefixes[i]);
+    if (static_cast<int>(prefixes[i].size()) <= o.max_input_tokens) continue;
+    warn(i, "target prefix truncated from " + std::to_string(prefixes[i].size()) + " to " +
+                std::to_string(o.max_input_tokens) + " tokens");
+    prefixes[i].resize(o.max_input_tokens);
+  }
   for (std::size_t i = 0; i < sentences.size(); ++i) {
-    if (sentences[i].empty()) continue;
+    if (sentences[i].empty()) {
+      if (!target_prefixes.empty() && !target_prefixes[i].empty())
+        warn(i, "empty input: nothing to translate, the target prefix is not used");
+      continue;
+    }
     tokens[i] = vocabs_.source.encode(sentences[i]);
     if (static_cast<int>(tokens[i].size()) > o.max_input_tokens) {
       if (o.reject_long_inputs) {
-        out[i].warning = "input has " + std::to_string(tokens[i].size()) + " tokens, over the limit of " +
-                         std::to_string(o.max_input_tokens) + "; not translated";
+        warn(i, "input has " + std::to_string(tokens[i].size()) + " tokens, over the limit of " +
+                    std::to_string(o.max_input_tokens) + "; not translated");
         continue;
       }
-      out[i].warning = "input truncated from " + std::to_string(tokens[i].size()) + " to " +
-                       std::to_string(o.max_input_tokens) + " tokens";
+      warn(i, "input truncated from " + std::to_string(tokens[i].size()) + " to " +
+                  std::to_string(o.max_input_tokens) + " tokens");
       tokens[i].resize(o.max_input_tokens);
     }
     if (tokens[i].empty()) continue;
@@ -81,13 +101,13 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     prepared_ = true;
   }
   for (const auto& group : batches) {
-    std::vector<std::vector<int>> batch, prefixes;
+    std::vector<std::vector<int>> batch, batch_prefixes;
     for (std::size_t g : group) {
       batch.push_back(tokens[todo[g]]);
-      if (!target_prefixes.empty()) prefixes.push_back(vocabs_.target.encode(target_prefixes[todo[g]]));
+      if (!prefixes.empty()) batch_prefixes.push_back(prefixes[todo[g]]);
     }
-    const auto results = o.sample ? sample_search(*decoder_, batch, o.search, o.sampling, prefixes)
-                                  : beam_search(*decoder_, batch, o.search, prefixes);
+    const auto results = o.sample ? sample_search(*decoder_, batch, o.search, o.sampling, batch_prefixes)
+                                  : beam_search(*decoder_, batch, o.search, batch_prefixes);
     for (std::size_t k = 0; k < group.size(); ++k) {
       Translation& t = out[todo[group[k]]];
       for (const Hypothesis& h : results[k]) {

@@ -7,7 +7,7 @@ namespace heptapod::kernels {
 // scores: (Tq, K) raw dot products Q K^T of one sentence and head, K the sentence's keys. Replaced by
 // softmax(scale * scores) over the keys query i may see: all K, or (causal) keys j <= K - Tq + i, the
 // queries being the last Tq of the K positions (visible_keys.h). Invisible keys get probability 0; a query
-// with no visible key (K == 0) has no entries at all.
+// with no visible key (K == 0, or causal with fewer keys than queries) gets a row of zeros.
 template <typename T>
 void attention_softmax_forward(T* scores, int Tq, int K, bool causal, T scale);
 

@@ -11,7 +11,7 @@ namespace heptapod {
 
 struct Batch {
   int B = 0;  // sentences
-  int S = 0;  // padded source length (>= 1)
+  int S = 0;  // padded source length (>= 1; 0 for a decoder-only model, which reads no source)
   int T = 0;  // padded target length (>= 1)
   std::vector<int> src;      // (B, S) source tokens, padded with pad_id
   std::vector<int> src_len;  // (B)
@@ -35,7 +35,8 @@ struct PackedBatch {
 };
 
 // Source token sequences (without the end token) as the encoder reads them: each ends with eos_id when the
-// model has source_eos, padded with pad_id to the longest (at least 1; 0 for a model without an encoder).
+// model has source_eos, padded with pad_id to the longest, at least 1 (for a model without an encoder, whose
+// sources are empty: 0).
 struct PaddedSources {
   int S = 0;
   std::vector<int> tokens;   // (B, S)

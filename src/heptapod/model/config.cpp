@@ -18,17 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* norm_name(NormPosition n) { return n == NormPosition::Pre ? "pre" : "post"; }
-
-const char* tying_name(EmbeddingTying t) {
-  switch (t) {
-    case EmbeddingTying::All: return "all";
-    case EmbeddingTying::TargetOutput: return "target_output";
-    case EmbeddingTying::None: return "none";
-  }
-  return "?";
-}
-
 const char* activation_name(Activation a) {
   switch (a) {
     case Activation::Relu: return "relu";
@@ -54,6 +43,17 @@ constexpr std::pair<Architecture, const char*> kArchitectures[] = {
 
 }  // namespace
 
+const char* norm_name(NormPosition n) { return n == NormPosition::Pre ? "pre" : "post"; }
+
+const char* tying_name(EmbeddingTying t) {
+  switch (t) {
+    case EmbeddingTying::All: return "all";
+    case EmbeddingTying::TargetOutput: return "target_output";
+    case EmbeddingTying::None: return "none";
+  }
+  return "?";
+}
+
 const char* architecture_name(Architecture architecture) {
   for (const auto& [a, name] : kArchitectures)
     if (a == architecture) return name;
@@ -67,14 +67,18 @@ Architecture architecture_from_name(const std::string& name, const std::string& 
 }
 
 ModelConfig one_stack_config(ModelConfig c, Architecture architecture, int vocab_size) {
+  require(architecture != Architecture::EncoderDecoder, "one_stack_config: an encoder-decoder has two stacks");
   c.architecture = architecture;
   const bool decoder = architecture == Architecture::DecoderOnly;
   if (decoder) c.encoder_layers = 0;
   else c.decoder_layers = 0;
   c.src_vocab_size = decoder ? 0 : vocab_size;
   c.tgt_vocab_size = decoder ? vocab_size : 0;
-  if (c.tie_embeddings == EmbeddingTying::All) c.tie_embeddings = decoder ? EmbeddingTying::TargetOutput : EmbeddingTying::None;
-  if (!decoder) c.output_bias = false;
+  if (c.tie_embeddings == EmbeddingTying::All) c.tie_embeddings = EmbeddingTying::TargetOutput;
+  if (!decoder) {  // no output layer
+    c.tie_embeddings = EmbeddingTying::None;
+    c.output_bias = false;
+  }
   return c;
 }
 

@@ -56,12 +56,15 @@ struct ModelConfig {
 // "encoder-decoder", "decoder-only", "encoder-only"; anything else is an Error naming `where`.
 const char* architecture_name(Architecture architecture);
 Architecture architecture_from_name(const std::string& name, const std::string& where);
-// A one-stack config of `architecture` from an encoder-decoder one (a preset): the stack's depth from
-// decoder_layers (decoder-only) or encoder_layers (encoder-only), one vocabulary of vocab_size, no
-// cross-stack tying (a decoder-only model ties its embedding to its output layer unless tie is None).
+// A one-stack config of `architecture` (decoder-only or encoder-only) from an encoder-decoder one (a preset):
+// the stack's depth from decoder_layers (decoder-only) or encoder_layers (encoder-only), one vocabulary of
+// vocab_size; a decoder-only model ties its embedding to its output layer unless tie is None, an encoder-only
+// one has no output layer.
 ModelConfig one_stack_config(ModelConfig config, Architecture architecture, int vocab_size);
 
 // "post" and "pre"; "all", "target_output" and "none"; anything else is an Error naming `where`.
+const char* norm_name(NormPosition norm);
+const char* tying_name(EmbeddingTying tying);
 NormPosition norm_from_name(const std::string& name, const std::string& where);
 EmbeddingTying tying_from_name(const std::string& name, const std::string& where);
 

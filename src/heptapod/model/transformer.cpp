@@ -121,12 +121,14 @@ void Transformer<T>::prepare_decoding() {
 
 template <typename T>
 void Transformer<T>::source_keys_values(int layer, const T* encoder_output, int n, T* kv) const {
+  require(encoder_ && decoder_, "source_keys_values: an encoder-decoder's only");
   linear_forward(decoder_->layer(layer).cross_kv_projection(), encoder_output, n, kv);
 }
 
 template <typename T>
 T* Transformer<T>::decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache,
                                Arena& arena) {
+  require(decoder_ != nullptr, "decode_step: an encoder-only model has no decoder");
   return decoder_->step(tokens, positions, rows, cache, arena);
 }
 

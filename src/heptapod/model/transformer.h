@@ -72,7 +72,8 @@ class Transformer {
   // (final norm applied), carved from the arena; attention reads cached keys and values through `cache`.
   T* decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena);
   // Vocabulary entries [v0, v0 + n) of the logits hidden W_out^T (+ b) alone: hidden (rows, C) -> logits
-  // (rows, n); v0 one of output_column_blocks().
+  // (rows, n); v0 one of output_column_blocks() (which an encoder-only model, without an output layer, has
+  // none of).
   void project_output_columns(const T* hidden, int rows, int v0, int n, T* logits) const {
     linear_forward_columns(output_, hidden, rows, v0, n, logits);
   }

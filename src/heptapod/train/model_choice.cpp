@@ -6,15 +6,6 @@
 
 namespace heptapod {
 
-namespace {
-
-const char* norm_name(NormPosition n) { return n == NormPosition::Pre ? "pre" : "post"; }
-const char* tie_name(EmbeddingTying t) {
-  return t == EmbeddingTying::All ? "all" : t == EmbeddingTying::TargetOutput ? "target_output" : "none";
-}
-
-}  // namespace
-
 ModelConfig resolve_model_choice(const ModelChoice& m) {
   ModelConfig c;
   if (m.init_model.empty()) {
@@ -28,6 +19,9 @@ ModelConfig resolve_model_choice(const ModelChoice& m) {
     if (m.tie) c.tie_embeddings = *m.tie;
   } else {
     c = read_model_config(SafetensorsFile::read(m.init_model));
+    require(c.architecture == Architecture::EncoderDecoder,
+            "--init " + m.init_model + ": a " + std::string(architecture_name(c.architecture)) +
+                " model; heptapod train fine-tunes encoder-decoder (translation) models");
     auto agree = [&](const char* option, const std::string& given, const std::string& model) {
       require(given == model, std::string(option) + " " + given + " contradicts the model to fine-tune (--init " +
                                   m.init_model + "), which has " + model);
@@ -47,7 +41,7 @@ ModelConfig resolve_model_choice(const ModelChoice& m) {
     if (m.encoder_layers) agree("--encoder-layers", std::to_string(*m.encoder_layers), std::to_string(c.encoder_layers));
     if (m.decoder_layers) agree("--decoder-layers", std::to_string(*m.decoder_layers), std::to_string(c.decoder_layers));
     if (m.norm) agree("--norm", norm_name(*m.norm), norm_name(c.norm));
-    if (m.tie) agree("--tie", tie_name(*m.tie), tie_name(c.tie_embeddings));
+    if (m.tie) agree("--tie", tying_name(*m.tie), tying_name(c.tie_embeddings));
   }
   if (m.dropout) c.dropout = *m.dropout;
   if (m.attention_dropout) c.attention_dropout = *m.attention_dropout;

@@ -15,7 +15,7 @@ struct ModelChoice {
   std::string preset = "small";  // ignored with init_model, unless given explicitly (then it must match)
   bool preset_given = false;
   std::string init_model;        // fine-tune from this model file
-  // Architecture overrides (option names in errors: --d-model, --heads, ...).
+  // Shape overrides (option names in errors: --d-model, --heads, ...).
   std::optional<int> d_model, heads, d_ff, encoder_layers, decoder_layers;
   std::optional<NormPosition> norm;
   std::optional<EmbeddingTying> tie;

@@ -66,7 +66,7 @@ class NewDirectory {
 };
 
 // The config without its dropout rates: what fine-tuning must keep.
-ModelConfig architecture(ModelConfig c) {
+ModelConfig without_dropout(ModelConfig c) {
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0;
   return c;
 }
@@ -331,8 +331,8 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(r.state.step));
   } else if (!c.init_model.empty()) {
     const SafetensorsFile file = SafetensorsFile::read(c.init_model);
-    require(to_json(architecture(read_model_config(file))) == to_json(architecture(c.model)),
-            "--init " + c.init_model + ": the model config to train differs from the file's architecture");
+    require(to_json(without_dropout(read_model_config(file))) == to_json(without_dropout(c.model)),
+            "--init " + c.init_model + ": the model config to train differs from the file's (sizes, norms, tying)");
     load_parameters(file, r.model->parameters());
     if (rank == 0) log_line("fine-tuning " + c.init_model + (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)));
   } else {
