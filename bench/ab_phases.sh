@@ -2,7 +2,8 @@
 # Two builds of heptapod_bench on the same work, phase by phase: each phase (train, beam4, greedy, latency;
 # translation phases also in int8 and bfloat16) runs for the old and the new binary alternately, REPEATS
 # (3) times each, and the table gives the best time of each and new/old. For a change that must not move speed
-# (a refactoring): every ratio should be within the machine's noise of 1.
+# (a refactoring): every ratio should be within the machine's noise of 1. CASES="phase:type ..." runs some
+# of them only.
 #
 #   bench/ab_phases.sh OLD/heptapod_bench [NEW/heptapod_bench] [MODEL...]   (default: build/bench, small)
 set -euo pipefail
@@ -17,7 +18,7 @@ out=${OUT:-runs/ab}
 mkdir -p "$out"
 rm -f "$out"/*.json
 "$new" workload -o "$out/workload.json" --train-batches 6 --translate-batches 8 --latency-sentences 12
-cases=(train:float32 beam4:float32 greedy:float32 latency:float32 beam4:int8 beam4:bfloat16)
+read -r -a cases <<< "${CASES:-train:float32 beam4:float32 greedy:float32 latency:float32 beam4:int8 beam4:bfloat16}"
 for model in "${models[@]}"; do
   for c in "${cases[@]}"; do
     phase=${c%%:*} type=${c##*:}
@@ -32,13 +33,13 @@ for model in "${models[@]}"; do
     echo "== $model $phase $type" >&2
   done
 done
-/usr/bin/python3 - "$out" "${models[@]}" <<'PY'
+/usr/bin/python3 - "$out" "${cases[*]}" "${models[@]}" <<'PY'
 import json, pathlib, sys
-out, models = pathlib.Path(sys.argv[1]), sys.argv[2:]
+out, cases, models = pathlib.Path(sys.argv[1]), sys.argv[2].split(), sys.argv[3:]
 print("| model | phase | compute | old best s | new best s | new / old |")
 print("|---|---|---|---|---|---|")
 for m in models:
-    for case in ["train:float32", "beam4:float32", "greedy:float32", "latency:float32", "beam4:int8", "beam4:bfloat16"]:
+    for case in cases:
         phase, kind = case.split(":")
         best = {side: min(json.loads(f.read_text())["seconds"] for f in out.glob(f"{side}-{m}-{phase}-{kind}.*.json"))
                 for side in ("old", "new")}
