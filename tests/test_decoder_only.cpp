@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "decode_models.h"
 #include "heptapod/core/error.h"
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/decode/sampling_search.h"
@@ -55,15 +56,10 @@ class NaiveSelfCache final : public AttentionCache<float> {
   std::vector<std::vector<float>> kv_;  // per layer
 };
 
+// The decoding tests' small model as a language model: its decoder alone, 3 layers, 37 tokens.
 ModelConfig lm_config(NormPosition norm, EmbeddingTying tie) {
-  ModelConfig c = model_preset("tiny");
-  c.d_model = 32;
-  c.n_heads = 4;
-  c.d_ff = 48;
+  ModelConfig c = test::decode_config(norm, tie);
   c.decoder_layers = 3;
-  c.norm = norm;
-  c.tie_embeddings = tie;
-  c.output_bias = tie == EmbeddingTying::None;
   return one_stack_config(c, Architecture::DecoderOnly, 37);
 }
 

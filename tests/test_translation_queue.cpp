@@ -164,3 +164,23 @@ TEST(TranslationQueue, BadOptionsAreErrors) {
 
 }  // namespace
 }  // namespace heptapod
+
+namespace heptapod {
+namespace {
+
+// Requests whose repetition guards or sampling differ never share a batch (each would get the other's).
+TEST(TranslationQueue, GuardsAndSamplingAreNotSharedAcrossRequests) {
+  const TranslateOptions plain;
+  EXPECT_TRUE(same_search(plain, plain));
+  std::vector<TranslateOptions> others(6, plain);
+  others[0].search.guards.repetition_penalty = 1.2f;
+  others[1].search.guards.no_repeat_ngram = 3;
+  others[2].sample = true;
+  others[3].sampling.temperature = 0.5f;
+  others[4].sampling.top_p = 0.9f;
+  others[5].sampling.seed = 7;
+  for (const TranslateOptions& o : others) EXPECT_FALSE(same_search(plain, o));
+}
+
+}  // namespace
+}  // namespace heptapod
