@@ -503,6 +503,15 @@ TEST(ModelFileDamage, FormatAndVersion) {
   EXPECT_EQ(load_error(with_header([](ordered_json& h) { h["__metadata__"]["trained_steps"] = "1000"; })), "<loaded>");
 }
 
+// The file's encoder-decoder config as a decoder-only one: its decoder's vocabulary and depth as the one
+// stack's.
+void as_decoder_only(json& c) {
+  c["architecture"] = "decoder-only";
+  c["vocab_size"] = c["tgt_vocab_size"];
+  c["layers"] = c["decoder_layers"];
+  for (const char* k : {"src_vocab_size", "tgt_vocab_size", "encoder_layers", "decoder_layers"}) c.erase(k);
+}
+
 TEST(ModelFileDamage, ConfigFields) {
   struct Case {
     std::string label;
@@ -540,29 +549,21 @@ TEST(ModelFileDamage, ConfigFields) {
        {"missing field \"vocab_size\""}},
       {"decoder-only with an encoder's field",
        [](json& c) {
-         c["architecture"] = "decoder-only";
-         c["vocab_size"] = c["tgt_vocab_size"];
-         c["layers"] = c["decoder_layers"];
-         c.erase("tgt_vocab_size");
-         c.erase("decoder_layers");
-         c.erase("encoder_layers");
+         const json src_vocab = c["src_vocab_size"];
+         as_decoder_only(c);
+         c["src_vocab_size"] = src_vocab;
        },
        {"unknown field \"src_vocab_size\""}},
       {"decoder-only tied all",
        [](json& c) {
-         c["architecture"] = "decoder-only";
-         c["vocab_size"] = c["tgt_vocab_size"];
-         c["layers"] = c["decoder_layers"];
-         for (const char* k : {"src_vocab_size", "tgt_vocab_size", "encoder_layers", "decoder_layers"}) c.erase(k);
+         as_decoder_only(c);
          c["tie_embeddings"] = "all";
        },
        {"a one-stack model has one"}},
       {"decoder-only without layers",
        [](json& c) {
-         c["architecture"] = "decoder-only";
-         c["vocab_size"] = c["tgt_vocab_size"];
+         as_decoder_only(c);
          c["layers"] = 0;
-         for (const char* k : {"src_vocab_size", "tgt_vocab_size", "encoder_layers", "decoder_layers"}) c.erase(k);
        },
        {"layers must be positive"}},
       {"not an object",

@@ -75,6 +75,17 @@ Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignme
   return h;
 }
 
+int forced_token(const std::vector<std::vector<int>>& prefixes, int sentence, std::size_t made) {
+  if (prefixes.empty()) return -1;
+  const std::vector<int>& prefix = prefixes[sentence];
+  return made < prefix.size() ? prefix[made] : -1;
+}
+
+void sort_best_first(std::vector<Hypothesis>& hypotheses) {
+  std::stable_sort(hypotheses.begin(), hypotheses.end(),
+                   [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+}
+
 int aligned_source_position(const IncrementalDecoder& decoder, int row) {
   if (decoder.padded_source_length() == 0) return 0;  // a decoder-only model reads no source
   const float* att = decoder.last_cross_attention() + static_cast<long>(row) * decoder.padded_source_length();
@@ -103,12 +114,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   const int top = std::min(2 * k + static_cast<int>(banned.size()), vocab);  // 2k candidates past any banned
 
   // The prefix token row r must take now, or -1.
-  auto forced = [&](int r) {
-    if (prefixes.empty()) return -1;
-    const std::vector<int>& prefix = prefixes[decoder.sentence_of(r)];
-    const std::size_t made = rows[r].tokens.size();
-    return made < prefix.size() ? prefix[made] : -1;
-  };
+  auto forced = [&](int r) { return forced_token(prefixes, decoder.sentence_of(r), rows[r].tokens.size()); };
   NextTokens processed;  // each row's candidates when the whole distribution was needed
   while (decoder.rows() > 0) {
     const int step = decoder.position();
@@ -203,7 +209,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
 
   for (int b = 0; b < B; ++b) {
     auto& f = finished[b];
-    std::stable_sort(f.begin(), f.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+    sort_best_first(f);
     if (static_cast<int>(f.size()) > o.nbest) f.resize(o.nbest);
     results[b] = std::move(f);
   }

@@ -49,6 +49,13 @@ std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std
                               const SearchOptions& options, const std::vector<std::vector<int>>& prefixes,
                               int rows_per_sentence);
 
+// The token a row of sentence `sentence` that has made `made` tokens must take from its forced prefix, or -1
+// (no prefixes, or the prefix done).
+int forced_token(const std::vector<std::vector<int>>& prefixes, int sentence, std::size_t made);
+
+// Hypotheses best score first (equal scores keep their order).
+void sort_best_first(std::vector<Hypothesis>& hypotheses);
+
 // The source position row `row` attended most at the last step (last layer, heads averaged); 0 without a
 // source.
 int aligned_source_position(const IncrementalDecoder& decoder, int row);

@@ -57,8 +57,7 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
       SampleRow& row = rows[r];
       const int sentence = decoder.sentence_of(r);
       std::copy_n(logits + static_cast<long>(r) * V, V, model.data());
-      const std::vector<int>* prefix = prefixes.empty() ? nullptr : &prefixes[sentence];
-      int token = prefix && row.tokens.size() < prefix->size() ? (*prefix)[row.tokens.size()] : -1;
+      int token = forced_token(prefixes, sentence, row.tokens.size());
       if (token < 0) {  // drawn, under the guards; a row in its prefix takes the prefix's token as it is
         apply_repetition_guards(model.data(), V, row.tokens, o.guards);
         warped = model;
@@ -87,8 +86,7 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
     decoder.reorder(order);
     rows = std::move(next_rows);
   }
-  for (auto& samples : results)
-    std::stable_sort(samples.begin(), samples.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+  for (auto& samples : results) sort_best_first(samples);
   return results;
 }
 
