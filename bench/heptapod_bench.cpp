@@ -75,10 +75,12 @@ json train_phase(const ModelConfig& c, const Workload& w, bool overlap) {
   const TrainConfig defaults;
   Communicator& comm = communicator();
   const int ranks = comm.size(), rank = comm.rank();
-  UpdateStep update(model, adam, UpdateSettings{.seed = defaults.seed,
-                                                   .label_smoothing = defaults.label_smoothing,
-                                                   .clip_norm = defaults.clip_norm,
-                                                   .overlap_reduction = overlap},
+  const NextTokenLoss loss;
+  UpdateStep update(model, adam, loss,
+                    UpdateSettings{.seed = defaults.seed,
+                                   .label_smoothing = defaults.label_smoothing,
+                                   .clip_norm = defaults.clip_norm,
+                                   .overlap_reduction = overlap},
                     ranks > 1 ? &comm : nullptr);
   const std::size_t updates = batches.size() / ranks;
   const std::size_t warmup = std::min(static_cast<std::size_t>(w.train_warmup), updates / 2);

@@ -206,7 +206,8 @@ std::vector<float> train_processes(int processes, int per_process, bool overlap)
       Transformer<float> model(c);
       initialize_parameters(model.parameters(), c, 11);
       Adam<float> adam(model.parameters().size(), AdamConfig{});
-      UpdateStep step(model, adam, settings, processes > 1 ? &reducer : nullptr);
+      const NextTokenLoss loss;
+      UpdateStep step(model, adam, loss, settings, processes > 1 ? &reducer : nullptr);
       for (int u = 0; u < kUpdates; ++u) {
         std::vector<const Batch*> mine;
         std::vector<int> indices;

@@ -5,6 +5,11 @@
 
 namespace heptapod {
 
+void log_line(const std::string& text) {
+  std::fprintf(stderr, "%s\n", text.c_str());
+  std::fflush(stderr);
+}
+
 std::string format_duration(double seconds) {
   if (seconds < 0 || seconds > 1e8) return "?";
   const long s = static_cast<long>(seconds + 0.5);

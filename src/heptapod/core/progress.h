@@ -40,6 +40,9 @@ class Progress {
   double last_print_ = -1e9;
 };
 
+// Writes one line of a run's log to stderr, at once.
+void log_line(const std::string& text);
+
 // "1h02m", "3m05s", "12s".
 std::string format_duration(double seconds);
 

@@ -7,34 +7,25 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <utility>
 
 #include "heptapod/core/error.h"
 #include "heptapod/core/progress.h"
 #include "heptapod/kernels/threads.h"
-#include "heptapod/data/batcher.h"
-#include "heptapod/data/model_vocab.h"
-#include "heptapod/data/text_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/train/average.h"
 #include "heptapod/train/communicator.h"
 #include "heptapod/train/metrics_log.h"
 #include "heptapod/train/run_lock.h"
+#include "heptapod/train/training_task.h"
 #include "heptapod/train/update_step.h"
-#include "heptapod/train/validation.h"
 
 namespace heptapod {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-void log_line(const std::string& text) {
-  std::fprintf(stderr, "%s\n", text.c_str());
-  std::fflush(stderr);
-}
 
 void ensure_writable_dir(const std::string& dir) {
   std::error_code ec;
@@ -92,103 +83,6 @@ std::vector<std::size_t> frozen_tensors(const ParameterStore<float>& p, const st
   return frozen;
 }
 
-// Where a run keeps its source and target vocabularies.
-std::pair<std::string, std::string> vocabulary_paths(const std::string& output_dir) {
-  return {(fs::path(output_dir) / "vocab.src.spm").string(), (fs::path(output_dir) / "vocab.tgt.spm").string()};
-}
-
-// The vocabularies of the model to fine-tune (with their own ids, if it was converted).
-ModelVocabularies init_vocabularies(const std::string& init_model) {
-  const SafetensorsFile file = SafetensorsFile::read(init_model);
-  auto vocabs = read_vocabularies(file, read_model_config(file));
-  require(vocabs.has_value(), init_model + " holds no vocabularies, so it cannot be fine-tuned on text");
-  return std::move(*vocabs);
-}
-
-// Vocabularies from the model to fine-tune, the config's files, an earlier run in the output directory, or
-// trained now.
-ModelVocabularies prepare_vocabularies(const TrainConfig& c) {
-  const auto [src_path, tgt_path] = vocabulary_paths(c.output_dir);
-  ModelVocabularies v;
-  if (!c.init_model.empty()) {
-    v = init_vocabularies(c.init_model);
-  } else if (!c.vocab.empty()) {
-    v.source = v.target = Vocabulary::load(c.vocab);
-  } else if (!c.source_vocab.empty()) {
-    v.source = Vocabulary::load(c.source_vocab);
-    v.target = Vocabulary::load(c.target_vocab);
-  } else if (fs::exists(src_path) && fs::exists(tgt_path)) {
-    v.source = Vocabulary::load(src_path);
-    v.target = Vocabulary::load(tgt_path);
-    return v;
-  } else {
-    // At most the sentences SentencePiece trains on, so memory does not grow with the corpus.
-    const ParallelText text = sample_parallel_text(c.train_source, c.train_target,
-                                                   static_cast<std::size_t>(c.vocab_config.max_training_sentences),
-                                                   c.vocab_config.seed);
-    if (c.joint_vocab) {
-      std::vector<std::string> both = text.source;
-      both.insert(both.end(), text.target.begin(), text.target.end());
-      log_line("training a joint vocabulary on " + std::to_string(both.size()) + " lines");
-      v.source = v.target = Vocabulary::train(both, c.vocab_config);
-    } else {
-      log_line("training source and target vocabularies");
-      v.source = Vocabulary::train(text.source, c.vocab_config);
-      v.target = Vocabulary::train(text.target, c.vocab_config);
-    }
-  }
-  v.source.save(src_path);
-  v.target.save(tgt_path);
-  return v;
-}
-
-ModelConfig resolve_model_config(ModelConfig m, const ModelVocabularies& v) {
-  m.src_vocab_size = v.source.size();
-  m.tgt_vocab_size = v.target.size();
-  if (!v.source.ids() && !v.target.ids()) {  // SentencePiece's ids, Heptapod's specials; else the model's own
-    m.pad_id = kPadId;
-    m.bos_id = kBosId;
-    m.eos_id = kEosId;
-  }
-  // One embedding serves both sides when an id means the same piece on both: one vocabulary, or (a converted
-  // Marian model) two SentencePiece models under one id table.
-  const bool same = v.source.fingerprint() == v.target.fingerprint() ||
-                    (v.source.ids() && v.target.ids() && v.source.serialized_ids() == v.target.serialized_ids());
-  if (m.tie_embeddings == EmbeddingTying::All && !same) {
-    log_line("separate vocabularies: tying only the target embedding and the output projection");
-    m.tie_embeddings = EmbeddingTying::TargetOutput;
-  }
-  return m;
-}
-
-// Walks epochs and their batch plans; the position (epoch, batch_in_epoch) lives in the TrainState.
-class BatchStream {
- public:
-  BatchStream(const ParallelCorpus& corpus, const BatchingConfig& config) : corpus_(corpus), config_(config) {}
-  // The next batch's sentence indices, advancing state; false when max_epochs is reached.
-  bool next(TrainState& state, int max_epochs, std::vector<std::uint32_t>& out) {
-    while (true) {
-      if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
-      if (planned_epoch_ != static_cast<std::int64_t>(state.epoch)) {
-        plan_ = plan_epoch(corpus_, config_, state.epoch);
-        planned_epoch_ = static_cast<std::int64_t>(state.epoch);
-      }
-      if (state.batch_in_epoch < plan_.size()) {
-        out = plan_[state.batch_in_epoch++];
-        return true;
-      }
-      ++state.epoch;
-      state.batch_in_epoch = 0;
-    }
-  }
-
- private:
-  const ParallelCorpus& corpus_;
-  BatchingConfig config_;
-  std::vector<std::vector<std::uint32_t>> plan_;
-  std::int64_t planned_epoch_ = -1;
-};
-
 }  // namespace
 
 struct Trainer::Run {
@@ -196,15 +90,12 @@ struct Trainer::Run {
   TrainConfig c;
   std::string checkpoint_dir, best_path, key;
   std::unique_ptr<RunLock> lock;
-  ModelVocabularies vocabs;
-  std::unique_ptr<ParallelCorpus> corpus;
-  std::optional<DevSet> dev;
+  std::unique_ptr<TrainingTask> task;
   std::unique_ptr<Transformer<float>> model;
   std::unique_ptr<Adam<float>> adam;
   std::unique_ptr<UpdateStep> step;
   TrainState state;
   std::unique_ptr<MetricsLog> metrics;
-  std::unique_ptr<BatchStream> stream;
   std::unique_ptr<Progress> progress;
   Arena arena;  // validation's
   std::string stop_reason;
@@ -212,14 +103,13 @@ struct Trainer::Run {
   long first_step = 0;
   double window_loss = 0, window_nll = 0, window_seconds = 0;
   long long window_tokens = 0;
-  std::vector<std::vector<std::uint32_t>> micro;
-  std::vector<Batch> batches;
+  std::vector<Batch> batches;  // (accumulate x ranks) the current update's micro-batches
 
   void log(const UpdateStats& u, long long update_tokens, double lr, double seconds);
   bool validate();  // false: early stopping
   // Writes the checkpoint of the current step and keeps only the newest max(keep_checkpoints, average_last).
   void checkpoint() {
-    save_checkpoint(checkpoint_path(checkpoint_dir, state.step), *model, *adam, state, key, vocabs);
+    save_checkpoint(checkpoint_path(checkpoint_dir, state.step), *model, *adam, state, key, task->vocabularies());
     const auto all = list_checkpoints(checkpoint_dir);
     const std::size_t keep = std::max(c.keep_checkpoints, c.average_last);
     for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i]);
@@ -246,44 +136,22 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   validate(config);
   set_num_threads(config.threads);
   const kernels::MatmulPrecisionChoice precision = kernels::set_matmul_precision(config.matmul_precision);
-  const std::string cache_dir = (fs::path(config.output_dir) / "cache").string();
   r.checkpoint_dir = (fs::path(config.output_dir) / "checkpoints").string();
   NewDirectory created(rank == 0 ? config.output_dir : "");
   if (rank == 0) {
     ensure_writable_dir(config.output_dir);
     r.lock = std::make_unique<RunLock>(config.output_dir);  // one run per directory, until this one ends
     fs::create_directories(r.checkpoint_dir);
-    fs::create_directories(cache_dir);
-    r.vocabs = prepare_vocabularies(config);
   }
   TrainConfig& c = r.c;
   c = config;
-  // Rank 0 trains the vocabularies and tokenizes the corpora (writing the caches) while the others wait; they
-  // then read both from the output directory, which every rank must see at the same path.
-  double corpus_seconds = 0;
-  auto build_corpus = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    r.corpus = std::make_unique<ParallelCorpus>(ParallelCorpus::build(c.train_source, c.train_target, r.vocabs.source,
-                                                                      r.vocabs.target, c.filter,
-                                                                      (fs::path(cache_dir) / "train.cache").string()));
-    corpus_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  if (rank == 0) build_corpus();
+  // Rank 0 prepares the data (training vocabularies, writing corpus caches) while the others wait; they then
+  // read what it wrote in the output directory, which every rank must see at the same path.
+  r.task = make_training_task(config);
+  if (rank == 0) r.task->prepare(rank);
   r.comm->barrier();
-  if (rank > 0) {
-    const auto [src, tgt] = vocabulary_paths(config.output_dir);
-    require(fs::exists(src) && fs::exists(tgt),
-            "rank " + std::to_string(rank) + " cannot see " + src + " that rank 0 wrote: the output directory " +
-                "must be shared by every rank (the same path on a shared filesystem)");
-    if (config.init_model.empty()) {
-      r.vocabs.source = Vocabulary::load(src);
-      r.vocabs.target = Vocabulary::load(tgt);
-    } else {
-      r.vocabs = init_vocabularies(config.init_model);  // the saved copies lack a converted model's ids
-    }
-    build_corpus();
-  }
-  c.model = resolve_model_config(config.model, r.vocabs);
+  if (rank > 0) r.task->prepare(rank);
+  c.model = r.task->resolve_model(config.model);
   c.schedule.d_model = c.model.d_model;
   c.schedule.total_steps = c.max_steps;
   // The update is accumulate micro-batches on each of the ranks: what a resume must agree on is their total,
@@ -292,22 +160,10 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   keyed.accumulate = c.accumulate * ranks;
   r.key = resume_key(keyed);
 
-  const ParallelCorpus& corpus = *r.corpus;
   if (rank == 0)
-    log_line(std::string("training data: ") + corpus.stats().summary() +
-             (corpus.from_cache() ? " [cached]" : " [tokenized in " + format_duration(corpus_seconds) + "]") +
+    log_line("training data: " + r.task->data_summary() +
              (ranks > 1 ? ", " + std::to_string(ranks) + " ranks x " + std::to_string(c.accumulate) + " micro-batches" : ""));
-  require(corpus.size() > 0, "no training pairs left after filtering " + c.train_source + " / " + c.train_target);
-  if (rank == 0 && !c.valid_source.empty()) {
-    LengthFilter dev_filter{1 << 20, 0.0};
-    r.dev = DevSet{ParallelCorpus::build(c.valid_source, c.valid_target, r.vocabs.source, r.vocabs.target, dev_filter,
-                                         (fs::path(cache_dir) / "valid.cache").string()),
-                   {}};
-    const std::vector<std::string> lines = read_lines(c.valid_target);
-    for (std::size_t i = 0; i < r.dev->corpus.size(); ++i)
-      r.dev->references.push_back(lines[r.dev->corpus.line_number(i) - 1]);
-    log_line("dev data: " + r.dev->corpus.stats().summary());
-  }
+  if (rank == 0) r.task->prepare_validation();
 
   r.model = std::make_unique<Transformer<float>>(c.model);
   r.adam = std::make_unique<Adam<float>>(r.model->parameters().size(), c.adam);
@@ -350,15 +206,14 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
                           .clip_norm = c.clip_norm,
                           .overlap_reduction = c.overlap_allreduce};
   settings.frozen = frozen_tensors(r.model->parameters(), c.freeze);
-  r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, settings, ranks > 1 ? r.comm : nullptr);
+  r.step = std::make_unique<UpdateStep>(*r.model, *r.adam, r.task->loss(), settings, ranks > 1 ? r.comm : nullptr);
   if (rank == 0)
     r.metrics = std::make_unique<MetricsLog>((fs::path(c.output_dir) / "metrics.jsonl").string(), r.state.step);
-  r.stream = std::make_unique<BatchStream>(corpus, BatchingConfig{c.batch_tokens, c.window, c.seed});
   r.progress = std::make_unique<Progress>(c.max_steps, r.state.step);
   r.best_path = (fs::path(c.output_dir) / "best.htp").string();
   r.run_start_elapsed = r.state.elapsed_seconds;
   r.first_step = r.state.step;
-  r.micro.resize(static_cast<std::size_t>(c.accumulate) * ranks);
+  r.batches.resize(static_cast<std::size_t>(c.accumulate) * ranks);
   created.keep();
 }
 
@@ -376,23 +231,20 @@ bool Trainer::update() {
     r.stop_reason = "max steps";
     return false;
   }
-  // One update: accumulate x ranks micro-batches, normalised by the update's target tokens; rank r computes
+  // One update: accumulate x ranks micro-batches, normalised by the update's loss terms; rank r computes
   // micro-batches r, r + ranks, r + 2 ranks, ...
   const int rank = r.comm->rank(), ranks = r.comm->size();
-  r.batches.clear();
-  for (std::size_t k = 0; k < r.micro.size(); ++k) {
-    if (!r.stream->next(state, c.max_epochs, r.micro[k])) {
+  for (Batch& batch : r.batches)
+    if (!r.task->next_batch(state, c.max_epochs, c.model, batch)) {
       r.stop_reason = "max epochs";
       return false;
     }
-    r.batches.push_back(make_corpus_batch(*r.corpus, r.micro[k], c.model));
-  }
   const auto t0 = std::chrono::steady_clock::now();
   long long update_tokens = 0;
   std::vector<const Batch*> mine;
   std::vector<int> indices;
   for (std::size_t k = 0; k < r.batches.size(); ++k) {
-    update_tokens += r.batches[k].target_tokens();
+    update_tokens += r.task->loss().terms(r.batches[k]);
     if (static_cast<int>(k % ranks) != rank) continue;
     mine.push_back(&r.batches[k]);
     indices.push_back(static_cast<int>(k));
@@ -413,7 +265,7 @@ bool Trainer::update() {
   if (state.step % c.valid_every == 0 || state.step == c.max_steps) {
     // Rank 0 validates and writes the checkpoint; its early-stopping decision holds for every rank.
     const bool go_on = r.comm->broadcast(rank == 0 ? r.validate() : 1) != 0;
-    r.corpus->check_intact();  // no checkpoint from batches a shrunken cache fed as zeros
+    r.task->check_intact();  // no checkpoint from batches a shrunken cache fed as zeros
     if (rank == 0) r.checkpoint();
     if (!go_on) {
       r.stop_reason = "early stopping";
@@ -451,28 +303,24 @@ void Trainer::Run::log(const UpdateStats& u, long long update_tokens, double lr,
 }
 
 bool Trainer::Run::validate() {
-  if (!dev) return true;
-  const ValidationResult v =
-      validate_model(*model, *dev, vocabs, c.batch_tokens, c.valid_bleu_sentences, c.valid_search, arena);
-  const bool improved = v.cross_entropy < state.best_valid;
+  if (!task->validates()) return true;
+  const ValidationReport v = task->validate(*model, arena);
+  const bool improved = v.criterion < state.best_valid;
   if (improved) {
-    state.best_valid = v.cross_entropy;
+    state.best_valid = v.criterion;
     state.best_step = state.step;
     state.bad_validations = 0;
-    save_model(best_path, *model, {}, vocabulary_tensors(vocabs));
+    save_model(best_path, *model, {}, vocabulary_tensors(task->vocabularies()));
   } else {
     ++state.bad_validations;
   }
-  nlohmann::json record = {{"type", "valid"}, {"step", state.step}, {"ce", v.cross_entropy}, {"ppl", v.perplexity},
-                           {"tokens", v.tokens}, {"best_step", state.best_step}};
-  if (v.bleu >= 0) record["bleu"] = v.bleu;
+  nlohmann::json record = v.metrics;
+  record["type"] = "valid";
+  record["step"] = state.step;
+  record["best_step"] = state.best_step;
   metrics->write(record);
-  char line[200];
-  std::snprintf(line, sizeof line, "validation at step %ld: ce %.4f ppl %.2f%s%s", state.step, v.cross_entropy,
-                v.perplexity, v.bleu >= 0 ? (" bleu " + std::to_string(v.bleu).substr(0, 5)).c_str() : "",
-                improved ? " (best)" : "");
   if (progress->interactive()) std::fprintf(stderr, "\n");
-  log_line(line);
+  log_line("validation at step " + std::to_string(state.step) + ": " + v.summary + (improved ? " (best)" : ""));
   return !(c.patience > 0 && state.bad_validations >= c.patience);
 }
 
@@ -490,11 +338,11 @@ TrainResult Trainer::finish() {
   std::snprintf(detail, sizeof detail, "done (%s), %s this run", r.stop_reason.c_str(),
                 format_duration(state.elapsed_seconds - r.run_start_elapsed).c_str());
   r.progress->finish(state.step, detail);
-  if (r.dev && fs::exists(r.best_path)) {
+  if (r.task->validates() && fs::exists(r.best_path)) {
     fs::copy_file(r.best_path, result.model_path + ".tmp", fs::copy_options::overwrite_existing);
     fs::rename(result.model_path + ".tmp", result.model_path);
   } else {
-    save_model(result.model_path, *r.model, {}, vocabulary_tensors(r.vocabs));
+    save_model(result.model_path, *r.model, {}, vocabulary_tensors(r.task->vocabularies()));
   }
   if (c.average_last > 1) result.averaged_path = r.write_average();
   return result;

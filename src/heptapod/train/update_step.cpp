@@ -33,9 +33,9 @@ std::uint64_t dropout_seed(std::uint64_t seed, long long step, int micro_batch) 
   return mix64(mix64(seed ^ mix64(static_cast<std::uint64_t>(step))) + static_cast<std::uint64_t>(micro_batch));
 }
 
-UpdateStep::UpdateStep(Transformer<float>& model, Adam<float>& adam, const UpdateSettings& settings,
-                       GradientReducer* reducer)
-    : model_(model), adam_(adam), settings_(settings), reducer_(reducer) {}
+UpdateStep::UpdateStep(Transformer<float>& model, Adam<float>& adam, const TrainingLoss& loss,
+                       const UpdateSettings& settings, GradientReducer* reducer)
+    : model_(model), adam_(adam), loss_(loss), settings_(settings), reducer_(reducer) {}
 
 void UpdateStep::start_sums(const std::vector<std::size_t>& tensors, bool accumulated) {
   ParameterStore<float>& p = model_.parameters();
@@ -59,7 +59,7 @@ void UpdateStep::start_sums(const std::vector<std::size_t>& tensors, bool accumu
 }
 
 UpdateStats UpdateStep::run(const std::vector<const Batch*>& micro_batches, const std::vector<int>& indices,
-                            long long update_tokens, long long step, double lr) {
+                            long long update_terms, long long step, double lr) {
   require(micro_batches.size() == indices.size(), "update: one index per micro-batch");
   // Every process sums the same sequence of buffers, so every process computes at least one micro-batch.
   require(!micro_batches.empty(), "update: no micro-batch for this process");
@@ -79,10 +79,10 @@ UpdateStats UpdateStep::run(const std::vector<const Batch*>& micro_batches, cons
     opt.training = true;
     opt.seed = dropout_seed(settings_.seed, step, indices[k]);
     opt.label_smoothing = settings_.label_smoothing;
-    opt.grad_normalizer = static_cast<double>(update_tokens);
+    opt.grad_normalizer = static_cast<double>(update_terms);
     if (overlap && last)
       opt.gradients_complete = [&](const std::vector<std::size_t>& tensors) { start_sums(tensors, accumulate); };
-    const LossTotals t = model_.forward_backward(*micro_batches[k], opt, arena_);
+    const LossTotals t = loss_.forward_backward(model_, *micro_batches[k], opt, arena_);
     totals[0] += t.loss;
     totals[1] += t.nll;
     if (!accumulate || (overlap && last)) continue;

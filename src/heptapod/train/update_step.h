@@ -1,6 +1,7 @@
 // One optimizer update: the math every training loop shares (`heptapod train`, `heptapod demo`, the
 // benchmark, and each process of a distributed run). Each of the update's micro-batches runs forward and
-// backward into a zeroed gradient buffer, with the loss normalised by the target tokens of the whole update;
+// backward into a zeroed gradient buffer, with the task's loss (train/training_loss.h) normalised by the loss
+// terms (translation: target tokens) of the whole update;
 // with several micro-batches their gradients are added in order into an accumulator. The processes' sums are
 // then added by the reducer (if any), clipped, and Adam steps. Keeping one gradient per micro-batch (rather
 // than adding into the buffer inside each GEMM) makes two micro-batches on one process and the same two on
@@ -14,6 +15,7 @@
 #include "heptapod/core/arena.h"
 #include "heptapod/model/transformer.h"
 #include "heptapod/train/adam.h"
+#include "heptapod/train/training_loss.h"
 
 namespace heptapod {
 
@@ -43,7 +45,7 @@ struct UpdateSettings {
 };
 
 struct UpdateStats {
-  double loss = 0, nll = 0;      // summed over the update's target tokens (every process's)
+  double loss = 0, nll = 0;      // summed over the update's loss terms (every process's)
   double grad_norm = 0;          // before clipping
   double reduce_wait_seconds = 0;  // spent waiting for the reducer after the backward pass (0 without one)
 };
@@ -54,16 +56,19 @@ std::uint64_t dropout_seed(std::uint64_t seed, long long step, int micro_batch);
 
 class UpdateStep {
  public:
-  UpdateStep(Transformer<float>& model, Adam<float>& adam, const UpdateSettings& settings,
+  // The loss must outlive the step.
+  UpdateStep(Transformer<float>& model, Adam<float>& adam, const TrainingLoss& loss, const UpdateSettings& settings,
              GradientReducer* reducer = nullptr);
   // micro_batches: this process's share of update `step` (0-based), indices: their positions within the
-  // whole update; update_tokens: the target tokens of the whole update. Returns the update's loss totals.
+  // whole update; update_terms: the loss terms of the whole update (the sum of loss.terms() over all its
+  // micro-batches, every process's). Returns the update's loss totals.
   UpdateStats run(const std::vector<const Batch*>& micro_batches, const std::vector<int>& indices,
-                  long long update_tokens, long long step, double lr);
+                  long long update_terms, long long step, double lr);
 
  private:
   Transformer<float>& model_;
   Adam<float>& adam_;
+  const TrainingLoss& loss_;
   UpdateSettings settings_;
   GradientReducer* reducer_;
   // Starts the reducer's sums of `tensors` (complete in the last micro-batch's gradient); with several
