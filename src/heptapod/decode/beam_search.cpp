@@ -117,7 +117,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   auto forced = [&](int r) { return forced_token(prefixes, decoder.sentence_of(r), rows[r].tokens.size()); };
   NextTokens processed;  // each row's candidates when the whole distribution was needed
   while (decoder.rows() > 0) {
-    const int step = decoder.position();
+    const int step = decoder.length(0);  // every row is at the same position
     std::vector<int> tokens(decoder.rows());
     bool whole = o.guards.active();  // whether this step needs every row's whole distribution
     for (int r = 0; r < decoder.rows(); ++r) {

@@ -1,4 +1,4 @@
-// Incremental decoding: one position per call, caching self-attention keys/values per layer.
+// The decoder state: cached keys and values per row, fed one position or a run of positions per call.
 #include "heptapod/decode/incremental_decoder.h"
 
 #include <algorithm>
@@ -26,66 +26,101 @@ float add_log_sums(float a, float b) { return std::max(a, b) + std::log1p(std::e
 IncrementalDecoder::IncrementalDecoder(Transformer<float>& model)
     : model_(model), config_(model.config()), cross_kv_(config_.decoder_layers) {}
 
-void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps,
-                               CachePrecision cache) {
-  require(B > 0 && rows_per_sentence > 0 && max_steps > 0, "decoder: empty batch");
-  require((S > 0) == config_.has_encoder(), config_.has_encoder() ? "decoder: empty sources"
-                                                                   : "decoder: a decoder-only model reads no source");
-  const int C = config_.d_model;
-  cache_ = cache;
-  const std::size_t element = cache == CachePrecision::Float16 ? sizeof(kernels::half) : sizeof(float);
-  B_ = B;
-  S_ = S;
-  rows_ = B * rows_per_sentence;
-  cache_rows_ = rows_;
-  position_ = 0;
-  max_steps_ = max_steps;
-  src_len_.assign(src_len, src_len + B);
-  row_sentence_.resize(rows_);
-  for (int r = 0; r < rows_; ++r) row_sentence_[r] = r / rows_per_sentence;
-
-  arena_.reset();
-  model_.prepare_decoding();
-  if (config_.has_encoder()) start_cross_attention(src, B, S, src_len, element);
-  const std::size_t cache_bytes =
-      static_cast<std::size_t>(max_steps) * config_.decoder_layers * rows_ * 2 * C * element;
-  self_cache_.reset(cache_bytes);
-  advise_huge_pages(self_cache_.as<void>(), cache_bytes);
-  slab_start_.assign(max_steps, 0);
-  slab_rows_.assign(max_steps, 0);
-  history_.resize(static_cast<std::size_t>(max_steps) * cache_rows_);
-  int widest = 0;
-  for (const auto& [v0, n] : model_.output_column_blocks()) widest = std::max(widest, n);
-  logits_.resize(static_cast<std::size_t>(rows_) * widest);
-  log_z_.resize(rows_);
-  top_count_.resize(rows_);
-  scores_.resize(static_cast<std::size_t>(rows_) * config_.n_heads * std::max(S, max_steps));
-  alignment_.resize(static_cast<std::size_t>(rows_) * S);
+std::size_t IncrementalDecoder::element_bytes() const {
+  return cache_ == CachePrecision::Float16 ? sizeof(kernels::half) : sizeof(float);
 }
 
-void IncrementalDecoder::start_cross_attention(const int* src, int B, int S, const int* src_len, std::size_t element) {
+void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps,
+                               CachePrecision cache) {
+  require(max_steps > 0, "decoder: max_steps must be positive");
+  cache_ = cache;
+  max_steps_ = max_steps;
+  S_ = rows_ = cross_used_ = cross_live_ = 0;
+  src_len_.clear();
+  cross_offset_.clear();
+  sentence_rows_.clear();
+  row_sentence_.clear();
+  length_.clear();
+  history_.clear();
+  slot_refs_.clear();
+  free_slots_.clear();
+  slots_made_ = 0;
+  model_.prepare_decoding();
+  // Room for every row at every position: what a search from start() can need at most (unwritten pages cost
+  // nothing). Joining rows later may grow it.
+  const long L = config_.decoder_layers, C = config_.d_model;
+  slot_capacity_ = B * rows_per_sentence * max_steps;
+  const std::size_t cache_bytes = static_cast<std::size_t>(slot_capacity_) * L * 2 * C * element_bytes();
+  self_cache_.reset(cache_bytes);
+  advise_huge_pages(self_cache_.as<void>(), cache_bytes);
+  join(src, B, S, src_len, rows_per_sentence);
+}
+
+int IncrementalDecoder::join(const int* src, int B, int S, const int* src_len, int rows_per_sentence) {
+  require(B > 0 && rows_per_sentence > 0, "decoder: empty batch");
+  require((S > 0) == config_.has_encoder(), config_.has_encoder() ? "decoder: empty sources"
+                                                                   : "decoder: a decoder-only model reads no source");
+  const int first = static_cast<int>(src_len_.size());
+  for (int b = 0; b < B; ++b) {
+    src_len_.push_back(std::clamp(src_len[b], 0, S));
+    sentence_rows_.push_back(rows_per_sentence);
+  }
+  if (config_.has_encoder()) add_cross_attention(src, B, S, src_len, first);
+  S_ = std::max(S_, S);
+  const int added = B * rows_per_sentence;
+  for (int r = 0; r < added; ++r) row_sentence_.push_back(first + r / rows_per_sentence);
+  rows_ += added;
+  length_.resize(rows_, 0);
+  history_.resize(static_cast<std::size_t>(rows_) * max_steps_);
+  alignment_.resize(static_cast<std::size_t>(rows_) * S_);
+  return first;
+}
+
+void IncrementalDecoder::add_cross_attention(const int* src, int B, int S, const int* src_len, int first) {
   const int C = config_.d_model;
-  float* memory = model_.encode(src, B, S, src_len, arena_);  // (B*S, C)
+  encode_arena_.reset();
+  float* memory = model_.encode(src, B, S, src_len, encode_arena_);  // (B*S, C)
   // Cross-attention reads only real source positions: pack them sentence after sentence (N, C), in place,
   // and project those alone.
-  cross_offset_.resize(B);
   int N = 0;
   for (int b = 0; b < B; ++b) {
-    cross_offset_[b] = N;
-    const int n = std::clamp(src_len[b], 0, S);
+    cross_offset_.push_back(cross_used_ + N);
+    const int n = src_len_[first + b];
     std::memmove(memory + static_cast<long>(N) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
     N += n;
   }
-  stage_.resize(static_cast<std::size_t>(std::min(N, kStageRows)) * 2 * C);
-  const std::size_t cross_elements = static_cast<std::size_t>(std::max(N, 1)) * 2 * C;
+  stage_.resize(std::max(stage_.size(), static_cast<std::size_t>(std::min(N, kStageRows)) * 2 * C));
+  const std::size_t row_bytes = 2 * C * element_bytes();
   for (int layer = 0; layer < config_.decoder_layers; ++layer) {
-    cross_kv_[layer] = arena_.alloc<std::byte>(cross_elements * element);
+    std::vector<std::byte>& kv = cross_kv_[layer];
+    kv.resize(static_cast<std::size_t>(cross_used_ + N) * row_bytes);
     for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2C) k|v at a time
       const int rows = std::min(kStageRows, N - r0);
       model_.source_keys_values(layer, memory + static_cast<long>(r0) * C, rows, stage_.data());
-      store(stage_.data(), 2L * C, rows, cross_kv_[layer], static_cast<long>(r0) * 2 * C);
+      store(stage_.data(), 2L * C, rows, kv.data(), static_cast<long>(cross_used_ + r0) * 2 * C);
     }
   }
+  cross_used_ += N;
+  cross_live_ += N;
+}
+
+void IncrementalDecoder::compact_cross_attention() {
+  if (cross_used_ - cross_live_ <= cross_live_) return;
+  const std::size_t row_bytes = 2 * config_.d_model * element_bytes();
+  // Live sentences keep their order: each moves down to the end of the live ones before it.
+  std::vector<int> sentences;
+  for (int s = 0; s < static_cast<int>(src_len_.size()); ++s)
+    if (sentence_rows_[s] > 0 && src_len_[s] > 0) sentences.push_back(s);
+  std::sort(sentences.begin(), sentences.end(), [&](int a, int b) { return cross_offset_[a] < cross_offset_[b]; });
+  int used = 0;
+  for (const int s : sentences) {
+    for (std::vector<std::byte>& kv : cross_kv_)
+      std::memmove(kv.data() + used * row_bytes, kv.data() + cross_offset_[s] * row_bytes, src_len_[s] * row_bytes);
+    cross_offset_[s] = used;
+    used += src_len_[s];
+  }
+  for (std::vector<std::byte>& kv : cross_kv_) kv.resize(used * row_bytes);
+  cross_used_ = cross_live_ = used;
 }
 
 void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long offset) const {
@@ -100,6 +135,26 @@ void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long
   }
 }
 
+int IncrementalDecoder::take_slot() {
+  if (!free_slots_.empty()) {
+    const int slot = free_slots_.back();
+    free_slots_.pop_back();
+    return slot;
+  }
+  if (slots_made_ == slot_capacity_) {  // joined rows outgrew start()'s room: twice the room, slots copied
+    const std::size_t slot_bytes = static_cast<std::size_t>(config_.decoder_layers) * 2 * config_.d_model * element_bytes();
+    const int capacity = std::max(2 * slot_capacity_, 64);
+    PageBuffer grown;
+    grown.reset(capacity * slot_bytes);
+    advise_huge_pages(grown.as<void>(), capacity * slot_bytes);
+    std::memcpy(grown.as<void>(), self_cache_.as<void>(), slots_made_ * slot_bytes);
+    self_cache_ = std::move(grown);
+    slot_capacity_ = capacity;
+  }
+  slot_refs_.push_back(0);
+  return slots_made_++;
+}
+
 void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out) {
   if (cache_ == CachePrecision::Float16)
     attend<kernels::half>(q, ldq, li, cross, out, probs_out);
@@ -110,46 +165,54 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
 template <typename E>
 void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out) {
   const int C = config_.d_model, H = config_.n_heads, D = C / H;
+  const long L = config_.decoder_layers;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
   // Keys and values alternate, C elements each: a key's value is C elements after it.
-  const E* keys = cross ? static_cast<const E*>(cross_kv_[li]) : self_cache_.as<const E>();
-  // One row at a time, all heads together: each key and value vector (C elements) is read once, contiguously.
-#pragma omp parallel for schedule(dynamic, 4) if (static_cast<long>(rows_) * H * (position_ + 1) * D > kernels::kParallelMinWork)
-  for (int r = 0; r < rows_; ++r) {
-    // Cross keys are (N, 2C) rows, a sentence's from its cross_offset_; row r's cached self key at position j
-    // is row history_(j, r) of layer li's part of slab j.
-    const int count = cross ? std::clamp(src_len_[row_sentence_[r]], 0, S_) : position_ + 1;
-    float* o = out + static_cast<long>(r) * C;
+  const E* keys = cross ? reinterpret_cast<const E*>(cross_kv_[li].data()) : self_cache_.as<const E>();
+  long work = 0;
+  for (int i = 0; i < queries_; ++i) work += cross ? src_len_[row_sentence_[query_row_[i]]] : query_position_[i] + 1;
+  // One query row at a time, all heads together: each key and value vector (C elements) is read once,
+  // contiguously.
+#pragma omp parallel for schedule(dynamic, 4) if (work * H * D > kernels::kParallelMinWork)
+  for (int i = 0; i < queries_; ++i) {
+    // A sentence's cross keys are its rows of the layer's (N, 2C) from its cross_offset_; the self key of
+    // row r at position j is in slot history_(r, j), which holds every layer's.
+    const int r = query_row_[i], sentence = row_sentence_[r];
+    const int count = cross ? src_len_[sentence] : query_position_[i] + 1;
+    float* o = out + static_cast<long>(i) * C;
     if (count <= 0) {
       std::fill(o, o + C, 0.0f);
       continue;
     }
     thread_local std::vector<long> offsets;  // (count): where position j's key starts
     offsets.resize(count);
-    for (int j = 0; j < count; ++j) {
-      const int history = cross ? 0 : history_[static_cast<std::size_t>(j) * cache_rows_ + r];
-      const long slab_row = cross ? cross_offset_[row_sentence_[r]] + j : static_cast<long>(li) * slab_rows_[j] + history;
-      offsets[j] = (cross ? 0 : slab_start_[j]) + slab_row * 2 * C;
-    }
-    kernels::attend_cached(q + static_cast<long>(r) * ldq, keys, keys + C, offsets.data(), count, H, D, scale,
-                           scores_.data() + static_cast<long>(r) * H * key_cap, key_cap, o);
+    const int* history = history_.data() + static_cast<std::size_t>(r) * max_steps_;
+    for (int j = 0; j < count; ++j)
+      offsets[j] = cross ? (cross_offset_[sentence] + j) * 2L * C : (history[j] * L + li) * 2 * C;
+    kernels::attend_cached(q + static_cast<long>(i) * ldq, keys, keys + C, offsets.data(), count, H, D, scale,
+                           scores_.data() + static_cast<long>(i) * H * key_cap, key_cap, o);
   }
   if (!probs_out) return;
-  // Alignment: head-averaged attention over the source, (rows, S).
+  // Alignment: each row's head-averaged attention over its source at its last query, (rows, S).
   std::fill(probs_out, probs_out + static_cast<long>(rows_) * S_, 0.0f);
   for (int r = 0; r < rows_; ++r) {
-    const int count = std::min(src_len_[row_sentence_[r]], S_);
+    const int count = src_len_[row_sentence_[r]];
     for (int h = 0; h < H; ++h) {
-      const float* s = scores_.data() + static_cast<long>(r * H + h) * key_cap;
+      const float* s = scores_.data() + static_cast<long>(last_query_[r] * H + h) * key_cap;
       for (int j = 0; j < count; ++j) probs_out[static_cast<long>(r) * S_ + j] += s[j] / H;
     }
   }
 }
 
 void IncrementalDecoder::attend_self(int layer, const float* q, int ldq, const float* kv, int ldkv, float* context) {
-  const long slab_layer = static_cast<long>(layer) * rows_ * 2 * config_.d_model;  // layer's part of this slab
-  store(kv, ldkv, rows_, self_cache_.as<void>(), slab_start_[position_] + slab_layer);
+  // Every query's key and value join its slot first, so a run's later positions see its earlier ones.
+  const long L = config_.decoder_layers, C = config_.d_model;
+#pragma omp parallel for schedule(static) if (queries_ * 2 * C >= kernels::kParallelMinWork)
+  for (int i = 0; i < queries_; ++i) {
+    const int slot = history_[static_cast<std::size_t>(query_row_[i]) * max_steps_ + query_position_[i]];
+    store(kv + static_cast<long>(i) * ldkv, ldkv, 1, self_cache_.as<void>(), (slot * L + layer) * 2 * C);
+  }
   attend(q, ldq, layer, false, context, nullptr);
 }
 
@@ -158,25 +221,51 @@ void IncrementalDecoder::attend_source(int layer, const float* q, int ldq, float
   attend(q, ldq, layer, true, context, last ? alignment_.data() : nullptr);
 }
 
-const float* IncrementalDecoder::advance(const std::vector<int>& tokens) {
-  require(static_cast<int>(tokens.size()) == rows_, "decoder: one token per row expected");
-  require(position_ < max_steps_, "decoder: past the maximum output length");
+const float* IncrementalDecoder::advance(const int* tokens, const int* counts) {
   const int C = config_.d_model, V = config_.tgt_vocab_size;
-  for (int t : tokens) require(t >= 0 && t < V, "decoder: token id outside the target vocabulary");
-  // This position's slab follows the last one and holds the rows decoding now, row r's keys and values at
-  // slab row r.
-  const long L = config_.decoder_layers;
-  slab_start_[position_] = position_ == 0 ? 0 : slab_start_[position_ - 1] + L * slab_rows_[position_ - 1] * 2 * C;
-  slab_rows_[position_] = rows_;
-  for (int r = 0; r < rows_; ++r) history_[static_cast<std::size_t>(position_) * cache_rows_ + r] = r;
+  queries_ = 0;
+  query_row_.clear();
+  query_position_.clear();
+  last_query_.resize(rows_);
+  // Everything is checked before anything changes.
+  for (int r = 0, at = 0; r < rows_; ++r) {
+    require(counts[r] >= 1, "decoder: every row must be fed at least one token");
+    require(length_[r] + counts[r] <= max_steps_, "decoder: past the maximum output length");
+    for (int k = 0; k < counts[r]; ++k, ++at)
+      require(tokens[at] >= 0 && tokens[at] < V, "decoder: token id outside the target vocabulary");
+  }
+  for (int r = 0; r < rows_; ++r) {
+    for (int k = 0; k < counts[r]; ++k) {
+      const int slot = take_slot();
+      ++slot_refs_[slot];
+      history_[static_cast<std::size_t>(r) * max_steps_ + length_[r]] = slot;
+      query_row_.push_back(r);
+      query_position_.push_back(length_[r]++);
+      ++queries_;
+    }
+    last_query_[r] = queries_ - 1;
+  }
+  const int key_cap = std::max(S_, max_steps_);
+  int widest = 0;
+  for (const auto& [v0, n] : model_.output_column_blocks()) widest = std::max(widest, n);
+  logits_.resize(std::max(logits_.size(), static_cast<std::size_t>(rows_) * widest));
+  log_z_.resize(std::max<std::size_t>(log_z_.size(), rows_));
+  top_count_.resize(std::max<std::size_t>(top_count_.size(), rows_));
+  scores_.resize(std::max(scores_.size(), static_cast<std::size_t>(queries_) * config_.n_heads * key_cap));
   step_arena_.reset();
-  step_positions_.assign(rows_, position_);
-  return model_.decode_step(tokens.data(), step_positions_.data(), rows_, *this, step_arena_);  // (rows, C)
+  const float* x = model_.decode_step(tokens, query_position_.data(), queries_, *this, step_arena_);  // (queries, C)
+  if (queries_ == rows_) return x;
+  last_hidden_.resize(static_cast<std::size_t>(rows_) * C);
+  for (int r = 0; r < rows_; ++r)
+    std::copy_n(x + static_cast<long>(last_query_[r]) * C, C, last_hidden_.data() + static_cast<long>(r) * C);
+  return last_hidden_.data();  // (rows, C)
 }
 
 const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int top) {
   require(top >= 1 && top <= config_.tgt_vocab_size, "decoder: top tokens must be between 1 and the vocabulary size");
-  const float* x = advance(tokens);  // (rows, C)
+  require(static_cast<int>(tokens.size()) == rows_, "decoder: one token per row expected");
+  ones_.assign(rows_, 1);
+  const float* x = advance(tokens.data(), ones_.data());  // (rows, C)
   // The vocabulary a block of columns at a time, for all rows: the weights are read once, and only one
   // block's logits are held. Each row keeps a running log-sum-exp and its best `top` logits.
   next_.top = top;
@@ -198,12 +287,10 @@ const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int t
   }
   for (int r = 0; r < rows_; ++r)
     for (int j = 0; j < top; ++j) next_.log_probs[static_cast<std::size_t>(r) * top + j] -= log_z_[r];
-  ++position_;
   return next_;
 }
 
-const float* IncrementalDecoder::step_logits(const std::vector<int>& tokens) {
-  const float* x = advance(tokens);  // (rows, C)
+const float* IncrementalDecoder::project_logits(const float* x) {
   const int V = config_.tgt_vocab_size;
   full_logits_.resize(static_cast<std::size_t>(rows_) * V);
   for (const auto& [v0, n] : model_.output_column_blocks()) {
@@ -211,8 +298,23 @@ const float* IncrementalDecoder::step_logits(const std::vector<int>& tokens) {
     for (int r = 0; r < rows_; ++r)
       std::copy_n(logits_.data() + static_cast<long>(r) * n, n, full_logits_.data() + static_cast<long>(r) * V + v0);
   }
-  ++position_;
   return full_logits_.data();
+}
+
+const float* IncrementalDecoder::step_logits(const std::vector<int>& tokens) {
+  require(static_cast<int>(tokens.size()) == rows_, "decoder: one token per row expected");
+  ones_.assign(rows_, 1);
+  return project_logits(advance(tokens.data(), ones_.data()));
+}
+
+const float* IncrementalDecoder::feed_logits(const std::vector<std::vector<int>>& runs) {
+  require(static_cast<int>(runs.size()) == rows_, "decoder: one run of tokens per row expected");
+  std::vector<int> tokens, counts;  // (all runs' tokens), (rows)
+  for (const std::vector<int>& run : runs) {
+    tokens.insert(tokens.end(), run.begin(), run.end());
+    counts.push_back(static_cast<int>(run.size()));
+  }
+  return project_logits(advance(tokens.data(), counts.data()));
 }
 
 float IncrementalDecoder::best_of_row(const float* logits, int top, int* ids, float* log_probs) const {
@@ -231,23 +333,35 @@ float IncrementalDecoder::best_of_row(const float* logits, int top, int* ids, fl
 void IncrementalDecoder::reorder(const std::vector<int>& order) {
   const int n = static_cast<int>(order.size());
   for (int r : order) require(r >= 0 && r < rows_, "decoder: reorder index out of range");
-  // The cached keys and values stay where they are: row i now continues row order[i]'s history.
-  std::vector<int> history(static_cast<std::size_t>(position_) * n);  // (position_, n)
-  for (int j = 0; j < position_; ++j)
-    for (int i = 0; i < n; ++i)
-      history[static_cast<std::size_t>(j) * n + i] = history_[static_cast<std::size_t>(j) * cache_rows_ + order[i]];
-  for (int j = 0; j < position_; ++j)
-    std::copy_n(history.data() + static_cast<std::size_t>(j) * n, n, history_.data() + static_cast<std::size_t>(j) * cache_rows_);
-  std::vector<int> sentences(n);
+  // The cached keys and values stay where they are: row i now continues row order[i]'s history. Slots are
+  // counted in for the new rows before the old rows count out, so a kept slot never looks free.
+  std::vector<int> history(static_cast<std::size_t>(n) * max_steps_), lengths(n), sentences(n), rows_of(sentence_rows_.size());
   std::vector<float> alignment(static_cast<std::size_t>(n) * S_);
   for (int i = 0; i < n; ++i) {
-    sentences[i] = row_sentence_[order[i]];
-    std::memcpy(alignment.data() + static_cast<long>(i) * S_, alignment_.data() + static_cast<long>(order[i]) * S_,
+    const int from = order[i];
+    lengths[i] = length_[from];
+    sentences[i] = row_sentence_[from];
+    ++rows_of[sentences[i]];
+    const int* h = history_.data() + static_cast<std::size_t>(from) * max_steps_;
+    std::copy_n(h, lengths[i], history.data() + static_cast<std::size_t>(i) * max_steps_);
+    for (int j = 0; j < lengths[i]; ++j) ++slot_refs_[h[j]];
+    std::memcpy(alignment.data() + static_cast<long>(i) * S_, alignment_.data() + static_cast<long>(from) * S_,
                 sizeof(float) * S_);
   }
+  for (int r = 0; r < rows_; ++r)
+    for (int j = 0; j < length_[r]; ++j) {
+      const int slot = history_[static_cast<std::size_t>(r) * max_steps_ + j];
+      if (--slot_refs_[slot] == 0) free_slots_.push_back(slot);
+    }
+  for (std::size_t s = 0; s < rows_of.size(); ++s)
+    if (sentence_rows_[s] > 0 && rows_of[s] == 0) cross_live_ -= src_len_[s];
+  sentence_rows_ = std::move(rows_of);
+  history_ = std::move(history);
+  length_ = std::move(lengths);
   row_sentence_ = std::move(sentences);
-  std::memcpy(alignment_.data(), alignment.data(), sizeof(float) * alignment.size());
+  alignment_ = std::move(alignment);
   rows_ = n;
+  if (config_.has_encoder()) compact_cross_attention();
 }
 
 }  // namespace heptapod

@@ -1,7 +1,9 @@
-// The decoder run one position at a time for search: a per-layer key/value cache for self-attention, and
-// (in an encoder-decoder) cross-attention keys/values computed once per sentence from the encoder output; a
-// decoder-only model's causal stack runs the same way without them. Rows ("hypotheses") can be reordered
-// (beam search keeps the best) and dropped (finished sentences leave the batch).
+// The decoder state that every search drives (beam search, sampling, and later a language model's generator
+// and a server's continuous batching): per row ("hypothesis"), its self-attention keys and values at every
+// position it has fed, and (in an encoder-decoder) its sentence's cross-attention keys and values, computed
+// once from the encoder output. Each row is at its own position: a call feeds every row one token (a search
+// step) or a run of tokens in one pass (a prompt's prefill, or rows that just joined beside rows further on).
+// Rows join a running state (join()), leave it and are reordered (reorder(): beam selection, finished rows).
 #pragma once
 
 #include <vector>
@@ -31,88 +33,106 @@ class IncrementalDecoder final : private AttentionCache<float> {
  public:
   explicit IncrementalDecoder(Transformer<float>& model);
 
-  // Starts decoding B sentences: source tokens (B, S) with lengths (B); a decoder-only model has none (S = 0,
-  // lengths 0). Each sentence begins with `rows_per_sentence` hypotheses (the beam), all at position 0.
-  // max_steps bounds the output length.
+  // Starts decoding B sentences afresh (join() onto an empty state): source tokens (B, S) with lengths (B); a
+  // decoder-only model has none (S = 0, lengths 0). Each sentence begins with `rows_per_sentence` rows (the
+  // beam), all at position 0. max_steps bounds every row's length (positions fed).
   void start(const int* src, int B, int S, const int* src_len, int rows_per_sentence, int max_steps,
              CachePrecision cache);
+  // Adds B sentences to the running state (encoding their sources) and rows_per_sentence rows for each at
+  // position 0, after the current rows. Returns the first new sentence's index (sentence_of()).
+  int join(const int* src, int B, int S, const int* src_len, int rows_per_sentence);
 
-  // Feeds one token per row at the current position and returns each row's `top` (<= V) most likely next
-  // tokens, valid until the next call. Afterwards the position advances by one.
+  // Feeds one token per row, each at its row's next position, and returns each row's `top` (<= V) most
+  // likely next tokens, valid until the next call.
   const NextTokens& step(const std::vector<int>& tokens, int top);
   // The same step returning every row's raw logits (rows, V) instead, valid until the next call: for what
   // needs the whole distribution (sampling, repetition guards, a forced token's probability).
   const float* step_logits(const std::vector<int>& tokens);
+  // Feeds row r the tokens runs[r] (at least one each) at its next positions, all rows in one pass through
+  // the layers; returns every row's raw logits after its last token (rows, V), valid until the next call.
+  const float* feed_logits(const std::vector<std::vector<int>>& runs);
   // One row's `top` most likely tokens from its logits (V), computed block by block exactly as step() computes
   // them (the same log-sum-exp, the same ties): ids and log_probs (top). Returns the row's log-sum-exp.
   float best_of_row(const float* logits, int top, int* ids, float* log_probs) const;
 
-  // Keeps rows `order` (each an index into the current rows, repeats allowed, at most as many as start()
-  // made) in that order: after beam selection, or to drop the rows of finished sentences.
+  // Keeps rows `order` (each an index into the current rows, repeats allowed) in that order: after beam
+  // selection, or to drop rows that are done. Cached keys and values no row reaches any more are freed.
   void reorder(const std::vector<int>& order);
 
-  // Cross-attention of each row over the source at the last step (rows, S), averaged over heads, from the
-  // last decoder layer; valid until the next call.
+  // Cross-attention of each row over its source at the row's last position fed (rows, S) with S =
+  // padded_source_length(), averaged over heads, from the last decoder layer; valid until the next call.
   const float* last_cross_attention() const { return alignment_.data(); }
 
   int rows() const { return rows_; }
   const ModelConfig& config() const { return config_; }
   int vocabulary_size() const { return config_.tgt_vocab_size; }
-  int position() const { return position_; }
-  int sentence_of(int row) const { return row_sentence_[row]; }  // index into the B of start()
+  int length(int row) const { return length_[row]; }  // positions row has fed
+  int sentence_of(int row) const { return row_sentence_[row]; }  // index over all sentences started or joined
   int source_length(int row) const { return src_len_[row_sentence_[row]]; }
-  int padded_source_length() const { return S_; }
+  int padded_source_length() const { return S_; }  // the longest source of any sentence, at least its S
 
  private:
-  // Encodes the sources and caches every decoder layer's cross-attention keys and values of them, in the
-  // cache's element type (`element` bytes).
-  void start_cross_attention(const int* src, int B, int S, const int* src_len, std::size_t element);
-  // Feeds one token per row at the current position through the decoder layers -> their output (rows, C).
-  const float* advance(const std::vector<int>& tokens);
+  // Encodes sentences [first, first + B) and stores every decoder layer's cross-attention keys and values of
+  // their sources after those of earlier sentences.
+  void add_cross_attention(const int* src, int B, int S, const int* src_len, int first);
+  // Drops the cross keys/values of sentences without rows once they hold more than the rest.
+  void compact_cross_attention();
+  // Feeds counts[r] tokens to row r (tokens: all rows' runs end to end) through the decoder layers -> the
+  // output (rows, C) at each row's last token.
+  const float* advance(const int* tokens, const int* counts);
+  const float* project_logits(const float* x);  // x (rows, C) -> full_logits_ (rows, V)
+  // A free cache slot (its keys and values for every layer), reused or new; grows the cache when full.
+  int take_slot();
   void attend_self(int layer, const float* q, int ldq, const float* kv, int ldkv, float* context) override;
   void attend_source(int layer, const float* q, int ldq, float* context) override;
-  // q: (rows, C) query rows, ldq apart, against layer li's cross keys/values or self-attention cache, whose
-  // elements are of type E (float or half); out: (rows, C).
+  // q: (queries_, C) query rows, ldq apart, against layer li's self-attention cache or cross keys/values,
+  // whose elements are of type E (float or half); out: (queries_, C).
   template <typename E>
   void attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out);
   void attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out);
   // Rows (n, 2C) of src (a key and a value each), ld apart, stored in the cache type from element `offset`
   // of `dst` on, one after the other.
   void store(const float* src, long ld, int n, void* dst, long offset) const;
+  std::size_t element_bytes() const;
 
   Transformer<float>& model_;
   ModelConfig config_;
-  // Per decoder layer: (N, 2C) elements of the cache type, in arena_: the N real source positions' key and
-  // value.
-  std::vector<void*> cross_kv_;
-  Arena arena_;       // encoder output and cross keys/values for the current batch
-  Arena step_arena_;  // one step's activations
+  Arena encode_arena_;  // the encoder output of the sentences being added
+  Arena step_arena_;    // one call's activations
 
   CachePrecision cache_ = CachePrecision::Float32;
-  int B_ = 0, S_ = 0, rows_ = 0, cache_rows_ = 0, position_ = 0, max_steps_ = 0;
-  std::vector<int> src_len_, row_sentence_;
-  std::vector<int> cross_offset_;  // (B): a sentence's first row in the cross keys/values
-  std::vector<int> step_positions_;  // (rows): every row's position this step
-  // Per-step scratch, sized for the largest row count seen: attention scores and the alignment.
+  int S_ = 0, rows_ = 0, max_steps_ = 0;
+  // Per sentence (every one started or joined): source length, first row in the cross keys/values, rows.
+  std::vector<int> src_len_, cross_offset_, sentence_rows_;
+  // Per decoder layer: (cross_used_, 2C) elements of the cache type, each sentence's real source positions'
+  // key and value from its cross_offset_ on; cross_used_ counts the rows in use, live or not.
+  std::vector<std::vector<std::byte>> cross_kv_;
+  int cross_used_ = 0, cross_live_ = 0;
+  std::vector<int> row_sentence_;  // (rows)
+  std::vector<int> length_;        // (rows) positions fed
+  // The self-attention cache: slots of (L, 2, C) elements of the cache type, layer li's key and value of one
+  // row at one position at element (slot * L + li) * 2C. It is mapped on transparent huge pages, as
+  // faulting it in 4 KB at a time costs more than the attention reading it on a virtual machine. Slots never
+  // move: history_ says which slot holds a row's key and value at each position, so reorder() rewrites
+  // indices, not cached vectors. A slot is shared by the rows whose histories hold it (slot_refs_) and free
+  // again when none does.
+  PageBuffer self_cache_;
+  int slot_capacity_ = 0, slots_made_ = 0;
+  std::vector<int> slot_refs_, free_slots_;
+  std::vector<int> history_;  // (rows, max_steps_): history_(r, j) is the slot of row r's position j
+  // The current call's query rows (every fed token): its row and position, each row's last query.
+  int queries_ = 0;
+  std::vector<int> query_row_, query_position_, last_query_;
+  // Per-call scratch, sized for the largest count seen: attention scores and the alignment.
   std::vector<float> scores_, alignment_;
+  std::vector<float> last_hidden_;  // (rows, C) each row's last output when a call feeds several tokens
   std::vector<float> logits_;  // (rows, widest output block): the vocabulary is scored a block at a time
   std::vector<float> full_logits_;  // (rows, V): step_logits()' result
   std::vector<float> log_z_;   // (rows): running log-sum-exp of the logits
   std::vector<int> top_count_; // (rows): entries in each row's best list so far
   NextTokens next_;
   std::vector<float> stage_;  // (<= kStageRows, 2C): source keys|values before they are stored
-  // The self-attention cache, one buffer for all layers, position after position: position j's slab holds
-  // (L, slab_rows_[j], 2, C) elements of the cache type, each layer's key and value for the slab_rows_[j]
-  // rows that decoded position j. Slabs are packed end to end from slab_start_[j] (elements), so the buffer
-  // holds no room for finished rows and is touched front to back; it is mapped on transparent huge pages,
-  // as faulting it in 4 KB at a time costs more than the attention reading it on a virtual machine. Entries
-  // never move: history_ says which slab row holds a hypothesis's key and value at each position.
-  PageBuffer self_cache_;
-  std::vector<long> slab_start_;  // (max_steps)
-  std::vector<int> slab_rows_;    // (max_steps)
-  // (max_steps, cache_rows_): history_(j, r) is the slab row holding row r's key and value at position j;
-  // reorder() rewrites these indices instead of moving cached vectors.
-  std::vector<int> history_;
+  std::vector<int> ones_;     // (rows) one token per row
 };
 
 }  // namespace heptapod

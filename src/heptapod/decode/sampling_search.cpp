@@ -47,7 +47,7 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
   const int V = decoder.vocabulary_size();
   std::vector<float> model(V), warped(V);  // (V) one row's log-probabilities, and its logits as drawn from
   while (decoder.rows() > 0) {
-    const int step = decoder.position();
+    const int step = decoder.length(0);  // every row is at the same position
     std::vector<int> tokens(decoder.rows());
     for (int r = 0; r < decoder.rows(); ++r) tokens[r] = rows[r].tokens.empty() ? c.bos_id : rows[r].tokens.back();
     const float* logits = decoder.step_logits(tokens);  // (rows, V)
