@@ -83,56 +83,67 @@ void IncrementalDecoder::add_cross_attention(const int* src, int B, int S, const
   // Cross-attention reads only real source positions: pack them sentence after sentence (N, C), in place,
   // and project those alone.
   int N = 0;
-  for (int b = 0; b < B; ++b) {
-    cross_offset_.push_back(cross_used_ + N);
+  for (int b = 0; b < B; ++b) N += src_len_[first + b];
+  make_cross_room(N);
+  for (int b = 0, at = 0; b < B; ++b) {
+    cross_offset_.push_back(cross_used_ + at);
     const int n = src_len_[first + b];
-    std::memmove(memory + static_cast<long>(N) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
-    N += n;
+    std::memmove(memory + static_cast<long>(at) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
+    at += n;
   }
   stage_.resize(std::max(stage_.size(), static_cast<std::size_t>(std::min(N, kStageRows)) * 2 * C));
-  const std::size_t row_bytes = 2 * C * element_bytes();
   for (int layer = 0; layer < config_.decoder_layers; ++layer) {
-    std::vector<std::byte>& kv = cross_kv_[layer];
-    kv.resize(static_cast<std::size_t>(cross_used_ + N) * row_bytes);
+    std::byte* kv = cross_kv_[layer].get();
     for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2C) k|v at a time
       const int rows = std::min(kStageRows, N - r0);
       model_.source_keys_values(layer, memory + static_cast<long>(r0) * C, rows, stage_.data());
-      store(stage_.data(), 2L * C, rows, kv.data(), static_cast<long>(cross_used_ + r0) * 2 * C);
+      store(stage_.data(), 2L * C, rows, kv, static_cast<long>(cross_used_ + r0) * 2 * C);
     }
   }
   cross_used_ += N;
   cross_live_ += N;
 }
 
-void IncrementalDecoder::compact_cross_attention() {
-  if (cross_used_ - cross_live_ <= cross_live_) return;
+void IncrementalDecoder::make_cross_room(int rows) {
   const std::size_t row_bytes = 2 * config_.d_model * element_bytes();
-  // Live sentences keep their order: each moves down to the end of the live ones before it.
-  std::vector<int> sentences;
-  for (int s = 0; s < static_cast<int>(src_len_.size()); ++s)
-    if (sentence_rows_[s] > 0 && src_len_[s] > 0) sentences.push_back(s);
-  std::sort(sentences.begin(), sentences.end(), [&](int a, int b) { return cross_offset_[a] < cross_offset_[b]; });
-  int used = 0;
-  for (const int s : sentences) {
-    for (std::vector<std::byte>& kv : cross_kv_)
-      std::memmove(kv.data() + used * row_bytes, kv.data() + cross_offset_[s] * row_bytes, src_len_[s] * row_bytes);
-    cross_offset_[s] = used;
-    used += src_len_[s];
+  if (cross_used_ - cross_live_ > cross_live_) {
+    // Live sentences keep their order: each moves down to the end of the live ones before it.
+    std::vector<int> sentences;
+    for (int s = 0; s < static_cast<int>(cross_offset_.size()); ++s)  // the sentences stored so far
+      if (sentence_rows_[s] > 0 && src_len_[s] > 0) sentences.push_back(s);
+    std::sort(sentences.begin(), sentences.end(), [&](int a, int b) { return cross_offset_[a] < cross_offset_[b]; });
+    int used = 0;
+    for (const int s : sentences) {
+      for (auto& kv : cross_kv_)
+        std::memmove(kv.get() + used * row_bytes, kv.get() + cross_offset_[s] * row_bytes, src_len_[s] * row_bytes);
+      cross_offset_[s] = used;
+      used += src_len_[s];
+    }
+    cross_used_ = cross_live_ = used;
   }
-  for (std::vector<std::byte>& kv : cross_kv_) kv.resize(used * row_bytes);
-  cross_used_ = cross_live_ = used;
+  const std::size_t needed = (cross_used_ + rows) * row_bytes;
+  if (needed <= cross_bytes_) return;
+  // Reused across batches, and not zeroed: every row is written before it is read.
+  cross_bytes_ = std::max(2 * cross_bytes_, needed);
+  for (auto& kv : cross_kv_) {
+    auto grown = std::make_unique_for_overwrite<std::byte[]>(cross_bytes_);
+    if (cross_used_ > 0) std::memcpy(grown.get(), kv.get(), cross_used_ * row_bytes);
+    kv = std::move(grown);
+  }
+}
+
+void IncrementalDecoder::store_row(const float* src, void* dst, long at) const {
+  const long width = 2L * config_.d_model;
+  if (cache_ == CachePrecision::Float16)
+    kernels::to_half(src, static_cast<kernels::half*>(dst) + at, width);
+  else
+    std::memcpy(static_cast<float*>(dst) + at, src, sizeof(float) * width);
 }
 
 void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long offset) const {
   const long width = 2L * config_.d_model;
 #pragma omp parallel for schedule(static) if (n * width >= kernels::kParallelMinWork)
-  for (int r = 0; r < n; ++r) {
-    const long at = offset + r * width;
-    if (cache_ == CachePrecision::Float16)
-      kernels::to_half(src + r * ld, static_cast<kernels::half*>(dst) + at, width);
-    else
-      std::memcpy(static_cast<float*>(dst) + at, src + r * ld, sizeof(float) * width);
-  }
+  for (int r = 0; r < n; ++r) store_row(src + r * ld, dst, offset + r * width);
 }
 
 int IncrementalDecoder::take_slot() {
@@ -169,7 +180,7 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
   // Keys and values alternate, C elements each: a key's value is C elements after it.
-  const E* keys = cross ? reinterpret_cast<const E*>(cross_kv_[li].data()) : self_cache_.as<const E>();
+  const E* keys = cross ? reinterpret_cast<const E*>(cross_kv_[li].get()) : self_cache_.as<const E>();
   long work = 0;
   for (int i = 0; i < queries_; ++i) work += cross ? src_len_[row_sentence_[query_row_[i]]] : query_position_[i] + 1;
   // One query row at a time, all heads together: each key and value vector (C elements) is read once,
@@ -211,7 +222,7 @@ void IncrementalDecoder::attend_self(int layer, const float* q, int ldq, const f
 #pragma omp parallel for schedule(static) if (queries_ * 2 * C >= kernels::kParallelMinWork)
   for (int i = 0; i < queries_; ++i) {
     const int slot = history_[static_cast<std::size_t>(query_row_[i]) * max_steps_ + query_position_[i]];
-    store(kv + static_cast<long>(i) * ldkv, ldkv, 1, self_cache_.as<void>(), (slot * L + layer) * 2 * C);
+    store_row(kv + static_cast<long>(i) * ldkv, self_cache_.as<void>(), (slot * L + layer) * 2 * C);
   }
   attend(q, ldq, layer, false, context, nullptr);
 }
@@ -361,7 +372,6 @@ void IncrementalDecoder::reorder(const std::vector<int>& order) {
   row_sentence_ = std::move(sentences);
   alignment_ = std::move(alignment);
   rows_ = n;
-  if (config_.has_encoder()) compact_cross_attention();
 }
 
 }  // namespace heptapod

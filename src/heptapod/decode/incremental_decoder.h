@@ -6,6 +6,7 @@
 // Rows join a running state (join()), leave it and are reordered (reorder(): beam selection, finished rows).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "heptapod/core/arena.h"
@@ -75,8 +76,9 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // Encodes sentences [first, first + B) and stores every decoder layer's cross-attention keys and values of
   // their sources after those of earlier sentences.
   void add_cross_attention(const int* src, int B, int S, const int* src_len, int first);
-  // Drops the cross keys/values of sentences without rows once they hold more than the rest.
-  void compact_cross_attention();
+  // Before new sentences' cross keys/values are stored: drops the cross keys/values of sentences without rows once they hold more than the
+  // rest (a search that only drops rows never pays for moving them), and makes room for `rows` more.
+  void make_cross_room(int rows);
   // Feeds counts[r] tokens to row r (tokens: all rows' runs end to end) through the decoder layers -> the
   // output (rows, C) at each row's last token.
   const float* advance(const int* tokens, const int* counts);
@@ -93,6 +95,8 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // Rows (n, 2C) of src (a key and a value each), ld apart, stored in the cache type from element `offset`
   // of `dst` on, one after the other.
   void store(const float* src, long ld, int n, void* dst, long offset) const;
+  // One row (2C) of src stored in the cache type at element `at` of dst.
+  void store_row(const float* src, void* dst, long at) const;
   std::size_t element_bytes() const;
 
   Transformer<float>& model_;
@@ -104,9 +108,11 @@ class IncrementalDecoder final : private AttentionCache<float> {
   int S_ = 0, rows_ = 0, max_steps_ = 0;
   // Per sentence (every one started or joined): source length, first row in the cross keys/values, rows.
   std::vector<int> src_len_, cross_offset_, sentence_rows_;
-  // Per decoder layer: (cross_used_, 2C) elements of the cache type, each sentence's real source positions'
-  // key and value from its cross_offset_ on; cross_used_ counts the rows in use, live or not.
-  std::vector<std::vector<std::byte>> cross_kv_;
+  // Per decoder layer: cross_bytes_ bytes holding (cross_used_, 2C) elements of the cache type, each
+  // sentence's real source positions' key and value from its cross_offset_ on; cross_used_ counts the rows in
+  // use, live or not.
+  std::vector<std::unique_ptr<std::byte[]>> cross_kv_;
+  std::size_t cross_bytes_ = 0;
   int cross_used_ = 0, cross_live_ = 0;
   std::vector<int> row_sentence_;  // (rows)
   std::vector<int> length_;        // (rows) positions fed
