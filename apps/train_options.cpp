@@ -9,10 +9,21 @@ namespace heptapod::app {
 
 void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   TrainConfig& c = f->config;
-  cmd->add_option("--source", c.train_source, "Training source text, one sentence per line")->required();
-  cmd->add_option("--target", c.train_target, "Training target text, line-aligned with --source")->required();
+  cmd->add_option("--arch", f->architecture,
+                  "encoder-decoder (translation: --source/--target; the default) or decoder-only (a language "
+                  "model: --text)")
+      ->check(CLI::IsMember({"encoder-decoder", "decoder-only"}));
+  cmd->add_option("--source", c.train_source, "Training source text, one sentence per line (translation)");
+  cmd->add_option("--target", c.train_target, "Training target text, line-aligned with --source (translation)");
   cmd->add_option("--valid-source", c.valid_source, "Dev source text");
   cmd->add_option("--valid-target", c.valid_target, "Dev target text");
+  cmd->add_option("--text", c.train_text, "Training text of a language model (--arch decoder-only)");
+  cmd->add_option("--valid-text", c.valid_text, "Dev text of a language model");
+  cmd->add_option("--documents", f->documents,
+                  "A language model's documents: lines (each line) or paragraphs (split by blank lines)")
+      ->check(CLI::IsMember({"lines", "paragraphs"}));
+  cmd->add_option("--context", c.context, "A language model's context: tokens per training block")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", c.output_dir, "Output directory (checkpoints, metrics, model)");
   cmd->add_option("--vocab", c.vocab, "Joint SentencePiece vocabulary (from heptapod vocab)");
   cmd->add_option("--source-vocab", c.source_vocab, "Source vocabulary (with --target-vocab)");
@@ -102,7 +113,12 @@ TrainConfig resolve_train_flags(TrainFlags f) {
   TrainConfig& c = f.config;
   ModelChoice& m = f.model;
   m.init_model = c.init_model;
-  if (f.layers) m.encoder_layers = m.decoder_layers = f.layers;
+  if (f.architecture) m.architecture = architecture_from_name(*f.architecture, "--arch");
+  if (f.layers) {  // the stacks the model has
+    if (m.architecture.value_or(Architecture::EncoderDecoder) != Architecture::DecoderOnly) m.encoder_layers = f.layers;
+    if (m.architecture.value_or(Architecture::EncoderDecoder) != Architecture::EncoderOnly) m.decoder_layers = f.layers;
+  }
+  c.documents = document_split_from_name(f.documents, "--documents");
   if (!f.norm.empty()) m.norm = norm_from_name(f.norm, "--norm");
   if (!f.tie.empty()) m.tie = tying_from_name(f.tie, "--tie");
   c.model = resolve_model_choice(m);

@@ -20,6 +20,8 @@ struct TrainFlags {
   std::string vocab_model = "bpe";
   std::optional<std::string> schedule;
   std::string norm, tie;
+  std::optional<std::string> architecture;
+  std::string documents = "lines";
   bool separate_vocab = false;
   bool warmup_given = false, lr_given = false;
 };

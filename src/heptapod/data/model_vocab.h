@@ -1,6 +1,8 @@
 // Vocabularies inside model files: tensors extra/vocab/source and extra/vocab/target hold SentencePiece's
 // serialized models (U8), so `translate` needs nothing but the model file; a vocabulary with its own ids adds
-// extra/vocab/source_ids or extra/vocab/target_ids (U8, Vocabulary::serialized_ids JSON).
+// extra/vocab/source_ids or extra/vocab/target_ids (U8, Vocabulary::serialized_ids JSON). A one-stack model
+// has one vocabulary: a decoder-only model's is its target (the tokens it reads and writes), an encoder-only
+// model's its source.
 #pragma once
 
 #include <optional>
@@ -12,10 +14,11 @@
 namespace heptapod {
 
 struct ModelVocabularies {
-  Vocabulary source, target;
+  Vocabulary source, target;  // a one-stack model's other side is empty()
 };
 
-// Extra tensors pointing into the vocabularies' serialized models (keep them alive until written).
+// Extra tensors pointing into the vocabularies' serialized models, the empty side left out (keep them alive
+// until written).
 std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& vocabs);
 
 // The vocabularies stored in a model file, or nothing if it has none; a damaged one is an Error. Also checks

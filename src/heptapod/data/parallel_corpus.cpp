@@ -62,10 +62,50 @@ std::uint64_t write_aligned(std::ostream& out, std::size_t& at, const void* data
   return start;
 }
 
-// Why a pair is dropped, or kKept.
+// What write_corpus reads, an example at a time: a pair of lines, or a document (its source empty).
+class ExampleReader {
+ public:
+  virtual ~ExampleReader() = default;
+  // The next example and the 1-based line it starts on; false at the end.
+  virtual bool next(std::string& source, std::string& target, long long& line) = 0;
+  virtual long long bytes_read() const = 0;
+  virtual bool documents() const = 0;
+};
+
+class PairReader final : public ExampleReader {
+ public:
+  PairReader(const std::string& source_path, const std::string& target_path) : reader_(source_path, target_path) {}
+  bool next(std::string& source, std::string& target, long long& line) override {
+    line = ++lines_;
+    return reader_.next(source, target);
+  }
+  long long bytes_read() const override { return reader_.source_bytes_read(); }
+  bool documents() const override { return false; }
+
+ private:
+  ParallelLineReader reader_;
+  long long lines_ = 0;
+};
+
+class DocumentExamples final : public ExampleReader {
+ public:
+  DocumentExamples(const std::string& path, DocumentSplit split) : reader_(path, split) {}
+  bool next(std::string& source, std::string& target, long long& line) override {
+    source.clear();
+    return reader_.next(target, line);
+  }
+  long long bytes_read() const override { return reader_.bytes_read(); }
+  bool documents() const override { return true; }
+
+ private:
+  DocumentReader reader_;
+};
+
+// Why an example is dropped, or kKept.
 enum class Verdict { kKept, kEmpty, kTooLong, kBadRatio };
 
-Verdict judge(const std::vector<int>& s, const std::vector<int>& t, const LengthFilter& filter) {
+Verdict judge(const std::vector<int>& s, const std::vector<int>& t, const LengthFilter& filter, bool documents) {
+  if (documents) return t.empty() ? Verdict::kEmpty : Verdict::kKept;  // a document is never too long
   if (s.empty() || t.empty()) return Verdict::kEmpty;
   if (static_cast<int>(s.size()) > filter.max_tokens || static_cast<int>(t.size()) > filter.max_tokens)
     return Verdict::kTooLong;
@@ -74,10 +114,11 @@ Verdict judge(const std::vector<int>& s, const std::vector<int>& t, const Length
   return Verdict::kKept;
 }
 
-// Streams the corpus through the tokenizers into `out` in the cache layout: the tokens as they come, the
-// per-pair arrays (20 bytes a pair) at the end, then the header over the zeros written first.
-void write_corpus(std::ostream& out, const std::string& source_path, const std::string& target_path,
-                  const Vocabulary& sv, const Vocabulary& tv, const LengthFilter& filter, std::uint64_t print) {
+// Streams the examples of `path` (the source file of a pair) through the tokenizers into `out` in the cache
+// layout: the tokens as they come, the per-example arrays (20 bytes each) at the end, then the header over
+// the zeros written first. A document has only target tokens.
+void write_corpus(std::ostream& out, ExampleReader& reader, const std::string& path, const Vocabulary& sv,
+                  const Vocabulary& tv, const LengthFilter& filter, std::uint64_t print) {
   CacheHeader header{};
   std::memcpy(header.format, kCacheFormat, sizeof kCacheFormat);
   header.fingerprint = print;
@@ -85,42 +126,43 @@ void write_corpus(std::ostream& out, const std::string& source_path, const std::
   std::size_t at = sizeof header;
   header.tokens_at = at;
 
-  ParallelLineReader reader(source_path, target_path);
+  const bool documents = reader.documents();
   std::error_code size_error;
-  const auto source_size = std::filesystem::file_size(source_path, size_error);
+  const auto source_size = std::filesystem::file_size(path, size_error);
   Progress progress(size_error ? 0 : static_cast<long>(source_size >> 20));
-  progress.counting("MB of " + std::filesystem::path(source_path).filename().string());
+  progress.counting("MB of " + std::filesystem::path(path).filename().string());
   std::vector<std::int64_t> starts{0}, line_numbers;
   std::vector<std::int32_t> source_lengths;
   std::vector<std::string> src(kBlockPairs), tgt(kBlockPairs);
+  std::vector<long long> first_lines(kBlockPairs);
   std::vector<std::vector<int>> src_ids(kBlockPairs), tgt_ids(kBlockPairs);
   std::int64_t tokens = 0, lines = 0;
   std::uint64_t checksum = kChecksumSeed;
   long long stats[4] = {0, 0, 0, 0};  // kept, empty, too long, bad ratio
   bool shown = false;
   auto rate = [&] {
-    const double pairs_per_second = static_cast<double>(lines) / std::max(progress.elapsed_seconds(), 1e-3);
-    return "tokenized " + std::to_string(lines) + " pairs, " + std::to_string(std::lround(pairs_per_second)) +
-           " pairs/s";
+    const char* unit = documents ? " documents" : " pairs";
+    const double per_second = static_cast<double>(lines) / std::max(progress.elapsed_seconds(), 1e-3);
+    return "tokenized " + std::to_string(lines) + unit + ", " + std::to_string(std::lround(per_second)) + unit + "/s";
   };
   for (;;) {
     std::size_t n = 0;
-    while (n < kBlockPairs && reader.next(src[n], tgt[n])) ++n;
+    while (n < kBlockPairs && reader.next(src[n], tgt[n], first_lines[n])) ++n;
     if (n == 0) break;
     std::string failure;
 #pragma omp parallel for schedule(dynamic, 64)
     for (long i = 0; i < static_cast<long>(n); ++i) {
       try {
-        src_ids[i] = src[i].empty() || tgt[i].empty() ? std::vector<int>{} : sv.encode(src[i]);
-        tgt_ids[i] = src_ids[i].empty() ? std::vector<int>{} : tv.encode(tgt[i]);
+        src_ids[i] = documents || src[i].empty() || tgt[i].empty() ? std::vector<int>{} : sv.encode(src[i]);
+        tgt_ids[i] = documents ? tv.encode(tgt[i]) : src_ids[i].empty() ? std::vector<int>{} : tv.encode(tgt[i]);
       } catch (const std::exception& e) {
 #pragma omp critical(corpus_failure)
-        if (failure.empty()) failure = source_path + ":" + std::to_string(lines + i + 1) + ": " + e.what();
+        if (failure.empty()) failure = path + ":" + std::to_string(first_lines[i]) + ": " + e.what();
       }
     }
     if (!failure.empty()) throw Error(failure);
     for (std::size_t i = 0; i < n; ++i) {
-      const Verdict v = judge(src_ids[i], tgt_ids[i], filter);
+      const Verdict v = judge(src_ids[i], tgt_ids[i], filter, documents);
       ++stats[static_cast<int>(v)];
       if (v != Verdict::kKept) continue;
       for (const std::vector<int>* ids : {&src_ids[i], &tgt_ids[i]}) {
@@ -130,16 +172,16 @@ void write_corpus(std::ostream& out, const std::string& source_path, const std::
       tokens += static_cast<std::int64_t>(src_ids[i].size() + tgt_ids[i].size());
       starts.push_back(tokens);
       source_lengths.push_back(static_cast<std::int32_t>(src_ids[i].size()));
-      line_numbers.push_back(lines + static_cast<std::int64_t>(i) + 1);
+      line_numbers.push_back(first_lines[i]);
     }
     lines += static_cast<std::int64_t>(n);
     if (!out) throw Error("cannot write the corpus cache (disk full?)");
     if (progress.elapsed_seconds() > 2) {  // quiet for small corpora
-      progress.update(static_cast<long>(reader.source_bytes_read() >> 20), rate());
+      progress.update(static_cast<long>(reader.bytes_read() >> 20), rate());
       shown = true;
     }
   }
-  if (shown) progress.finish(static_cast<long>(reader.source_bytes_read() >> 20), rate());
+  if (shown) progress.finish(static_cast<long>(reader.bytes_read() >> 20), rate());
   at += static_cast<std::size_t>(tokens) * sizeof(int);
   const std::size_t pairs = source_lengths.size();
   header.starts_at = write_aligned(out, at, starts.data(), starts.size() * sizeof(std::int64_t));
@@ -169,6 +211,7 @@ std::uint64_t cached_fingerprint(std::string_view bytes) {
 }  // namespace
 
 std::string CorpusStats::summary() const {
+  if (documents) return std::to_string(kept) + " documents";
   return "kept " + std::to_string(kept) + " of " + std::to_string(lines) + " pairs (empty " + std::to_string(empty) +
          ", too long " + std::to_string(too_long) + ", length ratio " + std::to_string(bad_ratio) + ")";
 }
@@ -208,13 +251,33 @@ void ParallelCorpus::attach(std::string_view bytes, const std::string& where) {
 ParallelCorpus ParallelCorpus::build(const std::string& source_path, const std::string& target_path,
                                      const Vocabulary& sv, const Vocabulary& tv, const LengthFilter& filter,
                                      const std::string& cache_path) {
-  const std::uint64_t print = fingerprint(source_path, target_path, sv, tv, filter);
+  return build_from(fingerprint(source_path, target_path, sv, tv, filter), cache_path, source_path, [&](std::ostream& out, std::uint64_t print) {
+    PairReader reader(source_path, target_path);
+    write_corpus(out, reader, source_path, sv, tv, filter, print);
+  });
+}
+
+ParallelCorpus ParallelCorpus::build_documents(const std::string& path, DocumentSplit split, const Vocabulary& vocab,
+                                               const std::string& cache_path) {
+  const std::string settings = std::string(kCacheFormat) + "/documents/" + document_split_name(split) + "/" +
+                               std::to_string(vocab.fingerprint());
+  const std::uint64_t print = fnv1a(settings, fingerprint_file(path, fnv1a("")));
+  ParallelCorpus c = build_from(print, cache_path, path, [&](std::ostream& out, std::uint64_t p) {
+    DocumentExamples reader(path, split);
+    write_corpus(out, reader, path, vocab, vocab, LengthFilter{}, p);
+  });
+  c.stats_.documents = true;
+  return c;
+}
+
+ParallelCorpus ParallelCorpus::build_from(std::uint64_t print, const std::string& cache_path, const std::string& where,
+                                          const std::function<void(std::ostream&, std::uint64_t)>& write) {
   ParallelCorpus c;
   if (cache_path.empty()) {
     std::stringstream out;
-    write_corpus(out, source_path, target_path, sv, tv, filter, print);
+    write(out, print);
     auto bytes = std::make_shared<const std::string>(std::move(out).str());
-    c.attach(*bytes, source_path);
+    c.attach(*bytes, where);
     c.owned_ = std::move(bytes);
     return c;
   }
@@ -231,9 +294,7 @@ ParallelCorpus ParallelCorpus::build(const std::string& source_path, const std::
       std::cerr << "warning: " << e.what() << ": rebuilding it\n";  // a damaged or foreign cache
     }
   }
-  write_file_atomic(cache_path, [&](std::ostream& out) {
-    write_corpus(out, source_path, target_path, sv, tv, filter, print);
-  });
+  write_file_atomic(cache_path, [&](std::ostream& out) { write(out, print); });
   auto file = MappedFile::open(cache_path);
   c.attach(file->bytes(), cache_path);
   c.mapped_ = std::move(file);

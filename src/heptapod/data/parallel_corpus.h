@@ -1,14 +1,17 @@
 // A tokenized, length-filtered parallel corpus: one token array (each pair's source tokens, then its target
-// tokens) with per-pair offsets, built once from raw text by streaming through it and cached on disk as a
+// tokens) with per-pair offsets; or a text's documents, each an example with an empty source, built once from raw text by streaming through it and cached on disk as a
 // binary file that training memory-maps (reused while the text, the vocabularies and the filter are
 // unchanged), so the tokens cost page cache shared by every process reading them, not private memory.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <ostream>
 #include <memory>
 #include <span>
 #include <string>
 
+#include "heptapod/data/text_file.h"
 #include "heptapod/data/vocabulary.h"
 #include "heptapod/io/mapped_file.h"
 
@@ -25,7 +28,9 @@ struct CorpusStats {
   long long empty = 0;      // one side (or both) empty
   long long too_long = 0;   // over max_tokens on a side
   long long bad_ratio = 0;  // length ratio over max_ratio
-  std::string summary() const;  // "kept 9870 of 10000 pairs (empty 12, too long 100, length ratio 18)"
+  bool documents = false;   // the examples are documents (build_documents), never filtered
+  // "kept 9870 of 10000 pairs (empty 12, too long 100, length ratio 18)"; "5120 documents"
+  std::string summary() const;
 };
 
 class ParallelCorpus {
@@ -38,7 +43,15 @@ class ParallelCorpus {
                               const Vocabulary& target_vocab, const LengthFilter& filter,
                               const std::string& cache_path = "");
 
+  // The documents of one text file (DocumentReader's rules) as examples with empty sources, tokenized by
+  // `vocab`, never filtered; cached as build() caches.
+  static ParallelCorpus build_documents(const std::string& path, DocumentSplit split, const Vocabulary& vocab,
+                                        const std::string& cache_path = "");
+
   std::size_t size() const { return pairs_; }
+  // Where example i's tokens start in the token array (its source's, then its target's): the tokens before
+  // it, counted over every example.
+  std::int64_t token_offset(std::size_t i) const { return starts_[i]; }
   std::span<const int> source(std::size_t i) const {
     return {tokens_ + starts_[i], static_cast<std::size_t>(source_lengths_[i])};
   }
@@ -58,6 +71,10 @@ class ParallelCorpus {
   // Points the arrays into `bytes` (a cache file's layout) after checking them; `where` names it in errors.
   // The caller then keeps the bytes alive in owned_ or mapped_.
   void attach(std::string_view bytes, const std::string& where);
+  // The corpus of fingerprint `print`: mapped from cache_path when it holds it, else written there by
+  // write(out, print) (atomically) and mapped; in memory without a cache path. `where` names it in errors.
+  static ParallelCorpus build_from(std::uint64_t print, const std::string& cache_path, const std::string& where,
+                                   const std::function<void(std::ostream&, std::uint64_t)>& write);
 
   std::shared_ptr<const std::string> owned_;  // the bytes, when held in memory
   std::shared_ptr<const MappedFile> mapped_;  // or the mapped cache file

@@ -54,21 +54,75 @@ bool ParallelLineReader::next(std::string& source, std::string& target) {
               target_.path() + " has " + std::to_string(target_.lines_read()));
 }
 
+namespace {
+
+// Reservoir sampling: calls keep(k, slot) for item k (0-based) of a stream when it enters the sample at
+// `slot` (slot == k while the sample fills); next() reads the next item, false at the end.
+template <typename Next, typename Keep>
+void reservoir_sample(std::size_t max_items, std::uint64_t seed, Next next, Keep keep) {
+  Rng rng(mix64(seed ^ 0x5a3b1e));
+  for (std::uint64_t k = 0; next(); ++k) {
+    if (k < max_items) keep(static_cast<std::size_t>(k));
+    else if (const std::uint64_t j = rng.below(k + 1); j < max_items) keep(static_cast<std::size_t>(j));
+  }
+}
+
+}  // namespace
+
 ParallelText sample_parallel_text(const std::string& source_path, const std::string& target_path,
                                   std::size_t max_pairs, std::uint64_t seed) {
   ParallelLineReader reader(source_path, target_path);
   ParallelText sample;
-  Rng rng(mix64(seed ^ 0x5a3b1e));
   std::string s, t;
-  for (std::uint64_t k = 0; reader.next(s, t); ++k) {
-    if (sample.source.size() < max_pairs) {
-      sample.source.push_back(std::move(s));
-      sample.target.push_back(std::move(t));
-    } else if (const std::uint64_t j = rng.below(k + 1); j < max_pairs) {
-      sample.source[j] = std::move(s);
-      sample.target[j] = std::move(t);
+  reservoir_sample(max_pairs, seed, [&] { return reader.next(s, t); }, [&](std::size_t slot) {
+    if (slot == sample.source.size()) {
+      sample.source.emplace_back();
+      sample.target.emplace_back();
     }
+    sample.source[slot] = std::move(s);
+    sample.target[slot] = std::move(t);
+  });
+  return sample;
+}
+
+const char* document_split_name(DocumentSplit split) {
+  return split == DocumentSplit::Lines ? "lines" : "paragraphs";
+}
+
+DocumentSplit document_split_from_name(const std::string& name, const std::string& where) {
+  if (name == "lines") return DocumentSplit::Lines;
+  if (name == "paragraphs") return DocumentSplit::Paragraphs;
+  throw Error(where + " must be \"lines\" or \"paragraphs\", not \"" + name + "\"");
+}
+
+DocumentReader::DocumentReader(const std::string& path, DocumentSplit split) : lines_(path), split_(split) {}
+
+bool DocumentReader::next(std::string& text, long long& first_line) {
+  text.clear();
+  for (std::string line; lines_.next(line);) {
+    const bool blank = line.find_first_not_of(" \t") == std::string::npos;
+    if (blank) {
+      if (text.empty()) continue;  // blank lines before a document
+      return true;                 // a paragraph's end
+    }
+    if (text.empty()) first_line = lines_.lines_read();
+    else text += ' ';
+    text += line;
+    if (split_ == DocumentSplit::Lines) return true;
   }
+  return !text.empty();  // the last paragraph, at the end of the file
+}
+
+std::vector<std::string> sample_documents(const std::string& path, DocumentSplit split, std::size_t max_documents,
+                                          std::uint64_t seed) {
+  DocumentReader reader(path, split);
+  std::vector<std::string> sample;
+  std::string text;
+  long long line = 0;
+  reservoir_sample(max_documents, seed, [&] { return reader.next(text, line); }, [&](std::size_t slot) {
+    if (slot == sample.size()) sample.emplace_back();
+    sample[slot] = std::move(text);
+  });
   return sample;
 }
 

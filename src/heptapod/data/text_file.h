@@ -51,6 +51,32 @@ struct ParallelText {
 ParallelText sample_parallel_text(const std::string& source_path, const std::string& target_path,
                                   std::size_t max_pairs, std::uint64_t seed);
 
+// How a text file is cut into documents: each non-empty line, or each paragraph (lines up to a blank line).
+enum class DocumentSplit { Lines, Paragraphs };
+const char* document_split_name(DocumentSplit split);  // "lines", "paragraphs"
+// Throws Error naming `where` unless name is "lines" or "paragraphs".
+DocumentSplit document_split_from_name(const std::string& name, const std::string& where);
+
+// The documents of a UTF-8 text file (LineReader's rules), one at a time: a paragraph's lines are joined by a
+// space. Blank lines only separate: no document is empty.
+class DocumentReader {
+ public:
+  DocumentReader(const std::string& path, DocumentSplit split);
+  // The next document into `text` and the 1-based line it starts on; false at the end of the file.
+  bool next(std::string& text, long long& first_line);
+  long long bytes_read() const { return lines_.bytes_read(); }
+  long long lines_read() const { return lines_.lines_read(); }
+
+ private:
+  LineReader lines_;
+  DocumentSplit split_;
+};
+
+// At most max_documents documents of a text file: all of them in order when it has no more, else a uniform
+// sample (reservoir sampling, deterministic for `seed`), as sample_parallel_text samples pairs.
+std::vector<std::string> sample_documents(const std::string& path, DocumentSplit split, std::size_t max_documents,
+                                          std::uint64_t seed);
+
 // FNV-1a (data/vocabulary.h) of a file's bytes, read in blocks, continuing from `seed`.
 std::uint64_t fingerprint_file(const std::string& path, std::uint64_t seed);
 

@@ -53,4 +53,10 @@ std::vector<char32_t> decode_utf8(std::string_view text) {
   return out;
 }
 
+std::size_t count_code_points(std::string_view text) {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 }  // namespace heptapod

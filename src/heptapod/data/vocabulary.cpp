@@ -196,6 +196,7 @@ std::string Vocabulary::piece(int id) const {
 }
 
 int Vocabulary::size() const {
+  if (empty()) return 0;
   return ids_ ? static_cast<int>(ids_->table.pieces.size()) : processor_->GetPieceSize();
 }
 

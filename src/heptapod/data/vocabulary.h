@@ -55,10 +55,12 @@ class Vocabulary {
   std::vector<int> encode(std::string_view text) const;
   std::string decode(const std::vector<int>& ids) const;
   std::string piece(int id) const;
-  int size() const;
+  int size() const;  // 0 when empty()
   // Whether text never tokenizes to this id: a control or unknown piece, or one SentencePiece lacks.
   bool is_special(int id) const;
   const std::string& serialized() const { return serialized_; }
+  // No vocabulary (default-constructed): the side a one-stack model lacks.
+  bool empty() const { return serialized_.empty(); }
   // The vocabulary's own ids, or null when SentencePiece's are used.
   const VocabIds* ids() const { return ids_ ? &ids_->table : nullptr; }
   // Those ids as JSON, {"unk_id": N, "pieces": [...]} (empty without them): how a model file stores them.

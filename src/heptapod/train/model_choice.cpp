@@ -17,17 +17,29 @@ ModelConfig resolve_model_choice(const ModelChoice& m) {
     if (m.decoder_layers) c.decoder_layers = *m.decoder_layers;
     if (m.norm) c.norm = *m.norm;
     if (m.tie) c.tie_embeddings = *m.tie;
+    const Architecture kind = m.architecture.value_or(Architecture::EncoderDecoder);
+    if (kind != Architecture::EncoderDecoder) {
+      const bool decoder = kind == Architecture::DecoderOnly;
+      require(!(decoder ? m.encoder_layers : m.decoder_layers),
+              std::string(decoder ? "--encoder-layers" : "--decoder-layers") + ": a " + architecture_name(kind) +
+                  " model has no " + (decoder ? "encoder" : "decoder") + " (--layers sets its one stack)");
+      const int layers = decoder ? c.decoder_layers : c.encoder_layers;
+      c = one_stack_config(c, kind, decoder ? c.tgt_vocab_size : c.src_vocab_size);  // the task sets the size
+      (decoder ? c.decoder_layers : c.encoder_layers) = layers;
+    }
   } else {
     c = read_model_config(SafetensorsFile::read(m.init_model));
-    require(c.architecture == Architecture::EncoderDecoder,
-            "--init " + m.init_model + ": a " + std::string(architecture_name(c.architecture)) +
-                " model; heptapod train fine-tunes encoder-decoder (translation) models");
+    if (m.architecture)
+      require(*m.architecture == c.architecture,
+              std::string("--arch ") + architecture_name(*m.architecture) + " contradicts the model to fine-tune (--init " +
+                  m.init_model + "), which is " + architecture_name(c.architecture));
     auto agree = [&](const char* option, const std::string& given, const std::string& model) {
       require(given == model, std::string(option) + " " + given + " contradicts the model to fine-tune (--init " +
                                   m.init_model + "), which has " + model);
     };
     if (m.preset_given) {
-      const ModelConfig p = model_preset(m.preset);
+      const ModelConfig p = c.architecture == Architecture::EncoderDecoder ? model_preset(m.preset)
+                                                                            : one_stack_config(model_preset(m.preset), c.architecture, 1);
       agree("--preset", m.preset,
             p.d_model == c.d_model && p.n_heads == c.n_heads && p.d_ff == c.d_ff && p.encoder_layers == c.encoder_layers &&
                     p.decoder_layers == c.decoder_layers

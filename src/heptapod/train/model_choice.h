@@ -15,6 +15,7 @@ struct ModelChoice {
   std::string preset = "small";  // ignored with init_model, unless given explicitly (then it must match)
   bool preset_given = false;
   std::string init_model;        // fine-tune from this model file
+  std::optional<Architecture> architecture;  // --arch; a fresh model is an encoder-decoder unless given
   // Shape overrides (option names in errors: --d-model, --heads, ...).
   std::optional<int> d_model, heads, d_ff, encoder_layers, decoder_layers;
   std::optional<NormPosition> norm;

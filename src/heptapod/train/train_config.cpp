@@ -10,7 +10,23 @@
 namespace heptapod {
 
 void validate(const TrainConfig& c) {
-  require(!c.train_source.empty() && !c.train_target.empty(), "train: --source and --target are required");
+  const Architecture kind = c.model.architecture;
+  if (kind == Architecture::DecoderOnly) {
+    require(!c.train_text.empty(), "train: a decoder-only model (a language model) trains on --text");
+    require(c.train_source.empty() && c.train_target.empty() && c.valid_source.empty() && c.valid_target.empty(),
+            "train: --source, --target, --valid-source and --valid-target train a translation model; a decoder-only "
+            "model trains on --text (and --valid-text)");
+    require(c.source_vocab.empty() && c.target_vocab.empty(),
+            "train: a decoder-only model has one vocabulary (--vocab), not --source-vocab/--target-vocab");
+    require(c.context >= 1, "train: --context must be at least 1");
+    require(c.batch_tokens >= c.context, "train: --batch-tokens (" + std::to_string(c.batch_tokens) +
+                                             ") must hold at least one --context block (" + std::to_string(c.context) + ")");
+  } else {
+    require(!c.train_source.empty() && !c.train_target.empty(), "train: --source and --target are required");
+    require(c.train_text.empty() && c.valid_text.empty(),
+            "train: --text and --valid-text train a language model (--arch decoder-only), not a " +
+                std::string(architecture_name(kind)) + " model");
+  }
   require(c.valid_source.empty() == c.valid_target.empty(), "train: give both --valid-source and --valid-target, or neither");
   require(c.source_vocab.empty() == c.target_vocab.empty(), "train: give both --source-vocab and --target-vocab, or neither");
   require(c.vocab.empty() || c.source_vocab.empty(), "train: --vocab and --source-vocab/--target-vocab exclude each other");
@@ -27,13 +43,16 @@ void validate(const TrainConfig& c) {
           "train: --cooldown (" + std::to_string(c.schedule.cooldown_steps) + ") must be at least 0 and below --steps (" +
               std::to_string(c.max_steps) + ")");
   require(c.filter.max_tokens >= 1, "train: --max-length must be at least 1");
-  require(c.filter.max_tokens + 1 <= c.batch_tokens / 2,
+  require(kind == Architecture::DecoderOnly || c.filter.max_tokens + 1 <= c.batch_tokens / 2,
           "train: --batch-tokens (" + std::to_string(c.batch_tokens) + ") is too small for sentences of --max-length " +
               std::to_string(c.filter.max_tokens));
+  std::set<std::string> groups = {"embeddings"};  // the model's parameter groups
+  if (c.model.has_encoder()) groups.insert("encoder");
+  if (c.model.has_decoder()) groups.insert("decoder");
   for (const std::string& group : c.freeze)
-    require(group == "embeddings" || group == "encoder" || group == "decoder",
-            "train: --freeze takes embeddings, encoder or decoder, not '" + group + "'");
-  require(std::set<std::string>(c.freeze.begin(), c.freeze.end()).size() < 3,
+    require(groups.count(group) > 0, "train: --freeze takes embeddings, encoder or decoder (those a " +
+                                         std::string(architecture_name(kind)) + " model has), not '" + group + "'");
+  require(std::set<std::string>(c.freeze.begin(), c.freeze.end()).size() < groups.size(),
           "train: --freeze would freeze every parameter");
   require(c.init_model.empty() || (c.vocab.empty() && c.source_vocab.empty()),
           "train: --init brings the model's own vocabularies; --vocab/--source-vocab/--target-vocab contradict it");
@@ -67,6 +86,11 @@ std::string resume_key(const TrainConfig& c) {
   if (!c.init_model.empty()) j["init_model"] = c.init_model;
   if (!c.freeze.empty()) j["freeze"] = c.freeze;
   if (c.schedule.cooldown_steps > 0) j["schedule"]["cooldown"] = c.schedule.cooldown_steps;
+  if (!c.train_text.empty()) {
+    j["train_text"] = c.train_text;
+    j["documents"] = document_split_name(c.documents);
+    j["context"] = c.context;
+  }
   return j.dump();
 }
 

@@ -22,6 +22,11 @@ struct TrainConfig {
   std::string valid_source, valid_target;  // optional
   std::string vocab;                        // joint vocabulary file; or source_vocab + target_vocab
   std::string source_vocab, target_vocab;
+  // A language model's (decoder-only) data instead: the documents of one text file (and of a dev file),
+  // each as bos, its tokens and eos, end to end, cut into blocks of `context` tokens.
+  std::string train_text, valid_text;
+  DocumentSplit documents = DocumentSplit::Lines;
+  int context = 256;
   VocabConfig vocab_config;                 // used to train vocabularies when none is given
   bool joint_vocab = true;
   LengthFilter filter;
@@ -37,7 +42,7 @@ struct TrainConfig {
   std::vector<std::string> freeze;
 
   // Batching and optimisation.
-  int batch_tokens = 4096;   // padded source + target tokens per micro-batch
+  int batch_tokens = 4096;   // padded source + target tokens per micro-batch (a language model: blocks x context)
   int accumulate = 1;        // micro-batches per update
   int window = 100000;       // sentences sorted together when batching
   LrSchedule schedule;

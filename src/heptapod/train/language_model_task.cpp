@@ -1,0 +1,203 @@
+// The language-model training task: one vocabulary, the document stream and its blocks, validation.
+#include "heptapod/train/language_model_task.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "heptapod/core/error.h"
+#include "heptapod/core/progress.h"
+#include "heptapod/core/random.h"
+#include "heptapod/data/utf8.h"
+
+namespace heptapod {
+
+namespace fs = std::filesystem;
+
+DocumentStream::DocumentStream(const ParallelCorpus& corpus, const ModelConfig& model)
+    : corpus_(corpus), bos_(model.bos_id), eos_(model.eos_id), pad_(model.pad_id), size_(start(corpus.size())) {}
+
+void DocumentStream::read(std::int64_t begin, int count, int* out) const {
+  // The document holding `begin`: the last one starting at or before it.
+  const std::size_t n = corpus_.size();
+  std::size_t lo = 0, hi = n;  // start(lo) <= begin < start(hi)
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (start(mid) <= begin ? lo : hi) = mid;
+  }
+  std::size_t d = lo;
+  std::int64_t at = begin - start(d);  // 0: bos, 1..length: the tokens, length + 1: eos
+  for (int k = 0; k < count; ++k) {
+    const std::span<const int> tokens = corpus_.target(d);
+    const auto length = static_cast<std::int64_t>(tokens.size());
+    out[k] = at == 0 ? bos_ : at <= length ? tokens[at - 1] : eos_;
+    if (++at > length + 1) {
+      ++d;
+      at = 0;
+    }
+  }
+}
+
+Batch DocumentStream::batch(const std::vector<std::int64_t>& blocks, int context) const {
+  Batch b;
+  b.B = static_cast<int>(blocks.size());
+  std::vector<int> lengths;
+  for (const std::int64_t block : blocks)
+    lengths.push_back(static_cast<int>(std::min<std::int64_t>(context, size_ - 1 - block * context)));
+  b.T = *std::max_element(lengths.begin(), lengths.end());
+  b.tgt_in.assign(static_cast<std::size_t>(b.B) * b.T, pad_);
+  b.tgt_out.assign(b.tgt_in.size(), pad_);
+  b.tgt_len = lengths;
+  b.src_len.assign(b.B, 0);
+  std::vector<int> tokens(context + 1);  // (length + 1) a block's inputs and its last target
+  for (int i = 0; i < b.B; ++i) {
+    const int length = lengths[i];
+    read(blocks[i] * context, length + 1, tokens.data());
+    std::copy_n(tokens.begin(), length, b.tgt_in.begin() + static_cast<long>(i) * b.T);
+    std::copy_n(tokens.begin() + 1, length, b.tgt_out.begin() + static_cast<long>(i) * b.T);
+  }
+  return b;
+}
+
+namespace {
+
+// The vocabulary of the model to fine-tune (with its own ids, if it was converted).
+Vocabulary init_vocabulary(const std::string& init_model) {
+  const SafetensorsFile file = SafetensorsFile::read(init_model);
+  auto vocabs = read_vocabularies(file, read_model_config(file));
+  require(vocabs.has_value(), init_model + " holds no vocabulary, so it cannot be fine-tuned on text");
+  return std::move(vocabs->target);
+}
+
+// The documents' characters and bytes, each document's end counted as one of each (a newline).
+std::pair<long long, long long> count_characters(const std::string& path, DocumentSplit split) {
+  DocumentReader reader(path, split);
+  long long characters = 0, bytes = 0, line = 0;
+  for (std::string text; reader.next(text, line);) {
+    characters += static_cast<long long>(count_code_points(text)) + 1;
+    bytes += static_cast<long long>(text.size()) + 1;
+  }
+  return {characters, bytes};
+}
+
+}  // namespace
+
+LanguageModelTask::LanguageModelTask(const TrainConfig& config)
+    : config_(config), cache_dir_((fs::path(config.output_dir) / "cache").string()) {}
+
+void LanguageModelTask::prepare(int rank) {
+  const TrainConfig& c = config_;
+  const std::string saved = (fs::path(c.output_dir) / "vocab.spm").string();
+  if (!c.init_model.empty()) {
+    vocabs_.target = init_vocabulary(c.init_model);
+  } else if (!c.vocab.empty()) {
+    vocabs_.target = Vocabulary::load(c.vocab);
+  } else if (fs::exists(saved)) {
+    vocabs_.target = Vocabulary::load(saved);
+  } else {
+    require(rank == 0, "rank " + std::to_string(rank) + " cannot see " + saved + " that rank 0 wrote: the output " +
+                           "directory must be shared by every rank (the same path on a shared filesystem)");
+    // At most the documents SentencePiece trains on, so memory does not grow with the text.
+    const auto sample = sample_documents(c.train_text, c.documents,
+                                         static_cast<std::size_t>(c.vocab_config.max_training_sentences),
+                                         c.vocab_config.seed);
+    require(!sample.empty(), c.train_text + " holds no text to train on");
+    log_line("training a vocabulary on " + std::to_string(sample.size()) + " documents");
+    vocabs_.target = Vocabulary::train(sample, c.vocab_config);
+  }
+  if (rank == 0) {
+    fs::create_directories(cache_dir_);
+    vocabs_.target.save(saved);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  corpus_ = std::make_unique<ParallelCorpus>(ParallelCorpus::build_documents(
+      c.train_text, c.documents, vocabs_.target, (fs::path(cache_dir_) / "train.cache").string()));
+  tokenize_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  require(corpus_->size() > 0, c.train_text + " holds no text to train on");
+}
+
+void LanguageModelTask::prepare_validation() {
+  const TrainConfig& c = config_;
+  if (c.valid_text.empty()) return;
+  dev_ = std::make_unique<DevText>();
+  dev_->corpus = std::make_unique<ParallelCorpus>(ParallelCorpus::build_documents(
+      c.valid_text, c.documents, vocabs_.target, (fs::path(cache_dir_) / "valid.cache").string()));
+  require(dev_->corpus->size() > 0, c.valid_text + " holds no text to validate on");
+  std::tie(dev_->characters, dev_->bytes) = count_characters(c.valid_text, c.documents);
+  log_line("dev data: " + dev_->corpus->stats().summary() + ", " + std::to_string(dev_->characters) + " characters");
+}
+
+ModelConfig LanguageModelTask::resolve_model(const ModelConfig& requested) const {
+  ModelConfig m = requested;
+  m.tgt_vocab_size = vocabs_.target.size();
+  if (!vocabs_.target.ids()) {  // SentencePiece's ids, Heptapod's specials; else the model's own
+    m.pad_id = kPadId;
+    m.bos_id = kBosId;
+    m.eos_id = kEosId;
+  }
+  return m;
+}
+
+std::string LanguageModelTask::data_summary() const {
+  const std::int64_t tokens = corpus_->token_offset(corpus_->size());
+  return corpus_->stats().summary() + ", " + std::to_string(tokens) + " tokens in blocks of " +
+         std::to_string(config_.context) +
+         (corpus_->from_cache() ? " [cached]" : " [tokenized in " + format_duration(tokenize_seconds_) + "]");
+}
+
+bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const ModelConfig& model, Batch& batch) {
+  const DocumentStream stream(*corpus_, model);
+  const int context = config_.context;
+  const std::int64_t per_batch = std::max(1, config_.batch_tokens / context);
+  while (true) {
+    if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
+    if (planned_epoch_ != static_cast<std::int64_t>(state.epoch)) {
+      // The epoch's block order: a permutation drawn from (seed, epoch), as the translation batches are.
+      order_.resize(static_cast<std::size_t>(stream.blocks(context)));
+      for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<std::int64_t>(i);
+      Rng rng(mix64(config_.seed) ^ mix64(state.epoch + 0x5eed));
+      for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
+      planned_epoch_ = static_cast<std::int64_t>(state.epoch);
+    }
+    const std::uint64_t first = state.batch_in_epoch * static_cast<std::uint64_t>(per_batch);
+    if (first < order_.size()) {
+      const std::size_t end = std::min<std::size_t>(order_.size(), first + per_batch);
+      batch = stream.batch({order_.begin() + static_cast<long>(first), order_.begin() + static_cast<long>(end)}, context);
+      ++state.batch_in_epoch;
+      return true;
+    }
+    ++state.epoch;
+    state.batch_in_epoch = 0;
+  }
+}
+
+ValidationReport LanguageModelTask::validate(Transformer<float>& model, Arena& arena) {
+  const DocumentStream stream(*dev_->corpus, model.config());
+  const int context = config_.context;
+  const std::int64_t per_batch = std::max(1, config_.batch_tokens / context), blocks = stream.blocks(context);
+  double nll = 0;
+  long long tokens = 0;
+  for (std::int64_t first = 0; first < blocks; first += per_batch) {
+    std::vector<std::int64_t> batch;
+    for (std::int64_t b = first; b < std::min(blocks, first + per_batch); ++b) batch.push_back(b);
+    arena.reset();
+    const LossTotals t = model.evaluate(stream.batch(batch, context), 0.0f, arena);
+    nll += t.nll;
+    tokens += t.tokens;
+  }
+  ValidationReport report;
+  const double ce = tokens > 0 ? nll / static_cast<double>(tokens) : 0.0;
+  const double bits = nll / std::log(2.0);
+  const double bpc = bits / static_cast<double>(std::max(dev_->characters, 1LL));
+  const double bpb = bits / static_cast<double>(std::max(dev_->bytes, 1LL));
+  report.criterion = ce;
+  report.metrics = {{"ce", ce}, {"ppl", std::exp(ce)}, {"tokens", tokens}, {"bpc", bpc}, {"bpb", bpb}};
+  char summary[128];
+  std::snprintf(summary, sizeof summary, "ce %.4f ppl %.2f bpc %.4f bpb %.4f", ce, std::exp(ce), bpc, bpb);
+  report.summary = summary;
+  return report;
+}
+
+}  // namespace heptapod

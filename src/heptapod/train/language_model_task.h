@@ -1,0 +1,74 @@
+// Language modelling (a decoder-only model) as a training task, as GPT trains: the documents of a text file
+// (lines or paragraphs), each as bos, its tokens and eos, end to end in one stream, cut into blocks of
+// `context` tokens whose targets are the next tokens; the blocks shuffled each epoch and batched
+// batch_tokens / context at a time. One vocabulary, trained on the text unless given. Validation: the dev
+// text's cross-entropy, perplexity, and bits per character and per byte.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heptapod/data/parallel_corpus.h"
+#include "heptapod/train/training_task.h"
+
+namespace heptapod {
+
+// The token stream of a corpus of documents (ParallelCorpus::build_documents): document d as bos, its
+// tokens, eos, documents end to end.
+class DocumentStream {
+ public:
+  DocumentStream(const ParallelCorpus& corpus, const ModelConfig& model);
+  std::int64_t size() const { return size_; }
+  // Tokens [begin, begin + count) of the stream into out.
+  void read(std::int64_t begin, int count, int* out) const;
+  // The stream cut into blocks of `context` model inputs, each with its next tokens as targets (so block b
+  // reads tokens [b * context, b * context + context] and the last block may be shorter).
+  std::int64_t blocks(int context) const { return size_ > 1 ? (size_ - 2) / context + 1 : 0; }
+  // The batch of the given blocks: inputs tgt_in, next tokens tgt_out, no source.
+  Batch batch(const std::vector<std::int64_t>& blocks, int context) const;
+
+ private:
+  // Where document d starts in the stream.
+  std::int64_t start(std::size_t d) const { return corpus_.token_offset(d) + 2 * static_cast<std::int64_t>(d); }
+  const ParallelCorpus& corpus_;
+  int bos_, eos_, pad_;
+  std::int64_t size_ = 0;
+};
+
+class LanguageModelTask final : public TrainingTask {
+ public:
+  explicit LanguageModelTask(const TrainConfig& config);
+
+  void prepare(int rank) override;
+  void prepare_validation() override;
+  const ModelVocabularies& vocabularies() const override { return vocabs_; }
+  ModelConfig resolve_model(const ModelConfig& requested) const override;
+  std::string data_summary() const override;
+  bool next_batch(TrainState& state, int max_epochs, const ModelConfig& model, Batch& batch) override;
+  const TrainingLoss& loss() const override { return loss_; }
+  bool validates() const override { return dev_ != nullptr; }
+  ValidationReport validate(Transformer<float>& model, Arena& arena) override;
+  void check_intact() const override { corpus_->check_intact(); }
+
+ private:
+  struct DevText {
+    std::unique_ptr<ParallelCorpus> corpus;
+    long long characters = 0, bytes = 0;  // of the documents, each one's end counted as one (a newline)
+  };
+
+  TrainConfig config_;
+  std::string cache_dir_;
+  ModelVocabularies vocabs_;  // the target alone
+  std::unique_ptr<ParallelCorpus> corpus_;
+  double tokenize_seconds_ = 0;
+  std::unique_ptr<DevText> dev_;
+  NextTokenLoss loss_;
+  // The epoch whose block order is held, and that order.
+  std::int64_t planned_epoch_ = -1;
+  std::vector<std::int64_t> order_;
+};
+
+}  // namespace heptapod

@@ -1,0 +1,158 @@
+// Training a decoder-only language model: the documents of a text file (lines or paragraphs), their token
+// stream (bos, tokens, eos, end to end) and its context blocks, checked token by token against the
+// vocabulary's own encoding; then `heptapod train --arch decoder-only` end to end: validation in bits per
+// character, a resumed run equal to the uninterrupted one, a model file with one vocabulary, and clear
+// errors for what does not fit a language model.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "heptapod/data/parallel_corpus.h"
+#include "heptapod/data/text_file.h"
+#include "heptapod/io/model_file.h"
+#include "heptapod/train/language_model_task.h"
+#include "test_process.h"
+
+namespace heptapod {
+namespace {
+
+using test::quoted;
+using test::run_heptapod;
+using test::TempDir;
+
+TEST(LanguageModelData, DocumentsAreLinesOrParagraphs) {
+  TempDir dir;
+  std::ofstream(dir.file("t.txt")) << "\nIn the beginning\r\nwas the word.\n\n\n  \nAnd the word\nwas with God.\nAmen";
+  std::vector<std::pair<std::string, long long>> lines, paragraphs;
+  std::string text;
+  long long line = 0;
+  for (DocumentReader r(dir.file("t.txt"), DocumentSplit::Lines); r.next(text, line);) lines.emplace_back(text, line);
+  for (DocumentReader r(dir.file("t.txt"), DocumentSplit::Paragraphs); r.next(text, line);) paragraphs.emplace_back(text, line);
+  const std::vector<std::pair<std::string, long long>> want_lines = {
+      {"In the beginning", 2}, {"was the word.", 3}, {"And the word", 7}, {"was with God.", 8}, {"Amen", 9}};
+  const std::vector<std::pair<std::string, long long>> want_paragraphs = {
+      {"In the beginning was the word.", 2}, {"And the word was with God. Amen", 7}};
+  EXPECT_EQ(lines, want_lines);
+  EXPECT_EQ(paragraphs, want_paragraphs);
+  EXPECT_THROW(document_split_from_name("sentences", "--documents"), Error);
+}
+
+TEST(LanguageModelData, TheStreamAndItsBlocksHoldEveryDocumentInOrder) {
+  TempDir dir;
+  const std::vector<std::string> documents = {"one two three", "four", "five six seven eight nine ten", "eleven"};
+  {
+    std::ofstream out(dir.file("t.txt"));
+    for (const std::string& d : documents) out << d << "\n\n";
+  }
+  VocabConfig vc;
+  vc.size = 40;
+  vc.model = VocabConfig::Model::Char;
+  const Vocabulary vocab = Vocabulary::train(documents, vc);
+  const ParallelCorpus corpus = ParallelCorpus::build_documents(dir.file("t.txt"), DocumentSplit::Paragraphs, vocab);
+  ASSERT_EQ(corpus.size(), documents.size());
+  ModelConfig model;
+  model.pad_id = kPadId;
+  model.bos_id = kBosId;
+  model.eos_id = kEosId;
+  std::vector<int> want;  // bos, tokens, eos per document
+  for (const std::string& d : documents) {
+    want.push_back(kBosId);
+    for (const int t : vocab.encode(d)) want.push_back(t);
+    want.push_back(kEosId);
+  }
+  const DocumentStream stream(corpus, model);
+  ASSERT_EQ(stream.size(), static_cast<std::int64_t>(want.size()));
+  std::vector<int> got(want.size());
+  stream.read(0, static_cast<int>(got.size()), got.data());
+  EXPECT_EQ(got, want);
+  stream.read(7, 5, got.data());  // from the middle of a document
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 5, want.begin() + 7));
+  for (const int context : {1, 5, 16, 1000}) {
+    const std::int64_t blocks = stream.blocks(context);
+    std::vector<std::int64_t> all(static_cast<std::size_t>(blocks));
+    for (std::int64_t b = 0; b < blocks; ++b) all[static_cast<std::size_t>(b)] = b;
+    const Batch batch = stream.batch(all, context);
+    // Every stream position but the last is an input exactly once, with the next token as its target.
+    std::int64_t inputs = 0;
+    for (int i = 0; i < batch.B; ++i) {
+      for (int t = 0; t < batch.tgt_len[i]; ++t) {
+        const std::size_t at = static_cast<std::size_t>(i) * context + t;
+        ASSERT_EQ(batch.tgt_in[static_cast<std::size_t>(i) * batch.T + t], want[at]) << context;
+        ASSERT_EQ(batch.tgt_out[static_cast<std::size_t>(i) * batch.T + t], want[at + 1]) << context;
+      }
+      inputs += batch.tgt_len[i];
+    }
+    EXPECT_EQ(inputs, stream.size() - 1) << context;
+    EXPECT_EQ(batch.S, 0);
+  }
+}
+
+// A small, fast, deterministic language-model command on the committed English numbers text.
+std::string lm_args(const std::string& out, int steps, const std::string& extra = "") {
+  return "train --arch decoder-only --text " + quoted(test::data_file("numbers.train.en")) + " --valid-text " +
+         quoted(test::data_file("numbers.dev.en")) + " -o " + quoted(out) +
+         " --preset tiny --layers 2 --vocab-size 120 --context 32 --batch-tokens 512 --warmup 30 --threads 2"
+         " --log-every 5 --valid-every 10 --steps " + std::to_string(steps) + " " + extra;
+}
+
+TEST(LanguageModelTrain, TrainsValidatesInBitsPerCharacterAndResumesExactly) {
+  TempDir dir;
+  std::string log;
+  const std::string a = dir.file("a"), b = dir.file("b");
+  ASSERT_EQ(run_heptapod(lm_args(a, 40), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "documents");
+  EXPECT_HAS_SUBSTR(log, "bpc");
+  // Validation records: cross-entropy falls, bits per character are ce / ln 2 * tokens / characters.
+  std::vector<nlohmann::json> valid;
+  std::istringstream in(test::slurp(a + "/metrics.jsonl"));
+  for (std::string line; std::getline(in, line);)
+    if (auto j = nlohmann::json::parse(line); j["type"] == "valid") valid.push_back(j);
+  ASSERT_EQ(valid.size(), 4u);
+  EXPECT_LT(valid.back()["ce"].get<double>(), valid.front()["ce"].get<double>());
+  for (const auto& v : valid) {
+    EXPECT_GT(v["bpc"].get<double>(), 0);
+    EXPECT_GT(v["bpb"].get<double>(), 0);
+    EXPECT_LE(v["bpb"].get<double>(), v["bpc"].get<double>());
+  }
+  // The model file: decoder-only, its one vocabulary.
+  const SafetensorsFile file = SafetensorsFile::read(a + "/model.htp");
+  const ModelConfig config = read_model_config(file);
+  EXPECT_EQ(config.architecture, Architecture::DecoderOnly);
+  EXPECT_NE(file.find("extra/vocab/target"), nullptr);
+  EXPECT_EQ(file.find("extra/vocab/source"), nullptr);
+  const auto vocabs = read_vocabularies(file, config);
+  ASSERT_TRUE(vocabs.has_value());
+  EXPECT_EQ(vocabs->target.size(), config.tgt_vocab_size);
+  // A run stopped at step 20 and resumed to 40 is the uninterrupted run, bit for bit.
+  ASSERT_EQ(run_heptapod(lm_args(b, 20), dir, log), 0) << log;
+  ASSERT_EQ(run_heptapod(lm_args(b, 40), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "resuming from");
+  EXPECT_EQ(test::slurp(a + "/model.htp"), test::slurp(b + "/model.htp"));
+}
+
+TEST(LanguageModelTrain, WhatDoesNotFitALanguageModelIsRefusedByName) {
+  TempDir dir;
+  std::string log;
+  const std::string text = quoted(test::data_file("numbers.train.en"));
+  EXPECT_EQ(run_heptapod("train --arch decoder-only -o " + quoted(dir.file("x")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "trains on --text");
+  EXPECT_EQ(run_heptapod("train --arch decoder-only --text " + text + " --source " + text + " -o " + quoted(dir.file("x")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "--source, --target, --valid-source and --valid-target train a translation model");
+  EXPECT_EQ(run_heptapod("train --text " + text + " --source " + text + " --target " + text + " -o " + quoted(dir.file("x")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "--text and --valid-text train a language model");
+  EXPECT_NE(run_heptapod("train --arch decoder-only --text " + text + " --context 0 -o " + quoted(dir.file("x")), dir, log), 0);
+  EXPECT_HAS_SUBSTR(log, "--context");
+  EXPECT_EQ(run_heptapod("train --arch decoder-only --text " + text + " --encoder-layers 2 -o " + quoted(dir.file("x")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "has no encoder");
+  EXPECT_NE(run_heptapod("train --arch decoder-only --text " + text + " --documents sentences -o " + quoted(dir.file("x")), dir, log), 0);
+  EXPECT_HAS_SUBSTR(log, "--documents");
+  std::ofstream(dir.file("blank.txt")) << "\n  \n\n";
+  EXPECT_EQ(run_heptapod("train --arch decoder-only --text " + quoted(dir.file("blank.txt")) + " --vocab-size 50 -o " + quoted(dir.file("x")), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "holds no text to train on");
+  EXPECT_FALSE(test::fs::exists(dir.file("x")));  // a first run that fails leaves no directory
+}
+
+}  // namespace
+}  // namespace heptapod
