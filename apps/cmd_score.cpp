@@ -1,12 +1,17 @@
-// `heptapod score -m MODEL`: log-probabilities of given source/target pairs, one line per pair (and per
-// token with --per-token), streaming a window of pairs at a time.
+// `heptapod score -m MODEL`: log-probabilities of given source/target pairs (a translation model) or of the
+// lines of a text (a language model), one line each (and per token with --per-token), streaming a window at
+// a time; for a language model, the text's perplexity and bits per character at the end (stderr).
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
 
 #include "commands.h"
 #include "heptapod/kernels/threads.h"
+#include "heptapod/data/utf8.h"
+#include "heptapod/decode/generator.h"
 #include "heptapod/decode/translator.h"
+#include "heptapod/io/model_file.h"
 #include "line_io.h"
 #include "precision_options.h"
 
@@ -15,16 +20,64 @@ namespace heptapod::app {
 namespace {
 
 struct ScoreFlags {
-  std::string model, source, target, output;
+  std::string model, source, target, input, output;
   bool per_token = false, normalize = false;
-  TranslatorOptions translator;
+  ModelLoadOptions translator;
   int threads = 0;
   int window = 10000;
 };
 
+// One output line per score: the log-probability (or per token), and each token's with --per-token.
+std::string format_scores(const ScoreFlags& f, const std::vector<SentenceScore>& scores) {
+  std::ostringstream text;
+  text.precision(6);
+  text << std::fixed;
+  for (const SentenceScore& s : scores) {
+    text << (f.normalize ? s.log_prob / s.tokens : s.log_prob);
+    if (f.per_token)
+      for (double t : s.token_log_probs) text << '\t' << t;
+    text << '\n';
+  }
+  return text.str();
+}
+
+// A language model over the lines of a text, window by window; then the whole text's figures.
+int score_text(const ScoreFlags& f) {
+  require(f.source.empty() && f.target.empty(),
+          f.model + " is a decoder-only model (a language model): score its text with --input, not --source/--target");
+  Generator generator(f.model, f.translator);
+  LineWindows input(f.input);
+  LineProgress progress(f.input, f.output);
+  double log_prob = 0;
+  long long tokens = 0, characters = 0, bytes = 0;
+  stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
+    std::vector<std::string> lines;
+    while (input.next(static_cast<std::size_t>(f.window), lines)) {
+      const std::vector<SentenceScore> scores = generator.score(lines);
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        log_prob += scores[i].log_prob;
+        tokens += scores[i].tokens;
+        characters += static_cast<long long>(count_code_points(lines[i])) + 1;  // its newline too
+        bytes += static_cast<long long>(lines[i].size()) + 1;
+      }
+      emit(format_scores(f, scores));
+      progress.update(input.lines_read(), input.bytes_read());
+    }
+  });
+  progress.finish(input.lines_read(), input.bytes_read());
+  const double bits = -log_prob / std::log(2.0);
+  std::fprintf(stderr, "%zu lines, %lld tokens: perplexity %.4f, bits per character %.4f, bits per byte %.4f\n",
+               input.lines_read(), tokens, std::exp(-log_prob / std::max(tokens, 1LL)),
+               bits / static_cast<double>(std::max(characters, 1LL)), bits / static_cast<double>(std::max(bytes, 1LL)));
+  return 0;
+}
+
 // Window by window over both files, as translate streams: memory bounded by the window.
 int run_score(const ScoreFlags& f) {
   set_num_threads(f.threads);
+  if (read_model_config(SafetensorsFile::read(f.model)).architecture == Architecture::DecoderOnly) return score_text(f);
+  require(f.input.empty() && !f.source.empty() && !f.target.empty(),
+          "score: a translation model scores --source and --target (line-aligned); --input is a language model's text");
   Translator translator(f.model, f.translator);
   LineWindows sources(f.source), targets(f.target);
   LineProgress progress(f.source, f.output);
@@ -44,16 +97,7 @@ int run_score(const ScoreFlags& f) {
                     f.target + " has " + std::to_string(targets.lines_read()));
       }
       if (!more_src || !more_tgt) return;
-      std::ostringstream text;
-      text.precision(6);
-      text << std::fixed;
-      for (const SentenceScore& s : translator.score(src, tgt)) {
-        text << (f.normalize ? s.log_prob / s.tokens : s.log_prob);
-        if (f.per_token)
-          for (double t : s.token_log_probs) text << '\t' << t;
-        text << '\n';
-      }
-      emit(text.str());
+      emit(format_scores(f, translator.score(src, tgt)));
       progress.update(sources.lines_read(), sources.bytes_read());
     }
   });
@@ -64,11 +108,13 @@ int run_score(const ScoreFlags& f) {
 }  // namespace
 
 Runner add_score_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("score", "Log-probabilities of target sentences given source sentences");
+  auto* cmd = root.add_subcommand("score", "Log-probabilities of target sentences given source sentences, or of a "
+                                           "language model's text line by line");
   auto f = std::make_shared<ScoreFlags>();
   cmd->add_option("-m,--model", f->model, "Model file")->required();
-  cmd->add_option("--source", f->source, "Source sentences, one per line")->required();
-  cmd->add_option("--target", f->target, "Target sentences, line-aligned")->required();
+  cmd->add_option("--source", f->source, "Source sentences, one per line (a translation model)");
+  cmd->add_option("--target", f->target, "Target sentences, line-aligned (a translation model)");
+  cmd->add_option("-i,--input", f->input, "Text scored line by line (a language model; default: stdin)");
   cmd->add_option("-o,--output", f->output, "Output file (default: stdout)");
   cmd->add_option("--window", f->window, "Pairs read and scored together before their results are written")
       ->check(CLI::PositiveNumber)

@@ -20,7 +20,7 @@ struct TranslateFlags {
   std::string model, input, output, target_prefix;
   TranslateOptions options;
   bool alignments = false, scores = false;
-  TranslatorOptions translator;
+  ModelLoadOptions translator;
   int threads = 0;
   int window = 10000;
 };
@@ -106,20 +106,7 @@ Runner add_translate_command(CLI::App& root) {
   CLI::Option* sample = cmd->add_flag("--sample", f->options.sample,
                 "Draw each token from the model's distribution instead of beam search (back-translation); "
                 "reproducible for a given --seed");
-  SamplingOptions& sampling = f->options.sampling;
-  cmd->add_option("--temperature", sampling.temperature, "With --sample: logits / temperature (0: greedy)")
-      ->check(CLI::NonNegativeNumber & kFinite)
-      ->needs(sample);
-  cmd->add_option("--top-k", sampling.top_k, "With --sample: draw from the k most likely tokens (0: all)")
-      ->check(CLI::NonNegativeNumber)
-      ->needs(sample);
-  cmd->add_option("--top-p", sampling.top_p,
-                  "With --sample: draw from the smallest set of most likely tokens whose probability reaches p")
-      ->check(real_check([](double v) { return v > 0 && v <= 1; }, "(0, 1]", "in (0, 1]"))
-      ->needs(sample);
-  cmd->add_option("--seed", sampling.seed, "With --sample: the random seed")
-      ->check(integer_check<std::uint64_t>())
-      ->needs(sample);
+  for (CLI::Option* option : add_sampling_options(cmd, f->options.sampling, "With --sample: ")) option->needs(sample);
   cmd->add_flag("--scores", f->scores, "Append ||| score (length-normalised log-probability)");
   cmd->add_flag("--alignments", f->alignments, "Append ||| i-j source-target token alignments from attention");
   add_precision_options(cmd, f->translator);

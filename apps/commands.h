@@ -83,6 +83,7 @@ Runner add_train_command(CLI::App& root);
 Runner add_average_command(CLI::App& root);
 Runner add_plot_command(CLI::App& root);
 Runner add_translate_command(CLI::App& root);
+Runner add_generate_command(CLI::App& root);
 Runner add_score_command(CLI::App& root);
 Runner add_quantize_command(CLI::App& root);
 Runner add_error_rate_command(CLI::App& root);

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add(heptapod::app::add_vocab_command);
   add(heptapod::app::add_train_command);
   add(heptapod::app::add_translate_command);
+  add(heptapod::app::add_generate_command);
   add(heptapod::app::add_score_command);
   add(heptapod::app::add_serve_command);
   add(heptapod::app::add_quantize_command);

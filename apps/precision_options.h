@@ -10,7 +10,7 @@
 namespace heptapod::app {
 
 // default_type: what the help says an unset --compute-type means.
-inline void add_precision_options(CLI::App* cmd, TranslatorOptions& options,
+inline void add_precision_options(CLI::App* cmd, ModelLoadOptions& options,
                                   const std::string& default_type = "the type the model file stores") {
   cmd->add_option_function<std::string>(
          "--compute-type",

@@ -224,7 +224,7 @@ bool wait_healthy(const std::string& url, double max_seconds) {
 json run_alone(const AloneOptions& alone, const RunOptions& run) {
   const std::vector<std::string> sentences = read_sentences(run.sentences_path);
   set_num_threads(alone.threads);
-  TranslatorOptions translator_options;
+  ModelLoadOptions translator_options;
   if (!alone.compute_type.empty()) translator_options.compute_type = parse_compute_type(alone.compute_type, "--compute-type");
   const Clock::time_point load_start = Clock::now();
   Translator translator(alone.model, translator_options);

@@ -1,4 +1,4 @@
-// The `heptapod` Python module (pybind11): the library's Translator, Trainer and sacreBLEU-exact metrics for
+// The `heptapod` Python module (pybind11): the library's Translator, Generator, Trainer and sacreBLEU-exact metrics for
 // Python programs. Every call that computes releases the GIL, so Python threads translate concurrently (one
 // Translator's calls run one at a time, each as its own batches, so results never depend on what runs beside
 // them); the library's Error becomes heptapod.Error with the CLI's message.
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/decode/generator.h"
 #include "heptapod/decode/translator.h"
 #include "heptapod/eval/bleu.h"
 #include "heptapod/eval/chrf.h"
@@ -44,13 +45,20 @@ py::list alignment_pairs(const std::string& text) {
 
 py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
 
+ModelLoadOptions load_options(const std::optional<std::string>& compute_type, bool float_output) {
+  ModelLoadOptions o;
+  if (compute_type) o.compute_type = parse_compute_type(*compute_type, "compute_type");
+  o.float_output = float_output;
+  return o;
+}
+
 // A Translator with its own lock and thread count (OpenMP's setting belongs to the calling thread, so each
 // call sets it for the thread it runs on).
 class PyTranslator {
  public:
   PyTranslator(const std::string& path, int threads, const std::optional<std::string>& compute_type,
                bool float_output)
-      : threads_(threads), translator_(path, options(compute_type, float_output)) {
+      : threads_(threads), translator_(path, load_options(compute_type, float_output)) {
     require(threads >= 0, "threads must be >= 0");
   }
 
@@ -137,15 +145,68 @@ class PyTranslator {
   }
 
  private:
-  static TranslatorOptions options(const std::optional<std::string>& compute_type, bool float_output) {
-    TranslatorOptions o;
-    if (compute_type) o.compute_type = parse_compute_type(*compute_type, "compute_type");
-    o.float_output = float_output;
-    return o;
-  }
   int threads_;
   std::mutex mutex_;
   Translator translator_;
+};
+
+// A Generator with its own lock and thread count, as PyTranslator.
+class PyGenerator {
+ public:
+  PyGenerator(const std::string& path, int threads, const std::optional<std::string>& compute_type, bool float_output)
+      : threads_(threads), generator_(path, load_options(compute_type, float_output)) {
+    require(threads >= 0, "threads must be >= 0");
+  }
+
+  py::list generate(const std::vector<std::string>& prompts, int max_tokens, int beam, int nbest, float temperature,
+                    int top_k, float top_p, std::uint64_t seed, float repetition_penalty, int no_repeat_ngram,
+                    const std::vector<std::string>& stop, float length_penalty) {
+    GenerateOptions o;
+    o.max_tokens = max_tokens;
+    o.beam = beam > 0 ? std::max(beam, nbest) : 0;
+    o.nbest = nbest;
+    o.sampling = SamplingOptions{temperature, top_k, top_p, seed};
+    o.guards = RepetitionGuards{repetition_penalty, no_repeat_ngram};
+    o.stop = stop;
+    o.length_penalty = length_penalty;
+    std::vector<Generation> out;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard lock(mutex_);
+      set_num_threads(threads_);
+      out = generator_.generate(prompts, o);
+    }
+    py::list results;
+    for (const Generation& g : out) {
+      py::list outputs;
+      for (const GeneratedText& t : g.outputs) {
+        py::dict d;
+        d["text"] = t.text;
+        d["new_text"] = t.new_text;
+        d["tokens"] = t.tokens;
+        d["new_tokens"] = t.new_tokens;
+        d["log_prob"] = t.log_prob;
+        d["score"] = t.score;
+        d["end"] = t.end;
+        outputs.append(d);
+      }
+      py::dict r;
+      r["outputs"] = outputs;
+      r["warning"] = g.warning;
+      results.append(r);
+    }
+    return results;
+  }
+
+  py::object config() const { return json_to_python(nlohmann::json::parse(to_json(generator_.config()))); }
+  std::string compute_type() const { return compute_type_name(generator_.precision().type); }
+  std::vector<int> encode(const std::string& text) const { return generator_.vocabulary().encode(text); }
+  std::string decode(const std::vector<int>& ids) const { return generator_.vocabulary().decode(ids); }
+
+ private:
+  int threads_;
+  std::mutex mutex_;
+  Generator generator_;
 };
 
 // sacreBLEU's reference layout: a list of reference streams, or one stream given as a list of strings.
@@ -184,12 +245,14 @@ eval::ChrfScore chrf(const std::vector<std::string>& hypotheses, const py::objec
 // underscores: a value becomes "--name=value", True a flag, a list comma-separated; None, False and an empty
 // list leave the option out. on_update(dict) is called
 // after every update with the run's state (from Python, the GIL held only for the call).
-py::dict train(const std::string& source, const std::string& target, const std::string& output_dir,
-               const py::kwargs& options) {
+py::dict train(const std::optional<std::string>& source, const std::optional<std::string>& target,
+               const std::string& output_dir, const py::kwargs& options) {
   CLI::App parser{"heptapod.train"};
   auto flags = std::make_shared<app::TrainFlags>();
   app::add_train_options(&parser, flags);
-  std::vector<std::string> args = {"--source=" + source, "--target=" + target, "--output=" + output_dir};
+  std::vector<std::string> args = {"--output=" + output_dir};  // source and target: None for a language model
+  if (source) args.push_back("--source=" + *source);
+  if (target) args.push_back("--target=" + *target);
   std::optional<py::function> on_update;
   // "--warmup-steps" -> "warmup_steps": the names Python users wrote, in CLI11's messages.
   auto python_names = [](std::string text) {
@@ -294,6 +357,22 @@ PYBIND11_MODULE(heptapod, m) {
       .def_property_readonly("compute_type", &PyTranslator::compute_type)
       .def_property_readonly("vocabularies", &PyTranslator::vocabularies);
 
+  py::class_<PyGenerator>(m, "Generator", "A language model file loaded for generation")
+      .def(py::init<const std::string&, int, const std::optional<std::string>&, bool>(), py::arg("path"),
+           py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
+           "threads: 0 = every core; compute_type: 'float32', 'int8' or 'bfloat16' (default: the file's)")
+      .def("generate", &PyGenerator::generate, py::arg("prompts"), py::arg("max_tokens") = 100, py::arg("beam") = 0,
+           py::arg("nbest") = 1, py::arg("temperature") = 0.8f, py::arg("top_k") = 40, py::arg("top_p") = 0.95f,
+           py::arg("seed") = 1, py::arg("repetition_penalty") = 1.0f, py::arg("no_repeat_ngram") = 0,
+           py::arg("stop") = std::vector<std::string>{}, py::arg("length_penalty") = 0.0f,
+           "One dict per prompt: {'outputs': [{'text', 'new_text', 'tokens', 'new_tokens', 'log_prob', 'score', "
+           "'end'}], 'warning'}; beam=0 samples (temperature, top_k, top_p, seed), beam>=1 searches, as "
+           "`heptapod generate` does")
+      .def("encode", &PyGenerator::encode, py::arg("text"))
+      .def("decode", &PyGenerator::decode, py::arg("ids"))
+      .def_property_readonly("config", &PyGenerator::config)
+      .def_property_readonly("compute_type", &PyGenerator::compute_type);
+
   py::class_<eval::BleuScore>(m, "BLEUScore")
       .def_readonly("score", &eval::BleuScore::score)
       .def_readonly("counts", &eval::BleuScore::counts)
@@ -324,5 +403,6 @@ PYBIND11_MODULE(heptapod, m) {
         "Corpus chrF exactly as sacreBLEU 2.0 computes it; references: a list of reference streams, or one stream");
   m.def("train", &heptapod::python::train, py::arg("source"), py::arg("target"), py::arg("output_dir"),
         "Trains (or resumes) as `heptapod train` does, with its flags as keyword arguments (preset, steps, "
-        "batch_tokens, valid_source, ...); on_update(state) after every update. Returns the run's result.");
+        "batch_tokens, valid_source, ...; a language model: source and target None, arch='decoder-only', "
+        "text=...); on_update(state) after every update. Returns the run's result.");
 }

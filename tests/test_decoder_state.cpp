@@ -136,15 +136,23 @@ TEST(DecoderState, RowsJoinAndLeaveARunningTranslationState) {
   }
 }
 
-TEST(DecoderState, EveryRowMustBeFed) {
+TEST(DecoderState, ARowFedNothingStaysWhereItIs) {
   const ModelConfig c = language_model_config();
   auto model = test::random_model(c, 33);
   IncrementalDecoder decoder(*model);
   const std::vector<int> lengths = {0, 0};
-  decoder.start(nullptr, 2, 0, lengths.data(), 1, 4, CachePrecision::Float32);
-  EXPECT_THROW(decoder.feed_logits({{c.bos_id}, {}}), Error);
-  EXPECT_THROW(decoder.feed_logits({{c.bos_id}}), Error);
-  EXPECT_THROW(decoder.feed_logits({{c.bos_id}, {c.tgt_vocab_size}}), Error);
+  const int bos = c.bos_id;
+  decoder.start(nullptr, 2, 0, lengths.data(), 1, 6, CachePrecision::Float32);
+  EXPECT_THROW(decoder.feed_logits({{}, {}}), Error);
+  EXPECT_THROW(decoder.feed_logits({{bos}}), Error);
+  EXPECT_THROW(decoder.feed_logits({{bos}, {c.tgt_vocab_size}}), Error);
+  EXPECT_EQ(decoder.length(0), 0);  // nothing changed by the refused calls
+  decoder.feed({{bos, 5, 6}, {}});
+  EXPECT_EQ(decoder.length(0), 3);
+  EXPECT_EQ(decoder.length(1), 0);
+  // Row 1 catches up in the next pass; both match their full forward passes.
+  const float* logits = decoder.feed_logits({{7}, {bos, 9}});
+  expect_rows_match(decoder, *model, logits, {{}, {}}, {{bos, 5, 6, 7}, {bos, 9}}, "after catching up");
 }
 
 }  // namespace

@@ -124,15 +124,15 @@ TEST(Translate, ADirectoryAsInputAndUnknownCommandsAreErrors) {
   EXPECT_HAS_SUBSTR(log, "--batch-tokens");
 }
 
-// The C++ API's TranslatorOptions: the compute type a Translator runs in, the file's own by default.
-TEST(Translate, TranslatorOptionsChooseTheComputeType) {
+// The C++ API's ModelLoadOptions: the compute type a Translator runs in, the file's own by default.
+TEST(Translate, ModelLoadOptionsChooseTheComputeType) {
   TempDir dir;
   const std::string model = make_model(dir);
   EXPECT_EQ(Translator(model).precision().type, ComputeType::Float32);
   const Translator int8(model, {ComputeType::Int8});
   EXPECT_EQ(int8.precision().type, ComputeType::Int8);
   EXPECT_FALSE(int8.precision().float_output);
-  TranslatorOptions keep;
+  ModelLoadOptions keep;
   keep.compute_type = ComputeType::BFloat16;
   keep.float_output = true;
   EXPECT_TRUE(Translator(model, keep).precision().float_output);

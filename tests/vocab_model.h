@@ -37,6 +37,21 @@ inline std::string make_model(const std::string& path) {
   return path;
 }
 
+// A small decoder-only model (a language model) with random weights and numbers_vocabulary() as its one
+// vocabulary, written to `path`; returns `path`.
+inline std::string make_language_model(const std::string& path) {
+  ModelVocabularies vocabs;
+  vocabs.target = numbers_vocabulary();
+  ModelConfig c = model_preset("tiny");
+  c.d_model = 32;
+  c.d_ff = 48;
+  c = one_stack_config(c, Architecture::DecoderOnly, vocabs.target.size());
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 10);
+  save_model(path, model, {}, vocabulary_tensors(vocabs));
+  return path;
+}
+
 // The same model, as model.htp in `dir`.
 inline std::string make_model(const TempDir& dir) { return make_model(dir.file("model.htp")); }
 

@@ -230,3 +230,35 @@ def test_train_keywords_none_empty_lists_and_dashes(tmp_path):
         heptapod.train(train_es, train_en, str(tmp_path / "b"), help=True)
     with pytest.raises(heptapod.Error, match="is a flag"):
         heptapod.train(train_es, train_en, str(tmp_path / "c"), byte_fallback="yes")
+
+
+def test_a_language_model_trains_and_generates_the_clis_bytes(tmp_path):
+    out = str(tmp_path / "lm")
+    result = heptapod.train(None, None, out, arch="decoder-only", text=os.path.join(DATA, "numbers.train.en"),
+                            valid_text=TARGETS, preset="tiny", layers=2, d_model=32, d_ff=64, vocab_size=100,
+                            context=16, batch_tokens=256, steps=6, valid_every=3, log_every=3, threads=1)
+    assert result["steps"] == 6
+    generator = heptapod.Generator(result["model"], threads=1)
+    assert generator.config["architecture"] == "decoder-only"
+    prompts = ["twenty", "", "nine hundred"]
+    (tmp_path / "prompts.txt").write_text("\n".join(prompts) + "\n")
+    for options, flags in [(dict(seed=5, nbest=2, stop=["y"]), ["--seed", "5", "--nbest", "2", "--stop", "y"]),
+                           (dict(beam=3, nbest=2), ["--beam", "3", "--nbest", "2"])]:
+        text = cli("generate", "-m", result["model"], "-i", str(tmp_path / "prompts.txt"), "--threads", "1",
+                   "--max-tokens", "6", *flags)
+        results = generator.generate(prompts, max_tokens=6, **options)
+        expected = "".join(f"{i} ||| {o['text']}\n" for i, r in enumerate(results) for o in r["outputs"])
+        assert [line.rsplit(" ||| ", 1)[0] for line in text.splitlines()] == expected.splitlines()
+        for r in results:
+            for o in r["outputs"]:
+                assert o["end"] in ("end", "stop", "length") and o["text"].endswith(o["new_text"])
+    with pytest.raises(heptapod.Error, match="top-p"):
+        generator.generate(prompts, top_p=0.0)
+    with pytest.raises(heptapod.Error, match="decoder-only"):
+        heptapod.Generator(_translation_model(tmp_path))
+
+
+def _translation_model(tmp_path):
+    path = str(tmp_path / "translation.htp")
+    subprocess.run([os.environ["HEPTAPOD_MAKE_MODEL"], path], check=True, capture_output=True)
+    return path

@@ -55,12 +55,41 @@ std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std
   int max_steps = 1;
   for (std::size_t b = 0; b < sources.size(); ++b) {
     limit[b] = padded.lengths[b] + o.max_extra_length;
-    if (!prefixes.empty()) limit[b] = std::max(limit[b], static_cast<int>(prefixes[b].size()) + 1);
+    if (!prefixes.empty()) {
+      const int prefix = static_cast<int>(prefixes[b].size());
+      limit[b] = o.prompts ? prefix + std::max(o.max_extra_length, 1) : std::max(limit[b], prefix + 1);
+    }
     max_steps = std::max(max_steps, limit[b] + 1);
   }
   decoder.start(padded.tokens.data(), static_cast<int>(sources.size()), padded.S, padded.lengths.data(),
                 rows_per_sentence, max_steps, o.cache);
   return limit;
+}
+
+std::vector<std::vector<int>> prefill_prompts(IncrementalDecoder& decoder, const SearchOptions& o,
+                                              const std::vector<std::vector<int>>& prefixes, int rows_per_sentence) {
+  const int rows = decoder.rows();
+  std::vector<std::vector<int>> made(rows);
+  if (!o.prompts || prefixes.empty()) return made;
+  std::vector<std::vector<int>> runs(rows);
+  std::vector<int> order(rows);
+  bool any = false;
+  for (int r = 0; r < rows; ++r) {
+    const std::vector<int>& prompt = prefixes[decoder.sentence_of(r)];
+    made[r] = prompt;
+    order[r] = r - r % rows_per_sentence;  // the sentence's first row
+    if (r % rows_per_sentence != 0 || prompt.size() < 2) {
+      if (r % rows_per_sentence == 0 && prompt.size() == 1) runs[r] = {decoder.config().bos_id};
+    } else {
+      runs[r] = {decoder.config().bos_id};
+      runs[r].insert(runs[r].end(), prompt.begin(), prompt.end() - 1);
+    }
+    any = any || !runs[r].empty();
+  }
+  if (!any) return made;  // no prompts: the search starts from bos
+  decoder.feed(runs);
+  decoder.reorder(order);
+  return made;
 }
 
 Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignment, float log_prob, bool ended,
@@ -72,6 +101,7 @@ Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignme
   h.alignment = std::move(alignment);
   h.log_prob = log_prob;
   h.score = log_prob / length_penalty(length, length_penalty_alpha);
+  h.ended = ended;
   return h;
 }
 
@@ -107,8 +137,12 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
 
   const int k = o.beam;
   std::vector<Row> rows(static_cast<std::size_t>(B) * k);
-  // At the first step every row of a sentence is the same empty prefix: only the first one may expand.
-  for (int r = 0; r < B * k; ++r) rows[r].log_prob = r % k == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
+  std::vector<std::vector<int>> prompts = prefill_prompts(decoder, o, prefixes, k);
+  // At the first step every row of a sentence is the same prefix: only the first one may expand.
+  for (int r = 0; r < B * k; ++r) {
+    rows[r].tokens = std::move(prompts[r]);
+    rows[r].log_prob = r % k == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
+  }
   std::vector<std::vector<Hypothesis>> finished(B);
   const int vocab = decoder.vocabulary_size();
   const int top = std::min(2 * k + static_cast<int>(banned.size()), vocab);  // 2k candidates past any banned
@@ -117,7 +151,6 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   auto forced = [&](int r) { return forced_token(prefixes, decoder.sentence_of(r), rows[r].tokens.size()); };
   NextTokens processed;  // each row's candidates when the whole distribution was needed
   while (decoder.rows() > 0) {
-    const int step = decoder.length(0);  // every row is at the same position
     std::vector<int> tokens(decoder.rows());
     bool whole = o.guards.active();  // whether this step needs every row's whole distribution
     for (int r = 0; r < decoder.rows(); ++r) {
@@ -153,6 +186,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
     std::vector<Row> next_rows;
     for (int base = 0; base < decoder.rows(); base += k) {
       const int sentence = decoder.sentence_of(base);
+      const int made = static_cast<int>(rows[base].tokens.size());  // by each of the sentence's rows
       // The best 2k extensions over the sentence's k rows.
       std::vector<Candidate> cands;
       for (int r = base; r < base + k; ++r) {
@@ -180,15 +214,19 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       for (std::size_t i = 0; i < cands.size() && static_cast<int>(beam.size()) < k; ++i) {
         const Candidate& c = cands[i];
         if (c.token == eos_id) {
-          if (step < o.min_length) continue;  // too short to end
+          if (made < o.min_length) continue;  // too short to end
           if (static_cast<int>(i) < k) finish(extend(c), true);  // only ends ranked within the beam count
           continue;
         }
         Row row = extend(c);
         row.tokens.push_back(c.token);
+        if (o.stop_after && o.stop_after(sentence, row.tokens)) {  // ends like the end token, without it
+          if (static_cast<int>(i) < k) finish(std::move(row), false);
+          continue;
+        }
         beam.push_back(std::move(row));
       }
-      const bool at_limit = step + 1 >= limit[sentence] || beam.empty();
+      const bool at_limit = made + 1 >= limit[sentence] || beam.empty();
       if (static_cast<int>(finished[sentence].size()) >= k || at_limit) {
         if (static_cast<int>(finished[sentence].size()) < k)
           for (auto& row : beam) finish(std::move(row), false);

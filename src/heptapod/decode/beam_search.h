@@ -3,6 +3,7 @@
 // batch; a sentence stops once `beam` hypotheses have ended (as fairseq does).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "heptapod/decode/incremental_decoder.h"
@@ -18,6 +19,13 @@ struct SearchOptions {
   int min_length = 0;           // the end token is banned until the output has this many tokens
   CachePrecision cache = CachePrecision::Float16;  // the decoder's key/value storage
   RepetitionGuards guards;      // applied to every row's logits (log-probabilities then rank the candidates)
+  // The prefixes are prompts (a language model's): fed in one pass before the search (prefill), their
+  // tokens not scored, and max_extra_length counted from their end.
+  bool prompts = false;
+  // Called after a row takes a token other than the end token, with the row's sentence and tokens (prefix
+  // included); true ends the row there without the end token, as the length limit does (stop strings).
+  // Front ends that stream text read the tokens here too.
+  std::function<bool(int sentence, const std::vector<int>& tokens)> stop_after;
 };
 
 struct Hypothesis {
@@ -25,6 +33,7 @@ struct Hypothesis {
   float score = 0;             // log-probability / lp(|Y|), |Y| counting the end token
   float log_prob = 0;          // total log-probability, end token included
   std::vector<int> alignment;  // per output token, the source position it attended most (last layer, heads averaged)
+  bool ended = false;          // the end token ended it (else the length limit, a stop or nothing left to draw)
 };
 
 // Translates token sequences (without the end token a model with source_eos reads: it is added here);
@@ -44,10 +53,17 @@ void validate_search(const ModelConfig& config, const std::vector<std::vector<in
 // What every search over the decoder begins with: starts `decoder` on the sources (each padded as the
 // model reads it) with rows_per_sentence rows each, room for the longest output, and returns each
 // sentence's length limit: the output tokens allowed before the end token (source length +
-// max_extra_length, and at least the prefix and one more).
+// max_extra_length, and at least the prefix and one more; with prompts, the prompt + max_extra_length).
 std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
                               const SearchOptions& options, const std::vector<std::vector<int>>& prefixes,
                               int rows_per_sentence);
+
+// With options.prompts, after start_search: feeds each sentence's prompt but its last token (bos first) to
+// the first of its rows in one pass and gives the sentence's other rows that row's state; returns every row's
+// tokens so far (its prompt), so that the search's first step feeds the prompt's last token. Without
+// prompts: every row's empty tokens.
+std::vector<std::vector<int>> prefill_prompts(IncrementalDecoder& decoder, const SearchOptions& options,
+                                              const std::vector<std::vector<int>>& prefixes, int rows_per_sentence);
 
 // The token a row of sentence `sentence` that has made `made` tokens must take from its forced prefix, or -1
 // (no prefixes, or the prefix done).

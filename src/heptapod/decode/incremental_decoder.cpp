@@ -208,7 +208,7 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
   // Alignment: each row's head-averaged attention over its source at its last query, (rows, S).
   std::fill(probs_out, probs_out + static_cast<long>(rows_) * S_, 0.0f);
   for (int r = 0; r < rows_; ++r) {
-    const int count = src_len_[row_sentence_[r]];
+    const int count = last_query_[r] < 0 ? 0 : src_len_[row_sentence_[r]];
     for (int h = 0; h < H; ++h) {
       const float* s = scores_.data() + static_cast<long>(last_query_[r] * H + h) * key_cap;
       for (int j = 0; j < count; ++j) probs_out[static_cast<long>(r) * S_ + j] += s[j] / H;
@@ -239,12 +239,17 @@ const float* IncrementalDecoder::advance(const int* tokens, const int* counts) {
   query_position_.clear();
   last_query_.resize(rows_);
   // Everything is checked before anything changes.
+  int total = 0;
+  bool one_each = true;  // one token per row: the output rows are the rows
   for (int r = 0, at = 0; r < rows_; ++r) {
-    require(counts[r] >= 1, "decoder: every row must be fed at least one token");
+    require(counts[r] >= 0, "decoder: a negative token count");
+    total += counts[r];
+    one_each = one_each && counts[r] == 1;
     require(length_[r] + counts[r] <= max_steps_, "decoder: past the maximum output length");
     for (int k = 0; k < counts[r]; ++k, ++at)
       require(tokens[at] >= 0 && tokens[at] < V, "decoder: token id outside the target vocabulary");
   }
+  require(total > 0, "decoder: nothing to feed");
   for (int r = 0; r < rows_; ++r) {
     for (int k = 0; k < counts[r]; ++k) {
       const int slot = take_slot();
@@ -265,11 +270,22 @@ const float* IncrementalDecoder::advance(const int* tokens, const int* counts) {
   scores_.resize(std::max(scores_.size(), static_cast<std::size_t>(queries_) * config_.n_heads * key_cap));
   step_arena_.reset();
   const float* x = model_.decode_step(tokens, query_position_.data(), queries_, *this, step_arena_);  // (queries, C)
-  if (queries_ == rows_) return x;
-  last_hidden_.resize(static_cast<std::size_t>(rows_) * C);
+  if (one_each) return x;
+  last_hidden_.assign(static_cast<std::size_t>(rows_) * C, 0.0f);
   for (int r = 0; r < rows_; ++r)
-    std::copy_n(x + static_cast<long>(last_query_[r]) * C, C, last_hidden_.data() + static_cast<long>(r) * C);
+    if (last_query_[r] >= 0)
+      std::copy_n(x + static_cast<long>(last_query_[r]) * C, C, last_hidden_.data() + static_cast<long>(r) * C);
   return last_hidden_.data();  // (rows, C)
+}
+
+const float* IncrementalDecoder::advance(const std::vector<std::vector<int>>& runs) {
+  require(static_cast<int>(runs.size()) == rows_, "decoder: one run of tokens per row expected");
+  std::vector<int> tokens, counts;  // (all runs' tokens), (rows)
+  for (const std::vector<int>& run : runs) {
+    tokens.insert(tokens.end(), run.begin(), run.end());
+    counts.push_back(static_cast<int>(run.size()));
+  }
+  return advance(tokens.data(), counts.data());
 }
 
 const NextTokens& IncrementalDecoder::step(const std::vector<int>& tokens, int top) {
@@ -319,14 +335,10 @@ const float* IncrementalDecoder::step_logits(const std::vector<int>& tokens) {
 }
 
 const float* IncrementalDecoder::feed_logits(const std::vector<std::vector<int>>& runs) {
-  require(static_cast<int>(runs.size()) == rows_, "decoder: one run of tokens per row expected");
-  std::vector<int> tokens, counts;  // (all runs' tokens), (rows)
-  for (const std::vector<int>& run : runs) {
-    tokens.insert(tokens.end(), run.begin(), run.end());
-    counts.push_back(static_cast<int>(run.size()));
-  }
-  return project_logits(advance(tokens.data(), counts.data()));
+  return project_logits(advance(runs));
 }
+
+void IncrementalDecoder::feed(const std::vector<std::vector<int>>& runs) { advance(runs); }
 
 float IncrementalDecoder::best_of_row(const float* logits, int top, int* ids, float* log_probs) const {
   int count = 0;

@@ -49,9 +49,12 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // The same step returning every row's raw logits (rows, V) instead, valid until the next call: for what
   // needs the whole distribution (sampling, repetition guards, a forced token's probability).
   const float* step_logits(const std::vector<int>& tokens);
-  // Feeds row r the tokens runs[r] (at least one each) at its next positions, all rows in one pass through
-  // the layers; returns every row's raw logits after its last token (rows, V), valid until the next call.
+  // Feeds row r the tokens runs[r] at its next positions, all rows in one pass through the layers (at least
+  // one token in all; a row given none stays where it is); returns every row's raw logits after its last
+  // token (rows, V; zeros for a row given none), valid until the next call.
   const float* feed_logits(const std::vector<std::vector<int>>& runs);
+  // The same pass without the output layer: a prompt's prefill whose logits nobody reads.
+  void feed(const std::vector<std::vector<int>>& runs);
   // One row's `top` most likely tokens from its logits (V), computed block by block exactly as step() computes
   // them (the same log-sum-exp, the same ties): ids and log_probs (top). Returns the row's log-sum-exp.
   float best_of_row(const float* logits, int top, int* ids, float* log_probs) const;
@@ -80,8 +83,10 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // rest (a search that only drops rows never pays for moving them), and makes room for `rows` more.
   void make_cross_room(int rows);
   // Feeds counts[r] tokens to row r (tokens: all rows' runs end to end) through the decoder layers -> the
-  // output (rows, C) at each row's last token.
+  // output (rows, C) at each row's last token (zeros for a row fed none).
   const float* advance(const int* tokens, const int* counts);
+  // runs -> advance().
+  const float* advance(const std::vector<std::vector<int>>& runs);
   const float* project_logits(const float* x);  // x (rows, C) -> full_logits_ (rows, V)
   // A free cache slot (its keys and values for every layer), reused or new; grows the cache when full.
   int take_slot();
@@ -126,7 +131,7 @@ class IncrementalDecoder final : private AttentionCache<float> {
   int slot_capacity_ = 0, slots_made_ = 0;
   std::vector<int> slot_refs_, free_slots_;
   std::vector<int> history_;  // (rows, max_steps_): history_(r, j) is the slot of row r's position j
-  // The current call's query rows (every fed token): its row and position, each row's last query.
+  // The current call's query rows (every fed token): its row and position, each row's last query (-1: none).
   int queries_ = 0;
   std::vector<int> query_row_, query_position_, last_query_;
   // Per-call scratch, sized for the largest count seen: attention scores and the alignment.

@@ -46,8 +46,9 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
     rows[r].stream = sample_stream(sources[r / o.nbest], prefixes.empty() ? nullptr : &prefixes[r / o.nbest], r % o.nbest);
   const int V = decoder.vocabulary_size();
   std::vector<float> model(V), warped(V);  // (V) one row's log-probabilities, and its logits as drawn from
+  std::vector<std::vector<int>> prompts = prefill_prompts(decoder, o, prefixes, o.nbest);
+  for (int r = 0; r < B * o.nbest; ++r) rows[r].tokens = std::move(prompts[r]);
   while (decoder.rows() > 0) {
-    const int step = decoder.length(0);  // every row is at the same position
     std::vector<int> tokens(decoder.rows());
     for (int r = 0; r < decoder.rows(); ++r) tokens[r] = rows[r].tokens.empty() ? c.bos_id : rows[r].tokens.back();
     const float* logits = decoder.step_logits(tokens);  // (rows, V)
@@ -56,6 +57,7 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
     for (int r = 0; r < decoder.rows(); ++r) {
       SampleRow& row = rows[r];
       const int sentence = decoder.sentence_of(r);
+      const int step = static_cast<int>(row.tokens.size());  // tokens made: the draw's counter
       std::copy_n(logits + static_cast<long>(r) * V, V, model.data());
       int token = forced_token(prefixes, sentence, row.tokens.size());
       if (token < 0) {  // drawn, under the guards; a row in its prefix takes the prefix's token as it is
@@ -75,7 +77,8 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
       }
       const bool ended = token == c.eos_id;
       if (!ended && !exhausted) row.tokens.push_back(token);
-      if (ended || exhausted || static_cast<int>(row.tokens.size()) >= limit[sentence]) {
+      const bool stopped = !ended && !exhausted && o.stop_after && o.stop_after(sentence, row.tokens);
+      if (ended || exhausted || stopped || static_cast<int>(row.tokens.size()) >= limit[sentence]) {
         results[sentence].push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment),
                                                         static_cast<float>(row.log_prob), ended, o.length_penalty));
         continue;

@@ -2,53 +2,15 @@
 #include "heptapod/decode/translator.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "heptapod/core/error.h"
-#include "heptapod/io/model_file.h"
 
 namespace heptapod {
 
-namespace {
-
-// Indices of `lengths` sorted by length, cut into groups of at most `budget` padded tokens.
-std::vector<std::vector<std::size_t>> length_batches(const std::vector<std::size_t>& lengths, int budget) {
-  std::vector<std::size_t> order(lengths.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lengths[a] < lengths[b]; });
-  std::vector<std::vector<std::size_t>> batches;
-  std::vector<std::size_t> current;
-  std::size_t longest = 0;
-  for (std::size_t i : order) {
-    const std::size_t l = std::max<std::size_t>(std::max(longest, lengths[i]), 1);
-    if (!current.empty() && (current.size() + 1) * l > static_cast<std::size_t>(std::max(budget, 1))) {
-      batches.push_back(std::move(current));
-      current.clear();
-      longest = 0;
-    }
-    current.push_back(i);
-    longest = std::max(longest, lengths[i]);
-  }
-  if (!current.empty()) batches.push_back(std::move(current));
-  return batches;
-}
-
-}  // namespace
-
-Translator::Translator(const std::string& model_path, const TranslatorOptions& options) {
-  const SafetensorsFile file = SafetensorsFile::read(model_path);
-  InferencePrecision precision = stored_precision(file);
-  if (options.compute_type) precision.type = *options.compute_type;
-  precision.float_output = precision.float_output || options.float_output;
-  const ModelConfig config = read_model_config(file);
-  require(config.architecture == Architecture::EncoderDecoder,
-          model_path + ": a " + std::string(architecture_name(config.architecture)) +
-              " model; translation needs an encoder-decoder");
-  model_ = load_inference_model(file, precision);
-  auto vocabs = read_vocabularies(file, model_->config());
-  require(vocabs.has_value(), model_path + ": the model file holds no vocabularies (models written by heptapod train do; "
-                                           "a converted model needs them added)");
-  vocabs_ = std::move(*vocabs);
+Translator::Translator(const std::string& model_path, const ModelLoadOptions& options) {
+  InferenceModel loaded = load_for_inference(model_path, options, Architecture::EncoderDecoder, "translation");
+  model_ = std::move(loaded.model);
+  vocabs_ = std::move(loaded.vocabs);
   decoder_ = std::make_unique<IncrementalDecoder>(*model_);
 }
 
@@ -133,36 +95,12 @@ std::vector<SentenceScore> Translator::score(const std::vector<std::string>& sou
                                              int batch_tokens) {
   require(sources.size() == targets.size(), "score: " + std::to_string(sources.size()) + " sources but " +
                                                 std::to_string(targets.size()) + " targets");
-  const ModelConfig& c = model_->config();
   std::vector<std::vector<int>> src(sources.size()), tgt(targets.size());
-  std::vector<std::size_t> lengths(sources.size());
   for (std::size_t i = 0; i < sources.size(); ++i) {
     src[i] = vocabs_.source.encode(sources[i]);
     tgt[i] = vocabs_.target.encode(targets[i]);
-    lengths[i] = src[i].size() + tgt[i].size() + 1;
   }
-  std::vector<SentenceScore> out(sources.size());
-  Arena arena;
-  for (const auto& group : length_batches(lengths, batch_tokens)) {
-    std::vector<std::vector<int>> bs, bt;
-    for (std::size_t i : group) {
-      bs.push_back(src[i]);
-      bt.push_back(tgt[i]);
-    }
-    const Batch b = make_batch(bs, bt, c);
-    std::vector<float> nll(static_cast<std::size_t>(b.B) * b.T);
-    arena.reset();
-    model_->evaluate(b, 0.0f, arena, nll.data());
-    for (std::size_t k = 0; k < group.size(); ++k) {
-      SentenceScore& s = out[group[k]];
-      s.tokens = b.tgt_len[k];
-      for (int t = 0; t < b.tgt_len[k]; ++t) {
-        s.token_log_probs.push_back(-nll[k * b.T + t]);
-        s.log_prob -= nll[k * b.T + t];
-      }
-    }
-  }
-  return out;
+  return score_tokens(*model_, src, tgt, batch_tokens);
 }
 
 }  // namespace heptapod

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "heptapod/decode/beam_search.h"
+#include "heptapod/decode/inference_model.h"
 #include "heptapod/decode/sampling_search.h"
+#include "heptapod/decode/scoring.h"
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/model/transformer.h"
 
@@ -43,25 +45,10 @@ struct Translation {
   std::string warning;                           // e.g. truncation; empty if none
 };
 
-struct SentenceScore {
-  double log_prob = 0;             // natural log-probability of the target given the source (end token included)
-  std::vector<double> token_log_probs;
-  int tokens = 0;
-};
-
-// How a Translator loads its model.
-struct TranslatorOptions {
-  // The products' type: float32, int8 or bfloat16, converting the weights at load; unset: the type the file
-  // stores (float32 unless heptapod quantize wrote it).
-  std::optional<ComputeType> compute_type;
-  // Keep the output projection, and the embeddings tied to it, in float32 (also when the file keeps it so).
-  bool float_output = false;
-};
-
 class Translator {
  public:
   // Loads the model and its vocabularies; a file that does not load, or has no vocabularies, is an Error.
-  explicit Translator(const std::string& model_path, const TranslatorOptions& options = {});
+  explicit Translator(const std::string& model_path, const ModelLoadOptions& options = {});
 
   // target_prefixes: empty, or one per sentence: text every translation of it begins with (an empty one
   // forces nothing); the translation is the prefix and the model's continuation.
@@ -73,7 +60,7 @@ class Translator {
 
   const ModelConfig& config() const { return model_->config(); }
   const ModelVocabularies& vocabularies() const { return vocabs_; }
-  // How the model computes (TranslatorOptions resolved against the file).
+  // How the model computes (ModelLoadOptions resolved against the file).
   const InferencePrecision& precision() const { return model_->precision(); }
 
  private:

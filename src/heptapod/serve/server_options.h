@@ -37,7 +37,7 @@ struct ServerOptions {
   // Compute type of every model. Unset: the type a low-precision file stores, and int8 for a float32 file
   // (int8 and bfloat16 are batch-invariant, so batching across requests cannot change any reply; float32's
   // GEMM path depends on the batch's row count, and scores then differ in the fourth decimal).
-  TranslatorOptions translator;
+  ModelLoadOptions translator;
   std::string api_keys_file;         // non-empty: translation requests need one of its keys (403 otherwise)
 };
 

@@ -201,7 +201,7 @@ int TranslationServer::port() const { return impl_->port; }
 void TranslationServer::Impl::load_models() {
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const ModelSpec& spec = specs[i];
-    TranslatorOptions precision = options.translator;
+    ModelLoadOptions precision = options.translator;
     if (!precision.compute_type && stored_types[i] == ComputeType::Float32)
       precision.compute_type = ComputeType::Int8;  // batch-invariant: batching cannot change a reply
     ServedTranslator m{spec, std::make_unique<Translator>(spec.path, precision), nullptr};

@@ -1,0 +1,131 @@
+// Generator: prompts tokenized and kept within bounds, prefilled and continued by sampling or beam search,
+// outputs cut at stop strings and streamed as they are made.
+#include "heptapod/decode/generator.h"
+
+#include <algorithm>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+namespace {
+
+// An output's new text: its whole text past the prompt's (SentencePiece joins pieces across the seam, so the
+// new tokens alone could lose a leading space), or the new tokens' own text if the whole does not begin with
+// the prompt's.
+std::string new_text(const Vocabulary& vocab, const std::string& prompt_text, std::size_t prompt_tokens,
+                     const std::vector<int>& tokens) {
+  const std::string whole = vocab.decode(tokens);
+  if (whole.compare(0, prompt_text.size(), prompt_text) == 0) return whole.substr(prompt_text.size());
+  return vocab.decode({tokens.begin() + static_cast<long>(prompt_tokens), tokens.end()});
+}
+
+// Where the first stop string begins in `text`, or npos.
+std::size_t first_stop(const std::string& text, const std::vector<std::string>& stop) {
+  std::size_t at = std::string::npos;
+  for (const std::string& s : stop) at = std::min(at, text.find(s));
+  return at;
+}
+
+}  // namespace
+
+void validate(const GenerateOptions& o) {
+  require(o.max_tokens >= 1, "generate: max_tokens must be at least 1");
+  require(o.beam >= 0, "generate: beam must be 0 (sampling) or more");
+  require(o.nbest >= 1 && (o.beam == 0 || o.nbest <= o.beam),
+          "generate: nbest must be at least 1, and at most the beam when searching");
+  require(o.batch_prompts >= 1, "generate: batch_prompts must be at least 1");
+  require(o.max_prompt_tokens >= 1, "generate: max_prompt_tokens must be at least 1");
+  for (const std::string& s : o.stop) require(!s.empty(), "generate: a stop string is empty");
+  validate(o.guards);
+  if (o.beam == 0) validate(o.sampling);
+}
+
+Generator::Generator(const std::string& model_path, const ModelLoadOptions& options) {
+  InferenceModel loaded = load_for_inference(model_path, options, Architecture::DecoderOnly, "generation");
+  model_ = std::move(loaded.model);
+  vocabs_ = std::move(loaded.vocabs);
+  decoder_ = std::make_unique<IncrementalDecoder>(*model_);
+}
+
+std::vector<Generation> Generator::generate(const std::vector<std::string>& prompts, const GenerateOptions& o) {
+  validate(o);
+  const Vocabulary& vocab = vocabs_.target;
+  const std::size_t n = prompts.size();
+  std::vector<Generation> out(n);
+  std::vector<std::vector<int>> tokens(n);  // each prompt's tokens, as kept
+  std::vector<std::string> heads(n);        // and their text
+  for (std::size_t i = 0; i < n; ++i) {
+    tokens[i] = vocab.encode(prompts[i]);
+    const auto length = static_cast<int>(tokens[i].size());
+    if (length > o.max_prompt_tokens) {
+      out[i].warning = "prompt of " + std::to_string(length) + " tokens: kept its last " +
+                       std::to_string(o.max_prompt_tokens);
+      tokens[i].erase(tokens[i].begin(), tokens[i].end() - o.max_prompt_tokens);
+    }
+    heads[i] = vocab.decode(tokens[i]);
+  }
+  // Only a sampled token is final when the hook sees it (beam search shows it candidates).
+  const bool streaming = o.stream && o.nbest == 1 && o.beam == 0;
+  std::size_t hold = 0;  // text held back while it may still become a stop string
+  for (const std::string& s : o.stop) hold = std::max(hold, s.size() - 1);
+  std::vector<std::size_t> emitted(n, 0);  // new text bytes streamed so far
+  auto stream_up_to = [&](std::size_t p, const std::string& text, std::size_t ready) {
+    while (ready > emitted[p] && ready < text.size() && (static_cast<unsigned char>(text[ready]) & 0xC0) == 0x80)
+      --ready;  // never inside a character
+    if (ready <= emitted[p]) return;
+    o.stream(p, std::string_view(text).substr(emitted[p], ready - emitted[p]));
+    emitted[p] = ready;
+  };
+
+  for (std::size_t b0 = 0; b0 < n; b0 += static_cast<std::size_t>(o.batch_prompts)) {
+    const std::size_t b1 = std::min(n, b0 + static_cast<std::size_t>(o.batch_prompts));
+    const std::vector<std::vector<int>> sources(b1 - b0), prefixes(tokens.begin() + static_cast<long>(b0),
+                                                                     tokens.begin() + static_cast<long>(b1));
+    SearchOptions s;
+    s.beam = std::max(o.beam, 1);
+    s.nbest = o.nbest;
+    s.length_penalty = o.length_penalty;
+    s.max_extra_length = o.max_tokens;
+    s.cache = o.cache;
+    s.guards = o.guards;
+    s.prompts = true;
+    if (!o.stop.empty() || streaming)
+      s.stop_after = [&](int sentence, const std::vector<int>& row) {
+        const std::size_t p = b0 + static_cast<std::size_t>(sentence);
+        const std::string text = new_text(vocab, heads[p], tokens[p].size(), row);
+        const std::size_t cut = first_stop(text, o.stop);
+        if (streaming) stream_up_to(p, text, cut != std::string::npos ? cut : text.size() - std::min(hold, text.size()));
+        return cut != std::string::npos;
+      };
+    const auto results = o.beam == 0 ? sample_search(*decoder_, sources, s, o.sampling, prefixes)
+                                     : beam_search(*decoder_, sources, s, prefixes);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const std::size_t p = b0 + i;
+      for (const Hypothesis& h : results[i]) {
+        GeneratedText g;
+        std::string text = new_text(vocab, heads[p], tokens[p].size(), h.tokens);
+        const std::size_t cut = first_stop(text, o.stop);
+        if (cut != std::string::npos) text.resize(cut);
+        g.end = cut != std::string::npos ? "stop" : h.ended ? "end" : "length";
+        g.new_text = std::move(text);
+        g.text = heads[p] + g.new_text;
+        g.tokens = h.tokens;
+        g.new_tokens = static_cast<int>(h.tokens.size() - tokens[p].size());
+        g.log_prob = h.log_prob;
+        g.score = h.score;
+        if (streaming) stream_up_to(p, g.new_text, g.new_text.size());
+        out[p].outputs.push_back(std::move(g));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<SentenceScore> Generator::score(const std::vector<std::string>& texts, int batch_tokens) {
+  std::vector<std::vector<int>> tokens(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) tokens[i] = vocabs_.target.encode(texts[i]);
+  return score_tokens(*model_, std::vector<std::vector<int>>(texts.size()), tokens, batch_tokens);
+}
+
+}  // namespace heptapod

@@ -1,0 +1,31 @@
+// Loading models for the front ends.
+#include "heptapod/decode/inference_model.h"
+
+#include "heptapod/core/error.h"
+#include "heptapod/io/model_file.h"
+
+namespace heptapod {
+
+InferenceModel load_for_inference(const std::string& path, const ModelLoadOptions& options, Architecture kind,
+                                    const std::string& purpose) {
+  const SafetensorsFile file = SafetensorsFile::read(path);
+  InferencePrecision precision = stored_precision(file);
+  if (options.compute_type) precision.type = *options.compute_type;
+  precision.float_output = precision.float_output || options.float_output;
+  const ModelConfig config = read_model_config(file);
+  auto a = [](Architecture k) {  // "an encoder-decoder", "a decoder-only"
+    const std::string name = architecture_name(k);
+    return (name[0] == 'e' ? "an " : "a ") + name;
+  };
+  require(config.architecture == kind,
+          path + ": " + a(config.architecture) + " model; " + purpose + " needs " + a(kind) + " model");
+  InferenceModel loaded;
+  loaded.model = load_inference_model(file, precision);
+  auto vocabs = read_vocabularies(file, loaded.model->config());
+  require(vocabs.has_value(), path + ": the model file holds no vocabularies (models written by heptapod train do; "
+                                     "a converted model needs them added)");
+  loaded.vocabs = std::move(*vocabs);
+  return loaded;
+}
+
+}  // namespace heptapod

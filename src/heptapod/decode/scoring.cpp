@@ -1,0 +1,62 @@
+// Batched scoring of given outputs.
+#include "heptapod/decode/scoring.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "heptapod/core/error.h"
+
+namespace heptapod {
+
+std::vector<std::vector<std::size_t>> length_batches(const std::vector<std::size_t>& lengths, int budget) {
+  std::vector<std::size_t> order(lengths.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lengths[a] < lengths[b]; });
+  std::vector<std::vector<std::size_t>> batches;
+  std::vector<std::size_t> current;
+  std::size_t longest = 0;
+  for (std::size_t i : order) {
+    const std::size_t l = std::max<std::size_t>(std::max(longest, lengths[i]), 1);
+    if (!current.empty() && (current.size() + 1) * l > static_cast<std::size_t>(std::max(budget, 1))) {
+      batches.push_back(std::move(current));
+      current.clear();
+      longest = 0;
+    }
+    current.push_back(i);
+    longest = std::max(longest, lengths[i]);
+  }
+  if (!current.empty()) batches.push_back(std::move(current));
+  return batches;
+}
+
+std::vector<SentenceScore> score_tokens(Transformer<float>& model, const std::vector<std::vector<int>>& sources,
+                                        const std::vector<std::vector<int>>& targets, int batch_tokens) {
+  require(sources.size() == targets.size(), "score: " + std::to_string(sources.size()) + " sources but " +
+                                                std::to_string(targets.size()) + " targets");
+  std::vector<std::size_t> lengths(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) lengths[i] = sources[i].size() + targets[i].size() + 1;
+  std::vector<SentenceScore> out(sources.size());
+  Arena arena;
+  for (const auto& group : length_batches(lengths, batch_tokens)) {
+    std::vector<std::vector<int>> bs, bt;
+    for (std::size_t i : group) {
+      bs.push_back(sources[i]);
+      bt.push_back(targets[i]);
+    }
+    const Batch b = make_batch(bs, bt, model.config());
+    std::vector<float> nll(static_cast<std::size_t>(b.B) * b.T);  // (B, T) -log p per target position
+    arena.reset();
+    model.evaluate(b, 0.0f, arena, nll.data());
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      SentenceScore& s = out[group[k]];
+      s.tokens = b.tgt_len[k];
+      for (int t = 0; t < b.tgt_len[k]; ++t) {
+        s.token_log_probs.push_back(-nll[k * b.T + t]);
+        s.log_prob -= nll[k * b.T + t];
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace heptapod
