@@ -24,6 +24,13 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
       ->check(CLI::IsMember({"lines", "paragraphs"}));
   cmd->add_option("--context", c.context, "A language model's context: tokens per training block")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--positions", f->positions,
+                  "sinusoidal (the paper's; the default) or learned (a table per stack, as GPT-2 and BERT)")
+      ->check(CLI::IsMember({"sinusoidal", "learned"}));
+  cmd->add_option("--max-positions", f->max_positions,
+                  "With --positions learned: the table's rows, the longest sequence (default: --context for a "
+                  "language model, 1024 otherwise)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", c.output_dir, "Output directory (checkpoints, metrics, model)");
   cmd->add_option("--vocab", c.vocab, "Joint SentencePiece vocabulary (from heptapod vocab)");
   cmd->add_option("--source-vocab", c.source_vocab, "Source vocabulary (with --target-vocab)");
@@ -119,6 +126,11 @@ TrainConfig resolve_train_flags(TrainFlags f) {
     if (m.architecture.value_or(Architecture::EncoderDecoder) != Architecture::EncoderOnly) m.decoder_layers = f.layers;
   }
   c.documents = document_split_from_name(f.documents, "--documents");
+  require(!f.max_positions || f.positions == "learned", "--max-positions needs --positions learned");
+  if (f.positions == "sinusoidal") m.learned_positions = 0;
+  if (f.positions == "learned")
+    m.learned_positions = f.max_positions.value_or(
+        m.architecture.value_or(Architecture::EncoderDecoder) == Architecture::DecoderOnly ? c.context : 1024);
   if (!f.norm.empty()) m.norm = norm_from_name(f.norm, "--norm");
   if (!f.tie.empty()) m.tie = tying_from_name(f.tie, "--tie");
   c.model = resolve_model_choice(m);

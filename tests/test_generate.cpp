@@ -216,5 +216,19 @@ TEST_F(GenerateTest, ScoreGivesEachLinesLogProbabilityAndTheTextsPerplexity) {
   }
 }
 
+TEST_F(GenerateTest, LearnedPositionsBoundPromptsAndOutputsWithWarnings) {
+  Generator generator(test::make_language_model(dir.file("learned.htp"), 6));
+  GenerateOptions o = greedy(20);
+  const auto out = generator.generate({"one two three four five six seven", "two"}, o);
+  // The long prompt keeps its last 5 tokens (room for one more within 6 positions, the start token first).
+  EXPECT_NE(out[0].warning.find("the model's context is 6 positions"), std::string::npos) << out[0].warning;
+  for (const Generation& g : out) {
+    ASSERT_EQ(g.outputs.size(), 1u);
+    EXPECT_LE(g.outputs[0].tokens.size(), 6u);
+    if (g.outputs[0].end == "length")
+      EXPECT_NE(g.warning.find("stopped at the model's context (6 positions)"), std::string::npos) << g.warning;
+  }
+}
+
 }  // namespace
 }  // namespace heptapod

@@ -785,5 +785,39 @@ TEST(GradCheck, ModelDecoderOnlyPreNormUntiedWithOutputBiasAndDropout) {
   check_model(one_stack_config(c, Architecture::DecoderOnly, 11), true);
 }
 
+// Learned positions (GPT-2, BERT): a table per stack, its rows from position_offset on.
+TEST(GradCheck, ModelDecoderOnlyLearnedPositionsUnscaledWithDropout) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Pre;
+  c.scale_embeddings = false;
+  c.learned_positions = 6;  // the longest target: 5 tokens after the start token
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
+  check_model(one_stack_config(c, Architecture::DecoderOnly, 11), true);
+}
+
+TEST(GradCheck, ModelLearnedPositionsFromAnOffsetInBothStacks) {
+  ModelConfig c = tiny_config();
+  c.learned_positions = 9;
+  c.position_offset = 3;  // rows 0-2 are never read: their gradient is zero
+  c.tie_embeddings = EmbeddingTying::None;
+  check_model(c, false);
+  const auto specs = parameter_layout(c);
+  EXPECT_EQ(std::count_if(specs.begin(), specs.end(), [](const ParamSpec& s) { return s.name.find("/positions/") != std::string::npos; }), 2);
+}
+
+TEST(LearnedPositions, ASequencePastTheTableIsRefusedByName) {
+  ModelConfig c = tiny_config();
+  c.learned_positions = 4;
+  Transformer<double> model(c);
+  initialize_parameters(model.parameters(), c, 1);
+  Arena arena;
+  try {
+    model.evaluate(tiny_batch(c), 0.0f, arena);
+    FAIL() << "a batch of 6 target positions ran on 4 learned positions";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("longer than the model's learned positions (4)"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace heptapod

@@ -132,6 +132,22 @@ TEST(LanguageModelTrain, TrainsValidatesInBitsPerCharacterAndResumesExactly) {
   EXPECT_EQ(test::slurp(a + "/model.htp"), test::slurp(b + "/model.htp"));
 }
 
+TEST(LanguageModelTrain, LearnedPositionsCoverTheContextAndTrain) {
+  TempDir dir;
+  std::string log;
+  ASSERT_EQ(run_heptapod(lm_args(dir.file("a"), 10, "--positions learned --norm pre"), dir, log), 0) << log;
+  const SafetensorsFile file = SafetensorsFile::read(dir.file("a") + "/model.htp");
+  const ModelConfig config = read_model_config(file);
+  EXPECT_EQ(config.learned_positions, 32);  // --context 32
+  ASSERT_NE(file.find("decoder/positions/weight"), nullptr);
+  EXPECT_EQ(file.find("decoder/positions/weight")->shape, (std::vector<std::int64_t>{32, config.d_model}));
+  std::string out;
+  ASSERT_EQ(run_heptapod("generate -m " + quoted(dir.file("a") + "/model.htp") + " --prompt one --max-tokens 40", dir,
+                         out),
+            0)
+      << out;
+}
+
 TEST(LanguageModelTrain, WhatDoesNotFitALanguageModelIsRefusedByName) {
   TempDir dir;
   std::string log;

@@ -1,5 +1,6 @@
 // The PyTorch reference test: logits, loss, every parameter gradient and a 10-step Adam trajectory must
-// match fixtures written by tools/make_parity_fixtures.py (an independent PyTorch implementation).
+// match fixtures written by tools/make_parity_fixtures.py (an independent PyTorch implementation), for two
+// encoder-decoders and two decoder-only models (language models: no source, S = 0, no cross-attention).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -85,6 +86,20 @@ TEST(Parity, PreNormUntiedFloat) { check_parity<float>("parity_prenorm_untied.sa
 // In double precision the only difference left is the fixture's float32 rounding of its expected values.
 TEST(Parity, PostNormTiedDouble) { check_parity<double>("parity_postnorm_tied.safetensors", {1e-6, 1e-6, 1e-5, 1e-5}); }
 TEST(Parity, PreNormUntiedDouble) { check_parity<double>("parity_prenorm_untied.safetensors", {1e-6, 1e-6, 1e-5, 1e-5}); }
+
+// Decoder-only: pre-norm with the embedding tied to the output layer; post-norm, untied, with an output bias.
+TEST(Parity, DecoderOnlyPreNormTiedFloat) {
+  check_parity<float>("parity_decoder_only_prenorm.safetensors", {1e-5, 1e-5, 1e-4, 1e-4});
+}
+TEST(Parity, DecoderOnlyPostNormUntiedFloat) {
+  check_parity<float>("parity_decoder_only_postnorm.safetensors", {1e-5, 1e-5, 1e-4, 1e-4});
+}
+TEST(Parity, DecoderOnlyPreNormTiedDouble) {
+  check_parity<double>("parity_decoder_only_prenorm.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
+}
+TEST(Parity, DecoderOnlyPostNormUntiedDouble) {
+  check_parity<double>("parity_decoder_only_postnorm.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
+}
 
 TEST(Parity, ImportedNnTransformerMatchesPyTorch) {
   const SafetensorsFile f = SafetensorsFile::read(fixture("torch_nn_transformer.safetensors"));

@@ -38,14 +38,15 @@ inline std::string make_model(const std::string& path) {
 }
 
 // A small decoder-only model (a language model) with random weights and numbers_vocabulary() as its one
-// vocabulary, written to `path`; returns `path`.
-inline std::string make_language_model(const std::string& path) {
+// vocabulary (and learned_positions > 0: that many learned positions), written to `path`; returns `path`.
+inline std::string make_language_model(const std::string& path, int learned_positions = 0) {
   ModelVocabularies vocabs;
   vocabs.target = numbers_vocabulary();
   ModelConfig c = model_preset("tiny");
   c.d_model = 32;
   c.d_ff = 48;
   c = one_stack_config(c, Architecture::DecoderOnly, vocabs.target.size());
+  c.learned_positions = learned_positions;
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 10);
   save_model(path, model, {}, vocabulary_tensors(vocabs));

@@ -5,12 +5,17 @@
 #
 #   tests/fixtures/parity_postnorm_tied.safetensors    post-norm, tie "all", no output bias
 #   tests/fixtures/parity_prenorm_untied.safetensors   pre-norm (final LN per stack), tie "none", output bias
+#   tests/fixtures/parity_decoder_only_prenorm.safetensors    decoder-only (a language model), pre-norm (final
+#                                                             LN), tie "target_output", no output bias
+#   tests/fixtures/parity_decoder_only_postnorm.safetensors   decoder-only, post-norm, tie "none", output bias
 #   tests/fixtures/torch_nn_transformer.safetensors    a tutorial-style nn.Transformer model, torch names
 #   tests/fixtures/torch_nn_transformer_prenorm.safetensors   the same with norm_first=True (final norms kept)
 #   tests/fixtures/torch_nn_transformer_nofinal.safetensors   post-norm, encoder/decoder built with norm=None
 #
 # The parity model below is an independent, plain PyTorch implementation of docs/conventions.md
-# ("The model, exactly"), with parameters named as in docs/model-format.md. It does not use
+# ("The model, exactly"), with parameters named as in docs/model-format.md. A decoder-only config is the
+# decoder stack alone: no encoder, no cross-attention (nor their parameters), and its config JSON in
+# Heptapod's one-stack form ("architecture": "decoder-only", "vocab_size", "layers"). It does not use
 # nn.Transformer; nn.Transformer is only used for the import fixture, and the script checks that the
 # parity model loaded with the converted weights reproduces nn.Transformer's logits.
 #
@@ -19,7 +24,7 @@
 #
 # Parity fixture contents (names in the safetensors header):
 #   param/<name>        F32   every parameter of the config (docs/model-format.md names)
-#   batch/src           I32 (B, S)   batch/src_len I32 (B)
+#   batch/src           I32 (B, S)   batch/src_len I32 (B)   (decoder-only: S = 0, src_len all 0)
 #   batch/tgt_in        I32 (B, T)   bos + target tokens, padded with pad_id
 #   batch/tgt_out       I32 (B, T)   target tokens + eos, padded with pad_id
 #   batch/tgt_len       I32 (B)
@@ -169,18 +174,49 @@ CONFIG_KEYS = ["src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "d_ff",
                "decoder_layers", "dropout", "attention_dropout", "activation_dropout",
                "embedding_dropout", "norm", "final_norm", "layer_norm_eps", "tie_embeddings",
                "output_bias", "pad_id", "bos_id", "eos_id"]
+# A decoder-only model's file fields (Heptapod's one-stack form): one vocabulary and one depth in place of
+# the two stacks' four fields.
+DECODER_ONLY_KEYS = ["architecture", "vocab_size", "d_model", "n_heads", "d_ff", "layers"] + \
+    CONFIG_KEYS[CONFIG_KEYS.index("dropout"):]
 
 
-def make_config(**kw):
+def make_config(architecture="encoder-decoder", **kw):
+    """Every CONFIG_KEYS field (in the documented order), then "architecture". A decoder-only config keeps
+    the same fields with no encoder, as Heptapod's one_stack_config: src_vocab_size and encoder_layers 0."""
     cfg = dict(dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, embedding_dropout=0.0,
                layer_norm_eps=1e-5, pad_id=0, bos_id=1, eos_id=2)
     cfg.update(kw)
     assert sorted(cfg) == sorted(CONFIG_KEYS), sorted(set(cfg) ^ set(CONFIG_KEYS))
-    return {k: cfg[k] for k in CONFIG_KEYS}  # the documented field order
+    out = {k: cfg[k] for k in CONFIG_KEYS}
+    out["architecture"] = architecture
+    if architecture == "decoder-only":
+        assert out["src_vocab_size"] == 0 and out["encoder_layers"] == 0
+        assert out["tie_embeddings"] in ("target_output", "none")
+    else:
+        assert architecture == "encoder-decoder", architecture
+    return out
+
+
+def decoder_only_config(vocab_size, layers, **kw):
+    """A language model: the decoder stack alone, its vocabulary and depth in tgt_vocab_size and
+    decoder_layers."""
+    return make_config("decoder-only", src_vocab_size=0, tgt_vocab_size=vocab_size, encoder_layers=0,
+                       decoder_layers=layers, **kw)
 
 
 def config_json(cfg):
-    return json.dumps(cfg, separators=(", ", ": "))
+    """The JSON model_config_from_json reads: an encoder-decoder's CONFIG_KEYS (no "architecture": the
+    default), a decoder-only model's DECODER_ONLY_KEYS."""
+    if has_encoder(cfg):
+        fields = {k: cfg[k] for k in CONFIG_KEYS}
+    else:
+        one_stack = dict(cfg, vocab_size=cfg["tgt_vocab_size"], layers=cfg["decoder_layers"])
+        fields = {k: one_stack[k] for k in DECODER_ONLY_KEYS}
+    return json.dumps(fields, separators=(", ", ": "))
+
+
+def has_encoder(cfg):
+    return cfg["architecture"] == "encoder-decoder"
 
 
 def has_final_norm(cfg):
@@ -188,7 +224,8 @@ def has_final_norm(cfg):
 
 
 def param_shapes(cfg):
-    """Ordered (name, shape, kind) for exactly the parameters the config requires."""
+    """Ordered (name, shape, kind) for exactly the parameters the config requires (a decoder-only model:
+    no encoder/... tensors, no cross-attention)."""
     C, F_, Vs, Vt = cfg["d_model"], cfg["d_ff"], cfg["src_vocab_size"], cfg["tgt_vocab_size"]
     tie = cfg["tie_embeddings"]
     out = []
@@ -196,7 +233,8 @@ def param_shapes(cfg):
         assert Vs == Vt
         out.append(("shared_embedding/weight", (Vt, C), "embedding"))
     else:
-        out.append(("encoder/embedding/weight", (Vs, C), "embedding"))
+        if has_encoder(cfg):
+            out.append(("encoder/embedding/weight", (Vs, C), "embedding"))
         out.append(("decoder/embedding/weight", (Vt, C), "embedding"))
     if tie == "none":
         out.append(("decoder/output_proj/weight", (Vt, C), "linear_weight"))
@@ -225,14 +263,15 @@ def param_shapes(cfg):
         norm(p + "/self_attn_norm")
         ffn(p)
         norm(p + "/ffn_norm")
-    if has_final_norm(cfg):
+    if has_encoder(cfg) and has_final_norm(cfg):
         norm("encoder/final_norm")
     for i in range(cfg["decoder_layers"]):
         p = "decoder/layers/%d" % i
         attn(p + "/self_attn")
         norm(p + "/self_attn_norm")
-        attn(p + "/cross_attn")
-        norm(p + "/cross_attn_norm")
+        if has_encoder(cfg):
+            attn(p + "/cross_attn")
+            norm(p + "/cross_attn_norm")
         ffn(p)
         norm(p + "/ffn_norm")
     if has_final_norm(cfg):
@@ -323,14 +362,11 @@ def embed(tokens, table, C):
     return table[tokens.long()] * math.sqrt(C) + sinusoid(L, C)[None, :, :].to(table.dtype)
 
 
-def forward(P, cfg, src, src_len, tgt_in, tgt_len):
-    """Returns logits (B, T, V_tgt)."""
+def encode(P, cfg, src, src_len):
+    """The encoder's output (B, S, C)."""
     C, H = cfg["d_model"], cfg["n_heads"]
     tie = cfg["tie_embeddings"]
     src_table = P["shared_embedding/weight"] if tie == "all" else P["encoder/embedding/weight"]
-    tgt_table = P["shared_embedding/weight"] if tie == "all" else P["decoder/embedding/weight"]
-    out_w = tgt_table if tie in ("all", "target_output") else P["decoder/output_proj/weight"]
-
     x = embed(src, src_table, C)
     for i in range(cfg["encoder_layers"]):
         p = "encoder/layers/%d" % i
@@ -339,15 +375,26 @@ def forward(P, cfg, src, src_len, tgt_in, tgt_len):
         x = sublayer(x, lambda h: ffn(h, P, p + "/ffn"), P, p + "/ffn_norm", cfg)
     if has_final_norm(cfg):
         x = layer_norm(x, P, "encoder/final_norm", cfg["layer_norm_eps"])
-    memory = x
+    return x
+
+
+def forward(P, cfg, src, src_len, tgt_in, tgt_len):
+    """Returns logits (B, T, V_tgt). A decoder-only model reads no source (src (B, 0)): its layers have
+    no cross-attention."""
+    C, H = cfg["d_model"], cfg["n_heads"]
+    tie = cfg["tie_embeddings"]
+    tgt_table = P["shared_embedding/weight"] if tie == "all" else P["decoder/embedding/weight"]
+    out_w = tgt_table if tie in ("all", "target_output") else P["decoder/output_proj/weight"]
+    memory = encode(P, cfg, src, src_len) if has_encoder(cfg) else None   # B,S,C
 
     y = embed(tgt_in, tgt_table, C)
     for i in range(cfg["decoder_layers"]):
         p = "decoder/layers/%d" % i
         y = sublayer(y, lambda h: attention(h, h, P, p + "/self_attn", H, tgt_len, True),
                      P, p + "/self_attn_norm", cfg)
-        y = sublayer(y, lambda h: attention(h, memory, P, p + "/cross_attn", H, src_len, False),
-                     P, p + "/cross_attn_norm", cfg)
+        if memory is not None:
+            y = sublayer(y, lambda h: attention(h, memory, P, p + "/cross_attn", H, src_len, False),
+                         P, p + "/cross_attn_norm", cfg)
         y = sublayer(y, lambda h: ffn(h, P, p + "/ffn"), P, p + "/ffn_norm", cfg)
     if has_final_norm(cfg):
         y = layer_norm(y, P, "decoder/final_norm", cfg["layer_norm_eps"])
@@ -383,16 +430,19 @@ def torch_loss(logits, tgt_out, tgt_len, eps):
 # --------------------------------------------------------------------------------------------
 
 def make_batch(cfg, src_lens, tgt_lens, gen):
-    """tgt_len counts bos + content (tgt_in) = content + eos (tgt_out)."""
+    """tgt_len counts bos + content (tgt_in) = content + eos (tgt_out). A decoder-only model reads no
+    source: src_lens all 0, src (B, 0)."""
     B = len(src_lens)
     S, T = max(src_lens), max(tgt_lens)
+    assert (S > 0) == has_encoder(cfg), (S, cfg["architecture"])
     pad, bos, eos = cfg["pad_id"], cfg["bos_id"], cfg["eos_id"]
     src = torch.full((B, S), pad, dtype=torch.int32)
     tgt_in = torch.full((B, T), pad, dtype=torch.int32)
     tgt_out = torch.full((B, T), pad, dtype=torch.int32)
     for b in range(B):
-        src[b, :src_lens[b]] = torch.randint(3, cfg["src_vocab_size"], (src_lens[b],), generator=gen,
-                                             dtype=torch.int64).to(torch.int32)
+        if has_encoder(cfg):
+            src[b, :src_lens[b]] = torch.randint(3, cfg["src_vocab_size"], (src_lens[b],), generator=gen,
+                                                 dtype=torch.int64).to(torch.int32)
         content = torch.randint(3, cfg["tgt_vocab_size"], (tgt_lens[b] - 1,), generator=gen,
                                 dtype=torch.int64).to(torch.int32)
         tgt_in[b, 0] = bos
@@ -749,7 +799,17 @@ def main():
     r5 = make_torch_fixture(p5, seed=4323, src_lens=src_lens, tgt_lens=tgt_lens, final_norm=False,
                             norm_metadata=True)
 
-    for path, r in ((p1, r1), (p2, r2)):
+    no_src = [0] * len(tgt_lens)  # a decoder-only model reads no source
+    cfg6 = decoder_only_config(29, 3, d_model=32, n_heads=4, d_ff=48, norm="pre", final_norm=False,
+                               tie_embeddings="target_output", output_bias=False)
+    p6 = os.path.join(args.out_dir, "parity_decoder_only_prenorm.safetensors")
+    r6 = make_parity_fixture(p6, cfg6, 0.1, seed=4, src_lens=no_src, tgt_lens=tgt_lens)
+    cfg7 = decoder_only_config(23, 2, d_model=24, n_heads=3, d_ff=40, norm="post", final_norm=False,
+                               tie_embeddings="none", output_bias=True)
+    p7 = os.path.join(args.out_dir, "parity_decoder_only_postnorm.safetensors")
+    r7 = make_parity_fixture(p7, cfg7, 0.2, seed=1, src_lens=no_src, tgt_lens=tgt_lens)
+
+    for path, r in ((p1, r1), (p2, r2), (p6, r6), (p7, r7)):
         print("%s: %d bytes, loss %.6f, adam losses %s (float32/perturbed spread %.2g)" % (
             os.path.relpath(path), os.path.getsize(path), r["loss"],
             " ".join("%.4f" % v for v in r["adam_losses"]), r["spread"]))

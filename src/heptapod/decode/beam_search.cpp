@@ -59,6 +59,8 @@ std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std
       const int prefix = static_cast<int>(prefixes[b].size());
       limit[b] = o.prompts ? prefix + std::max(o.max_extra_length, 1) : std::max(limit[b], prefix + 1);
     }
+    // Learned positions end the output where they end: the tokens fed (start token first) stay within them.
+    limit[b] = std::min(limit[b], decoder.config().position_limit());
     max_steps = std::max(max_steps, limit[b] + 1);
   }
   decoder.start(padded.tokens.data(), static_cast<int>(sources.size()), padded.S, padded.lengths.data(),

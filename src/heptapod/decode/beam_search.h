@@ -53,7 +53,8 @@ void validate_search(const ModelConfig& config, const std::vector<std::vector<in
 // What every search over the decoder begins with: starts `decoder` on the sources (each padded as the
 // model reads it) with rows_per_sentence rows each, room for the longest output, and returns each
 // sentence's length limit: the output tokens allowed before the end token (source length +
-// max_extra_length, and at least the prefix and one more; with prompts, the prompt + max_extra_length).
+// max_extra_length, and at least the prefix and one more; with prompts, the prompt + max_extra_length; at
+// most the model's position_limit()).
 std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
                               const SearchOptions& options, const std::vector<std::vector<int>>& prefixes,
                               int rows_per_sentence);

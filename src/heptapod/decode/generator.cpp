@@ -55,13 +55,18 @@ std::vector<Generation> Generator::generate(const std::vector<std::string>& prom
   std::vector<Generation> out(n);
   std::vector<std::vector<int>> tokens(n);  // each prompt's tokens, as kept
   std::vector<std::string> heads(n);        // and their text
+  // A prompt keeps room for one new token within the model's learned positions (if it has them).
+  const int context = config().position_limit();
+  const int max_prompt = std::min(o.max_prompt_tokens, context - 1);
   for (std::size_t i = 0; i < n; ++i) {
     tokens[i] = vocab.encode(prompts[i]);
     const auto length = static_cast<int>(tokens[i].size());
-    if (length > o.max_prompt_tokens) {
-      out[i].warning = "prompt of " + std::to_string(length) + " tokens: kept its last " +
-                       std::to_string(o.max_prompt_tokens);
-      tokens[i].erase(tokens[i].begin(), tokens[i].end() - o.max_prompt_tokens);
+    if (length > max_prompt) {
+      out[i].warning = "prompt of " + std::to_string(length) + " tokens: kept its last " + std::to_string(max_prompt) +
+                       (max_prompt < o.max_prompt_tokens ? " (the model's context is " + std::to_string(context) +
+                                                               " positions)"
+                                                         : "");
+      tokens[i].erase(tokens[i].begin(), tokens[i].end() - max_prompt);
     }
     heads[i] = vocab.decode(tokens[i]);
   }
@@ -108,6 +113,11 @@ std::vector<Generation> Generator::generate(const std::vector<std::string>& prom
         const std::size_t cut = first_stop(text, o.stop);
         if (cut != std::string::npos) text.resize(cut);
         g.end = cut != std::string::npos ? "stop" : h.ended ? "end" : "length";
+        if (g.end == "length" && static_cast<int>(h.tokens.size()) >= context &&
+            static_cast<int>(h.tokens.size() - tokens[p].size()) < o.max_tokens &&
+            out[p].warning.find("stopped at the model's context") == std::string::npos)
+          out[p].warning += std::string(out[p].warning.empty() ? "" : "; ") + "stopped at the model's context (" +
+                            std::to_string(context) + " positions)";
         g.new_text = std::move(text);
         g.text = heads[p] + g.new_text;
         g.tokens = h.tokens;

@@ -25,14 +25,18 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   auto warn = [&](std::size_t i, const std::string& text) {
     out[i].warning += (out[i].warning.empty() ? "" : "; ") + text;
   };
+  // Inputs and prefixes no longer than the options allow, nor than a model with learned positions reaches.
+  const ModelConfig& c = model_->config();
+  const int max_input = std::min(o.max_input_tokens, c.position_limit() - (c.source_eos ? 1 : 0));
+  const int max_prefix = std::min(o.max_input_tokens, c.position_limit() - 1);
   // Each line's prefix tokens, no longer than an input may be.
   std::vector<std::vector<int>> prefixes(target_prefixes.size());
   for (std::size_t i = 0; i < target_prefixes.size(); ++i) {
     prefixes[i] = vocabs_.target.encode(target_prefixes[i]);
-    if (static_cast<int>(prefixes[i].size()) <= o.max_input_tokens) continue;
+    if (static_cast<int>(prefixes[i].size()) <= max_prefix) continue;
     warn(i, "target prefix truncated from " + std::to_string(prefixes[i].size()) + " to " +
-                std::to_string(o.max_input_tokens) + " tokens");
-    prefixes[i].resize(o.max_input_tokens);
+                std::to_string(max_prefix) + " tokens");
+    prefixes[i].resize(max_prefix);
   }
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     if (sentences[i].empty()) {
@@ -41,15 +45,15 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       continue;
     }
     tokens[i] = vocabs_.source.encode(sentences[i]);
-    if (static_cast<int>(tokens[i].size()) > o.max_input_tokens) {
+    if (static_cast<int>(tokens[i].size()) > max_input) {
       if (o.reject_long_inputs) {
         warn(i, "input has " + std::to_string(tokens[i].size()) + " tokens, over the limit of " +
-                    std::to_string(o.max_input_tokens) + "; not translated");
+                    std::to_string(max_input) + "; not translated");
         continue;
       }
-      warn(i, "input truncated from " + std::to_string(tokens[i].size()) + " to " +
-                  std::to_string(o.max_input_tokens) + " tokens");
-      tokens[i].resize(o.max_input_tokens);
+      warn(i, "input truncated from " + std::to_string(tokens[i].size()) + " to " + std::to_string(max_input) +
+                  " tokens");
+      tokens[i].resize(max_input);
     }
     if (tokens[i].empty()) continue;
     lengths[i] = tokens[i].size();

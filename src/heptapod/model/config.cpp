@@ -147,6 +147,9 @@ void validate(const ModelConfig& c) {
           "model config: positions \"tensor2tensor\" needs d_model >= 4");
   require(c.position_offset >= 0 && c.position_offset <= 1 << 20,
           "model config: position_offset must be in [0, 1048576], got " + std::to_string(c.position_offset));
+  require(c.learned_positions == 0 || (c.learned_positions > c.position_offset && c.learned_positions <= 1 << 20),
+          "model config: learned_positions must be 0 (sinusoids) or in (position_offset, 1048576], got " +
+              std::to_string(c.learned_positions));
   require(c.pad_id != c.eos_id, "model config: pad_id and eos_id must differ");
   for (auto [id, field] : {std::pair{c.pad_id, "pad_id"}, {c.bos_id, "bos_id"}, {c.eos_id, "eos_id"}})
     require(id >= 0 && (!c.has_decoder() || id < c.tgt_vocab_size) && (!c.has_encoder() || id < c.src_vocab_size),
@@ -189,6 +192,7 @@ std::string to_json(const ModelConfig& c) {
   if (c.positions != paper.positions) j["positions"] = layout_name(c.positions);
   if (c.position_offset != paper.position_offset) j["position_offset"] = c.position_offset;
   if (c.source_eos != paper.source_eos) j["source_eos"] = c.source_eos;
+  if (c.learned_positions != paper.learned_positions) j["learned_positions"] = c.learned_positions;
   return j.dump();
 }
 
@@ -269,6 +273,7 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   }
   if (j.contains("position_offset")) get_int("position_offset", c.position_offset);
   if (j.contains("source_eos")) get_bool("source_eos", c.source_eos);
+  if (j.contains("learned_positions")) get_int("learned_positions", c.learned_positions);
   get_int("pad_id", c.pad_id);
   get_int("bos_id", c.bos_id);
   get_int("eos_id", c.eos_id);

@@ -43,12 +43,18 @@ struct ModelConfig {
   bool scale_embeddings = true;              // embeddings times sqrt(d_model) before the positions are added
   kernels::SinusoidLayout positions = kernels::SinusoidLayout::Interleaved;
   int position_offset = 0;                   // the first token's position (fairseq: pad_id + 1)
+  // > 0: every stack adds positions from a learned table of this many rows (GPT-2: 1024, BERT: 512), row
+  // position_offset + p for position p, instead of the sinusoids; sequences are then at most
+  // position_limit() long.
+  int learned_positions = 0;
   bool source_eos = false;                   // every source sequence ends with eos_id (Marian, fairseq)
   int pad_id = 0;
   int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;
 
   bool has_final_norm() const { return norm == NormPosition::Pre || final_norm; }
+  // The positions a sequence may use: learned_positions - position_offset, or unbounded for the sinusoids.
+  int position_limit() const { return learned_positions > 0 ? learned_positions - position_offset : 1 << 30; }
   bool has_encoder() const { return architecture != Architecture::DecoderOnly; }
   bool has_decoder() const { return architecture != Architecture::EncoderOnly; }
 };

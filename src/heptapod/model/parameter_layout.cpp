@@ -30,6 +30,7 @@ std::string output_projection_name(const ModelConfig& c) {
   return c.tie_embeddings == EmbeddingTying::None ? "decoder/output_proj/weight" : target_embedding_name(c);
 }
 std::string output_bias_name() { return "decoder/output_proj/bias"; }
+std::string position_table_name(Stack stack) { return std::string(stack_name(stack)) + "/positions/weight"; }
 
 std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   using Init = ParamSpec::Init;
@@ -88,6 +89,12 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
     if (c.has_encoder()) add("encoder/embedding/weight", {c.src_vocab_size, C}, Init::Embedding, ParamRole::Embedding);
     stack = Stack::Decoder;
     if (c.has_decoder()) add("decoder/embedding/weight", {c.tgt_vocab_size, C}, Init::Embedding, ParamRole::Embedding);
+  }
+  for (const Stack s : {Stack::Encoder, Stack::Decoder}) {
+    stack = s;
+    const bool has = s == Stack::Encoder ? c.has_encoder() : c.has_decoder();
+    if (c.learned_positions > 0 && has)
+      add(position_table_name(s), {c.learned_positions, C}, Init::Embedding, ParamRole::Embedding);
   }
   part = ParamPart::Layer;
   if (c.has_encoder()) layers(Stack::Encoder, c.encoder_layers, false);

@@ -47,5 +47,7 @@ std::string source_embedding_name(const ModelConfig& config);
 std::string target_embedding_name(const ModelConfig& config);
 std::string output_projection_name(const ModelConfig& config);
 std::string output_bias_name();
+// The learned position table of a stack (config.learned_positions > 0): "decoder/positions/weight".
+std::string position_table_name(Stack stack);
 
 }  // namespace heptapod

@@ -62,10 +62,14 @@ void Transformer<T>::plan_backward_stages() {
   stages.push_back([&](const ParamSpec& p) { return p.part == ParamPart::Output || p.name == output_name; });
   stack_stages(Stack::Decoder, c.decoder_layers);
   if (encoder_) stages.push_back([](const ParamSpec& p) { return p.part == ParamPart::CrossKeysValues; });
-  stages.push_back([&](const ParamSpec& p) { return p.name == target_name; });
+  // A stack's embedding stage writes its token table and its learned positions (if any).
+  auto embedding_stage = [](Stack stack, const std::string& table) {
+    return [=](const ParamSpec& p) { return p.name == table || p.name == position_table_name(stack); };
+  };
+  stages.push_back(embedding_stage(Stack::Decoder, target_name));
   if (encoder_) {
     stack_stages(Stack::Encoder, c.encoder_layers);
-    stages.push_back([&](const ParamSpec& p) { return p.name == source_name; });
+    stages.push_back(embedding_stage(Stack::Encoder, source_name));
   }
 
   complete_after_stage_.assign(stages.size(), {});
@@ -199,13 +203,13 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
                      dencoder_output, false, arena);
     stage_done();
   }
-  decoder_->backward_embedding(dx, p.tgt_in.data(), Nt, ctx);
+  decoder_->backward_embedding(dx, p.tgt_in.data(), p.tgt.position.data(), Nt, ctx);
   stage_done();
 
   // Encoder, last layer first.
   if (encoder_) {
     T* dsrc = encoder_->backward_layers(dencoder_output, p.encoder_self, {}, ctx, arena, stage_done);  // (Ns, C)
-    encoder_->backward_embedding(dsrc, p.src_tokens.data(), Ns, ctx);
+    encoder_->backward_embedding(dsrc, p.src_tokens.data(), p.src.position.data(), Ns, ctx);
     stage_done();
   }
   require(stage == complete_after_stage_.size(), "backward: ran other stages than plan_backward_stages() lists");

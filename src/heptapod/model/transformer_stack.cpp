@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/parallel.h"
 
 namespace heptapod {
 
@@ -18,6 +19,10 @@ TransformerStack<T>::TransformerStack(ParameterStore<T>& params, const ModelConf
   const int count = stack == Stack::Encoder ? c.encoder_layers : c.decoder_layers;
   for (int i = 0; i < count; ++i)
     layers_.push_back(std::make_unique<TransformerLayer<T>>(params, c, stack, i, cross_attention));
+  if (c.learned_positions > 0) {
+    learned_ = params.value(position_table_name(stack));
+    dlearned_ = params.grad(position_table_name(stack));
+  }
   has_final_norm_ = c.has_final_norm();
   if (has_final_norm_) final_norm_ = bind_layer_norm(params, final_norm_prefix(stack), c.d_model, c.layer_norm_eps);
 }
@@ -28,13 +33,22 @@ DropoutSite TransformerStack<T>::embedding_site(const DropoutContext& ctx) const
 }
 
 template <typename T>
+const T* TransformerStack<T>::position_rows(int length) {
+  if (!learned_) return positions_.table(std::max(length, 1));
+  require(length <= config_.position_limit(),
+          "a sequence of " + std::to_string(length) + " positions is longer than the model's learned positions (" +
+              std::to_string(config_.position_limit()) + ")");
+  return learned_ + static_cast<std::size_t>(config_.position_offset) * config_.d_model;
+}
+
+template <typename T>
 T* TransformerStack<T>::forward(const int* tokens, const Sequences& seq, const AttentionShape& self_shape,
                                 std::span<const CrossInput<T>> cross, const DropoutContext& ctx, Arena& arena,
                                 Arena* layer_scratch) {
   require(cross.empty() || cross.size() == layers_.size(), "transformer stack: one cross input per layer");
   const long N = seq.rows();
-  T* x = embedding_forward(embedding_, tokens, N, seq.position.data(), positions_.table(std::max(seq.longest, 1)),
-                           embedding_site(ctx), arena);  // (N, C)
+  T* x = embedding_forward(embedding_, tokens, N, seq.position.data(), position_rows(seq.longest), embedding_site(ctx),
+                           arena);  // (N, C)
   Arena& layer_arena = layer_scratch ? *layer_scratch : arena;
   auto keep = [&](T* y) {  // y: (N, C), a layer's output
     if (!layer_scratch) return y;
@@ -71,8 +85,16 @@ T* TransformerStack<T>::backward_layers(const T* dy, const AttentionShape& self_
 }
 
 template <typename T>
-void TransformerStack<T>::backward_embedding(T* dx, const int* tokens, long N, const DropoutContext& ctx) {
-  embedding_backward(embedding_, dx, tokens, N, embedding_site(ctx));
+void TransformerStack<T>::backward_embedding(T* dx, const int* tokens, const int* positions, long N,
+                                             const DropoutContext& ctx) {
+  embedding_backward(embedding_, dx, tokens, N, embedding_site(ctx));  // dx now past the dropout
+  if (!dlearned_) return;
+  const int C = config_.d_model;
+  T* rows = dlearned_ + static_cast<std::size_t>(config_.position_offset) * C;  // row p: position p
+  // Column blocks in parallel, rows in order: each element's sum is the same whatever the thread count.
+#pragma omp parallel for schedule(static) if (N * C > kernels::kParallelMinWork)
+  for (int c = 0; c < C; ++c)
+    for (long n = 0; n < N; ++n) rows[static_cast<std::size_t>(positions[n]) * C + c] += dx[n * C + c];
 }
 
 template <typename T>
@@ -86,7 +108,7 @@ T* TransformerStack<T>::step(const int* tokens, const int* positions, int rows, 
   require(rows > 0, "transformer stack: a step of no rows");
   const int longest = *std::max_element(positions, positions + rows) + 1;
   T* x = arena.alloc<T>(static_cast<std::size_t>(rows) * config_.d_model);  // (rows, C)
-  embed(embedding_, tokens, rows, positions, positions_.table(longest), x);
+  embed(embedding_, tokens, rows, positions, position_rows(longest), x);
   for (auto& layer : layers_) x = layer->step(x, rows, cache, arena);
   if (!has_final_norm_) return x;
   LayerNormSaved<T> unused;

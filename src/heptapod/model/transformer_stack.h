@@ -44,8 +44,9 @@ class TransformerStack {
   // norm (when there is one) and after each layer, last layer first: the gradients they write are complete.
   T* backward_layers(const T* dy, const AttentionShape& self_shape, std::span<const CrossInput<T>> cross,
                      const DropoutContext& ctx, Arena& arena, const std::function<void()>& stage_done);
-  // dx (N, C) from backward_layers (changed in place) -> the embedding table's gradient, accumulated.
-  void backward_embedding(T* dx, const int* tokens, long N, const DropoutContext& ctx);
+  // dx (N, C) from backward_layers (changed in place), tokens and positions (N) -> the embedding table's
+  // gradient and the learned positions' (if any), accumulated.
+  void backward_embedding(T* dx, const int* tokens, const int* positions, long N, const DropoutContext& ctx);
 
   // Cached decoding: one token per row at its position -> the stack's output (rows, C) (final norm applied),
   // from the arena; the layers read their keys and values through `cache`. prepare_steps() first.
@@ -54,10 +55,15 @@ class TransformerStack {
 
  private:
   DropoutSite embedding_site(const DropoutContext& ctx) const;
+  // The position rows for sequences of up to `length` positions, (>= length, C): the learned table from
+  // position_offset, or the sinusoids; a length past the learned table is an Error.
+  const T* position_rows(int length);
 
   const ModelConfig& config_;
   Stack stack_;
   PositionalTable<T>& positions_;
+  const T* learned_ = nullptr;  // (learned_positions, C) with learned positions, else null
+  T* dlearned_ = nullptr;       // its gradient
   Embedding<T> embedding_;
   std::vector<std::unique_ptr<TransformerLayer<T>>> layers_;
   bool has_final_norm_ = false;

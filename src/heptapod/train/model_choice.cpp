@@ -17,6 +17,7 @@ ModelConfig resolve_model_choice(const ModelChoice& m) {
     if (m.decoder_layers) c.decoder_layers = *m.decoder_layers;
     if (m.norm) c.norm = *m.norm;
     if (m.tie) c.tie_embeddings = *m.tie;
+    if (m.learned_positions) c.learned_positions = *m.learned_positions;
     const Architecture kind = m.architecture.value_or(Architecture::EncoderDecoder);
     if (kind != Architecture::EncoderDecoder) {
       const bool decoder = kind == Architecture::DecoderOnly;
@@ -54,6 +55,8 @@ ModelConfig resolve_model_choice(const ModelChoice& m) {
     if (m.decoder_layers) agree("--decoder-layers", std::to_string(*m.decoder_layers), std::to_string(c.decoder_layers));
     if (m.norm) agree("--norm", norm_name(*m.norm), norm_name(c.norm));
     if (m.tie) agree("--tie", tying_name(*m.tie), tying_name(c.tie_embeddings));
+    auto positions = [](int learned) { return learned > 0 ? "learned, " + std::to_string(learned) : std::string("sinusoidal"); };
+    if (m.learned_positions) agree("--positions", positions(*m.learned_positions), positions(c.learned_positions));
   }
   if (m.dropout) c.dropout = *m.dropout;
   if (m.attention_dropout) c.attention_dropout = *m.attention_dropout;

@@ -19,6 +19,7 @@ struct ModelChoice {
   // Shape overrides (option names in errors: --d-model, --heads, ...).
   std::optional<int> d_model, heads, d_ff, encoder_layers, decoder_layers;
   std::optional<NormPosition> norm;
+  std::optional<int> learned_positions;  // --positions learned [--max-positions N]; 0: --positions sinusoidal
   std::optional<EmbeddingTying> tie;
   // Regularisation: applied to a fresh model and to a fine-tuned one alike.
   std::optional<float> dropout, attention_dropout, activation_dropout, embedding_dropout;

@@ -21,6 +21,9 @@ void validate(const TrainConfig& c) {
     require(c.context >= 1, "train: --context must be at least 1");
     require(c.batch_tokens >= c.context, "train: --batch-tokens (" + std::to_string(c.batch_tokens) +
                                              ") must hold at least one --context block (" + std::to_string(c.context) + ")");
+    require(c.context <= c.model.position_limit(), "train: --context " + std::to_string(c.context) +
+                                                       " is longer than the model's learned positions (" +
+                                                       std::to_string(c.model.position_limit()) + ")");
   } else {
     require(!c.train_source.empty() && !c.train_target.empty(), "train: --source and --target are required");
     require(c.train_text.empty() && c.valid_text.empty(),
@@ -43,6 +46,9 @@ void validate(const TrainConfig& c) {
           "train: --cooldown (" + std::to_string(c.schedule.cooldown_steps) + ") must be at least 0 and below --steps (" +
               std::to_string(c.max_steps) + ")");
   require(c.filter.max_tokens >= 1, "train: --max-length must be at least 1");
+  require(kind == Architecture::DecoderOnly || c.filter.max_tokens + 1 <= c.model.position_limit(),
+          "train: --max-length " + std::to_string(c.filter.max_tokens) + " does not fit the model's learned positions (" +
+              std::to_string(c.model.position_limit()) + "): sentences are at most one shorter");
   require(kind == Architecture::DecoderOnly || c.filter.max_tokens + 1 <= c.batch_tokens / 2,
           "train: --batch-tokens (" + std::to_string(c.batch_tokens) + ") is too small for sentences of --max-length " +
               std::to_string(c.filter.max_tokens));
