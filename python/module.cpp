@@ -52,15 +52,30 @@ ModelLoadOptions load_options(const std::optional<std::string>& compute_type, bo
   return o;
 }
 
-// A Translator with its own lock and thread count (OpenMP's setting belongs to the calling thread, so each
-// call sets it for the thread it runs on).
+// One front end's calls from Python: one at a time, each without the GIL and on the front end's own thread
+// count (OpenMP's setting belongs to the calling thread, so each call sets it for the thread it runs on).
+class Serialized {
+ public:
+  explicit Serialized(int threads) : threads_(threads) { require(threads >= 0, "threads must be >= 0"); }
+  template <typename F>
+  auto run(F&& compute) {
+    py::gil_scoped_release release;
+    std::lock_guard lock(mutex_);
+    set_num_threads(threads_);
+    return compute();
+  }
+
+ private:
+  int threads_;
+  std::mutex mutex_;
+};
+
+// A Translator for Python, its calls Serialized.
 class PyTranslator {
  public:
   PyTranslator(const std::string& path, int threads, const std::optional<std::string>& compute_type,
                bool float_output)
-      : threads_(threads), translator_(path, load_options(compute_type, float_output)) {
-    require(threads >= 0, "threads must be >= 0");
-  }
+      : calls_(threads), translator_(path, load_options(compute_type, float_output)) {}
 
   py::list translate(const std::vector<std::string>& sentences, int beam, int nbest, float length_penalty,
                      int max_extra_length, int min_length, int batch_tokens, bool alignments,
@@ -80,13 +95,7 @@ class PyTranslator {
     o.search.max_extra_length = max_extra_length;
     o.search.min_length = min_length;
     o.batch_tokens = batch_tokens;
-    std::vector<Translation> out;
-    {
-      py::gil_scoped_release release;
-      std::lock_guard lock(mutex_);
-      set_num_threads(threads_);
-      out = translator_.translate(sentences, o, target_prefixes);
-    }
+    const std::vector<Translation> out = calls_.run([&] { return translator_.translate(sentences, o, target_prefixes); });
     py::list results;
     for (const Translation& t : out) {
       py::list hypotheses;
@@ -111,13 +120,7 @@ class PyTranslator {
     require(sources.size() == targets.size(), "score: " + std::to_string(sources.size()) + " sources but " +
                                                   std::to_string(targets.size()) + " targets");
     require(batch_tokens >= 1, "batch_tokens must be >= 1");
-    std::vector<SentenceScore> out;
-    {
-      py::gil_scoped_release release;
-      std::lock_guard lock(mutex_);
-      set_num_threads(threads_);
-      out = translator_.score(sources, targets, batch_tokens);
-    }
+    const std::vector<SentenceScore> out = calls_.run([&] { return translator_.score(sources, targets, batch_tokens); });
     py::list results;
     for (const SentenceScore& s : out) {
       py::dict d;
@@ -145,18 +148,15 @@ class PyTranslator {
   }
 
  private:
-  int threads_;
-  std::mutex mutex_;
+  Serialized calls_;
   Translator translator_;
 };
 
-// A Generator with its own lock and thread count, as PyTranslator.
+// A Generator for Python, its calls Serialized.
 class PyGenerator {
  public:
   PyGenerator(const std::string& path, int threads, const std::optional<std::string>& compute_type, bool float_output)
-      : threads_(threads), generator_(path, load_options(compute_type, float_output)) {
-    require(threads >= 0, "threads must be >= 0");
-  }
+      : calls_(threads), generator_(path, load_options(compute_type, float_output)) {}
 
   py::list generate(const std::vector<std::string>& prompts, int max_tokens, int beam, int nbest, float temperature,
                     int top_k, float top_p, std::uint64_t seed, float repetition_penalty, int no_repeat_ngram,
@@ -169,13 +169,7 @@ class PyGenerator {
     o.guards = RepetitionGuards{repetition_penalty, no_repeat_ngram};
     o.stop = stop;
     o.length_penalty = length_penalty;
-    std::vector<Generation> out;
-    {
-      py::gil_scoped_release release;
-      std::lock_guard lock(mutex_);
-      set_num_threads(threads_);
-      out = generator_.generate(prompts, o);
-    }
+    const std::vector<Generation> out = calls_.run([&] { return generator_.generate(prompts, o); });
     py::list results;
     for (const Generation& g : out) {
       py::list outputs;
@@ -204,8 +198,7 @@ class PyGenerator {
   std::string decode(const std::vector<int>& ids) const { return generator_.vocabulary().decode(ids); }
 
  private:
-  int threads_;
-  std::mutex mutex_;
+  Serialized calls_;
   Generator generator_;
 };
 

@@ -5,8 +5,6 @@
 # python3-selenium run the web page's browser test (tests/browser). pybind11-dev and python3-dev build the Python
 # module (python/), python3-pytest tests it, python3-venv is for `pip install` into a virtual environment.
 set -euo pipefail
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
 PACKAGES=(
   build-essential cmake
   libdnnl-dev libopenblas-openmp-dev
@@ -17,12 +15,4 @@ PACKAGES=(
   dpkg-dev binutils file
   chromium chromium-driver python3-selenium
 )
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+"$(dirname "$0")/apt-install.sh" "${PACKAGES[@]}"

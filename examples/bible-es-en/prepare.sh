@@ -9,16 +9,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-runs/bible/data}
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-missing=()
-for p in sword-text-sparv sword-text-web libsword-utils; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+"$here/../../scripts/apt-install.sh" sword-text-sparv sword-text-web libsword-utils
 mkdir -p "$out"
 mod2imp spaRV1909eb | perl "$here/extract_verses.pl" --initial-caps > "$out/spa.tsv"
 mod2imp engWEB2015eb | perl "$here/extract_verses.pl" > "$out/eng.tsv"

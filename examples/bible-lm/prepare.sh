@@ -7,16 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-runs/bible-lm/data}
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-missing=()
-for p in sword-text-web libsword-utils; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+"$here/../../scripts/apt-install.sh" sword-text-web libsword-utils
 mkdir -p "$out"
 mod2imp engWEB2015eb | perl "$here/../bible-es-en/extract_verses.pl" > "$out/eng.tsv"
 awk -F'\t' -v out="$out" '

@@ -25,12 +25,7 @@ fi
 
 # The catalogues come with the packages themselves (their Spanish .mo files).
 packages=(coreutils grep sed tar findutils diffutils bash dpkg apt wget make)
-missing=()
-for p in "${packages[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/apt-install.sh "${packages[@]}"
 catalogues=()
 for p in "${packages[@]}"; do
   f=/usr/share/locale/es/LC_MESSAGES/$p.mo
