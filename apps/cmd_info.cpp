@@ -1,4 +1,6 @@
-// `heptapod info`: version, BLAS, threads, CPU features and the kernels' ISA (with why it was chosen).
+// `heptapod info`: version, BLAS, threads, CPU features and the kernels' ISA (with why it was chosen); with
+// -m MODEL, also what the model file holds: its kind and the commands that use it, shape, positions,
+// vocabularies, stored precision and config.
 #include <cstdio>
 
 #include "commands.h"
@@ -8,14 +10,60 @@
 #include "heptapod/kernels/isa.h"
 #include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/kernels/threads.h"
+#include "heptapod/data/model_vocab.h"
+#include "heptapod/io/model_file.h"
 
 namespace heptapod::app {
 
+namespace {
+
+// What the commands do with a model of each kind.
+const char* commands_for(Architecture kind) {
+  switch (kind) {
+    case Architecture::EncoderDecoder: return "translate, score --source/--target, serve, train --init";
+    case Architecture::DecoderOnly: return "generate, score --input, train --init";
+    case Architecture::EncoderOnly: break;
+  }
+  return "none yet (an encoder's heads and commands come with encoder-only models)";
+}
+
+void print_model(const std::string& path) {
+  const SafetensorsFile file = SafetensorsFile::read(path);
+  const ModelConfig c = read_model_config(file);
+  const auto vocabs = read_vocabularies(file, c);
+  std::printf("\nmodel:    %s\n", path.c_str());
+  std::printf("kind:     %s (commands: %s)\n", architecture_name(c.architecture), commands_for(c.architecture));
+  const std::string layers = c.architecture == Architecture::EncoderDecoder
+                                 ? std::to_string(c.encoder_layers) + "+" + std::to_string(c.decoder_layers)
+                                 : std::to_string(c.has_decoder() ? c.decoder_layers : c.encoder_layers);
+  std::printf("shape:    %lld parameters, %s layers, d_model %d, %d heads, d_ff %d, %s-norm\n", parameter_count(c),
+              layers.c_str(), c.d_model, c.n_heads, c.d_ff, norm_name(c.norm));
+  if (c.learned_positions > 0) std::printf("positions: learned, %d\n", c.position_limit());
+  else std::printf("positions: sinusoidal\n");
+  if (!vocabs) {
+    std::printf("vocab:    none in the file\n");
+  } else {
+    std::string sizes;
+    if (!vocabs->source.empty()) sizes += "source " + std::to_string(vocabs->source.size());
+    if (!vocabs->target.empty()) sizes += std::string(sizes.empty() ? "" : ", ") + (c.has_encoder() ? "target " : "") +
+                                          std::to_string(vocabs->target.size());
+    std::printf("vocab:    %s pieces\n", sizes.c_str());
+  }
+  std::printf("stored:   %s\n", compute_type_name(stored_precision(file).type));
+  std::printf("config:   %s\n", to_json(c).c_str());
+}
+
+}  // namespace
+
 Runner add_info_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("info", "Print version, BLAS, threads, CPU features and the kernels' ISA");
+  auto* cmd = root.add_subcommand("info", "Print version, BLAS, threads, CPU features and the kernels' ISA (and with "
+                                          "-m, what a model file holds and which commands use it)");
   auto threads = std::make_shared<int>(0);
+  auto model = std::make_shared<std::string>();
   cmd->add_option("--threads", *threads, "Threads to use (0: all cores)")->check(CLI::NonNegativeNumber);
-  return [threads] {
+  cmd->add_option("-m,--model", *model, "Also describe this model file: its kind, the commands that use it, shape, "
+                                        "vocabularies, precision and config");
+  return [threads, model] {
     set_num_threads(*threads);
     const CpuInfo cpu = cpu_info();
     std::printf("heptapod %s\n", HEPTAPOD_VERSION);
@@ -28,6 +76,7 @@ Runner add_info_command(CLI::App& root) {
     std::printf("gemm isa: %s\n", kernels::blas_isa_description().c_str());
     std::printf("low-prec: %s\n", kernels::low_precision_paths().c_str());
     std::printf("mpi:      %s\n", mpi_description().c_str());
+    if (!model->empty()) print_model(*model);
     return 0;
   };
 }

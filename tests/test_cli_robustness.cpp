@@ -251,7 +251,7 @@ std::vector<Subcommand> table(const Files& f) {
                                              {"--log-every", "1"},
                                              {"--warmup", "1"}});
   return {
-      {"info", {}, {{"--threads", K::Threads}}, ""},
+      {"info", {}, {{"--threads", K::Threads}, {"--model", K::ModelFile}}, ""},
       {"demo",
        {{"--steps", "1"},
         {"--batch-size", "2"},

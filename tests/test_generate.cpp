@@ -144,6 +144,8 @@ TEST_F(GenerateTest, LongPromptsKeepTheirLastTokensAndModelsOfTheOtherKindAreRef
 
 TEST_F(GenerateTest, TheCommandPrintsWhatTheLibraryReturns) {
   std::string log;
+  ASSERT_EQ(run_heptapod("info -m " + test::quoted(path), dir, log), 0) << log;
+  EXPECT_NE(log.find("kind:     decoder-only (commands: generate, score --input"), std::string::npos) << log;
   std::ofstream(dir.file("prompts.txt")) << "twenty\n\nnine hundred\n";
   ASSERT_EQ(run_heptapod("generate -m " + test::quoted(path) + " -i " + test::quoted(dir.file("prompts.txt")) +
                              " --beam 1 --max-tokens 5 --cache float32 -o " + test::quoted(dir.file("out.txt")),

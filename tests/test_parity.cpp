@@ -1,6 +1,7 @@
 // The PyTorch reference test: logits, loss, every parameter gradient and a 10-step Adam trajectory must
 // match fixtures written by tools/make_parity_fixtures.py (an independent PyTorch implementation), for two
-// encoder-decoders and two decoder-only models (language models: no source, S = 0, no cross-attention).
+// encoder-decoders and three decoder-only models (language models: no source, S = 0, no cross-attention), one
+// of them with learned positions.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -99,6 +100,13 @@ TEST(Parity, DecoderOnlyPreNormTiedDouble) {
 }
 TEST(Parity, DecoderOnlyPostNormUntiedDouble) {
   check_parity<double>("parity_decoder_only_postnorm.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
+}
+// GPT-2's style: learned positions (decoder/positions/weight, 12 rows), unscaled embeddings, pre-norm, tied.
+TEST(Parity, DecoderOnlyLearnedPositionsFloat) {
+  check_parity<float>("parity_decoder_only_learned.safetensors", {1e-5, 1e-5, 1e-4, 1e-4});
+}
+TEST(Parity, DecoderOnlyLearnedPositionsDouble) {
+  check_parity<double>("parity_decoder_only_learned.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
 }
 
 TEST(Parity, ImportedNnTransformerMatchesPyTorch) {

@@ -2,7 +2,8 @@
 // separate machines would use): 2 ranks x accumulate 1 train exactly the model 1 rank x accumulate 2 trains
 // (losses and model file bit for bit); a run resumes on another number of ranks with the same update size
 // and is refused with another; a rank killed with -9 ends the whole run promptly, and rerunning the command
-// finishes with the model of an uninterrupted run; a 2-rank run makes the model an earlier binary recorded.
+// finishes with the model of an uninterrupted run; a 2-rank run makes the model an earlier binary recorded;
+// a language model trains the same on 2 ranks as on one accumulating two.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -68,6 +69,26 @@ TEST(MpiTrain, TwoRanksEqualOneRankAccumulatingTwo) {
   EXPECT_HAS_SUBSTR(log, "2 ranks x 1 micro-batches");
   const auto one = losses(dir.file("one")), two = losses(dir.file("two"));
   ASSERT_EQ(one.size(), 8u);
+  EXPECT_EQ(one, two);
+  EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("two") + "/model.htp"))
+      << "the model files differ";
+}
+
+// A language model (decoder-only, learned positions, every dropout): the same trainer, the same guarantee.
+TEST(MpiTrain, ALanguageModelOnTwoRanksEqualsOneRankAccumulatingTwo) {
+  TempDir dir;
+  std::string log;
+  auto lm_args = [&](const std::string& out, int accumulate) {
+    return "train --arch decoder-only --text " + quoted(test::data_file("numbers.train.en")) + " -o " + quoted(out) +
+           " --preset tiny --layers 2 --vocab-size 120 --context 32 --positions learned --batch-tokens 256"
+           " --warmup 20 --threads 1 --log-every 5 --valid-every 10 --steps 20 --dropout 0.1 --attention-dropout 0.1"
+           " --accumulate " + std::to_string(accumulate);
+  };
+  ASSERT_EQ(test::run_heptapod(lm_args(dir.file("one"), 2), dir, log), 0) << log;
+  ASSERT_EQ(train_ranks(2, lm_args(dir.file("two"), 1), log, dir), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "2 ranks x 1 micro-batches");
+  const auto one = losses(dir.file("one")), two = losses(dir.file("two"));
+  ASSERT_EQ(one.size(), 4u);
   EXPECT_EQ(one, two);
   EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("two") + "/model.htp"))
       << "the model files differ";

@@ -195,9 +195,13 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     initialize_parameters(r.model->parameters(), c.model, c.seed);
   }
   if (rank == 0)
-    log_line("model: " + std::to_string(parameter_count(c.model)) + " parameters, d_model " +
-           std::to_string(c.model.d_model) + ", " + std::to_string(c.model.encoder_layers) + "+" +
-           std::to_string(c.model.decoder_layers) + " layers, " +
+    log_line("model: " + std::string(architecture_name(c.model.architecture)) + ", " +
+             std::to_string(parameter_count(c.model)) + " parameters, d_model " + std::to_string(c.model.d_model) +
+             ", " +
+             (c.model.architecture == Architecture::EncoderDecoder
+                  ? std::to_string(c.model.encoder_layers) + "+" + std::to_string(c.model.decoder_layers)
+                  : std::to_string(c.model.has_decoder() ? c.model.decoder_layers : c.model.encoder_layers)) +
+             " layers, " +
            kernels::matmul_precision_name(precision.precision) + " products" +
            (precision.reason.empty() ? "" : std::string(" (bfloat16 asked for, but ") + precision.reason + ")"));
 
