@@ -45,6 +45,19 @@ py::list alignment_pairs(const std::string& text) {
 
 py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
 
+// Scores as Python dicts: {'log_prob', 'tokens', 'token_log_probs'}.
+py::list score_dicts(const std::vector<SentenceScore>& scores) {
+  py::list results;
+  for (const SentenceScore& s : scores) {
+    py::dict d;
+    d["log_prob"] = s.log_prob;
+    d["tokens"] = s.tokens;
+    d["token_log_probs"] = s.token_log_probs;
+    results.append(d);
+  }
+  return results;
+}
+
 ModelLoadOptions load_options(const std::optional<std::string>& compute_type, bool float_output) {
   ModelLoadOptions o;
   if (compute_type) o.compute_type = parse_compute_type(*compute_type, "compute_type");
@@ -120,16 +133,7 @@ class PyTranslator {
     require(sources.size() == targets.size(), "score: " + std::to_string(sources.size()) + " sources but " +
                                                   std::to_string(targets.size()) + " targets");
     require(batch_tokens >= 1, "batch_tokens must be >= 1");
-    const std::vector<SentenceScore> out = calls_.run([&] { return translator_.score(sources, targets, batch_tokens); });
-    py::list results;
-    for (const SentenceScore& s : out) {
-      py::dict d;
-      d["log_prob"] = s.log_prob;
-      d["tokens"] = s.tokens;
-      d["token_log_probs"] = s.token_log_probs;
-      results.append(d);
-    }
-    return results;
+    return score_dicts(calls_.run([&] { return translator_.score(sources, targets, batch_tokens); }));
   }
 
   py::object config() const { return json_to_python(nlohmann::json::parse(to_json(translator_.config()))); }
@@ -190,6 +194,11 @@ class PyGenerator {
       results.append(r);
     }
     return results;
+  }
+
+  py::list score(const std::vector<std::string>& texts, int batch_tokens) {
+    require(batch_tokens >= 1, "batch_tokens must be >= 1");
+    return score_dicts(calls_.run([&] { return generator_.score(texts, batch_tokens); }));
   }
 
   py::object config() const { return json_to_python(nlohmann::json::parse(to_json(generator_.config()))); }
@@ -361,6 +370,9 @@ PYBIND11_MODULE(heptapod, m) {
            "One dict per prompt: {'outputs': [{'text', 'new_text', 'tokens', 'new_tokens', 'log_prob', 'score', "
            "'end'}], 'warning'}; beam=0 samples (temperature, top_k, top_p, seed), beam>=1 searches, as "
            "`heptapod generate` does")
+      .def("score", &PyGenerator::score, py::arg("texts"), py::arg("batch_tokens") = 4096,
+           "One dict per text, scored as a document (start token, tokens, end token): {'log_prob', 'tokens', "
+           "'token_log_probs'} (natural log, end token included), as `heptapod score -i` prints them")
       .def("encode", &PyGenerator::encode, py::arg("text"))
       .def("decode", &PyGenerator::decode, py::arg("ids"))
       .def_property_readonly("config", &PyGenerator::config)

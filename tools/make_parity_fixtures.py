@@ -8,6 +8,9 @@
 #   tests/fixtures/parity_decoder_only_prenorm.safetensors    decoder-only (a language model), pre-norm (final
 #                                                             LN), tie "target_output", no output bias
 #   tests/fixtures/parity_decoder_only_postnorm.safetensors   decoder-only, post-norm, tie "none", output bias
+#   tests/fixtures/parity_decoder_only_learned.safetensors    decoder-only in GPT-2's style: learned positions
+#                                                             (12 rows), scale_embeddings false, pre-norm,
+#                                                             tie "target_output", no output bias
 #   tests/fixtures/torch_nn_transformer.safetensors    a tutorial-style nn.Transformer model, torch names
 #   tests/fixtures/torch_nn_transformer_prenorm.safetensors   the same with norm_first=True (final norms kept)
 #   tests/fixtures/torch_nn_transformer_nofinal.safetensors   post-norm, encoder/decoder built with norm=None
@@ -15,7 +18,12 @@
 # The parity model below is an independent, plain PyTorch implementation of docs/conventions.md
 # ("The model, exactly"), with parameters named as in docs/model-format.md. A decoder-only config is the
 # decoder stack alone: no encoder, no cross-attention (nor their parameters), and its config JSON in
-# Heptapod's one-stack form ("architecture": "decoder-only", "vocab_size", "layers"). It does not use
+# Heptapod's one-stack form ("architecture": "decoder-only", "vocab_size", "layers"). Learned positions
+# (config "learned_positions": N > 0, GPT-2 style) give every stack the model has an (N, d_model) table,
+# <stack>/positions/weight, initialised like the token embeddings, whose row position_offset + p is added in
+# place of the sinusoid at position p; "scale_embeddings": false drops the sqrt(d_model) factor. Those
+# fields (and "position_offset") appear in the config JSON only where they differ from the default, so
+# the configs of the earlier fixtures are unchanged. It does not use
 # nn.Transformer; nn.Transformer is only used for the import fixture, and the script checks that the
 # parity model loaded with the converted weights reproduces nn.Transformer's logits.
 #
@@ -23,7 +31,9 @@
 # Only torch and the standard library are used. Output is deterministic (same bytes on every run).
 #
 # Parity fixture contents (names in the safetensors header):
-#   param/<name>        F32   every parameter of the config (docs/model-format.md names)
+#   param/<name>        F32   every parameter of the config (docs/model-format.md names; with learned
+#                             positions also decoder/positions/weight, and encoder/positions/weight with
+#                             an encoder)
 #   batch/src           I32 (B, S)   batch/src_len I32 (B)   (decoder-only: S = 0, src_len all 0)
 #   batch/tgt_in        I32 (B, T)   bos + target tokens, padded with pad_id
 #   batch/tgt_out       I32 (B, T)   target tokens + eos, padded with pad_id
@@ -35,7 +45,10 @@
 # Everything is computed in float64 from the float32 parameters and stored as F32.
 # Self-checks: every file is re-read and compared tensor by tensor; the loss equals F.cross_entropy with
 # label_smoothing; the Adam losses are reproduced within 2e-5 in float32 and from perturbed weights (so a
-# float32 engine can match them); the nn.Transformer fixtures are reproduced by the parity model.
+# float32 engine can match them); the nn.Transformer fixtures are reproduced by the parity model; with
+# learned positions, tables holding the sinusoid reproduce the sinusoid model's logits, and exactly the
+# table rows no real token reads (before position_offset, from position_offset + the longest length) get a
+# zero gradient.
 # Note: grad/.../k_proj/bias is zero in exact arithmetic (softmax ignores a per-query constant), so the
 # stored values are rounding noise; compare those with an absolute tolerance.
 #
@@ -178,17 +191,32 @@ CONFIG_KEYS = ["src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "d_ff",
 # the two stacks' four fields.
 DECODER_ONLY_KEYS = ["architecture", "vocab_size", "d_model", "n_heads", "d_ff", "layers"] + \
     CONFIG_KEYS[CONFIG_KEYS.index("dropout"):]
+# Newer, optional fields and the paper's choice for each: a config always holds them, its JSON carries one only
+# where it differs (as Heptapod's to_json writes them), so the earlier fixtures' configs are unchanged.
+#   scale_embeddings   token embeddings times sqrt(d_model) before the positions are added
+#   position_offset    the first token's position: position p reads row / sinusoid position_offset + p
+#   learned_positions  N > 0: a learned (N, d_model) table per stack, <stack>/positions/weight, in place of
+#                      the sinusoid (GPT-2); sequences are then at most N - position_offset long
+OPTIONAL_KEYS = {"scale_embeddings": True, "position_offset": 0, "learned_positions": 0}
 
 
 def make_config(architecture="encoder-decoder", **kw):
-    """Every CONFIG_KEYS field (in the documented order), then "architecture". A decoder-only config keeps
-    the same fields with no encoder, as Heptapod's one_stack_config: src_vocab_size and encoder_layers 0."""
+    """Every CONFIG_KEYS field (in the documented order), then "architecture", then the OPTIONAL_KEYS
+    (defaults unless given). A decoder-only config keeps the same fields with no encoder, as Heptapod's
+    one_stack_config: src_vocab_size and encoder_layers 0."""
     cfg = dict(dropout=0.0, attention_dropout=0.0, activation_dropout=0.0, embedding_dropout=0.0,
                layer_norm_eps=1e-5, pad_id=0, bos_id=1, eos_id=2)
+    optional = dict(OPTIONAL_KEYS)
+    for k in OPTIONAL_KEYS:
+        if k in kw:
+            optional[k] = kw.pop(k)
     cfg.update(kw)
     assert sorted(cfg) == sorted(CONFIG_KEYS), sorted(set(cfg) ^ set(CONFIG_KEYS))
     out = {k: cfg[k] for k in CONFIG_KEYS}
     out["architecture"] = architecture
+    out.update(optional)
+    assert out["position_offset"] >= 0
+    assert out["learned_positions"] == 0 or out["learned_positions"] > out["position_offset"]
     if architecture == "decoder-only":
         assert out["src_vocab_size"] == 0 and out["encoder_layers"] == 0
         assert out["tie_embeddings"] in ("target_output", "none")
@@ -206,17 +234,26 @@ def decoder_only_config(vocab_size, layers, **kw):
 
 def config_json(cfg):
     """The JSON model_config_from_json reads: an encoder-decoder's CONFIG_KEYS (no "architecture": the
-    default), a decoder-only model's DECODER_ONLY_KEYS."""
+    default), a decoder-only model's DECODER_ONLY_KEYS; then each OPTIONAL_KEYS field that differs from
+    its default."""
     if has_encoder(cfg):
         fields = {k: cfg[k] for k in CONFIG_KEYS}
     else:
         one_stack = dict(cfg, vocab_size=cfg["tgt_vocab_size"], layers=cfg["decoder_layers"])
         fields = {k: one_stack[k] for k in DECODER_ONLY_KEYS}
+    for k, default in OPTIONAL_KEYS.items():
+        if cfg[k] != default:
+            fields[k] = cfg[k]
     return json.dumps(fields, separators=(", ", ": "))
 
 
 def has_encoder(cfg):
     return cfg["architecture"] == "encoder-decoder"
+
+
+def position_table(stack):
+    """The learned position table's parameter name (learned_positions > 0)."""
+    return stack + "/positions/weight"
 
 
 def has_final_norm(cfg):
@@ -236,6 +273,9 @@ def param_shapes(cfg):
         if has_encoder(cfg):
             out.append(("encoder/embedding/weight", (Vs, C), "embedding"))
         out.append(("decoder/embedding/weight", (Vt, C), "embedding"))
+    if cfg["learned_positions"] > 0:  # one table per stack, initialised like the token embeddings
+        for stack in (("encoder", "decoder") if has_encoder(cfg) else ("decoder",)):
+            out.append((position_table(stack), (cfg["learned_positions"], C), "embedding"))
     if tie == "none":
         out.append(("decoder/output_proj/weight", (Vt, C), "linear_weight"))
     if cfg["output_bias"]:
@@ -357,17 +397,25 @@ def sublayer(x, f, P, norm_prefix, cfg):
     return layer_norm(x + f(x), P, norm_prefix, eps)
 
 
-def embed(tokens, table, C):
-    L = tokens.shape[1]
-    return table[tokens.long()] * math.sqrt(C) + sinusoid(L, C)[None, :, :].to(table.dtype)
+def embed(tokens, table, P, cfg, stack):
+    """Token embeddings (times sqrt(C) if scale_embeddings) plus positions position_offset + p: rows of
+    the stack's learned table when learned_positions > 0, else the sinusoid."""
+    C, L, off = cfg["d_model"], tokens.shape[1], cfg["position_offset"]
+    x = table[tokens.long()]
+    if cfg["scale_embeddings"]:
+        x = x * math.sqrt(C)
+    if cfg["learned_positions"] > 0:
+        assert off + L <= cfg["learned_positions"], "sequence longer than the learned positions"
+        return x + P[position_table(stack)][off:off + L][None, :, :]
+    return x + sinusoid(off + L, C)[off:][None, :, :].to(table.dtype)
 
 
 def encode(P, cfg, src, src_len):
     """The encoder's output (B, S, C)."""
-    C, H = cfg["d_model"], cfg["n_heads"]
+    H = cfg["n_heads"]
     tie = cfg["tie_embeddings"]
     src_table = P["shared_embedding/weight"] if tie == "all" else P["encoder/embedding/weight"]
-    x = embed(src, src_table, C)
+    x = embed(src, src_table, P, cfg, "encoder")
     for i in range(cfg["encoder_layers"]):
         p = "encoder/layers/%d" % i
         x = sublayer(x, lambda h: attention(h, h, P, p + "/self_attn", H, src_len, False),
@@ -381,13 +429,13 @@ def encode(P, cfg, src, src_len):
 def forward(P, cfg, src, src_len, tgt_in, tgt_len):
     """Returns logits (B, T, V_tgt). A decoder-only model reads no source (src (B, 0)): its layers have
     no cross-attention."""
-    C, H = cfg["d_model"], cfg["n_heads"]
+    H = cfg["n_heads"]
     tie = cfg["tie_embeddings"]
     tgt_table = P["shared_embedding/weight"] if tie == "all" else P["decoder/embedding/weight"]
     out_w = tgt_table if tie in ("all", "target_output") else P["decoder/output_proj/weight"]
     memory = encode(P, cfg, src, src_len) if has_encoder(cfg) else None   # B,S,C
 
-    y = embed(tgt_in, tgt_table, C)
+    y = embed(tgt_in, tgt_table, P, cfg, "decoder")
     for i in range(cfg["decoder_layers"]):
         p = "decoder/layers/%d" % i
         y = sublayer(y, lambda h: attention(h, h, P, p + "/self_attn", H, tgt_len, True),
@@ -523,6 +571,27 @@ def adam_conditioning(params32, names, cfg, batch, label_smoothing, lr_scale, wa
     return spread
 
 
+def check_learned_positions(P, grads, cfg, batch):
+    """Self-checks of a learned-positions config: tables holding the sinusoid reproduce the sinusoid
+    config's logits (rows read from position_offset), and rows no real token reads get no gradient."""
+    N, C, off = cfg["learned_positions"], cfg["d_model"], cfg["position_offset"]
+    b = batch
+    with torch.no_grad():
+        sin_cfg = dict(cfg, learned_positions=0)
+        Q = {n: t.detach() for n, t in P.items()}
+        for stack in (("encoder", "decoder") if has_encoder(cfg) else ("decoder",)):
+            Q[position_table(stack)] = sinusoid(N, C)
+        learned = forward(Q, cfg, b["src"], b["src_len"], b["tgt_in"], b["tgt_len"])
+        sin = forward(Q, sin_cfg, b["src"], b["src_len"], b["tgt_in"], b["tgt_len"])
+        assert (learned - sin).abs().max().item() < 1e-12
+    stacks = [("decoder", b["tgt_len"])] + ([("encoder", b["src_len"])] if has_encoder(cfg) else [])
+    for stack, lens in stacks:
+        g = grads[position_table(stack)]
+        used = off + int(lens.max())
+        assert (g[:off] == 0).all() and (g[used:] == 0).all(), stack
+        assert (g[off:used].abs().sum(dim=-1) > 0).all(), stack
+
+
 def make_parity_fixture(path, cfg, label_smoothing, seed, src_lens, tgt_lens,
                         lr_scale=1.0, warmup_steps=4, adam_steps=10):
     gen = torch.Generator().manual_seed(seed)
@@ -541,6 +610,8 @@ def make_parity_fixture(path, cfg, label_smoothing, seed, src_lens, tgt_lens,
     grads = {n: P[n].grad.detach().clone() for n in names}
     for n in names:
         assert torch.isfinite(grads[n]).all(), n
+    if cfg["learned_positions"] > 0:
+        check_learned_positions(P, grads, cfg, batch)
 
     # Adam: 10 updates on the same batch, LambdaLR with the Noam schedule (step from 1).
     adam_losses = adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
@@ -808,8 +879,15 @@ def main():
                                tie_embeddings="none", output_bias=True)
     p7 = os.path.join(args.out_dir, "parity_decoder_only_postnorm.safetensors")
     r7 = make_parity_fixture(p7, cfg7, 0.2, seed=1, src_lens=no_src, tgt_lens=tgt_lens)
+    # GPT-2's style: learned positions (12 rows for targets of at most 8), unscaled embeddings, pre-norm,
+    # tied output, no output bias.
+    cfg8 = decoder_only_config(27, 2, d_model=32, n_heads=4, d_ff=48, norm="pre", final_norm=False,
+                               tie_embeddings="target_output", output_bias=False, learned_positions=12,
+                               scale_embeddings=False)
+    p8 = os.path.join(args.out_dir, "parity_decoder_only_learned.safetensors")
+    r8 = make_parity_fixture(p8, cfg8, 0.1, seed=2, src_lens=no_src, tgt_lens=tgt_lens)
 
-    for path, r in ((p1, r1), (p2, r2), (p6, r6), (p7, r7)):
+    for path, r in ((p1, r1), (p2, r2), (p6, r6), (p7, r7), (p8, r8)):
         print("%s: %d bytes, loss %.6f, adam losses %s (float32/perturbed spread %.2g)" % (
             os.path.relpath(path), os.path.getsize(path), r["loss"],
             " ".join("%.4f" % v for v in r["adam_losses"]), r["spread"]))

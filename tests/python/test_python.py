@@ -254,6 +254,14 @@ def test_a_language_model_trains_and_generates_the_clis_bytes(tmp_path):
                 assert o["end"] in ("end", "stop", "length") and o["text"].endswith(o["new_text"])
     with pytest.raises(heptapod.Error, match="top-p"):
         generator.generate(prompts, top_p=0.0)
+    # Scores: the CLI's per-line log-probabilities, per token too.
+    scored = cli("score", "-m", result["model"], "-i", str(tmp_path / "prompts.txt"), "--per-token", "--threads", "1")
+    scores = generator.score(prompts)
+    for line, s in zip(scored.splitlines(), scores):
+        fields = [float(x) for x in line.split("\t")]
+        assert fields[0] == pytest.approx(s["log_prob"], abs=1e-5)
+        assert fields[1:] == pytest.approx(s["token_log_probs"], abs=1e-5)
+        assert len(s["token_log_probs"]) == s["tokens"]
     with pytest.raises(heptapod.Error, match="decoder-only"):
         heptapod.Generator(_translation_model(tmp_path))
 
