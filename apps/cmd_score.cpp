@@ -54,7 +54,11 @@ int score_text(const ScoreFlags& f) {
     std::vector<std::string> lines;
     while (input.next(static_cast<std::size_t>(f.window), lines)) {
       const std::vector<SentenceScore> scores = generator.score(lines);
+      const std::size_t first = input.lines_read() - lines.size();
       for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (scores[i].truncated)
+          std::fprintf(stderr, "warning: line %zu: longer than the model's learned positions; scored its first %d "
+                               "tokens\n", first + i + 1, scores[i].tokens - 1);
         log_prob += scores[i].log_prob;
         tokens += scores[i].tokens;
         characters += static_cast<long long>(count_code_points(lines[i])) + 1;  // its newline too
@@ -97,7 +101,12 @@ int run_score(const ScoreFlags& f) {
                     f.target + " has " + std::to_string(targets.lines_read()));
       }
       if (!more_src || !more_tgt) return;
-      emit(format_scores(f, translator.score(src, tgt)));
+      const std::vector<SentenceScore> scores = translator.score(src, tgt);
+      for (std::size_t i = 0; i < scores.size(); ++i)
+        if (scores[i].truncated)
+          std::fprintf(stderr, "warning: pair %zu: longer than the model's learned positions; scored what fits\n",
+                       sources.lines_read() - src.size() + i + 1);
+      emit(format_scores(f, scores));
       progress.update(sources.lines_read(), sources.bytes_read());
     }
   });

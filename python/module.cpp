@@ -53,6 +53,7 @@ py::list score_dicts(const std::vector<SentenceScore>& scores) {
     d["log_prob"] = s.log_prob;
     d["tokens"] = s.tokens;
     d["token_log_probs"] = s.token_log_probs;
+    d["truncated"] = s.truncated;
     results.append(d);
   }
   return results;

@@ -147,7 +147,8 @@ TEST(DecoderState, ARowFedNothingStaysWhereItIs) {
   EXPECT_THROW(decoder.feed_logits({{bos}}), Error);
   EXPECT_THROW(decoder.feed_logits({{bos}, {c.tgt_vocab_size}}), Error);
   EXPECT_EQ(decoder.length(0), 0);  // nothing changed by the refused calls
-  decoder.feed({{bos, 5, 6}, {}});
+  const float* first = decoder.feed_logits({{bos, 5, 6}, {}});  // (2, V): row 1's are zeros
+  for (int v = 0; v < c.tgt_vocab_size; ++v) ASSERT_EQ(first[c.tgt_vocab_size + v], 0.0f) << v;
   EXPECT_EQ(decoder.length(0), 3);
   EXPECT_EQ(decoder.length(1), 0);
   // Row 1 catches up in the next pass; both match their full forward passes.

@@ -68,6 +68,20 @@ TEST_F(GenerateTest, GreedyContinuesThePromptWithTheFullForwardPassesMostLikelyT
   }
 }
 
+// The length penalty counts the new tokens (and the end token), not the prompt.
+TEST_F(GenerateTest, ScoresNormaliseByTheNewTokensAlone) {
+  Generator generator(path);
+  GenerateOptions o = greedy(6);
+  o.beam = 3;
+  o.nbest = 2;
+  o.length_penalty = 1.0f;
+  for (const auto& g : generator.generate({"nine hundred and ninety nine thousand", ""}, o))
+    for (const GeneratedText& t : g.outputs) {
+      const int length = t.new_tokens + (t.end == "end" ? 1 : 0);
+      EXPECT_NEAR(t.score, t.log_prob / ((5.0 + length) / 6.0), 1e-5) << t.text;
+    }
+}
+
 TEST_F(GenerateTest, BeamOneIsSamplingAtTemperatureZeroAndSamplesDoNotDependOnTheBatch) {
   Generator generator(path);
   const std::vector<std::string> prompts = {"three", "forty two", ""};
@@ -224,11 +238,17 @@ TEST_F(GenerateTest, LearnedPositionsBoundPromptsAndOutputsWithWarnings) {
   const auto out = generator.generate({"one two three four five six seven", "two"}, o);
   // The long prompt keeps its last 5 tokens (room for one more within 6 positions, the start token first).
   EXPECT_NE(out[0].warning.find("the model's context is 6 positions"), std::string::npos) << out[0].warning;
+  // A text longer than the positions is scored as far as it fits, and says so.
+  const auto scores = generator.score({"one two three four five six seven eight", "two"});
+  EXPECT_TRUE(scores[0].truncated);
+  EXPECT_EQ(scores[0].tokens, 6);  // 5 tokens after the start token, then the end token
+  EXPECT_FALSE(scores[1].truncated);
   for (const Generation& g : out) {
     ASSERT_EQ(g.outputs.size(), 1u);
     EXPECT_LE(g.outputs[0].tokens.size(), 6u);
-    if (g.outputs[0].end == "length")
+    if (g.outputs[0].end == "length") {
       EXPECT_NE(g.warning.find("stopped at the model's context (6 positions)"), std::string::npos) << g.warning;
+    }
   }
 }
 

@@ -94,10 +94,14 @@ std::vector<std::vector<int>> prefill_prompts(IncrementalDecoder& decoder, const
   return made;
 }
 
+int prompt_length(const SearchOptions& o, const std::vector<std::vector<int>>& prefixes, int sentence) {
+  return o.prompts && !prefixes.empty() ? static_cast<int>(prefixes[sentence].size()) : 0;
+}
+
 Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignment, float log_prob, bool ended,
-                               float length_penalty_alpha) {
+                               float length_penalty_alpha, int unscored) {
   Hypothesis h;
-  const int length = static_cast<int>(tokens.size()) + (ended ? 1 : 0);
+  const int length = static_cast<int>(tokens.size()) - unscored + (ended ? 1 : 0);
   if (ended) alignment.pop_back();  // the end token's alignment is not reported
   h.tokens = std::move(tokens);
   h.alignment = std::move(alignment);
@@ -189,6 +193,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
     for (int base = 0; base < decoder.rows(); base += k) {
       const int sentence = decoder.sentence_of(base);
       const int made = static_cast<int>(rows[base].tokens.size());  // by each of the sentence's rows
+      const int prompt = prompt_length(o, prefixes, sentence);
       // The best 2k extensions over the sentence's k rows.
       std::vector<Candidate> cands;
       for (int r = base; r < base + k; ++r) {
@@ -210,13 +215,13 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
       };
       auto finish = [&](Row row, bool with_end) {
         finished[sentence].push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment), row.log_prob,
-                                                         with_end, o.length_penalty));
+                                                         with_end, o.length_penalty, prompt));
       };
       std::vector<Row> beam;
       for (std::size_t i = 0; i < cands.size() && static_cast<int>(beam.size()) < k; ++i) {
         const Candidate& c = cands[i];
         if (c.token == eos_id) {
-          if (made < o.min_length) continue;  // too short to end
+          if (made - prompt < o.min_length) continue;  // too short to end
           if (static_cast<int>(i) < k) finish(extend(c), true);  // only ends ranked within the beam count
           continue;
         }

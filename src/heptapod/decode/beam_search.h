@@ -78,9 +78,14 @@ void sort_best_first(std::vector<Hypothesis>& hypotheses);
 int aligned_source_position(const IncrementalDecoder& decoder, int row);
 
 // A finished output: its tokens (without the end token), each token's alignment (the end token's, when
-// `ended`, dropped here), its log-probability and score log_prob / lp(|Y|), |Y| counting the end token.
+// `ended`, dropped here), its log-probability and score log_prob / lp(|Y|), |Y| counting the end token but
+// not the first `unscored` tokens (a prompt).
 Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignment, float log_prob, bool ended,
-                               float length_penalty_alpha);
+                               float length_penalty_alpha, int unscored = 0);
+
+// The tokens of sentence `sentence` that are a prompt (options.prompts: its prefix), which neither the
+// length penalty nor min_length counts; 0 otherwise.
+int prompt_length(const SearchOptions& options, const std::vector<std::vector<int>>& prefixes, int sentence);
 
 // GNMT length penalty ((5 + length) / 6)^alpha.
 float length_penalty(int length, float alpha);

@@ -74,13 +74,22 @@ std::vector<Generation> Generator::generate(const std::vector<std::string>& prom
   const bool streaming = o.stream && o.nbest == 1 && o.beam == 0;
   std::size_t hold = 0;  // text held back while it may still become a stop string
   for (const std::string& s : o.stop) hold = std::max(hold, s.size() - 1);
-  std::vector<std::size_t> emitted(n, 0);  // new text bytes streamed so far
-  auto stream_up_to = [&](std::size_t p, const std::string& text, std::size_t ready) {
-    while (ready > emitted[p] && ready < text.size() && (static_cast<unsigned char>(text[ready]) & 0xC0) == 0x80)
-      --ready;  // never inside a character
-    if (ready <= emitted[p]) return;
-    o.stream(p, std::string_view(text).substr(emitted[p], ready - emitted[p]));
-    emitted[p] = ready;
+  std::vector<std::string> emitted(n);  // each prompt's new text streamed so far
+  // Streams text[emitted, ready) when the text still begins with what was streamed (decoding a longer
+  // output can change its end: a byte-fallback character is U+FFFD until its last byte arrives, so that is
+  // held back too), never ending inside a character.
+  auto stream_up_to = [&](std::size_t p, const std::string& text, std::size_t ready, bool final) {
+    static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+    if (text.compare(0, emitted[p].size(), emitted[p]) != 0) return;
+    const std::size_t unfinished = text.rfind(kReplacement);
+    if (!final && unfinished != std::string::npos && unfinished + kReplacement.size() == text.size())
+      ready = std::min(ready, unfinished);
+    while (ready > emitted[p].size() && ready < text.size() &&
+           (static_cast<unsigned char>(text[ready]) & 0xC0) == 0x80)
+      --ready;
+    if (ready <= emitted[p].size()) return;
+    o.stream(p, std::string_view(text).substr(emitted[p].size(), ready - emitted[p].size()));
+    emitted[p] = text.substr(0, ready);
   };
 
   for (std::size_t b0 = 0; b0 < n; b0 += static_cast<std::size_t>(o.batch_prompts)) {
@@ -100,7 +109,8 @@ std::vector<Generation> Generator::generate(const std::vector<std::string>& prom
         const std::size_t p = b0 + static_cast<std::size_t>(sentence);
         const std::string text = new_text(vocab, heads[p], tokens[p].size(), row);
         const std::size_t cut = first_stop(text, o.stop);
-        if (streaming) stream_up_to(p, text, cut != std::string::npos ? cut : text.size() - std::min(hold, text.size()));
+        if (streaming)
+          stream_up_to(p, text, cut != std::string::npos ? cut : text.size() - std::min(hold, text.size()), false);
         return cut != std::string::npos;
       };
     const auto results = o.beam == 0 ? sample_search(*decoder_, sources, s, o.sampling, prefixes)
@@ -124,7 +134,7 @@ std::vector<Generation> Generator::generate(const std::vector<std::string>& prom
         g.new_tokens = static_cast<int>(h.tokens.size() - tokens[p].size());
         g.log_prob = h.log_prob;
         g.score = h.score;
-        if (streaming) stream_up_to(p, g.new_text, g.new_text.size());
+        if (streaming) stream_up_to(p, g.new_text, g.new_text.size(), true);
         out[p].outputs.push_back(std::move(g));
       }
     }

@@ -49,7 +49,9 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   // Room for every row at every position: what a search from start() can need at most (unwritten pages cost
   // nothing). Joining rows later may grow it.
   const long L = config_.decoder_layers, C = config_.d_model;
-  slot_capacity_ = B * rows_per_sentence * max_steps;
+  const long long slots = static_cast<long long>(B) * rows_per_sentence * max_steps;
+  require(slots <= (1LL << 30), "decoder: " + std::to_string(slots) + " cached positions are more than it holds");
+  slot_capacity_ = static_cast<int>(slots);
   const std::size_t cache_bytes = static_cast<std::size_t>(slot_capacity_) * L * 2 * C * element_bytes();
   self_cache_.reset(cache_bytes);
   advise_huge_pages(self_cache_.as<void>(), cache_bytes);
@@ -60,12 +62,16 @@ int IncrementalDecoder::join(const int* src, int B, int S, const int* src_len, i
   require(B > 0 && rows_per_sentence > 0, "decoder: empty batch");
   require((S > 0) == config_.has_encoder(), config_.has_encoder() ? "decoder: empty sources"
                                                                    : "decoder: a decoder-only model reads no source");
+  require(S <= config_.position_limit(), "decoder: sources of " + std::to_string(S) +
+                                            " tokens are longer than the model's learned positions (" +
+                                            std::to_string(config_.position_limit()) + ")");
+  // Encoding (which may throw) comes before the sentences are recorded, so a failed join changes nothing.
   const int first = static_cast<int>(src_len_.size());
+  if (config_.has_encoder()) add_cross_attention(src, B, S, src_len);
   for (int b = 0; b < B; ++b) {
     src_len_.push_back(std::clamp(src_len[b], 0, S));
     sentence_rows_.push_back(rows_per_sentence);
   }
-  if (config_.has_encoder()) add_cross_attention(src, B, S, src_len, first);
   S_ = std::max(S_, S);
   const int added = B * rows_per_sentence;
   for (int r = 0; r < added; ++r) row_sentence_.push_back(first + r / rows_per_sentence);
@@ -76,18 +82,18 @@ int IncrementalDecoder::join(const int* src, int B, int S, const int* src_len, i
   return first;
 }
 
-void IncrementalDecoder::add_cross_attention(const int* src, int B, int S, const int* src_len, int first) {
+void IncrementalDecoder::add_cross_attention(const int* src, int B, int S, const int* src_len) {
   const int C = config_.d_model;
   encode_arena_.reset();
   float* memory = model_.encode(src, B, S, src_len, encode_arena_);  // (B*S, C)
   // Cross-attention reads only real source positions: pack them sentence after sentence (N, C), in place,
   // and project those alone.
   int N = 0;
-  for (int b = 0; b < B; ++b) N += src_len_[first + b];
+  for (int b = 0; b < B; ++b) N += std::clamp(src_len[b], 0, S);
   make_cross_room(N);
   for (int b = 0, at = 0; b < B; ++b) {
     cross_offset_.push_back(cross_used_ + at);
-    const int n = src_len_[first + b];
+    const int n = std::clamp(src_len[b], 0, S);
     std::memmove(memory + static_cast<long>(at) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
     at += n;
   }
@@ -154,6 +160,7 @@ int IncrementalDecoder::take_slot() {
   }
   if (slots_made_ == slot_capacity_) {  // joined rows outgrew start()'s room: twice the room, slots copied
     const std::size_t slot_bytes = static_cast<std::size_t>(config_.decoder_layers) * 2 * config_.d_model * element_bytes();
+    require(slot_capacity_ <= (1 << 29), "decoder: more cached positions than it holds");
     const int capacity = std::max(2 * slot_capacity_, 64);
     PageBuffer grown;
     grown.reset(capacity * slot_bytes);
@@ -183,6 +190,9 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
   const E* keys = cross ? reinterpret_cast<const E*>(cross_kv_[li].get()) : self_cache_.as<const E>();
   long work = 0;
   for (int i = 0; i < queries_; ++i) work += cross ? src_len_[row_sentence_[query_row_[i]]] : query_position_[i] + 1;
+  // Alignment: each row's head-averaged attention over its source at its last query, (rows, S); zero for a
+  // row fed nothing.
+  if (probs_out) std::fill(probs_out, probs_out + static_cast<long>(rows_) * S_, 0.0f);
   // One query row at a time, all heads together: each key and value vector (C elements) is read once,
   // contiguously.
 #pragma omp parallel for schedule(dynamic, 4) if (work * H * D > kernels::kParallelMinWork)
@@ -201,18 +211,14 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
     const int* history = history_.data() + static_cast<std::size_t>(r) * max_steps_;
     for (int j = 0; j < count; ++j)
       offsets[j] = cross ? (cross_offset_[sentence] + j) * 2L * C : (history[j] * L + li) * 2 * C;
+    thread_local std::vector<float> scores;  // (H, key_cap) this query's attention probabilities
+    scores.resize(static_cast<std::size_t>(H) * key_cap);
     kernels::attend_cached(q + static_cast<long>(i) * ldq, keys, keys + C, offsets.data(), count, H, D, scale,
-                           scores_.data() + static_cast<long>(i) * H * key_cap, key_cap, o);
-  }
-  if (!probs_out) return;
-  // Alignment: each row's head-averaged attention over its source at its last query, (rows, S).
-  std::fill(probs_out, probs_out + static_cast<long>(rows_) * S_, 0.0f);
-  for (int r = 0; r < rows_; ++r) {
-    const int count = last_query_[r] < 0 ? 0 : src_len_[row_sentence_[r]];
-    for (int h = 0; h < H; ++h) {
-      const float* s = scores_.data() + static_cast<long>(last_query_[r] * H + h) * key_cap;
-      for (int j = 0; j < count; ++j) probs_out[static_cast<long>(r) * S_ + j] += s[j] / H;
-    }
+                           scores.data(), key_cap, o);
+    if (!probs_out || last_query_[r] != i) continue;
+    float* a = probs_out + static_cast<long>(r) * S_;  // (S) this row's alignment: only this thread writes it
+    for (int h = 0; h < H; ++h)
+      for (int j = 0; j < count; ++j) a[j] += scores[static_cast<std::size_t>(h) * key_cap + j] / H;
   }
 }
 
@@ -245,7 +251,10 @@ const float* IncrementalDecoder::advance(const int* tokens, const int* counts) {
     require(counts[r] >= 0, "decoder: a negative token count");
     total += counts[r];
     one_each = one_each && counts[r] == 1;
-    require(length_[r] + counts[r] <= max_steps_, "decoder: past the maximum output length");
+    require(length_[r] + counts[r] <= std::min(max_steps_, config_.position_limit()),
+            length_[r] + counts[r] > max_steps_ ? "decoder: past the maximum output length"
+                                                : "decoder: past the model's learned positions (" +
+                                                      std::to_string(config_.position_limit()) + ")");
     for (int k = 0; k < counts[r]; ++k, ++at)
       require(tokens[at] >= 0 && tokens[at] < V, "decoder: token id outside the target vocabulary");
   }
@@ -259,15 +268,13 @@ const float* IncrementalDecoder::advance(const int* tokens, const int* counts) {
       query_position_.push_back(length_[r]++);
       ++queries_;
     }
-    last_query_[r] = queries_ - 1;
+    last_query_[r] = counts[r] > 0 ? queries_ - 1 : -1;
   }
-  const int key_cap = std::max(S_, max_steps_);
   int widest = 0;
   for (const auto& [v0, n] : model_.output_column_blocks()) widest = std::max(widest, n);
   logits_.resize(std::max(logits_.size(), static_cast<std::size_t>(rows_) * widest));
   log_z_.resize(std::max<std::size_t>(log_z_.size(), rows_));
   top_count_.resize(std::max<std::size_t>(top_count_.size(), rows_));
-  scores_.resize(std::max(scores_.size(), static_cast<std::size_t>(queries_) * config_.n_heads * key_cap));
   step_arena_.reset();
   const float* x = model_.decode_step(tokens, query_position_.data(), queries_, *this, step_arena_);  // (queries, C)
   if (one_each) return x;

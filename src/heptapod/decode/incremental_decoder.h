@@ -76,11 +76,11 @@ class IncrementalDecoder final : private AttentionCache<float> {
   int padded_source_length() const { return S_; }  // the longest source of any sentence, at least its S
 
  private:
-  // Encodes sentences [first, first + B) and stores every decoder layer's cross-attention keys and values of
-  // their sources after those of earlier sentences.
-  void add_cross_attention(const int* src, int B, int S, const int* src_len, int first);
-  // Before new sentences' cross keys/values are stored: drops the cross keys/values of sentences without rows once they hold more than the
-  // rest (a search that only drops rows never pays for moving them), and makes room for `rows` more.
+  // Encodes B sentences and stores every decoder layer's cross-attention keys and values of their sources
+  // after those of earlier sentences (before join records the sentences).
+  void add_cross_attention(const int* src, int B, int S, const int* src_len);
+  // Before new sentences' cross keys/values are stored: drops those of sentences without rows once they hold
+  // more than the rest (a search that only drops rows never pays for moving them); makes room for `rows` more.
   void make_cross_room(int rows);
   // Feeds counts[r] tokens to row r (tokens: all rows' runs end to end) through the decoder layers -> the
   // output (rows, C) at each row's last token (zeros for a row fed none).
@@ -134,8 +134,7 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // The current call's query rows (every fed token): its row and position, each row's last query (-1: none).
   int queries_ = 0;
   std::vector<int> query_row_, query_position_, last_query_;
-  // Per-call scratch, sized for the largest count seen: attention scores and the alignment.
-  std::vector<float> scores_, alignment_;
+  std::vector<float> alignment_;  // (rows, S_) last_cross_attention()
   std::vector<float> last_hidden_;  // (rows, C) each row's last output when a call feeds several tokens
   std::vector<float> logits_;  // (rows, widest output block): the vocabulary is scored a block at a time
   std::vector<float> full_logits_;  // (rows, V): step_logits()' result

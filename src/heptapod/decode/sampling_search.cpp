@@ -64,7 +64,7 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
         apply_repetition_guards(model.data(), V, row.tokens, o.guards);
         warped = model;
         for (int id : banned) warped[id] = kRemovedLogit;
-        if (step < o.min_length) warped[c.eos_id] = kRemovedLogit;
+        if (step - prompt_length(o, prefixes, sentence) < o.min_length) warped[c.eos_id] = kRemovedLogit;
         apply_sampling_warpers(warped.data(), V, sampling);
         token = draw_token(warped.data(), V, counter_uniform(sampling.seed, row.stream, static_cast<std::uint64_t>(step)));
       }
@@ -80,7 +80,8 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
       const bool stopped = !ended && !exhausted && o.stop_after && o.stop_after(sentence, row.tokens);
       if (ended || exhausted || stopped || static_cast<int>(row.tokens.size()) >= limit[sentence]) {
         results[sentence].push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment),
-                                                        static_cast<float>(row.log_prob), ended, o.length_penalty));
+                                                        static_cast<float>(row.log_prob), ended, o.length_penalty,
+                                                        prompt_length(o, prefixes, sentence)));
         continue;
       }
       order.push_back(r);

@@ -33,15 +33,25 @@ std::vector<SentenceScore> score_tokens(Transformer<float>& model, const std::ve
                                         const std::vector<std::vector<int>>& targets, int batch_tokens) {
   require(sources.size() == targets.size(), "score: " + std::to_string(sources.size()) + " sources but " +
                                                 std::to_string(targets.size()) + " targets");
-  std::vector<std::size_t> lengths(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) lengths[i] = sources[i].size() + targets[i].size() + 1;
+  // What fits the learned positions (if any): a source and its end token, the start token and a target.
+  const ModelConfig& c = model.config();
+  const auto max_source = static_cast<std::size_t>(c.position_limit() - (c.source_eos ? 1 : 0));
+  const auto max_target = static_cast<std::size_t>(c.position_limit() - 1);
   std::vector<SentenceScore> out(sources.size());
+  std::vector<std::size_t> lengths(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    out[i].truncated = sources[i].size() > max_source || targets[i].size() > max_target;
+    lengths[i] = std::min(sources[i].size(), max_source) + std::min(targets[i].size(), max_target) + 1;
+  }
+  auto fit = [&](const std::vector<int>& tokens, std::size_t max) {
+    return std::vector<int>(tokens.begin(), tokens.begin() + static_cast<long>(std::min(tokens.size(), max)));
+  };
   Arena arena;
   for (const auto& group : length_batches(lengths, batch_tokens)) {
     std::vector<std::vector<int>> bs, bt;
     for (std::size_t i : group) {
-      bs.push_back(sources[i]);
-      bt.push_back(targets[i]);
+      bs.push_back(fit(sources[i], max_source));
+      bt.push_back(fit(targets[i], max_target));
     }
     const Batch b = make_batch(bs, bt, model.config());
     std::vector<float> nll(static_cast<std::size_t>(b.B) * b.T);  // (B, T) -log p per target position

@@ -1,6 +1,7 @@
 // The translation training task: vocabularies, the parallel corpus and its batches, validation.
 #include "heptapod/train/translation_task.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -102,7 +103,8 @@ void TranslationTask::prepare(int rank) {
 void TranslationTask::prepare_validation() {
   const TrainConfig& c = config_;
   if (c.valid_source.empty()) return;
-  const LengthFilter keep_all{1 << 20, 0.0};
+  // Every pair that fits the model (with learned positions, sentences at most one token shorter than them).
+  const LengthFilter keep_all{std::min(1 << 20, c.model.position_limit() - 1), 0.0};
   dev_ = DevSet{ParallelCorpus::build(c.valid_source, c.valid_target, vocabs_.source, vocabs_.target, keep_all,
                                       (fs::path(cache_dir_) / "valid.cache").string()),
                 {}};
