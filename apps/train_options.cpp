@@ -4,6 +4,7 @@
 #include <map>
 
 #include "commands.h"
+#include "heptapod/io/model_file.h"
 
 namespace heptapod::app {
 
@@ -121,16 +122,21 @@ TrainConfig resolve_train_flags(TrainFlags f) {
   ModelChoice& m = f.model;
   m.init_model = c.init_model;
   if (f.architecture) m.architecture = architecture_from_name(*f.architecture, "--arch");
+  // The model's kind and positions: --arch, else the model to fine-tune's, else an encoder-decoder's.
+  std::optional<ModelConfig> init;
+  if (!c.init_model.empty()) init = read_model_config(SafetensorsFile::read(c.init_model));
+  const Architecture kind = m.architecture.value_or(init ? init->architecture : Architecture::EncoderDecoder);
   if (f.layers) {  // the stacks the model has
-    if (m.architecture.value_or(Architecture::EncoderDecoder) != Architecture::DecoderOnly) m.encoder_layers = f.layers;
-    if (m.architecture.value_or(Architecture::EncoderDecoder) != Architecture::EncoderOnly) m.decoder_layers = f.layers;
+    if (kind != Architecture::DecoderOnly) m.encoder_layers = f.layers;
+    if (kind != Architecture::EncoderOnly) m.decoder_layers = f.layers;
   }
   c.documents = document_split_from_name(f.documents, "--documents");
   require(!f.max_positions || f.positions == "learned", "--max-positions needs --positions learned");
   if (f.positions == "sinusoidal") m.learned_positions = 0;
   if (f.positions == "learned")
-    m.learned_positions = f.max_positions.value_or(
-        m.architecture.value_or(Architecture::EncoderDecoder) == Architecture::DecoderOnly ? c.context : 1024);
+    m.learned_positions = f.max_positions.value_or(init && init->learned_positions > 0 ? init->learned_positions
+                                                   : kind == Architecture::DecoderOnly ? c.context
+                                                                                        : 1024);
   if (!f.norm.empty()) m.norm = norm_from_name(f.norm, "--norm");
   if (!f.tie.empty()) m.tie = tying_from_name(f.tie, "--tie");
   c.model = resolve_model_choice(m);

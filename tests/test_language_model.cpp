@@ -146,6 +146,14 @@ TEST(LanguageModelTrain, LearnedPositionsCoverTheContextAndTrain) {
                          out),
             0)
       << out;
+  // Fine-tuning it takes its kind, depth and positions from the file: --layers and --positions learned
+  // restate them without --arch.
+  ASSERT_EQ(run_heptapod("train --init " + quoted(dir.file("a") + "/model.htp") + " --text " +
+                             quoted(test::data_file("numbers.dev.en")) + " -o " + quoted(dir.file("ft")) +
+                             " --layers 2 --positions learned --context 32 --batch-tokens 512 --steps 2 --threads 2",
+                         dir, out),
+            0)
+      << out;
 }
 
 TEST(LanguageModelTrain, WhatDoesNotFitALanguageModelIsRefusedByName) {
