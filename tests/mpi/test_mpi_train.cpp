@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -61,37 +62,38 @@ std::vector<nlohmann::json> losses(const std::string& run) {
   return out;
 }
 
-TEST(MpiTrain, TwoRanksEqualOneRankAccumulatingTwo) {
+// Runs args(output, accumulate) on 1 rank accumulating 2 and on 2 ranks accumulating 1: the same `records`
+// loss records and the same model file, bit for bit.
+void expect_two_ranks_equal_one_accumulating_two(const std::function<std::string(const std::string&, int)>& args,
+                                                 std::size_t records) {
   TempDir dir;
   std::string log;
-  ASSERT_EQ(test::run_heptapod(train_args(dir.file("one"), 40, 2), dir, log), 0) << log;
-  ASSERT_EQ(train_ranks(2, train_args(dir.file("two"), 40, 1), log, dir), 0) << log;
+  ASSERT_EQ(test::run_heptapod(args(dir.file("one"), 2), dir, log), 0) << log;
+  ASSERT_EQ(train_ranks(2, args(dir.file("two"), 1), log, dir), 0) << log;
   EXPECT_HAS_SUBSTR(log, "2 ranks x 1 micro-batches");
   const auto one = losses(dir.file("one")), two = losses(dir.file("two"));
-  ASSERT_EQ(one.size(), 8u);
+  ASSERT_EQ(one.size(), records);
   EXPECT_EQ(one, two);
   EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("two") + "/model.htp"))
       << "the model files differ";
 }
 
+TEST(MpiTrain, TwoRanksEqualOneRankAccumulatingTwo) {
+  expect_two_ranks_equal_one_accumulating_two(
+      [](const std::string& out, int accumulate) { return train_args(out, 40, accumulate); }, 8);
+}
+
 // A language model (decoder-only, learned positions, every dropout): the same trainer, the same guarantee.
 TEST(MpiTrain, ALanguageModelOnTwoRanksEqualsOneRankAccumulatingTwo) {
-  TempDir dir;
-  std::string log;
-  auto lm_args = [&](const std::string& out, int accumulate) {
-    return "train --arch decoder-only --text " + quoted(test::data_file("numbers.train.en")) + " -o " + quoted(out) +
-           " --preset tiny --layers 2 --vocab-size 120 --context 32 --positions learned --batch-tokens 256"
-           " --warmup 20 --threads 1 --log-every 5 --valid-every 10 --steps 20 --dropout 0.1 --attention-dropout 0.1"
-           " --accumulate " + std::to_string(accumulate);
-  };
-  ASSERT_EQ(test::run_heptapod(lm_args(dir.file("one"), 2), dir, log), 0) << log;
-  ASSERT_EQ(train_ranks(2, lm_args(dir.file("two"), 1), log, dir), 0) << log;
-  EXPECT_HAS_SUBSTR(log, "2 ranks x 1 micro-batches");
-  const auto one = losses(dir.file("one")), two = losses(dir.file("two"));
-  ASSERT_EQ(one.size(), 4u);
-  EXPECT_EQ(one, two);
-  EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("two") + "/model.htp"))
-      << "the model files differ";
+  expect_two_ranks_equal_one_accumulating_two(
+      [](const std::string& out, int accumulate) {
+        return "train --arch decoder-only --text " + quoted(test::data_file("numbers.train.en")) + " -o " +
+               quoted(out) +
+               " --preset tiny --layers 2 --vocab-size 120 --context 32 --positions learned --batch-tokens 256"
+               " --warmup 20 --threads 1 --log-every 5 --valid-every 10 --steps 20 --dropout 0.1"
+               " --attention-dropout 0.1 --accumulate " + std::to_string(accumulate);
+      },
+      4);
 }
 
 TEST(MpiTrain, ResumesOnAnotherRankCountWithTheSameUpdateSizeOnly) {
