@@ -56,11 +56,12 @@ int run_generate(const GenerateFlags& f) {
       emit(format_window(f, generator.generate(prompts, f.options), first));
       return;
     }
-    // One prompt at a time: the prompt, then its new text piece by piece as it is made.
+    // One prompt at a time: the prompt as kept, then its new text piece by piece as it is made (the same
+    // bytes as the output written to a file).
     GenerateOptions o = f.options;
     o.stream = [&](std::size_t, std::string_view piece) { emit(std::string(piece)); };
     for (std::size_t i = 0; i < prompts.size(); ++i) {
-      emit(prompts[i]);
+      emit(generator.keep_prompt(prompts[i], o).text);
       const Generation g = generator.generate({prompts[i]}, o)[0];
       if (!g.warning.empty()) std::fprintf(stderr, "\nwarning: prompt %zu: %s\n", first + i + 1, g.warning.c_str());
       emit("\n");

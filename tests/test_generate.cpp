@@ -139,6 +139,10 @@ TEST_F(GenerateTest, LongPromptsKeepTheirLastTokensAndModelsOfTheOtherKindAreRef
   EXPECT_NE(out[0].warning.find("kept its last 2"), std::string::npos) << out[0].warning;
   const std::vector<int> all = generator.vocabulary().encode("one two three four five");
   EXPECT_TRUE(std::equal(all.end() - 2, all.end(), out[0].outputs[0].tokens.begin()));
+  // What a terminal sees first: the prompt as kept, which every output's text begins with.
+  const KeptPrompt kept = generator.keep_prompt("one two three four five", o);
+  EXPECT_EQ(kept.text + out[0].outputs[0].new_text, out[0].outputs[0].text);
+  EXPECT_EQ(kept.warning, out[0].warning);
   o.sampling.top_p = 0;
   o.beam = 0;
   EXPECT_THROW(generator.generate({"x"}, o), Error);

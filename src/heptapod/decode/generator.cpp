@@ -48,6 +48,24 @@ Generator::Generator(const std::string& model_path, const ModelLoadOptions& opti
   decoder_ = std::make_unique<IncrementalDecoder>(*model_);
 }
 
+KeptPrompt Generator::keep_prompt(const std::string& prompt, const GenerateOptions& o) const {
+  // A prompt keeps room for one new token within the model's learned positions (if it has them).
+  const int context = config().position_limit();
+  const int max_prompt = std::min(o.max_prompt_tokens, context - 1);
+  KeptPrompt kept;
+  kept.tokens = vocabs_.target.encode(prompt);
+  const auto length = static_cast<int>(kept.tokens.size());
+  if (length > max_prompt) {
+    kept.warning = "prompt of " + std::to_string(length) + " tokens: kept its last " + std::to_string(max_prompt) +
+                   (max_prompt < o.max_prompt_tokens ? " (the model's context is " + std::to_string(context) +
+                                                           " positions)"
+                                                     : "");
+    kept.tokens.erase(kept.tokens.begin(), kept.tokens.end() - max_prompt);
+  }
+  kept.text = vocabs_.target.decode(kept.tokens);
+  return kept;
+}
+
 std::vector<Generation> Generator::generate(const std::vector<std::string>& prompts, const GenerateOptions& o) {
   validate(o);
   const Vocabulary& vocab = vocabs_.target;
@@ -55,20 +73,12 @@ std::vector<Generation> Generator::generate(const std::vector<std::string>& prom
   std::vector<Generation> out(n);
   std::vector<std::vector<int>> tokens(n);  // each prompt's tokens, as kept
   std::vector<std::string> heads(n);        // and their text
-  // A prompt keeps room for one new token within the model's learned positions (if it has them).
   const int context = config().position_limit();
-  const int max_prompt = std::min(o.max_prompt_tokens, context - 1);
   for (std::size_t i = 0; i < n; ++i) {
-    tokens[i] = vocab.encode(prompts[i]);
-    const auto length = static_cast<int>(tokens[i].size());
-    if (length > max_prompt) {
-      out[i].warning = "prompt of " + std::to_string(length) + " tokens: kept its last " + std::to_string(max_prompt) +
-                       (max_prompt < o.max_prompt_tokens ? " (the model's context is " + std::to_string(context) +
-                                                               " positions)"
-                                                         : "");
-      tokens[i].erase(tokens[i].begin(), tokens[i].end() - max_prompt);
-    }
-    heads[i] = vocab.decode(tokens[i]);
+    KeptPrompt kept = keep_prompt(prompts[i], o);
+    tokens[i] = std::move(kept.tokens);
+    heads[i] = std::move(kept.text);
+    out[i].warning = std::move(kept.warning);
   }
   // Only a sampled token is final when the hook sees it (beam search shows it candidates).
   const bool streaming = o.stream && o.nbest == 1 && o.beam == 0;

@@ -48,6 +48,14 @@ struct GeneratedText {
   std::string end;           // "end" (the end token), "stop" (a stop string) or "length" (max_tokens)
 };
 
+// A prompt as generation keeps it: its last tokens that fit (max_prompt_tokens, and room for one new token
+// within learned positions), their text, and a warning when it was cut.
+struct KeptPrompt {
+  std::vector<int> tokens;
+  std::string text;     // what every output's text begins with
+  std::string warning;  // empty if nothing was cut
+};
+
 struct Generation {
   std::vector<GeneratedText> outputs;  // best first (beam) or in draw order's ranking (samples)
   std::string warning;                 // e.g. prompt truncation; empty if none
@@ -60,6 +68,7 @@ class Generator {
   explicit Generator(const std::string& model_path, const ModelLoadOptions& options = {});
 
   std::vector<Generation> generate(const std::vector<std::string>& prompts, const GenerateOptions& options);
+  KeptPrompt keep_prompt(const std::string& prompt, const GenerateOptions& options) const;
   // Each text's log-probability as a document (start token, its tokens, end token: what training reads),
   // token by token, end token included.
   std::vector<SentenceScore> score(const std::vector<std::string>& texts, int batch_tokens = 4096);
