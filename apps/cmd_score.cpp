@@ -49,7 +49,8 @@ int score_text(const ScoreFlags& f) {
   LineWindows input(f.input);
   LineProgress progress(f.input, f.output);
   double log_prob = 0;
-  long long tokens = 0, characters = 0, bytes = 0;
+  long long tokens = 0;
+  TextLength length;
   stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
     std::vector<std::string> lines;
     while (input.next(static_cast<std::size_t>(f.window), lines)) {
@@ -61,8 +62,7 @@ int score_text(const ScoreFlags& f) {
                                "tokens\n", first + i + 1, scores[i].tokens - 1);
         log_prob += scores[i].log_prob;
         tokens += scores[i].tokens;
-        characters += static_cast<long long>(count_code_points(lines[i])) + 1;  // its newline too
-        bytes += static_cast<long long>(lines[i].size()) + 1;
+        length.add(lines[i]);
       }
       emit(format_scores(f, scores));
       progress.update(input.lines_read(), input.bytes_read());
@@ -72,7 +72,7 @@ int score_text(const ScoreFlags& f) {
   const double bits = -log_prob / std::log(2.0);
   std::fprintf(stderr, "%zu lines, %lld tokens: perplexity %.4f, bits per character %.4f, bits per byte %.4f\n",
                input.lines_read(), tokens, std::exp(-log_prob / std::max(tokens, 1LL)),
-               bits / static_cast<double>(std::max(characters, 1LL)), bits / static_cast<double>(std::max(bytes, 1LL)));
+               length.per_character(bits), length.per_byte(bits));
   return 0;
 }
 

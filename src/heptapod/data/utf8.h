@@ -18,4 +18,16 @@ std::vector<char32_t> decode_utf8(std::string_view text);
 // The number of code points of valid UTF-8 text: its bytes that do not continue a sequence.
 std::size_t count_code_points(std::string_view text);
 
+// A text's length as bits per character and per byte divide it: the characters (code points) and bytes of
+// its documents or lines, each one's end counted as one of each (its newline).
+struct TextLength {
+  long long characters = 0, bytes = 0;
+  void add(std::string_view document) {
+    characters += static_cast<long long>(count_code_points(document)) + 1;
+    bytes += static_cast<long long>(document.size()) + 1;
+  }
+  double per_character(double bits) const { return bits / static_cast<double>(characters > 0 ? characters : 1); }
+  double per_byte(double bits) const { return bits / static_cast<double>(bytes > 0 ? bytes : 1); }
+};
+
 }  // namespace heptapod

@@ -51,7 +51,7 @@ Generator::Generator(const std::string& model_path, const ModelLoadOptions& opti
 KeptPrompt Generator::keep_prompt(const std::string& prompt, const GenerateOptions& o) const {
   // A prompt keeps room for one new token within the model's learned positions (if it has them).
   const int context = config().position_limit();
-  const int max_prompt = std::min(o.max_prompt_tokens, context - 1);
+  const int max_prompt = std::min(o.max_prompt_tokens, config().max_target_tokens());
   KeptPrompt kept;
   kept.tokens = vocabs_.target.encode(prompt);
   const auto length = static_cast<int>(kept.tokens.size());

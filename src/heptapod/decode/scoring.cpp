@@ -35,8 +35,8 @@ std::vector<SentenceScore> score_tokens(Transformer<float>& model, const std::ve
                                                 std::to_string(targets.size()) + " targets");
   // What fits the learned positions (if any): a source and its end token, the start token and a target.
   const ModelConfig& c = model.config();
-  const auto max_source = static_cast<std::size_t>(c.position_limit() - (c.source_eos ? 1 : 0));
-  const auto max_target = static_cast<std::size_t>(c.position_limit() - 1);
+  const auto max_source = static_cast<std::size_t>(c.max_source_tokens());
+  const auto max_target = static_cast<std::size_t>(c.max_target_tokens());
   std::vector<SentenceScore> out(sources.size());
   std::vector<std::size_t> lengths(sources.size());
   for (std::size_t i = 0; i < sources.size(); ++i) {

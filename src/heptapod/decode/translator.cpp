@@ -27,8 +27,8 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   };
   // Inputs and prefixes no longer than the options allow, nor than a model with learned positions reaches.
   const ModelConfig& c = model_->config();
-  const int max_input = std::min(o.max_input_tokens, c.position_limit() - (c.source_eos ? 1 : 0));
-  const int max_prefix = std::min(o.max_input_tokens, c.position_limit() - 1);
+  const int max_input = std::min(o.max_input_tokens, c.max_source_tokens());
+  const int max_prefix = std::min(o.max_input_tokens, c.max_target_tokens());
   // Each line's prefix tokens, no longer than an input may be.
   std::vector<std::vector<int>> prefixes(target_prefixes.size());
   for (std::size_t i = 0; i < target_prefixes.size(); ++i) {

@@ -55,6 +55,9 @@ struct ModelConfig {
   bool has_final_norm() const { return norm == NormPosition::Pre || final_norm; }
   // The positions a sequence may use: learned_positions - position_offset, or unbounded for the sinusoids.
   int position_limit() const { return learned_positions > 0 ? learned_positions - position_offset : 1 << 30; }
+  // The longest source (with its end token under source_eos) and target (after the start token) that fit.
+  int max_source_tokens() const { return position_limit() - (source_eos ? 1 : 0); }
+  int max_target_tokens() const { return position_limit() - 1; }
   bool has_encoder() const { return architecture != Architecture::DecoderOnly; }
   bool has_decoder() const { return architecture != Architecture::EncoderOnly; }
 };

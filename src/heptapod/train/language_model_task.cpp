@@ -63,23 +63,13 @@ Batch DocumentStream::batch(const std::vector<std::int64_t>& blocks, int context
 
 namespace {
 
-// The vocabulary of the model to fine-tune (with its own ids, if it was converted).
-Vocabulary init_vocabulary(const std::string& init_model) {
-  const SafetensorsFile file = SafetensorsFile::read(init_model);
-  auto vocabs = read_vocabularies(file, read_model_config(file));
-  require(vocabs.has_value(), init_model + " holds no vocabulary, so it cannot be fine-tuned on text");
-  return std::move(vocabs->target);
-}
-
-// The documents' characters and bytes, each document's end counted as one of each (a newline).
-std::pair<long long, long long> count_characters(const std::string& path, DocumentSplit split) {
+// The length of a text's documents, as bits per character and per byte count it.
+TextLength text_length(const std::string& path, DocumentSplit split) {
   DocumentReader reader(path, split);
-  long long characters = 0, bytes = 0, line = 0;
-  for (std::string text; reader.next(text, line);) {
-    characters += static_cast<long long>(count_code_points(text)) + 1;
-    bytes += static_cast<long long>(text.size()) + 1;
-  }
-  return {characters, bytes};
+  TextLength length;
+  long long line = 0;
+  for (std::string text; reader.next(text, line);) length.add(text);
+  return length;
 }
 
 }  // namespace
@@ -91,7 +81,7 @@ void LanguageModelTask::prepare(int rank) {
   const TrainConfig& c = config_;
   const std::string saved = (fs::path(c.output_dir) / "vocab.spm").string();
   if (!c.init_model.empty()) {
-    vocabs_.target = init_vocabulary(c.init_model);
+    vocabs_.target = fine_tuning_vocabularies(c.init_model).target;
   } else if (!c.vocab.empty()) {
     vocabs_.target = Vocabulary::load(c.vocab);
   } else if (fs::exists(saved)) {
@@ -125,8 +115,9 @@ void LanguageModelTask::prepare_validation() {
   dev_->corpus = std::make_unique<ParallelCorpus>(ParallelCorpus::build_documents(
       c.valid_text, c.documents, vocabs_.target, (fs::path(cache_dir_) / "valid.cache").string()));
   require(dev_->corpus->size() > 0, c.valid_text + " holds no text to validate on");
-  std::tie(dev_->characters, dev_->bytes) = count_characters(c.valid_text, c.documents);
-  log_line("dev data: " + dev_->corpus->stats().summary() + ", " + std::to_string(dev_->characters) + " characters");
+  dev_->length = text_length(c.valid_text, c.documents);
+  log_line("dev data: " + dev_->corpus->stats().summary() + ", " + std::to_string(dev_->length.characters) +
+           " characters");
 }
 
 ModelConfig LanguageModelTask::resolve_model(const ModelConfig& requested) const {
@@ -190,8 +181,7 @@ ValidationReport LanguageModelTask::validate(Transformer<float>& model, Arena& a
   ValidationReport report;
   const double ce = tokens > 0 ? nll / static_cast<double>(tokens) : 0.0;
   const double bits = nll / std::log(2.0);
-  const double bpc = bits / static_cast<double>(std::max(dev_->characters, 1LL));
-  const double bpb = bits / static_cast<double>(std::max(dev_->bytes, 1LL));
+  const double bpc = dev_->length.per_character(bits), bpb = dev_->length.per_byte(bits);
   report.criterion = ce;
   report.metrics = {{"ce", ce}, {"ppl", std::exp(ce)}, {"tokens", tokens}, {"bpc", bpc}, {"bpb", bpb}};
   char summary[128];

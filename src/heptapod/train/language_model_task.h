@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "heptapod/data/parallel_corpus.h"
+#include "heptapod/data/utf8.h"
 #include "heptapod/train/training_task.h"
 
 namespace heptapod {
@@ -56,7 +57,7 @@ class LanguageModelTask final : public TrainingTask {
  private:
   struct DevText {
     std::unique_ptr<ParallelCorpus> corpus;
-    long long characters = 0, bytes = 0;  // of the documents, each one's end counted as one (a newline)
+    TextLength length;  // of its documents
   };
 
   TrainConfig config_;

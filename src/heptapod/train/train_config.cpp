@@ -46,7 +46,7 @@ void validate(const TrainConfig& c) {
           "train: --cooldown (" + std::to_string(c.schedule.cooldown_steps) + ") must be at least 0 and below --steps (" +
               std::to_string(c.max_steps) + ")");
   require(c.filter.max_tokens >= 1, "train: --max-length must be at least 1");
-  require(kind == Architecture::DecoderOnly || c.filter.max_tokens + 1 <= c.model.position_limit(),
+  require(kind == Architecture::DecoderOnly || c.filter.max_tokens <= c.model.max_target_tokens(),
           "train: --max-length " + std::to_string(c.filter.max_tokens) + " does not fit the model's learned positions (" +
               std::to_string(c.model.position_limit()) + "): sentences are at most one shorter");
   require(kind == Architecture::DecoderOnly || c.filter.max_tokens + 1 <= c.batch_tokens / 2,

@@ -21,21 +21,13 @@ std::pair<std::string, std::string> vocabulary_paths(const std::string& output_d
   return {(fs::path(output_dir) / "vocab.src.spm").string(), (fs::path(output_dir) / "vocab.tgt.spm").string()};
 }
 
-// The vocabularies of the model to fine-tune (with their own ids, if it was converted).
-ModelVocabularies init_vocabularies(const std::string& init_model) {
-  const SafetensorsFile file = SafetensorsFile::read(init_model);
-  auto vocabs = read_vocabularies(file, read_model_config(file));
-  require(vocabs.has_value(), init_model + " holds no vocabularies, so it cannot be fine-tuned on text");
-  return std::move(*vocabs);
-}
-
 // Vocabularies from the model to fine-tune, the config's files, an earlier run in the output directory, or
 // trained now; saved in the output directory.
 ModelVocabularies prepare_vocabularies(const TrainConfig& c) {
   const auto [src_path, tgt_path] = vocabulary_paths(c.output_dir);
   ModelVocabularies v;
   if (!c.init_model.empty()) {
-    v = init_vocabularies(c.init_model);
+    v = fine_tuning_vocabularies(c.init_model);
   } else if (!c.vocab.empty()) {
     v.source = v.target = Vocabulary::load(c.vocab);
   } else if (!c.source_vocab.empty()) {
@@ -72,7 +64,7 @@ ModelVocabularies shared_vocabularies(const TrainConfig& c, int rank) {
   require(fs::exists(src) && fs::exists(tgt),
           "rank " + std::to_string(rank) + " cannot see " + src + " that rank 0 wrote: the output directory " +
               "must be shared by every rank (the same path on a shared filesystem)");
-  if (!c.init_model.empty()) return init_vocabularies(c.init_model);  // the saved copies lack a converted model's ids
+  if (!c.init_model.empty()) return fine_tuning_vocabularies(c.init_model);  // the saved copies lack a converted model's ids
   ModelVocabularies v;
   v.source = Vocabulary::load(src);
   v.target = Vocabulary::load(tgt);
@@ -104,7 +96,7 @@ void TranslationTask::prepare_validation() {
   const TrainConfig& c = config_;
   if (c.valid_source.empty()) return;
   // Every pair that fits the model (with learned positions, sentences at most one token shorter than them).
-  const LengthFilter keep_all{std::min(1 << 20, c.model.position_limit() - 1), 0.0};
+  const LengthFilter keep_all{std::min(1 << 20, c.model.max_target_tokens()), 0.0};
   dev_ = DevSet{ParallelCorpus::build(c.valid_source, c.valid_target, vocabs_.source, vocabs_.target, keep_all,
                                       (fs::path(cache_dir_) / "valid.cache").string()),
                 {}};
