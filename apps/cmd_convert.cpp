@@ -74,11 +74,7 @@ int run_convert(const ConvertOptions& o) {
       require(!o.config_path.empty(), "convert --from heptapod needs --config (a model config JSON file)");
       model = import_heptapod_state_dict(file, model_config_from_json(read_file(o.config_path), o.config_path));
     }
-    if (vocab_files) {
-      require(!o.vocab.source_spm.empty() && !o.vocab.target_spm.empty(),
-              "convert: give both --source-spm and --target-spm (the same file twice for a joint vocabulary)");
-      vocabs = vocabularies_from_files(o.vocab, model->config());
-    }
+    if (vocab_files) vocabs = vocabularies_from_files(o.vocab, model->config());
   }
   save_model(o.output, *model, {}, vocabs ? vocabulary_tensors(*vocabs) : std::vector<ExtraTensor>{});
   std::printf("wrote %s (%lld parameters%s)\n", o.output.c_str(), parameter_count(model->config()),

@@ -95,6 +95,10 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_option("--steps", c.max_steps, "Stop after this many updates")
       ->check(integer_check<long>() & CLI::PositiveNumber);
   cmd->add_option("--epochs", c.max_epochs, "Stop after this many epochs (0: no limit)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--minutes", c.max_minutes,
+                  "Stop after this many minutes of training: the updates' time, summed over resumes, validation "
+                  "excluded (0: no limit)")
+      ->check(CLI::NonNegativeNumber & kFinite);
   cmd->add_option("--valid-every", c.valid_every, "Updates between validations and checkpoints")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--keep-checkpoints", c.keep_checkpoints, "Checkpoints kept")->check(CLI::PositiveNumber);

@@ -1,6 +1,7 @@
-# Sourced by the benchmark scripts (bench/vs_pytorch.sh, bench/low_precision.sh, bench/train_precision.sh,
-# bench/serve.sh), run from the repository root: their common start, checks that the binaries (BUILD, default
-# build) and the rival are there, runs the rival with its best settings, and names the machine. Sets `build`
+# Sourced by the benchmark scripts (bench/vs_pytorch.sh, bench/lm_vs_pytorch.sh, bench/low_precision.sh,
+# bench/train_precision.sh, bench/serve.sh), run from the repository root: their common start, checks that the
+# binaries (BUILD, default build) and the rival are there, runs the rivals with their best settings, and names
+# the machine. Sets `build`
 # and `bench` (build/bench/heptapod_bench).
 build=${BUILD:-build}
 bench=$build/bench/heptapod_bench
@@ -15,13 +16,13 @@ need_built() {
 }
 
 # results_setup DEFAULT_OUT DEFAULT_REPEATS [MODEL...]: the scripts' common start: out (OUT, else the default),
-# repeats (REPEATS, else the default) and models (the arguments, else small base); checks the binaries and the
-# rival, and makes out.
+# repeats (REPEATS, else the default) and models (the arguments, else DEFAULT_MODELS, else small base); checks
+# the binaries and the rival, and makes out.
 results_setup() {
   out=${OUT:-$1}
   repeats=${REPEATS:-$2}
   shift 2
-  if [ $# -gt 0 ]; then models=("$@"); else models=(small base); fi
+  if [ $# -gt 0 ]; then models=("$@"); else read -r -a models <<< "${DEFAULT_MODELS:-small base}"; fi
   need_built "$bench"
   need_rival
   mkdir -p "$out"
@@ -35,13 +36,20 @@ need_rival() {
   fi
 }
 
-# run_rival ARGS...: bench/pytorch_rival.py with 2 threads' best settings: tcmalloc preloaded, passive OpenMP
-# waits, and OpenBLAS free to pick its AVX-512 kernels (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, where the machine
-# sets them, hold it to its AVX2 kernels). Its quantized engine's warnings are dropped from stderr.
-run_rival() {
+# run_python_rival SCRIPT ARGS...: a rival script with 2 threads' best settings: tcmalloc preloaded, passive
+# OpenMP waits, and OpenBLAS free to pick its AVX-512 kernels (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, where the
+# machine sets them, hold it to its AVX2 kernels). Its quantized engine's warnings are dropped from stderr.
+run_python_rival() {
+  local script=$1
+  shift
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE LD_PRELOAD=$tcmalloc OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 \
-    bench/pytorch_rival.py --threads 2 "$@" 2> >(grep -v 'qlinear_dynamic' >&2)
+    "$script" --threads 2 "$@" 2> >(grep -v 'qlinear_dynamic' >&2)
 }
+
+# run_rival ARGS...: the translation rival, bench/pytorch_rival.py; run_gpt_rival ARGS...: the language-model
+# rival, bench/pytorch_gpt.py.
+run_rival() { run_python_rival bench/pytorch_rival.py "$@"; }
+run_gpt_rival() { run_python_rival bench/pytorch_gpt.py "$@"; }
 
 # machine_line: the line that heads a results table: CPU, cores, date.
 machine_line() {

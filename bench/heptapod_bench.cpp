@@ -1,8 +1,12 @@
-// Heptapod's side of the benchmark against PyTorch (bench/vs_pytorch.sh runs both and prints the table).
+// Heptapod's side of the benchmarks against PyTorch (bench/vs_pytorch.sh and bench/lm_vs_pytorch.sh run both
+// sides and print the tables).
 //   heptapod_bench workload -o W.json [--train-batches N --translate-batches N --latency-sentences N --seed S]
 //   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency|allreduce --model small|base [--threads N]
 //       [--compute-type float32|int8|bfloat16]  (train: float32 or bfloat16 products)
-//   heptapod_bench ceiling --workload W.json --model small|base [--threads N]
+//   heptapod_bench run --phase lm-train|generate --model lm-small|gpt2-small [--batches N] [--batch B --prompt P
+//       --new N --repeats R] [--compute-type ...]  (language models, bench/lm_phases.h; no workload file)
+//   heptapod_bench ceiling --workload W.json --model small|base|lm-small|gpt2-small [--threads N]
+//   heptapod_bench lm-blocks --text T --vocab V -o PREFIX [--documents --context --batch-tokens --seed --batches]
 // `run` and `ceiling` print one JSON line; each phase runs in its own process so peak RSS is the phase's.
 #include <sys/resource.h>
 
@@ -30,6 +34,7 @@
 #include "heptapod/train/communicator.h"
 #include "heptapod/train/train_config.h"
 #include "heptapod/train/update_step.h"
+#include "lm_phases.h"
 #include "workload.h"
 
 namespace heptapod::bench {
@@ -175,55 +180,79 @@ double read_bandwidth() {
   return n * sizeof(float) / best / 1e9;
 }
 
-// sgemm GFLOP/s on the linear layers' GEMMs of the timed training batches (forward, input and weight
-// gradients), each product timed through the same dispatch the model uses.
-json ceiling_phase(const ModelConfig& c, const Workload& w) {
+// The linear layers' GEMMs of a training step (forward, input and weight gradients), counted by shape.
+class TrainingGemms {
+ public:
+  // `times` linear layers of `in` -> `out` features over `rows` tokens.
+  void linear(int rows, int in, int out, int times) {
+    using kernels::Trans;
+    counts_[{Trans::No, Trans::Yes, rows, out, in}] += times;  // y = x W^T
+    counts_[{Trans::No, Trans::No, rows, in, out}] += times;   // dx = dy W
+    counts_[{Trans::Yes, Trans::No, out, in, rows}] += times;  // dW = dy^T x
+  }
+  // sgemm GFLOP/s over every counted GEMM, each product timed through the same dispatch the model uses.
+  json measure() const {
+    double flops = 0, seconds = 0;
+    for (const auto& [g, times] : counts_) {
+      const int rows_a = g.ta == kernels::Trans::No ? g.M : g.K, cols_a = g.ta == kernels::Trans::No ? g.K : g.M;
+      const int rows_b = g.tb == kernels::Trans::No ? g.K : g.N, cols_b = g.tb == kernels::Trans::No ? g.N : g.K;
+      std::vector<float> A(static_cast<std::size_t>(rows_a) * cols_a, 0.5f), Bm(static_cast<std::size_t>(rows_b) * cols_b, 0.25f),
+          C(static_cast<std::size_t>(g.M) * g.N);
+      auto run = [&] { kernels::gemm<float>(g.ta, g.tb, g.M, g.N, g.K, 1.0f, A.data(), cols_a, Bm.data(), cols_b, 0.0f, C.data(), g.N); };
+      run();  // warm-up
+      double best = 1e30;
+      for (int r = 0; r < 3; ++r) {
+        const auto t0 = Clock::now();
+        run();
+        best = std::min(best, seconds_since(t0));
+      }
+      flops += 2.0 * g.M * g.N * g.K * times;
+      seconds += best * times;
+    }
+    return {{"gflop", flops / 1e9}, {"seconds", seconds}, {"gflops", flops / 1e9 / seconds},
+            {"read_gb_per_s", read_bandwidth()}};
+  }
+
+ private:
   struct Gemm {
     kernels::Trans ta, tb;
     int M, N, K;
     auto key() const { return std::tuple(ta, tb, M, N, K); }
     bool operator<(const Gemm& o) const { return key() < o.key(); }
   };
-  std::map<Gemm, int> counts;
-  auto linear = [&](int rows, int in, int out, int times) {
-    using kernels::Trans;
-    counts[{Trans::No, Trans::Yes, rows, out, in}] += times;  // y = x W^T
-    counts[{Trans::No, Trans::No, rows, in, out}] += times;   // dx = dy W
-    counts[{Trans::Yes, Trans::No, out, in, rows}] += times;  // dW = dy^T x
-  };
+  std::map<Gemm, int> counts_;
+};
+
+// The ceiling of a translation model: the timed training batches' GEMMs.
+json ceiling_phase(const ModelConfig& c, const Workload& w) {
+  TrainingGemms gemms;
   const int d = c.d_model, f = c.d_ff, V = c.tgt_vocab_size;
   for (std::size_t i = w.train_warmup; i < w.train.size(); ++i) {
     const auto& b = w.train[i];
     // The model runs every sentence's real tokens end to end, without padding: these are its row counts.
     const int ns = std::accumulate(b.src_lengths.begin(), b.src_lengths.end(), 0);
     const int nt = std::accumulate(b.tgt_lengths.begin(), b.tgt_lengths.end(), 0);
-    linear(ns, d, d, 4 * c.encoder_layers + 2 * c.decoder_layers);  // encoder q,k,v,o; cross k,v
-    linear(ns, d, f, c.encoder_layers);
-    linear(ns, f, d, c.encoder_layers);
-    linear(nt, d, d, 6 * c.decoder_layers);  // self q,k,v,o; cross q,o
-    linear(nt, d, f, c.decoder_layers);
-    linear(nt, f, d, c.decoder_layers);
-    linear(nt, d, V, 1);
+    gemms.linear(ns, d, d, 4 * c.encoder_layers + 2 * c.decoder_layers);  // encoder q,k,v,o; cross k,v
+    gemms.linear(ns, d, f, c.encoder_layers);
+    gemms.linear(ns, f, d, c.encoder_layers);
+    gemms.linear(nt, d, d, 6 * c.decoder_layers);  // self q,k,v,o; cross q,o
+    gemms.linear(nt, d, f, c.decoder_layers);
+    gemms.linear(nt, f, d, c.decoder_layers);
+    gemms.linear(nt, d, V, 1);
   }
-  double flops = 0, seconds = 0;
-  for (const auto& [g, times] : counts) {
-    const int rows_a = g.ta == kernels::Trans::No ? g.M : g.K, cols_a = g.ta == kernels::Trans::No ? g.K : g.M;
-    const int rows_b = g.tb == kernels::Trans::No ? g.K : g.N, cols_b = g.tb == kernels::Trans::No ? g.N : g.K;
-    std::vector<float> A(static_cast<std::size_t>(rows_a) * cols_a, 0.5f), Bm(static_cast<std::size_t>(rows_b) * cols_b, 0.25f),
-        C(static_cast<std::size_t>(g.M) * g.N);
-    auto run = [&] { kernels::gemm<float>(g.ta, g.tb, g.M, g.N, g.K, 1.0f, A.data(), cols_a, Bm.data(), cols_b, 0.0f, C.data(), g.N); };
-    run();  // warm-up
-    double best = 1e30;
-    for (int r = 0; r < 3; ++r) {
-      const auto t0 = Clock::now();
-      run();
-      best = std::min(best, seconds_since(t0));
-    }
-    flops += 2.0 * g.M * g.N * g.K * times;
-    seconds += best * times;
-  }
-  return {{"gflop", flops / 1e9}, {"seconds", seconds}, {"gflops", flops / 1e9 / seconds},
-          {"read_gb_per_s", read_bandwidth()}};
+  return gemms.measure();
+}
+
+// The ceiling of a language model: one training batch's GEMMs (4096 tokens).
+json lm_ceiling_phase(const LanguageModelShape& shape) {
+  TrainingGemms gemms;
+  const ModelConfig& c = shape.config;
+  const int n = std::max(1, 4096 / shape.context) * shape.context;
+  gemms.linear(n, c.d_model, c.d_model, 4 * c.decoder_layers);  // q,k,v,o
+  gemms.linear(n, c.d_model, c.d_ff, c.decoder_layers);
+  gemms.linear(n, c.d_ff, c.d_model, c.decoder_layers);
+  gemms.linear(n, c.d_model, c.tgt_vocab_size, 1);
+  return gemms.measure();
 }
 
 Workload load_workload(const std::string& path) {
@@ -231,10 +260,11 @@ Workload load_workload(const std::string& path) {
 }
 
 int main(int argc, char** argv) {
-  CLI::App app{"Heptapod's side of the benchmark against PyTorch"};
+  CLI::App app{"Heptapod's side of the benchmarks against PyTorch"};
   app.require_subcommand(1);
   std::string out_path, workload_path, phase, model_name, compute_type = "float32";
   int train_batches = 8, translate_batches = 4, latency_sentences = 6, threads = 2;
+  int lm_batches = 3, rows = 1, prompt = 64, added = 128, repeats = 2, warmup = 1;
   unsigned seed = 1;
   auto* make = app.add_subcommand("workload", "Write the benchmark workload (JSON)");
   make->add_option("-o,--output", out_path)->required();
@@ -245,16 +275,36 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run one phase and print its JSON line");
   auto* ceiling = app.add_subcommand("ceiling", "Measure the sgemm ceiling on the training GEMM shapes");
   for (auto* sub : {run, ceiling}) {
-    sub->add_option("--workload", workload_path)->required();
-    sub->add_option("--model", model_name)->required()->check(CLI::IsMember({"small", "base"}));
+    sub->add_option("--workload", workload_path, "Translation models: the workload JSON");
+    sub->add_option("--model", model_name)->required()->check(CLI::IsMember({"small", "base", "lm-small", "gpt2-small"}));
     sub->add_option("--threads", threads);
   }
   bool overlap = true;
   run->add_flag("!--no-overlap", overlap, "Train phase under mpirun: sum the gradients after the backward pass");
-  run->add_option("--phase", phase)->required()->check(CLI::IsMember({"train", "beam4", "greedy", "latency", "allreduce"}));
+  run->add_option("--phase", phase)
+      ->required()
+      ->check(CLI::IsMember({"train", "beam4", "greedy", "latency", "allreduce", "lm-train", "generate"}));
   run->add_option("--compute-type", compute_type,
-                  "Translation phases: float32, int8 or bfloat16 weights; train: float32 or bfloat16 products")
+                  "Translation and generate phases: float32, int8 or bfloat16 weights; train, lm-train: float32 or "
+                  "bfloat16 products")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
+  run->add_option("--batches", lm_batches, "lm-train: timed updates (after --warmup)")->check(CLI::PositiveNumber);
+  run->add_option("--batch", rows, "generate: prompts generated together")->check(CLI::PositiveNumber);
+  run->add_option("--prompt", prompt, "generate: prompt tokens")->check(CLI::PositiveNumber);
+  run->add_option("--new", added, "generate: new tokens per prompt")->check(CLI::PositiveNumber);
+  run->add_option("--repeats", repeats, "generate: timed rounds (after --warmup)")->check(CLI::PositiveNumber);
+  run->add_option("--warmup", warmup, "lm-train, generate: untimed updates or rounds first")->check(CLI::NonNegativeNumber);
+  BlockExport blocks;
+  auto* export_blocks = app.add_subcommand("lm-blocks", "Write the batches a language model's training reads, in order");
+  export_blocks->add_option("--text", blocks.text)->required();
+  export_blocks->add_option("--vocab", blocks.vocab)->required();
+  export_blocks->add_option("-o,--output", blocks.prefix, "Prefix of the .inputs, .targets and .json files")->required();
+  export_blocks->add_option("--work-dir", blocks.work_dir, "Where the corpus cache goes")->required();
+  export_blocks->add_option("--documents", blocks.documents);
+  export_blocks->add_option("--context", blocks.context)->check(CLI::PositiveNumber);
+  export_blocks->add_option("--batch-tokens", blocks.batch_tokens)->check(CLI::PositiveNumber);
+  export_blocks->add_option("--seed", blocks.seed);
+  export_blocks->add_option("--batches", blocks.batches)->required()->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -263,31 +313,54 @@ int main(int argc, char** argv) {
       write_file_atomic(out_path, [&](std::ostream& out) { out << text; });
       return 0;
     }
+    if (export_blocks->parsed()) {
+      export_lm_blocks(blocks);
+      return 0;
+    }
     set_num_threads(threads);
-    const Workload w = load_workload(workload_path);
-    const ModelConfig c = bench_model(model_name);
-    const bool train = run->parsed() && phase == "train";
-    require(!train || compute_type != "int8", "--compute-type int8 is for the translation phases");
+    const bool language_model = model_name == "lm-small" || model_name == "gpt2-small";
+    const bool lm_phase = phase == "lm-train" || phase == "generate";
+    require(!run->parsed() || language_model == lm_phase,
+            "--phase " + phase + " is not for the " + model_name + " model");
+    const bool train = run->parsed() && (phase == "train" || phase == "lm-train");
+    require(!train || compute_type != "int8", "--compute-type int8 is for the inference phases");
     if (train && compute_type == "bfloat16") {  // as `train --matmul-precision bfloat16`
       const kernels::MatmulPrecisionChoice choice = kernels::set_matmul_precision(kernels::MatmulPrecision::bfloat16);
       require(choice.reason.empty(), "--compute-type bfloat16: " + choice.reason);
     }
     const InferencePrecision precision{parse_compute_type(train ? "float32" : compute_type, "--compute-type"), false};
     json result;
-    if (ceiling->parsed()) {
-      result = ceiling_phase(c, w);
-      phase = "ceiling";
-    } else if (phase == "train") {
-      result = train_phase(c, w, overlap);
-    } else if (phase == "allreduce") {
-      result = allreduce_phase(c);
-    } else if (phase == "latency") {
-      std::vector<std::vector<int>> singles;
-      for (int n : w.latency) singles.push_back({n});
-      result = translate_phase(c, singles, w.latency_warmup, 1, precision);
-      result["ms_per_sentence"] = result["seconds"].get<double>() * 1000 / (singles.size() - w.latency_warmup);
+    ModelConfig c;
+    if (language_model) {
+      const LanguageModelShape shape = bench_language_model(model_name);
+      c = shape.config;
+      if (ceiling->parsed()) {
+        result = lm_ceiling_phase(shape);
+        phase = "ceiling";
+      } else if (phase == "lm-train") {
+        result = lm_train_phase(shape, lm_batches, warmup);
+      } else {
+        result = generate_phase(shape, rows, prompt, added, repeats, warmup, precision);
+      }
     } else {
-      result = translate_phase(c, w.translate, w.translate_warmup, phase == "beam4" ? 4 : 1, precision);
+      require(!workload_path.empty(), "--workload is required for the " + model_name + " model");
+      const Workload w = load_workload(workload_path);
+      c = bench_model(model_name);
+      if (ceiling->parsed()) {
+        result = ceiling_phase(c, w);
+        phase = "ceiling";
+      } else if (phase == "train") {
+        result = train_phase(c, w, overlap);
+      } else if (phase == "allreduce") {
+        result = allreduce_phase(c);
+      } else if (phase == "latency") {
+        std::vector<std::vector<int>> singles;
+        for (int n : w.latency) singles.push_back({n});
+        result = translate_phase(c, singles, w.latency_warmup, 1, precision);
+        result["ms_per_sentence"] = result["seconds"].get<double>() * 1000 / (singles.size() - w.latency_warmup);
+      } else {
+        result = translate_phase(c, w.translate, w.translate_warmup, phase == "beam4" ? 4 : 1, precision);
+      }
     }
     result["side"] = "heptapod";
     result["phase"] = phase;

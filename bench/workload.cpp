@@ -154,9 +154,50 @@ double translation_flops(const ModelConfig& c, int n, int rows) {
 }
 
 double decode_weight_bytes(const ModelConfig& c) {
-  const double d = c.d_model, f = c.d_ff;
-  const double layer = 2 * (4 * d * d + 4 * d) + (2 * d * f + d + f) + 3 * 2 * d;  // attentions, FFN, norms
+  const double d = c.d_model, f = c.d_ff, attentions = c.has_encoder() ? 2 : 1;  // self (and cross)
+  const double layer = attentions * (4 * d * d + 4 * d + 2 * d) + (2 * d * f + d + f) + 2 * d;  // with norms
   return 4 * (c.decoder_layers * layer + d * c.tgt_vocab_size);
+}
+
+LanguageModelShape bench_language_model(const std::string& name) {
+  require(name == "lm-small" || name == "gpt2-small",
+          "language-model benchmark model must be lm-small or gpt2-small, got \"" + name + "\"");
+  ModelConfig preset = model_preset(name == "lm-small" ? "small" : "base");
+  preset.norm = NormPosition::Pre;
+  preset.attention_dropout = preset.activation_dropout = 0.0f;
+  LanguageModelShape shape;
+  if (name == "lm-small") {
+    preset.decoder_layers = 6;
+    shape.config = one_stack_config(preset, Architecture::DecoderOnly, 8000);
+    shape.context = 256;
+  } else {
+    preset.d_model = 768;
+    preset.n_heads = 12;
+    preset.d_ff = 3072;
+    preset.decoder_layers = 12;
+    preset.activation = Activation::Gelu;
+    preset.scale_embeddings = false;
+    preset.attention_dropout = 0.1f;
+    preset.learned_positions = 1024;
+    shape.config = one_stack_config(preset, Architecture::DecoderOnly, 50257);
+    shape.context = 1024;
+  }
+  validate(shape.config);
+  return shape;
+}
+
+double lm_training_flops(const ModelConfig& c, int blocks, int context) {
+  const double d = c.d_model, f = c.d_ff, T = context;
+  const double forward = c.decoder_layers * (T * (8 * d * d + 4 * d * f) + 2 * d * T * T) + 2 * T * d * c.tgt_vocab_size;
+  return 3 * forward * blocks;
+}
+
+double lm_generation_flops(const ModelConfig& c, int rows, int prompt, int added) {
+  const double d = c.d_model, f = c.d_ff, P = prompt, V = c.tgt_vocab_size;
+  double total = c.decoder_layers * (P * (8 * d * d + 4 * d * f) + 2 * d * P * P) + 2 * d * V;
+  for (int i = 1; i < added; ++i)  // the first new token came from the prompt's forward
+    total += c.decoder_layers * (8 * d * d + 4 * d * f + 4 * d * (P + i)) + 2 * d * V;
+  return rows * total;
 }
 
 }  // namespace heptapod::bench

@@ -42,4 +42,23 @@ double translation_flops(const ModelConfig& c, int n, int rows);
 // Bytes of fp32 weights one decoding step must read: every decoder layer and the output projection.
 double decode_weight_bytes(const ModelConfig& c);
 
+// The language-model benchmark's models (bench/lm_vs_pytorch.sh), decoder-only with their training context:
+// "lm-small" is examples/bible-lm's model (6 pre-norm layers, d_model 256, 4 heads, d_ff 1024, ReLU,
+// sinusoids, vocabulary 8000, context 256); "gpt2-small" is GPT-2 small's shape (12 pre-norm layers, d_model
+// 768, 12 heads, d_ff 3072, GELU, 1024 learned positions, unscaled embeddings, vocabulary 50257, context 1024).
+// Both tie the output layer to the embedding, without an output bias.
+struct LanguageModelShape {
+  ModelConfig config;
+  int context = 0;
+};
+LanguageModelShape bench_language_model(const std::string& name);
+
+// Useful FLOPs of a language model (the rival counts the same): a block of T tokens costs, per layer,
+// T (8 d^2 + 4 d d_ff) for the linear layers and 2 d T^2 for the causal attention's two products (half of
+// the T x T scores), plus 2 T d V for the output layer; training is 3x the forward. Generating `added`
+// tokens after a prompt of P in each of `rows` rows: the prompt's forward (output layer for its last
+// token only), then per new token at position t: layers (8 d^2 + 4 d d_ff + 4 d t) + 2 d V.
+double lm_training_flops(const ModelConfig& c, int blocks, int context);
+double lm_generation_flops(const ModelConfig& c, int rows, int prompt, int added);
+
 }  // namespace heptapod::bench

@@ -318,6 +318,7 @@ std::vector<Subcommand> table(const Files& f) {
         {"--no-overlap-allreduce", K::Flag},
         {"--steps", K::Positive},
         {"--epochs", K::NonNegative},
+        {"--minutes", K::NonNegativeNumber},
         {"--valid-every", K::Positive},
         {"--keep-checkpoints", K::Positive},
         {"--average", K::Positive},

@@ -2,9 +2,10 @@
 // stream (bos, tokens, eos, end to end) and its context blocks, checked token by token against the
 // vocabulary's own encoding; then `heptapod train --arch decoder-only` end to end: validation in bits per
 // character, a resumed run equal to the uninterrupted one, a model file with one vocabulary, and clear
-// errors for what does not fit a language model.
+// errors for what does not fit a language model, and the time limit (--minutes).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -21,6 +22,7 @@ namespace {
 using test::quoted;
 using test::run_heptapod;
 using test::TempDir;
+namespace fs = std::filesystem;
 
 TEST(LanguageModelData, DocumentsAreLinesOrParagraphs) {
   TempDir dir;
@@ -132,6 +134,32 @@ TEST(LanguageModelTrain, TrainsValidatesInBitsPerCharacterAndResumesExactly) {
   EXPECT_EQ(test::slurp(a + "/model.htp"), test::slurp(b + "/model.htp"));
 }
 
+// --minutes ends a run at the first update past the limit, validated, checkpointed and logged there; a
+// rerun of a run that used its time does no update.
+TEST(LanguageModelTrain, TheTimeLimitStopsAtAValidatedCheckpoint) {
+  TempDir dir;
+  std::string log;
+  const std::string a = dir.file("a");
+  ASSERT_EQ(run_heptapod(lm_args(a, 40, "--minutes 0.000001"), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "time limit");
+  std::vector<nlohmann::json> records;
+  std::istringstream in(test::slurp(a + "/metrics.jsonl"));
+  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(records.size(), 2u) << test::slurp(a + "/metrics.jsonl");  // one update: its train and valid lines
+  EXPECT_EQ(records[0]["type"], "train");
+  EXPECT_EQ(records[1]["type"], "valid");
+  EXPECT_EQ(records[1]["step"], 1);
+  EXPECT_TRUE(fs::exists(a + "/checkpoints/step-00000001.htp")) << log;
+  EXPECT_TRUE(fs::exists(a + "/best.htp"));
+  ASSERT_EQ(run_heptapod(lm_args(a, 40, "--minutes 0.000001"), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "time limit");
+  EXPECT_FALSE(fs::exists(a + "/checkpoints/step-00000002.htp"));
+  // A limit the run does not reach changes nothing: the same model as without one.
+  ASSERT_EQ(run_heptapod(lm_args(dir.file("b"), 10), dir, log), 0) << log;
+  ASSERT_EQ(run_heptapod(lm_args(dir.file("c"), 10, "--minutes 60"), dir, log), 0) << log;
+  EXPECT_EQ(test::slurp(dir.file("b") + "/model.htp"), test::slurp(dir.file("c") + "/model.htp"));
+}
+
 TEST(LanguageModelTrain, LearnedPositionsCoverTheContextAndTrain) {
   TempDir dir;
   std::string log;
@@ -154,6 +182,33 @@ TEST(LanguageModelTrain, LearnedPositionsCoverTheContextAndTrain) {
                          dir, out),
             0)
       << out;
+}
+
+// Weights trained elsewhere under Heptapod's names (here: the model file's own) become a language model with
+// `convert --from heptapod` and its one vocabulary (--target-spm): the same scores as the original; a source
+// vocabulary, which a decoder-only model has no side for, is refused by name.
+TEST(LanguageModelTrain, ConvertMakesALanguageModelFromAStateDictAndItsOneVocabulary) {
+  TempDir dir;
+  std::string log;
+  const std::string a = dir.file("a");
+  ASSERT_EQ(run_heptapod(lm_args(a, 10), dir, log), 0) << log;
+  std::string info;
+  ASSERT_EQ(run_heptapod("info -m " + quoted(a + "/model.htp"), dir, info), 0) << info;
+  const auto at = info.find("config:");
+  ASSERT_NE(at, std::string::npos) << info;
+  const std::string config = info.substr(at + 7, info.find('\n', at) - at - 7);
+  std::ofstream(dir.file("config.json")) << config;
+  const std::string convert = "convert " + quoted(a + "/model.htp") + " --from heptapod --config " +
+                              quoted(dir.file("config.json")) + " -o " + quoted(dir.file("converted.htp"));
+  ASSERT_EQ(run_heptapod(convert + " --target-spm " + quoted(a + "/vocab.spm"), dir, log), 0) << log;
+  const std::string text = quoted(test::data_file("numbers.dev.en"));
+  std::string original, converted;
+  ASSERT_EQ(run_heptapod("score -m " + quoted(a + "/model.htp") + " -i " + text, dir, original), 0) << original;
+  ASSERT_EQ(run_heptapod("score -m " + quoted(dir.file("converted.htp")) + " -i " + text, dir, converted), 0);
+  EXPECT_EQ(converted, original);
+  EXPECT_EQ(run_heptapod(convert + " --source-spm " + quoted(a + "/vocab.spm") + " --target-spm " +
+                             quoted(a + "/vocab.spm"), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "--source-spm: a decoder-only model has no such side");
 }
 
 TEST(LanguageModelTrain, WhatDoesNotFitALanguageModelIsRefusedByName) {

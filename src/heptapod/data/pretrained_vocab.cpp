@@ -78,11 +78,15 @@ void check_vocabularies(const ModelVocabularies& v, const ModelConfig& c, const 
     require(vocab.is_special(id), where + ": " + field + " " + std::to_string(id) + " is the " + side + " piece \"" +
                                       vocab.piece(id) + "\", which text tokenizes to: the id mapping is wrong");
   };
-  special(v.target, c.pad_id, "pad_id", "target");
-  special(v.target, c.bos_id, "bos_id (the decoder's start)", "target");
-  special(v.target, c.eos_id, "eos_id", "target");
-  special(v.source, c.pad_id, "pad_id", "source");
-  if (c.source_eos) special(v.source, c.eos_id, "eos_id", "source");
+  if (c.has_decoder()) {
+    special(v.target, c.pad_id, "pad_id", "target");
+    special(v.target, c.bos_id, "bos_id (the decoder's start)", "target");
+    special(v.target, c.eos_id, "eos_id", "target");
+  }
+  if (c.has_encoder()) {
+    special(v.source, c.pad_id, "pad_id", "source");
+    if (c.source_eos) special(v.source, c.eos_id, "eos_id", "source");
+  }
 }
 
 ModelVocabularies marian_vocabularies(const std::string& dir, const ModelConfig& c) {
@@ -128,7 +132,17 @@ ModelVocabularies vocabularies_from_files(const VocabularyFiles& f, const ModelC
     ids.unk_id = unk_id_of(ids, f.unk_piece, ids_path);
     return Vocabulary::from_serialized(blob, std::move(ids), spm + " with " + ids_path);
   };
-  ModelVocabularies v{load(f.source_spm, f.source_ids), load(f.target_spm, f.target_ids)};
+  // Each stack the model has reads its vocabulary; a one-stack model's other side stays empty.
+  const auto side = [&](bool used, const std::string& spm, const std::string& ids_path, const char* option) {
+    const std::string kind = architecture_name(c.architecture);
+    require(!used || !spm.empty(), std::string("a") + (kind == "encoder-decoder" ? "n " : " ") + kind +
+                                       " model needs " + option + (kind == "encoder-decoder" ? " (the same file as the "
+                                       "other side for a joint vocabulary)" : ""));
+    require(used || spm.empty(), std::string(option) + ": a " + kind + " model has no such side");
+    return used ? load(spm, ids_path) : Vocabulary{};
+  };
+  ModelVocabularies v{side(c.has_encoder(), f.source_spm, f.source_ids, "--source-spm"),
+                      side(c.has_decoder(), f.target_spm, f.target_ids, "--target-spm")};
   check_vocabularies(v, c, "the vocabularies");
   return v;
 }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <set>
 
 #include "heptapod/core/error.h"
@@ -36,6 +37,7 @@ void validate(const TrainConfig& c) {
   require(c.batch_tokens >= 16, "train: --batch-tokens must be at least 16");
   require(c.accumulate >= 1, "train: --accumulate must be at least 1");
   require(c.max_steps >= 1, "train: --steps must be at least 1");
+  require(c.max_minutes >= 0 && std::isfinite(c.max_minutes), "train: --minutes must be a number of minutes >= 0");
   require(c.valid_every >= 1, "train: --valid-every must be at least 1");
   require(c.keep_checkpoints >= 1, "train: --keep-checkpoints must be at least 1");
   require(c.average_last >= 1, "train: --average must be at least 1");

@@ -51,6 +51,7 @@ struct TrainConfig {
   double clip_norm = 0.0;    // global gradient-norm clipping; 0 disables
   long max_steps = 100000;   // updates
   int max_epochs = 0;        // 0: no limit
+  double max_minutes = 0;    // > 0: stop once the updates' time (summed over resumes) reaches this; 0: no limit
   bool overlap_allreduce = true;  // several processes: sum each layer's gradients while backward goes on
 
   // Validation and checkpoints.

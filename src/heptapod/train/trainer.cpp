@@ -101,14 +101,17 @@ struct Trainer::Run {
   std::string stop_reason;
   double run_start_elapsed = 0;
   long first_step = 0;
+  long long checkpointed_step = -1;  // the step of the last checkpoint this run wrote
   double window_loss = 0, window_nll = 0, window_seconds = 0;
   long long window_tokens = 0;
   std::vector<Batch> batches;  // (accumulate x ranks) the current update's micro-batches
 
-  void log(const UpdateStats& u, long long update_tokens, double lr, double seconds);
+  // last: the run's final update, whose metrics line is written whatever log_every says.
+  void log(const UpdateStats& u, long long update_tokens, double lr, double seconds, bool last);
   bool validate();  // false: early stopping
   // Writes the checkpoint of the current step and keeps only the newest max(keep_checkpoints, average_last).
   void checkpoint() {
+    checkpointed_step = static_cast<long long>(state.step);
     save_checkpoint(checkpoint_path(checkpoint_dir, state.step), *model, *adam, state, key, task->vocabularies());
     const auto all = list_checkpoints(checkpoint_dir);
     const std::size_t keep = std::max(c.keep_checkpoints, c.average_last);
@@ -235,6 +238,10 @@ bool Trainer::update() {
     r.stop_reason = "max steps";
     return false;
   }
+  if (c.max_minutes > 0 && state.elapsed_seconds >= 60 * c.max_minutes) {  // a resume of a run that used its time
+    r.stop_reason = "time limit";
+    return false;
+  }
   // One update: accumulate x ranks micro-batches, normalised by the update's loss terms; rank r computes
   // micro-batches r, r + ranks, r + 2 ranks, ...
   const int rank = r.comm->rank(), ranks = r.comm->size();
@@ -265,8 +272,13 @@ bool Trainer::update() {
   state.target_tokens += update_tokens;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   state.elapsed_seconds += seconds;
-  if (rank == 0) r.log(u, update_tokens, lr, seconds);
-  if (state.step % c.valid_every == 0 || state.step == c.max_steps) {
+  // The time limit ends the run at this update on every rank: rank 0's clock decides.
+  const bool out_of_time =
+      c.max_minutes > 0 && r.comm->broadcast(rank == 0 && state.elapsed_seconds >= 60 * c.max_minutes ? 1 : 0) != 0;
+  if (out_of_time) r.stop_reason = "time limit";
+  const bool last = out_of_time || state.step == c.max_steps;
+  if (rank == 0) r.log(u, update_tokens, lr, seconds, last);
+  if (state.step % c.valid_every == 0 || last) {
     // Rank 0 validates and writes the checkpoint; its early-stopping decision holds for every rank.
     const bool go_on = r.comm->broadcast(rank == 0 ? r.validate() : 1) != 0;
     r.task->check_intact();  // no checkpoint from batches a shrunken cache fed as zeros
@@ -279,7 +291,7 @@ bool Trainer::update() {
   return true;
 }
 
-void Trainer::Run::log(const UpdateStats& u, long long update_tokens, double lr, double seconds) {
+void Trainer::Run::log(const UpdateStats& u, long long update_tokens, double lr, double seconds, bool last) {
   window_loss += u.loss;
   window_nll += u.nll;
   window_tokens += update_tokens;
@@ -289,7 +301,7 @@ void Trainer::Run::log(const UpdateStats& u, long long update_tokens, double lr,
                 static_cast<unsigned long long>(state.epoch) + 1, u.loss / update_tokens, std::exp(u.nll / update_tokens),
                 lr, update_tokens / std::max(seconds, 1e-9));
   progress->update(state.step, detail);
-  if (state.step % c.log_every == 0 || state.step == c.max_steps) {
+  if (state.step % c.log_every == 0 || last) {
     metrics->write({{"type", "train"},
                     {"step", state.step},
                     {"epoch", state.epoch + 1},
@@ -337,7 +349,7 @@ TrainResult Trainer::finish() {
   result.state = state;
   result.model_path = (fs::path(c.output_dir) / "model.htp").string();
   if (r.comm->rank() > 0) return result;  // rank 0 writes
-  if (state.step > r.first_step && state.step % c.valid_every != 0) r.checkpoint();  // validation steps saved already
+  if (state.step > r.first_step && static_cast<long long>(state.step) != r.checkpointed_step) r.checkpoint();
   char detail[96];
   std::snprintf(detail, sizeof detail, "done (%s), %s this run", r.stop_reason.c_str(),
                 format_duration(state.elapsed_seconds - r.run_start_elapsed).c_str());

@@ -1,0 +1,156 @@
+// Language-model phases of heptapod_bench: training and generation throughput, and the batch export for the
+// rival's wall-time training comparison.
+#include "lm_phases.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "heptapod/core/error.h"
+#include "heptapod/decode/beam_search.h"
+#include "heptapod/decode/incremental_decoder.h"
+#include "heptapod/io/atomic_file.h"
+#include "heptapod/model/initialize.h"
+#include "heptapod/train/adam.h"
+#include "heptapod/train/language_model_task.h"
+#include "heptapod/train/train_config.h"
+#include "heptapod/train/update_step.h"
+
+namespace heptapod::bench {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// (count) random real ids: 4..V-1.
+std::vector<int> random_ids(int count, int vocab, std::mt19937& rng) {
+  std::uniform_int_distribution<int> id(4, vocab - 1);
+  std::vector<int> out(static_cast<std::size_t>(count));
+  for (int& t : out) t = id(rng);
+  return out;
+}
+
+// A training batch of `blocks` full blocks: inputs (blocks, context) and their next tokens.
+Batch random_blocks(int blocks, int context, int vocab, std::mt19937& rng) {
+  Batch b;
+  b.B = blocks;
+  b.T = context;
+  b.src_len.assign(blocks, 0);
+  b.tgt_len.assign(blocks, context);
+  for (int i = 0; i < blocks; ++i) {
+    const std::vector<int> ids = random_ids(context + 1, vocab, rng);  // (context + 1)
+    b.tgt_in.insert(b.tgt_in.end(), ids.begin(), ids.end() - 1);
+    b.tgt_out.insert(b.tgt_out.end(), ids.begin() + 1, ids.end());
+  }
+  return b;
+}
+
+}  // namespace
+
+json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup) {
+  const ModelConfig& c = shape.config;
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 1);
+  Adam<float> adam(model.parameters().size(), AdamConfig{});
+  const int blocks = std::max(1, 4096 / shape.context);
+  std::mt19937 rng(7);
+  std::vector<Batch> all;
+  for (int i = 0; i < warmup + batches; ++i) all.push_back(random_blocks(blocks, shape.context, c.tgt_vocab_size, rng));
+  const TrainConfig defaults;
+  const NextTokenLoss loss;
+  UpdateStep update(model, adam, loss,
+                    UpdateSettings{.seed = defaults.seed, .label_smoothing = defaults.label_smoothing,
+                                   .clip_norm = defaults.clip_norm, .overlap_reduction = false},
+                    nullptr);
+  long long tokens = 0;
+  Clock::time_point t0 = Clock::now();
+  for (int u = 0; u < warmup + batches; ++u) {
+    if (u == warmup) t0 = Clock::now();
+    const long long batch_tokens = all[u].target_tokens();
+    update.run({&all[u]}, {0}, batch_tokens, u, 1e-4);
+    if (u >= warmup) tokens += batch_tokens;
+  }
+  const double seconds = seconds_since(t0);
+  return {{"tokens", tokens}, {"seconds", seconds},
+          {"gflop", lm_training_flops(c, blocks, shape.context) * batches / 1e9}, {"blocks", blocks},
+          {"context", shape.context}};
+}
+
+json generate_phase(const LanguageModelShape& shape, int rows, int prompt, int added, int repeats, int warmup,
+                    const InferencePrecision& precision) {
+  const ModelConfig& c = shape.config;
+  require(prompt + added <= c.position_limit(), "benchmark: prompt + new tokens exceed the learned positions");
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 1);
+  model.pack_for_inference(precision);
+  model.prepare_for_batches();
+  IncrementalDecoder decoder(model);
+  SearchOptions options;  // greedy, the key/value cache `heptapod generate` keeps (float16)
+  options.beam = 1;
+  options.length_penalty = 0;
+  options.prompts = true;
+  options.max_extra_length = added;
+  options.min_length = 1 << 20;  // the end token banned: every row adds exactly `added` tokens
+  std::mt19937 rng(11);
+  const std::vector<std::vector<int>> sources(static_cast<std::size_t>(rows));
+  long long tokens = 0;
+  Clock::time_point t0 = Clock::now();
+  for (int r = 0; r < warmup + repeats; ++r) {
+    std::vector<std::vector<int>> prompts;
+    for (int i = 0; i < rows; ++i) prompts.push_back(random_ids(prompt, c.tgt_vocab_size, rng));
+    if (r == warmup) t0 = Clock::now();
+    const auto result = beam_search(decoder, sources, options, prompts);
+    if (r < warmup) continue;
+    for (const auto& hypotheses : result) {
+      require(static_cast<int>(hypotheses.front().tokens.size()) == prompt + added, "benchmark: unexpected output length");
+      tokens += added;
+    }
+  }
+  const double seconds = seconds_since(t0);
+  return {{"tokens", tokens}, {"seconds", seconds}, {"rows", rows}, {"prompt", prompt}, {"new", added},
+          {"gflop", lm_generation_flops(c, rows, prompt, added) * repeats / 1e9},
+          {"ms_per_token", seconds / repeats / added * 1000}};
+}
+
+void export_lm_blocks(const BlockExport& e) {
+  TrainConfig c;
+  c.train_text = e.text;
+  c.vocab = e.vocab;
+  c.documents = document_split_from_name(e.documents, "--documents");
+  c.context = e.context;
+  c.batch_tokens = e.batch_tokens;
+  c.seed = e.seed;
+  c.output_dir = e.work_dir;
+  LanguageModelTask task(c);
+  task.prepare(0);
+  const ModelConfig model = task.resolve_model(one_stack_config(model_preset("tiny"), Architecture::DecoderOnly, 0));
+  const int rows = std::max(1, e.batch_tokens / e.context);
+  std::vector<std::int32_t> inputs(static_cast<std::size_t>(e.batches) * rows * e.context, model.pad_id),
+      targets(inputs.size(), model.pad_id);  // (batches, rows, context) each
+  TrainState state;
+  Batch batch;
+  for (long long n = 0; n < e.batches; ++n) {
+    require(task.next_batch(state, 0, model, batch), "benchmark: the text gave no batch");
+    for (int i = 0; i < batch.B; ++i)
+      for (int t = 0; t < batch.tgt_len[i]; ++t) {
+        const std::size_t at = (static_cast<std::size_t>(n) * rows + i) * e.context + t;
+        inputs[at] = batch.tgt_in[static_cast<std::size_t>(i) * batch.T + t];
+        targets[at] = batch.tgt_out[static_cast<std::size_t>(i) * batch.T + t];
+      }
+  }
+  auto write = [](const std::string& path, const std::vector<std::int32_t>& v) {
+    write_file_atomic(path, [&](std::ostream& out) {
+      out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof v[0]));
+    });
+  };
+  write(e.prefix + ".inputs", inputs);
+  write(e.prefix + ".targets", targets);
+  const json meta = {{"batches", e.batches}, {"rows", rows}, {"context", e.context}, {"pad_id", model.pad_id},
+                     {"epochs", state.epoch + (state.batch_in_epoch > 0 ? 1 : 0)}};
+  write_file_atomic(e.prefix + ".json", [&](std::ostream& out) { out << meta.dump() << "\n"; });
+}
+
+}  // namespace heptapod::bench

@@ -1,0 +1,40 @@
+// The language-model phases of heptapod_bench (bench/lm_vs_pytorch.sh runs them beside bench/pytorch_gpt.py):
+// training throughput on random blocks, generation throughput after prompts, and the export of a real
+// training run's batches so that the rival trains on the same data in the same order.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "heptapod/model/transformer.h"
+#include "workload.h"
+
+namespace heptapod::bench {
+
+// Training updates on batches of 4096 tokens (4096 / context blocks of random ids), as `heptapod train`
+// runs them (label smoothing 0.1, Adam, dropout of the model's config); `warmup` updates untimed, then
+// `batches` timed. Products in the precision set_matmul_precision chose.
+nlohmann::json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup);
+
+// Greedy generation with the end token banned, so every row adds exactly `added` tokens after its prompt of
+// `prompt` random ids: `rows` prompts prefilled in one pass, then one token per row per step, with the
+// key/value cache `heptapod generate` uses. `warmup` rounds untimed, then `repeats` timed, each with fresh
+// prompts.
+nlohmann::json generate_phase(const LanguageModelShape& shape, int rows, int prompt, int added, int repeats, int warmup,
+                              const InferencePrecision& precision);
+
+// What the language-model trainer would read for `heptapod train --arch decoder-only --text TEXT --vocab VOCAB
+// --documents DOCUMENTS --context C --batch-tokens N --seed S`: its first `batches` batches, in order, as
+// PREFIX.inputs and PREFIX.targets (little-endian int32, (batches, rows, context), pad_id where a block is
+// shorter or absent) and PREFIX.json ({"batches", "rows", "context", "pad_id", "epochs"}). work_dir holds the
+// corpus cache.
+struct BlockExport {
+  std::string text, vocab, documents = "lines", prefix, work_dir;
+  int context = 256, batch_tokens = 4096;
+  long long batches = 0;
+  unsigned long long seed = 1;
+};
+void export_lm_blocks(const BlockExport& e);
+
+}  // namespace heptapod::bench

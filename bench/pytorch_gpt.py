@@ -1,0 +1,1008 @@
+#!/usr/bin/python3
+# pytorch_gpt.py -- the PyTorch side of Heptapod's language-model (decoder-only, GPT-style) benchmarks.
+#
+# HEADER_PLACEHOLDER
+
+import argparse
+import json
+import math
+import os
+import resource
+import struct
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+PROG = "pytorch_gpt.py"
+FIRST_REAL_TOKEN = 4
+DATA_SEED = 1234
+BATCH_TOKENS = 4096
+TRAIN_LR = 1e-4
+ADAM_BETAS = (0.9, 0.98)
+ADAM_EPS = 1e-9
+LABEL_SMOOTHING = 0.1
+
+# The benchmark models, as Heptapod's model-config JSON (bench/workload.cpp, bench_language_model) and their
+# context (block length).
+_LM_COMMON = {"architecture": "decoder-only", "activation_dropout": 0.0, "dropout": 0.1,
+              "embedding_dropout": 0.1, "final_norm": False, "layer_norm_eps": 1e-5, "norm": "pre",
+              "output_bias": False, "pad_id": 0, "bos_id": 1, "eos_id": 2, "tie_embeddings": "target_output"}
+BENCH_MODELS = {
+    "lm-small": (dict(_LM_COMMON, vocab_size=8000, layers=6, d_model=256, n_heads=4, d_ff=1024,
+                      attention_dropout=0.0), 256),
+    "gpt2-small": (dict(_LM_COMMON, vocab_size=50257, layers=12, d_model=768, n_heads=12, d_ff=3072,
+                        attention_dropout=0.1, activation="gelu", scale_embeddings=False,
+                        learned_positions=1024), 1024),
+}
+
+
+def fail(message):
+    sys.exit("%s: %s" % (PROG, message))
+
+
+# ------------------------------------------------------------------------------------------------ config
+
+_KNOWN_FIELDS = {"architecture", "vocab_size", "layers", "d_model", "n_heads", "d_ff", "dropout",
+                 "attention_dropout", "activation_dropout", "embedding_dropout", "norm", "final_norm",
+                 "layer_norm_eps", "tie_embeddings", "output_bias", "pad_id", "bos_id", "eos_id", "activation",
+                 "scale_embeddings", "positions", "position_offset", "learned_positions", "source_eos"}
+
+
+def model_config(obj, where="model config"):
+    """A Heptapod model-config JSON object (decoder-only) -> the dict the model reads. Optional fields take
+    Heptapod's defaults; anything this rival does not implement exits with a message."""
+    if not isinstance(obj, dict):
+        fail("%s: not a JSON object" % where)
+    unknown = sorted(set(obj) - _KNOWN_FIELDS)
+    if unknown:
+        fail("%s: fields this rival does not know: %s" % (where, ", ".join(unknown)))
+    arch = obj.get("architecture", "encoder-decoder")
+    if arch != "decoder-only":
+        fail("%s: architecture \"%s\" is not supported (only \"decoder-only\")" % (where, arch))
+    for key in ("vocab_size", "layers", "d_model", "n_heads", "d_ff", "dropout", "attention_dropout",
+                "activation_dropout", "embedding_dropout", "norm", "final_norm", "layer_norm_eps",
+                "tie_embeddings", "output_bias", "pad_id", "bos_id", "eos_id"):
+        if key not in obj:
+            fail("%s: missing field \"%s\"" % (where, key))
+    c = {
+        "vocab": int(obj["vocab_size"]), "layers": int(obj["layers"]), "d_model": int(obj["d_model"]),
+        "heads": int(obj["n_heads"]), "d_ff": int(obj["d_ff"]),
+        "dropout": float(obj["dropout"]), "attention_dropout": float(obj["attention_dropout"]),
+        "activation_dropout": float(obj["activation_dropout"]),
+        "embedding_dropout": float(obj["embedding_dropout"]),
+        "norm": obj["norm"], "final_norm": bool(obj["final_norm"]), "eps": float(obj["layer_norm_eps"]),
+        "tie": obj["tie_embeddings"], "output_bias": bool(obj["output_bias"]),
+        "pad": int(obj["pad_id"]), "bos": int(obj["bos_id"]), "eos": int(obj["eos_id"]),
+        "activation": obj.get("activation", "relu"),
+        "scale_embeddings": bool(obj.get("scale_embeddings", True)),
+        "learned_positions": int(obj.get("learned_positions", 0)),
+        "position_offset": int(obj.get("position_offset", 0)),
+    }
+    if c["activation"] == "swish":
+        c["activation"] = "silu"
+    if c["tie"] not in ("target_output", "none"):
+        fail("%s: tie_embeddings \"%s\" is not supported (\"target_output\" or \"none\")" % (where, c["tie"]))
+    if c["norm"] not in ("pre", "post"):
+        fail("%s: norm must be \"pre\" or \"post\"" % where)
+    if c["activation"] not in ("relu", "gelu", "silu"):
+        fail("%s: activation \"%s\" is not supported" % (where, c["activation"]))
+    if obj.get("positions", "interleaved") != "interleaved":
+        fail("%s: positions \"%s\" is not supported (only the interleaved sinusoids)" % (where, obj["positions"]))
+    if c["d_model"] % c["heads"] != 0:
+        fail("%s: d_model must be divisible by n_heads" % where)
+    if c["learned_positions"] == 0 and c["d_model"] % 2 != 0:
+        fail("%s: sinusoidal positions need an even d_model" % where)
+    if c["learned_positions"] and c["learned_positions"] <= c["position_offset"]:
+        fail("%s: learned_positions must exceed position_offset" % where)
+    return c
+
+
+def has_final_norm(c):
+    return c["norm"] == "pre" or c["final_norm"]
+
+
+# ---------------------------------------------------------------------------------------------- FLOPs
+
+
+def lm_training_flops(c, blocks, context):
+    """Useful FLOPs of one training update on `blocks` blocks of `context` tokens: 3 x the forward pass
+    (backward = 2 x forward). Forward per block of T tokens, counting only matrix products (2 FLOPs per
+    multiply-add): per layer T*(8 d^2 + 4 d f) (q, k, v, out projections and the two FFN products) plus
+    2 d T^2 (causal scores Q K^T and probabilities x V, each d*T^2/2 multiply-adds), then the output
+    projection 2 T d V. Embedding lookups, norms, softmax, biases, the loss and Adam are not counted.
+    The same formula as bench/workload.cpp's lm_training_flops."""
+    d, f, t, v = float(c["d_model"]), float(c["d_ff"]), float(context), float(c["vocab"])
+    forward = c["layers"] * (t * (8 * d * d + 4 * d * f) + 2 * d * t * t) + 2 * t * d * v
+    return 3 * forward * blocks
+
+
+def lm_generation_flops(c, rows, prompt, added):
+    """Useful FLOPs of generating `added` tokens after a `prompt`-token prompt for `rows` rows: the prompt's
+    causal forward pass (as above) with the output projection of its last position only (which gives the
+    first new token), then added-1 one-position steps, step i (1-based) attending over prompt+i keys (4 d
+    FLOPs per key per layer) and projecting onto the vocabulary. The same formula as bench/workload.cpp's
+    lm_generation_flops."""
+    d, f, p, v = float(c["d_model"]), float(c["d_ff"]), float(prompt), float(c["vocab"])
+    total = c["layers"] * (p * (8 * d * d + 4 * d * f) + 2 * d * p * p) + 2 * d * v
+    for i in range(1, added):
+        total += c["layers"] * (8 * d * d + 4 * d * f + 4 * d * (p + i)) + 2 * d * v
+    return rows * total
+
+
+# ------------------------------------------------------------------------------------------------ model
+
+
+def sinusoid_table(length, d_model):
+    """(length, d_model) float32: PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos(same), computed in
+    float64."""
+    position = torch.arange(length, dtype=torch.float64).unsqueeze(1)
+    div = torch.pow(10000.0, torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    table = torch.zeros(length, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(position / div)
+    table[:, 1::2] = torch.cos(position / div)
+    return table.float()
+
+
+def causal_mask(t):
+    """Additive (t, t) mask: -inf above the diagonal."""
+    return torch.full((t, t), float("-inf")).triu_(1)
+
+
+ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu, "silu": F.silu}  # F.gelu: the exact erf GELU
+
+
+def xavier_(weight, generator=None):
+    bound = math.sqrt(6.0 / (weight.shape[0] + weight.shape[1]))
+    with torch.no_grad():
+        weight.uniform_(-bound, bound, generator=generator)
+
+
+def one_query_attention_mulsum(q, k, v):
+    """q (B, H, Dh) scaled; k, v (B, H, t, Dh) -> (B, H, Dh), as broadcast multiply + sum."""
+    probs = torch.softmax((q.unsqueeze(2) * k).sum(-1), dim=-1)                 # (B, H, t)
+    return (probs.unsqueeze(-1) * v).sum(2)
+
+
+def one_query_attention_matmul(q, k, v):
+    """The same as batched matrix products."""
+    scores = torch.matmul(q.unsqueeze(2), k.transpose(-2, -1))                   # (B, H, 1, t)
+    return torch.matmul(torch.softmax(scores, dim=-1), v).squeeze(2)
+
+
+STEP_ATTENTION = {"mulsum": one_query_attention_mulsum, "matmul": one_query_attention_matmul}
+
+
+class Layer(nn.Module):
+    """One decoder layer: causal self-attention (q, k, v fused into one (3d, d) product; saved as Heptapod's
+    separate q_proj/k_proj/v_proj) and the FFN, each a pre- or post-norm residual sub-layer."""
+
+    def __init__(self, c):
+        super().__init__()
+        d = c["d_model"]
+        self.c = c
+        self.heads, self.head_dim = c["heads"], d // c["heads"]
+        self.scale = 1.0 / math.sqrt(self.head_dim)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out_proj = nn.Linear(d, d)
+        self.attn_norm = nn.LayerNorm(d, eps=c["eps"])
+        self.fc1 = nn.Linear(d, c["d_ff"])
+        self.fc2 = nn.Linear(c["d_ff"], d)
+        self.ffn_norm = nn.LayerNorm(d, eps=c["eps"])
+        self.activation = ACTIVATIONS[c["activation"]]
+        self.pre = c["norm"] == "pre"
+
+    def reset_parameters(self):
+        d = self.c["d_model"]
+        with torch.no_grad():
+            for i in range(3):                                                  # q, k, v: each (d, d)
+                xavier_(self.qkv.weight[i * d:(i + 1) * d])
+            for lin in (self.out_proj, self.fc1, self.fc2):
+                xavier_(lin.weight)
+            for lin in (self.qkv, self.out_proj, self.fc1, self.fc2):
+                lin.bias.zero_()
+            for norm in (self.attn_norm, self.ffn_norm):
+                norm.weight.fill_(1.0)
+                norm.bias.zero_()
+
+    def attention(self, h, mask, cache=None):
+        """h (B, T, d), mask (T, T) additive -> (B, T, d). cache: (k, v) buffers (B, H, L, Dh) whose positions
+        [0, T) receive this pass's keys and values (the prompt's prefill)."""
+        b, t, d = h.shape
+        qkv = self.qkv(h).view(b, t, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (3, B, H, T, Dh)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        if cache is not None:
+            cache[0][:, :, :t] = k
+            cache[1][:, :, :t] = v
+        scores = torch.matmul(q * self.scale, k.transpose(-2, -1)).add_(mask)   # (B, H, T, T)
+        probs = F.dropout(torch.softmax(scores, dim=-1), self.c["attention_dropout"], self.training)
+        out = torch.matmul(probs, v).transpose(1, 2).reshape(b, t, d)
+        return self.out_proj(out)
+
+    def ffn(self, h):
+        return self.fc2(F.dropout(self.activation(self.fc1(h)), self.c["activation_dropout"], self.training))
+
+    def forward(self, x, mask, cache=None):
+        p = self.c["dropout"]
+        if self.pre:
+            x = x + F.dropout(self.attention(self.attn_norm(x), mask, cache), p, self.training)
+            return x + F.dropout(self.ffn(self.ffn_norm(x)), p, self.training)
+        x = self.attn_norm(x + F.dropout(self.attention(x, mask, cache), p, self.training))
+        return self.ffn_norm(x + F.dropout(self.ffn(x), p, self.training))
+
+    def step(self, x, t, k_cache, v_cache, step_attention):
+        """One position t: x (B, d) -> (B, d); its key and value go to position t of the caches (B, H, L, Dh)
+        and the query attends over positions [0, t]. Inference only (no dropout)."""
+        b, d = x.shape
+        h = self.attn_norm(x) if self.pre else x
+        qkv = self.qkv(h).view(b, 3, self.heads, self.head_dim)                  # (B, 3, H, Dh)
+        k_cache[:, :, t] = qkv[:, 1]
+        v_cache[:, :, t] = qkv[:, 2]
+        a = step_attention(qkv[:, 0] * self.scale, k_cache[:, :, :t + 1], v_cache[:, :, :t + 1])  # (B, H, Dh)
+        a = self.out_proj(a.reshape(b, d))
+        if self.pre:
+            x = x + a
+            return x + self.ffn(self.ffn_norm(x))
+        x = self.attn_norm(x + a)
+        return self.ffn_norm(x + self.ffn(x))
+
+
+class DecoderLM(nn.Module):
+    """Heptapod's decoder-only model (docs/conventions.md, "The model, exactly", one causal stack)."""
+
+    def __init__(self, c, max_len=1):
+        super().__init__()
+        d, vocab = c["d_model"], c["vocab"]
+        self.c = c
+        self.embedding = nn.Parameter(torch.empty(vocab, d))                     # decoder/embedding/weight
+        self.positions = nn.Parameter(torch.empty(c["learned_positions"], d)) if c["learned_positions"] else None
+        self.output_weight = nn.Parameter(torch.empty(vocab, d)) if c["tie"] == "none" else None
+        self.output_bias = nn.Parameter(torch.zeros(vocab)) if c["output_bias"] else None
+        self.layers = nn.ModuleList(Layer(c) for _ in range(c["layers"]))
+        self.final_norm = nn.LayerNorm(d, eps=c["eps"]) if has_final_norm(c) else None
+        self.embed_scale = math.sqrt(d) if c["scale_embeddings"] else 1.0
+        self.sinusoids = torch.empty(0, d)
+        self.reserve_positions(max_len)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Heptapod's initialisation (src/heptapod/model/initialize.cpp): linear weights Xavier-uniform,
+        embeddings and learned positions N(0, 1/sqrt(d)), biases 0, norm weights 1 (from torch's generator)."""
+        std = 1.0 / math.sqrt(self.c["d_model"])
+        with torch.no_grad():
+            self.embedding.normal_(0.0, std)
+            if self.positions is not None:
+                self.positions.normal_(0.0, std)
+            if self.output_weight is not None:
+                xavier_(self.output_weight)
+            if self.output_bias is not None:
+                self.output_bias.zero_()
+            for layer in self.layers:
+                layer.reset_parameters()
+            if self.final_norm is not None:
+                self.final_norm.weight.fill_(1.0)
+                self.final_norm.bias.zero_()
+
+    def reserve_positions(self, length):
+        """Make positions [0, length) available (sinusoids precomputed; learned tables are checked)."""
+        c = self.c
+        if c["learned_positions"]:
+            if c["position_offset"] + length > c["learned_positions"]:
+                fail("sequences of %d tokens do not fit %d learned positions (offset %d)"
+                     % (length, c["learned_positions"], c["position_offset"]))
+        elif c["position_offset"] + length > self.sinusoids.shape[0]:
+            self.sinusoids = sinusoid_table(c["position_offset"] + length, c["d_model"])
+
+    def position_rows(self, start, count):
+        """Positions [start, start + count) -> (count, d)."""
+        first = self.c["position_offset"] + start
+        if self.positions is not None:
+            return self.positions[first:first + count]
+        if first + count > self.sinusoids.shape[0]:
+            self.reserve_positions(start + count)
+        return self.sinusoids[first:first + count]
+
+    def embed(self, tokens):
+        """tokens (B, T) -> drop_e(E[tok] (* sqrt(d)) + P[pos]) (B, T, d)."""
+        x = F.embedding(tokens, self.embedding)
+        if self.embed_scale != 1.0:
+            x = x * self.embed_scale
+        x = x + self.position_rows(0, tokens.shape[1])
+        return F.dropout(x, self.c["embedding_dropout"], self.training)
+
+    def hidden(self, tokens, caches=None):
+        """tokens (B, T) -> the last layer's output (B, T, d), before the final norm. caches: per layer
+        (k, v) buffers to fill with the keys and values of positions [0, T)."""
+        x = self.embed(tokens)
+        mask = causal_mask(tokens.shape[1])
+        for i, layer in enumerate(self.layers):
+            x = layer(x, mask, None if caches is None else caches[i])
+        return x
+
+    def logits(self, h):
+        """h (..., d) from the last layer -> (final norm) -> logits (..., V)."""
+        if self.final_norm is not None:
+            h = self.final_norm(h)
+        if hasattr(self, "output_linear"):                                      # int8: a quantized twin
+            return self.output_linear(h)
+        weight = self.embedding if self.output_weight is None else self.output_weight
+        return F.linear(h, weight, self.output_bias)
+
+    def forward(self, tokens):
+        return self.logits(self.hidden(tokens))
+
+    def step(self, tokens, t, caches, step_attention):
+        """tokens (B,) at position t -> logits (B, V) of position t + 1."""
+        x = self.embedding.index_select(0, tokens)
+        if self.embed_scale != 1.0:
+            x = x * self.embed_scale
+        x = x + self.position_rows(t, 1)
+        for i, layer in enumerate(self.layers):
+            x = layer.step(x, t, caches[i][0], caches[i][1], step_attention)
+        return self.logits(x)
+
+    # -- Heptapod's names ---------------------------------------------------------------------------------
+
+    def _views(self, grad=False):
+        """(Heptapod name, live view of the parameter's data, or of its gradient if grad), in the order of
+        Heptapod's parameter layout (param_shapes of tools/make_parity_fixtures.py); the fused q/k/v rows
+        are split into q_proj, k_proj and v_proj."""
+        d = self.c["d_model"]
+        out = [("decoder/embedding/weight", self.embedding, None)]
+        if self.positions is not None:
+            out.append(("decoder/positions/weight", self.positions, None))
+        if self.output_weight is not None:
+            out.append(("decoder/output_proj/weight", self.output_weight, None))
+        if self.output_bias is not None:
+            out.append(("decoder/output_proj/bias", self.output_bias, None))
+        for i, layer in enumerate(self.layers):
+            p = "decoder/layers/%d/" % i
+            for j, proj in enumerate(("q_proj", "k_proj", "v_proj")):
+                rows = slice(j * d, (j + 1) * d)
+                out.append((p + "self_attn/%s/weight" % proj, layer.qkv.weight, rows))
+                out.append((p + "self_attn/%s/bias" % proj, layer.qkv.bias, rows))
+            for name, module in (("self_attn/out_proj", layer.out_proj), ("self_attn_norm", layer.attn_norm),
+                                 ("ffn/fc1", layer.fc1), ("ffn/fc2", layer.fc2), ("ffn_norm", layer.ffn_norm)):
+                out += [(p + name + "/weight", module.weight, None), (p + name + "/bias", module.bias, None)]
+        if self.final_norm is not None:
+            out += [("decoder/final_norm/weight", self.final_norm.weight, None),
+                    ("decoder/final_norm/bias", self.final_norm.bias, None)]
+        views = []
+        for name, param, rows in out:
+            t = param.grad if grad else param.data
+            views.append((name, t if rows is None else t[rows]))
+        return views
+
+    def heptapod_state_dict(self):
+        """[(name, float32 tensor)]: a copy of every parameter under Heptapod's name."""
+        return [(n, t.detach().float().clone()) for n, t in self._views()]
+
+    def load_heptapod_state_dict(self, tensors):
+        """tensors: {name: tensor} holding exactly the names of heptapod_state_dict()."""
+        views = self._views()
+        if sorted(tensors) != sorted(n for n, _ in views):
+            fail("state dict names differ from the model's")
+        with torch.no_grad():
+            for name, view in views:
+                view.copy_(tensors[name])
+
+
+def quantize_int8(model):
+    """PyTorch's dynamic int8 quantization of every nn.Linear (fused q/k/v, out, fc1, fc2) and of the output
+    projection, made an nn.Linear sharing the embedding (or the untied output) weight first; the embedding
+    lookup stays float32."""
+    weight = model.embedding if model.output_weight is None else model.output_weight
+    lin = nn.Linear(weight.shape[1], weight.shape[0], bias=model.output_bias is not None)
+    lin.weight = weight
+    if model.output_bias is not None:
+        lin.bias = model.output_bias
+    model.output_linear = lin
+    return torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+
+
+def next_token_loss(logits, targets, pad, smoothing):
+    """Label-smoothed cross-entropy summed over the targets that are not pad and divided by their count:
+    per token (1 - eps) * (-log p_y) + eps * mean_j(-log p_j) over all V classes (= PyTorch's
+    label_smoothing; checked against a float64 implementation in the self-test). logits (N, V) float32."""
+    total = F.cross_entropy(logits, targets, ignore_index=pad, label_smoothing=smoothing, reduction="sum")
+    return total / (targets != pad).sum().clamp(min=1)
+
+
+# ----------------------------------------------------------------------------------------- safetensors
+
+
+def write_safetensors(path, tensors, metadata=None):
+    """tensors: [(name, float32 tensor)] in file order, written as F32 (little-endian); atomically (a
+    temporary file in the same directory, then rename)."""
+    header = {"__metadata__": dict(metadata or {})}
+    offset = 0
+    arrays = []
+    for name, t in tensors:
+        if name in header:
+            raise ValueError("duplicate name " + name)
+        a = np.ascontiguousarray(t.detach().cpu().float().numpy(), dtype="<f4")
+        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [offset, offset + a.nbytes]}
+        offset += a.nbytes
+        arrays.append(a)
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=True).encode("utf-8")
+    text += b" " * ((-len(text)) % 8)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(struct.pack("<Q", len(text)))
+            f.write(text)
+            for a in arrays:
+                f.write(a.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def read_safetensors(path):
+    """-> ([(name, float32 tensor)] in file order, metadata). Checks the layout strictly (F32 only)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    if n % 8 != 0 or 8 + n > len(raw):
+        raise ValueError("bad header length")
+    header = json.loads(raw[8:8 + n].decode("utf-8"))
+    data = raw[8 + n:]
+    metadata = header.pop("__metadata__", {})
+    out, expected = [], 0
+    for name, info in header.items():
+        if info["dtype"] != "F32":
+            raise ValueError("%s: dtype %s" % (name, info["dtype"]))
+        begin, end = info["data_offsets"]
+        count = int(np.prod(info["shape"], dtype=np.int64))
+        if begin != expected or end - begin != 4 * count:
+            raise ValueError("bad data_offsets at " + name)
+        a = np.frombuffer(data, dtype="<f4", count=count, offset=begin).reshape(info["shape"])
+        out.append((name, torch.from_numpy(a.copy())))
+        expected = end
+    if expected != len(data):
+        raise ValueError("trailing bytes")
+    return out, metadata
+
+
+# ------------------------------------------------------------------------------------- speed: training
+
+
+def random_blocks(gen, c, blocks, context):
+    """(inputs, targets), each (blocks, context) long: a block of context+1 random ids in [4, V), the
+    inputs its first context ids, the targets the next ones."""
+    ids = torch.randint(FIRST_REAL_TOKEN, c["vocab"], (blocks, context + 1), generator=gen)
+    return ids[:, :-1].contiguous(), ids[:, 1:].contiguous()
+
+
+def train_step(model, optimizer, inputs, targets, smoothing, bfloat16=False):
+    """One update: forward (under bfloat16 autocast if asked), loss in float32, backward, Adam, zero_grad."""
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bfloat16):
+        logits = model(inputs)                                                  # (B, T, V)
+    loss = next_token_loss(logits.float().view(-1, logits.shape[-1]), targets.view(-1), model.c["pad"], smoothing)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss
+
+
+def make_adam(model, lr):
+    return torch.optim.Adam(model.parameters(), lr=lr, betas=ADAM_BETAS, eps=ADAM_EPS, weight_decay=0.0,
+                            foreach=True)
+
+
+def run_lm_train(c, context, args):
+    blocks = max(1, BATCH_TOKENS // context)
+    model = DecoderLM(c, max_len=context)
+    gen = torch.Generator().manual_seed(DATA_SEED)
+    batches = [random_blocks(gen, c, blocks, context) for _ in range(args.warmup + args.batches)]
+    optimizer = make_adam(model, TRAIN_LR)
+    model.train()
+    bf16 = args.compute_type == "bfloat16"
+    for inputs, targets in batches[:args.warmup]:
+        train_step(model, optimizer, inputs, targets, LABEL_SMOOTHING, bf16)
+    start = time.perf_counter()
+    for inputs, targets in batches[args.warmup:]:
+        train_step(model, optimizer, inputs, targets, LABEL_SMOOTHING, bf16)
+    seconds = time.perf_counter() - start
+    tokens = args.batches * blocks * context
+    return {"tokens": tokens, "seconds": seconds,
+            "gflop": lm_training_flops(c, blocks, context) * args.batches / 1e9}
+
+
+# ----------------------------------------------------------------------------------- speed: generation
+
+
+def banned_ids(c):
+    """The end token, and (as Heptapod's banned_output_ids) pad and the start token unless either is the end
+    token: every row then makes exactly the requested number of tokens."""
+    return sorted({c["eos"]} | {i for i in (c["pad"], c["bos"]) if i != c["eos"]})
+
+
+def generate(model, prompts, new, step_attention, cache_dtype=torch.float32):
+    """Greedy: prompts (B, P) -> (new tokens (B, new), the logits (B, V) that chose the last one). The prompts
+    in one causal pass that fills the key/value caches (B, H, P+new, Dh), preallocated per layer; then one
+    position per step, projected onto the vocabulary alone."""
+    c = model.c
+    b, p = prompts.shape
+    heads, dh = c["heads"], c["d_model"] // c["heads"]
+    caches = [(torch.empty(b, heads, p + new, dh, dtype=cache_dtype),
+               torch.empty(b, heads, p + new, dh, dtype=cache_dtype)) for _ in model.layers]
+    banned = torch.tensor(banned_ids(c))
+    out = torch.empty(b, new, dtype=torch.long)
+    logits = model.logits(model.hidden(prompts, caches)[:, -1])                # (B, V)
+    for s in range(new):
+        if s > 0:
+            logits = model.step(out[:, s - 1], p + s - 1, caches, step_attention)
+        logits.index_fill_(1, banned, float("-inf"))
+        out[:, s] = logits.argmax(dim=-1)
+    return out, logits
+
+
+def run_generate(c, args):
+    max_len = args.prompt + args.new
+    model = DecoderLM(c, max_len=max_len)
+    model.eval()
+    cache_dtype = torch.float32
+    if args.compute_type == "int8":
+        model = quantize_int8(model)
+    elif args.compute_type == "bfloat16":
+        cache_dtype = torch.bfloat16
+    gen = torch.Generator().manual_seed(DATA_SEED)
+    prompts = [torch.randint(FIRST_REAL_TOKEN, c["vocab"], (args.batch, args.prompt), generator=gen)
+               for _ in range(args.warmup + args.repeats)]
+    step_attention = STEP_ATTENTION[args.step_attention]
+    bf16 = args.compute_type == "bfloat16"
+    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        for x in prompts[:args.warmup]:
+            generate(model, x, args.new, step_attention, cache_dtype)
+        start = time.perf_counter()
+        for x in prompts[args.warmup:]:
+            generate(model, x, args.new, step_attention, cache_dtype)
+        seconds = time.perf_counter() - start
+    tokens = args.repeats * args.batch * args.new
+    return {"tokens": tokens, "seconds": seconds,
+            "ms_per_token": seconds / (args.repeats * args.new) * 1000 if args.repeats * args.new else 0.0,
+            "gflop": lm_generation_flops(c, args.batch, args.prompt, args.new) * args.repeats / 1e9}
+
+
+# ---------------------------------------------------------------------------- wall-time training recipe
+
+
+def noam_lr(step, d_model, scale, warmup):
+    """Heptapod's "noam": scale * d^-0.5 * min(step^-0.5, step * warmup^-1.5), step counted from 1."""
+    s, w = float(max(step, 1)), float(max(warmup, 1))
+    return scale * d_model ** -0.5 * min(s ** -0.5, s * w ** -1.5)
+
+
+def read_blocks(prefix):
+    """PREFIX.json {"batches", "rows", "context", "pad_id"}; PREFIX.inputs / PREFIX.targets int32 (N, R, C)."""
+    with open(prefix + ".json") as f:
+        meta = json.load(f)
+    shape = (int(meta["batches"]), int(meta["rows"]), int(meta["context"]))
+    arrays = []
+    for ext in ("inputs", "targets"):
+        path = prefix + "." + ext
+        size = os.path.getsize(path)
+        if size != 4 * shape[0] * shape[1] * shape[2]:
+            fail("%s holds %d bytes, not the %s int32 of %s.json" % (path, size, shape, prefix))
+        arrays.append(np.memmap(path, dtype="<i4", mode="r", shape=shape))
+    return meta, arrays[0], arrays[1]
+
+
+def write_blocks(prefix, inputs, targets, pad):
+    """The inverse of read_blocks (self-test and hand-made test files). inputs, targets: int arrays (N, R, C)."""
+    inputs, targets = np.asarray(inputs, dtype="<i4"), np.asarray(targets, dtype="<i4")
+    n, r, c = inputs.shape
+    with open(prefix + ".json", "w") as f:
+        json.dump({"batches": n, "rows": r, "context": c, "pad_id": pad}, f)
+    inputs.tofile(prefix + ".inputs")
+    targets.tofile(prefix + ".targets")
+
+
+def recipe_batch(inputs, targets, pad):
+    """One stored batch (R, C) -> (inputs, targets) long (R', T), without its absent rows (inputs all pad)
+    and trimmed to its longest row; None if no row is present."""
+    present = (inputs != pad).any(axis=1)
+    if not present.any():
+        return None
+    inputs, targets = inputs[present], targets[present]
+    used = (inputs != pad) | (targets != pad)                                   # (R', C)
+    length = int(used.shape[1] - np.argmax(used[:, ::-1].any(axis=0)))
+    return (torch.from_numpy(inputs[:, :length].astype(np.int64)),
+            torch.from_numpy(targets[:, :length].astype(np.int64)))
+
+
+def train_recipe(c, prefix, time_limit, warmup_steps, lr_scale, smoothing, seed, out_path, log=sys.stderr,
+                 lr_trace=None):
+    """Trains on the stored batches in order until the updates' summed time reaches time_limit or the batches
+    run out; writes the weights to out_path. lr_trace: a list that receives each update's learning rate."""
+    torch.manual_seed(seed)
+    meta, inputs, targets = read_blocks(prefix)
+    pad = c["pad"]
+    if int(meta.get("pad_id", pad)) != pad:
+        fail("%s.json: pad_id %s differs from the config's %d" % (prefix, meta["pad_id"], pad))
+    model = DecoderLM(c, max_len=int(meta["context"]))
+    model.train()
+    optimizer = make_adam(model, noam_lr(1, c["d_model"], lr_scale, warmup_steps))
+    steps, tokens, seconds, last_loss = 0, 0, 0.0, float("nan")
+    ran_out = True
+    for n in range(int(meta["batches"])):
+        if seconds >= time_limit:
+            ran_out = False
+            break
+        batch = recipe_batch(np.asarray(inputs[n]), np.asarray(targets[n]), pad)
+        if batch is None:
+            continue
+        x, y = batch
+        count = int((y != pad).sum())
+        lr = noam_lr(steps + 1, c["d_model"], lr_scale, warmup_steps)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        if lr_trace is not None:
+            lr_trace.append(lr)
+        start = time.perf_counter()
+        loss = train_step(model, optimizer, x, y, smoothing)
+        seconds += time.perf_counter() - start
+        steps += 1
+        tokens += count
+        last_loss = loss.item()
+        if steps % 50 == 0:
+            print("step %d  loss %.4f  lr %.3g  %.0f tokens/s" % (steps, last_loss, lr, tokens / seconds),
+                  file=log, flush=True)
+    if ran_out:
+        print("%s: the batches ran out after %d updates (%.1f s of the %.1f s limit)"
+              % (PROG, steps, seconds, time_limit), file=log, flush=True)
+    write_safetensors(out_path, model.heptapod_state_dict(), {"format": "pt", "producer": "bench/pytorch_gpt.py"})
+    return {"side": "pytorch", "steps": steps, "tokens": tokens, "seconds": seconds,
+            "tokens_per_second": tokens / seconds if seconds > 0 else 0.0, "last_loss": last_loss}
+
+
+# ----------------------------------------------------------------------------------------- self-test
+
+def reference_loss(P, c, tokens, targets, eps):
+    """An independent, plain float64 implementation of the model and its loss (docs/conventions.md, the
+    parity fixtures' math written again): P {Heptapod name: tensor}; tokens, targets (B, T) long."""
+    P = {k: v.double() for k, v in P.items()}
+    b_, t_ = tokens.shape
+    d, heads = c["d_model"], c["heads"]
+    dh = d // heads
+    x = P["decoder/embedding/weight"][tokens] * (math.sqrt(d) if c["scale_embeddings"] else 1.0)
+    for t in range(t_):
+        p = c["position_offset"] + t
+        if c["learned_positions"]:
+            x[:, t] += P["decoder/positions/weight"][p]
+        else:
+            for i in range(0, d, 2):
+                x[:, t, i] += math.sin(p / 10000.0 ** (i / d))
+                x[:, t, i + 1] += math.cos(p / 10000.0 ** (i / d))
+
+    def ln(h, name):
+        m = h.mean(-1, keepdim=True)
+        var = ((h - m) ** 2).mean(-1, keepdim=True)
+        return (h - m) / torch.sqrt(var + c["eps"]) * P[name + "/weight"] + P[name + "/bias"]
+
+    def lin(h, name):
+        return h @ P[name + "/weight"].t() + P[name + "/bias"]
+
+    def act(h):
+        if c["activation"] == "relu":
+            return torch.where(h > 0, h, torch.zeros_like(h))
+        if c["activation"] == "gelu":
+            return 0.5 * h * (1.0 + torch.erf(h / math.sqrt(2.0)))
+        return h / (1.0 + torch.exp(-h))
+
+    def attn(h, p):
+        q, k, v = lin(h, p + "q_proj"), lin(h, p + "k_proj"), lin(h, p + "v_proj")
+        o = torch.zeros_like(h)
+        for b in range(b_):
+            for hd in range(heads):
+                s = slice(hd * dh, (hd + 1) * dh)
+                for i in range(t_):                                             # keys j <= i
+                    w = torch.softmax(k[b, :i + 1, s] @ q[b, i, s] / math.sqrt(dh), dim=0)
+                    o[b, i, s] = (w[:, None] * v[b, :i + 1, s]).sum(0)
+        return lin(o, p + "out_proj")
+
+    def ffn(h, p):
+        return lin(act(lin(h, p + "fc1")), p + "fc2")
+
+    for i in range(c["layers"]):
+        p = "decoder/layers/%d/" % i
+        for f, norm in ((lambda h: attn(h, p + "self_attn/"), p + "self_attn_norm"),
+                        (lambda h: ffn(h, p + "ffn/"), p + "ffn_norm")):
+            x = x + f(ln(x, norm)) if c["norm"] == "pre" else ln(x + f(x), norm)
+    if c["norm"] == "pre" or c["final_norm"]:
+        x = ln(x, "decoder/final_norm")
+    w_out = P["decoder/embedding/weight"] if c["tie"] == "target_output" else P["decoder/output_proj/weight"]
+    logits = x @ w_out.t()
+    if c["output_bias"]:
+        logits = logits + P["decoder/output_proj/bias"]
+    total, count = 0.0, 0
+    for b in range(b_):
+        for t in range(t_):
+            y = int(targets[b, t])
+            if y == c["pad"]:
+                continue
+            logp = logits[b, t] - torch.logsumexp(logits[b, t], dim=0)
+            total = total + (1.0 - eps) * (-logp[y]) + eps * (-logp).mean()
+            count += 1
+    return total / count
+
+
+def expected_names(c):
+    """(name, shape) of every parameter, in Heptapod's order (param_shapes of the parity fixtures, written
+    again for one causal stack)."""
+    d, f, v = c["d_model"], c["d_ff"], c["vocab"]
+    out = [("decoder/embedding/weight", (v, d))]
+    if c["learned_positions"]:
+        out.append(("decoder/positions/weight", (c["learned_positions"], d)))
+    if c["tie"] == "none":
+        out.append(("decoder/output_proj/weight", (v, d)))
+    if c["output_bias"]:
+        out.append(("decoder/output_proj/bias", (v,)))
+    for i in range(c["layers"]):
+        p = "decoder/layers/%d/" % i
+        for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            out += [(p + "self_attn/%s/weight" % proj, (d, d)), (p + "self_attn/%s/bias" % proj, (d,))]
+        out += [(p + "self_attn_norm/weight", (d,)), (p + "self_attn_norm/bias", (d,)),
+                (p + "ffn/fc1/weight", (f, d)), (p + "ffn/fc1/bias", (f,)),
+                (p + "ffn/fc2/weight", (d, f)), (p + "ffn/fc2/bias", (d,)),
+                (p + "ffn_norm/weight", (d,)), (p + "ffn_norm/bias", (d,))]
+    if c["norm"] == "pre" or c["final_norm"]:
+        out += [("decoder/final_norm/weight", (d,)), ("decoder/final_norm/bias", (d,))]
+    return out
+
+
+def self_test_configs():
+    base = {"architecture": "decoder-only", "vocab_size": 50, "layers": 2, "d_model": 16, "n_heads": 2,
+            "d_ff": 24, "dropout": 0.1, "attention_dropout": 0.1, "activation_dropout": 0.1,
+            "embedding_dropout": 0.1, "norm": "pre", "final_norm": False, "layer_norm_eps": 1e-5,
+            "tie_embeddings": "target_output", "output_bias": False, "pad_id": 0, "bos_id": 1, "eos_id": 2}
+    variants = [
+        {},                                                                      # pre, sinusoids, relu, tied
+        {"norm": "post", "final_norm": True, "activation": "gelu", "learned_positions": 12,
+         "position_offset": 2, "tie_embeddings": "none", "output_bias": True, "scale_embeddings": False},
+        {"activation": "gelu", "learned_positions": 16, "scale_embeddings": False},  # GPT-2's style
+        {"norm": "post", "activation": "silu", "position_offset": 1, "output_bias": True},
+    ]
+    return [model_config(dict(base, **v), "self-test config %d" % i) for i, v in enumerate(variants)]
+
+
+def perturbed_model(c, seed, max_len=8):
+    """A model whose biases and norm weights are random too (the initialisation makes them 0 and 1)."""
+    torch.manual_seed(seed)
+    model = DecoderLM(c, max_len=max_len)
+    with torch.no_grad():
+        for name, t in model._views():
+            if name.endswith("bias"):
+                t.uniform_(-0.1, 0.1)
+            elif "norm" in name:
+                t.uniform_(0.9, 1.1)
+    return model
+
+
+def self_test():
+    start = time.perf_counter()
+    configs = self_test_configs()
+    gen = torch.Generator().manual_seed(7)
+
+    # (1) loss and gradients against the float64 reference; names and shapes against Heptapod's layout
+    for n, c in enumerate(configs):
+        model = perturbed_model(c, 100 + n)
+        names = [(name, tuple(t.shape)) for name, t in model.heptapod_state_dict()]
+        assert names == expected_names(c), "config %d: parameter names/shapes differ" % n
+        tokens = torch.randint(FIRST_REAL_TOKEN, c["vocab"], (4, 8), generator=gen)
+        targets = torch.randint(FIRST_REAL_TOKEN, c["vocab"], (4, 8), generator=gen)
+        tokens[1, 5:] = c["pad"]                                                 # a short row
+        targets[1, 5:] = c["pad"]
+        tokens[2, :] = c["pad"]                                                  # an absent row
+        targets[2, :] = c["pad"]
+        targets[3, 0] = c["pad"]                                                 # one target without loss
+        model.eval()                                                             # dropout off
+        loss = next_token_loss(model(tokens).view(-1, c["vocab"]), targets.view(-1), c["pad"], 0.1)
+        loss.backward()
+        P = {name: t.double().requires_grad_(True) for name, t in model.heptapod_state_dict()}
+        ref = reference_loss(P, c, tokens, targets, 0.1)
+        rel = abs(loss.item() - ref.item()) / abs(ref.item())
+        assert rel < 1e-5, "config %d: loss %.8f vs float64 reference %.8f" % (n, loss.item(), ref.item())
+        ref.backward()
+        grad_views = dict(model._views(grad=True))
+        worst = max((grad_views[name] - P[name].grad).abs().max().item() for name in P)
+        scale = max(P[name].grad.abs().max().item() for name in P)
+        assert worst <= 1e-4 * scale, "config %d: gradients differ by %g (largest %g)" % (n, worst, scale)
+        model.train()
+        with torch.no_grad():
+            dropped = next_token_loss(model(tokens).view(-1, c["vocab"]), targets.view(-1), c["pad"], 0.1)
+        assert abs(dropped.item() - loss.item()) > 1e-6, "config %d: dropout has no effect in training" % n
+        print("  model %d: loss %.6f, float64 reference %.6f (rel %.1e), gradients within %.1e of the largest"
+              % (n, loss.item(), ref.item(), rel, worst / scale), file=sys.stderr)
+
+    # (2) cached generation = the full causal forward pass on the whole sequence
+    for n, c in enumerate(configs):
+        model = perturbed_model(c, 200 + n)
+        model.eval()
+        prompts = torch.randint(FIRST_REAL_TOKEN, c["vocab"], (3, 5), generator=gen)
+        new = 5
+        banned = torch.tensor(banned_ids(c))
+        with torch.no_grad():
+            for kind, fn in sorted(STEP_ATTENTION.items()):
+                out, last = generate(model, prompts, new, fn)
+                full = model(torch.cat([prompts, out[:, :-1]], dim=1))           # (B, P+new-1, V)
+                full = full[:, prompts.shape[1] - 1:].index_fill(2, banned, float("-inf"))
+                assert torch.equal(full.argmax(-1), out), "config %d (%s): greedy tokens differ" % (n, kind)
+                finite = torch.isfinite(full[:, -1])
+                assert torch.equal(finite, torch.isfinite(last))
+                diff = (full[:, -1][finite] - last[finite]).abs().max().item()
+                assert diff < 1e-4, "config %d (%s): last logits differ by %g" % (n, kind, diff)
+            with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+                out16, _ = generate(model, prompts, new, one_query_attention_mulsum, torch.bfloat16)
+            out8, _ = generate(quantize_int8(model), prompts, new, one_query_attention_mulsum)
+            for out_ in (out16, out8):
+                assert out_.shape == (3, new) and not torch.isin(out_, banned).any()
+                assert ((out_ >= 0) & (out_ < c["vocab"])).all()
+        print("  model %d: cached greedy = full forward (last logits within %.1e); int8 and bfloat16 run"
+              % (n, diff), file=sys.stderr)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        # (3) safetensors round trip, header checked by hand
+        c = configs[1]
+        model = perturbed_model(c, 300)
+        model.eval()
+        path = os.path.join(tmp, "w.safetensors")
+        state = model.heptapod_state_dict()
+        write_safetensors(path, state, {"format": "pt"})
+        with open(path, "rb") as f:
+            raw = f.read()
+        (hlen,) = struct.unpack("<Q", raw[:8])
+        header = json.loads(raw[8:8 + hlen])
+        assert header.pop("__metadata__") == {"format": "pt"}
+        assert list(header) == [name for name, _ in state]
+        offset = 0
+        for name, t in state:
+            info = header[name]
+            assert info["dtype"] == "F32" and info["shape"] == list(t.shape)
+            assert info["data_offsets"] == [offset, offset + 4 * t.numel()]
+            offset += 4 * t.numel()
+        assert len(raw) == 8 + hlen + offset
+        back, meta = read_safetensors(path)
+        assert [n for n, _ in back] == [n for n, _ in state] and meta == {"format": "pt"}
+        for (name, a), (_, b) in zip(state, back):
+            assert a.dtype == b.dtype and torch.equal(a, b), name
+        other = perturbed_model(c, 301)
+        other.eval()
+        other.load_heptapod_state_dict(dict(back))
+        tokens = torch.randint(FIRST_REAL_TOKEN, c["vocab"], (2, 6), generator=gen)
+        with torch.no_grad():
+            assert torch.equal(model(tokens), other(tokens))
+        print("  safetensors: %d tensors written, read back and reloaded bit for bit" % len(state), file=sys.stderr)
+
+        # (4) the noam schedule, by hand: 256^-0.5 = 1/16; 500^1.5 = 11180.339887...
+        for step, expect in ((1, 1 / 16 / 11180.339887498949), (250, 250 / 16 / 11180.339887498949),
+                             (500, 1 / 16 / 22.360679774997898), (2000, 1 / 16 / 44.721359549995796)):
+            got = noam_lr(step, 256, 1.0, 500)
+            assert abs(got - expect) <= 1e-12 * expect, (step, got, expect)
+        assert abs(noam_lr(100, 512, 2.0, 4000) - 2 * 100 / math.sqrt(512) / 4000 ** 1.5) < 1e-15
+        assert noam_lr(0, 256, 1.0, 500) == noam_lr(1, 256, 1.0, 500)
+        # ... and the recipe: its batches in order, absent rows and batches skipped, the rates per update
+        c = configs[0]
+        rng = np.random.default_rng(5)
+        inputs = rng.integers(FIRST_REAL_TOKEN, c["vocab"], (4, 3, 6))
+        targets = rng.integers(FIRST_REAL_TOKEN, c["vocab"], (4, 3, 6))
+        inputs[0, 2], targets[0, 2] = c["pad"], c["pad"]                         # an absent block
+        inputs[1, 0, 4:], targets[1, 0, 3:] = c["pad"], c["pad"]                 # a short one
+        inputs[2], targets[2] = c["pad"], c["pad"]                               # an absent batch
+        prefix = os.path.join(tmp, "blocks")
+        write_blocks(prefix, inputs, targets, c["pad"])
+        b1 = recipe_batch(inputs[1], targets[1], c["pad"])
+        assert b1[0].shape == (3, 6) and recipe_batch(inputs[0], targets[0], c["pad"])[0].shape == (2, 6)
+        assert recipe_batch(inputs[2], targets[2], c["pad"]) is None
+        trim_in, trim_tg = inputs[3].copy(), targets[3].copy()
+        trim_in[:, 4:], trim_tg[:, 4:] = c["pad"], c["pad"]
+        assert recipe_batch(trim_in, trim_tg, c["pad"])[0].shape == (3, 4)
+        import io
+        log, lrs = io.StringIO(), []
+        out = os.path.join(tmp, "out.safetensors")
+        result = train_recipe(c, prefix, 1e9, 3, 1.5, 0.1, 1, out, log, lrs)
+        assert result["steps"] == 3 and "ran out" in log.getvalue(), result
+        assert result["tokens"] == int((targets[[0, 1, 3]] != c["pad"]).sum()), result
+        assert lrs == [noam_lr(s, c["d_model"], 1.5, 3) for s in (1, 2, 3)]
+        assert math.isfinite(result["last_loss"])
+        assert [n for n, _ in read_safetensors(out)[0]] == [n for n, _ in expected_names(c)]
+        one = train_recipe(c, prefix, 1e-12, 3, 1.0, 0.1, 1, out, io.StringIO())
+        assert one["steps"] == 1, one
+        print("  noam schedule and the recipe's loop checked", file=sys.stderr)
+    print("self-test passed (%.1f s)" % (time.perf_counter() - start))
+
+
+# ------------------------------------------------------------------------------------------------ main
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description="PyTorch rival for Heptapod's decoder-only language models")
+    p.add_argument("--phase", choices=["lm-train", "generate", "train-recipe"])
+    p.add_argument("--self-test", action="store_true", help="check the model, cache, files and schedule")
+    p.add_argument("--model", choices=sorted(BENCH_MODELS))
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--compute-type", default="float32", choices=["float32", "int8", "bfloat16"],
+                   help="lm-train: float32 or bfloat16 (CPU autocast); generate: float32, int8 (dynamic "
+                        "quantization of the linear layers) or bfloat16 (CPU autocast)")
+    p.add_argument("--batches", type=int, default=3, help="lm-train: timed batches")
+    p.add_argument("--warmup", type=int, default=1, help="untimed batches (lm-train) or generations (generate)")
+    p.add_argument("--batch", type=int, help="generate: prompts per generation")
+    p.add_argument("--prompt", type=int, default=64)
+    p.add_argument("--new", type=int, default=128)
+    p.add_argument("--repeats", type=int, default=2, help="generate: timed generations")
+    p.add_argument("--step-attention", default="mulsum", choices=sorted(STEP_ATTENTION),
+                   help="generate: one-query attention over the cache as broadcast multiply + sum or as matmul")
+    p.add_argument("--config", help="train-recipe: a Heptapod model-config JSON file")
+    p.add_argument("--blocks", help="train-recipe: the batch files' prefix")
+    p.add_argument("--time-limit", type=float, help="train-recipe: seconds of updates")
+    p.add_argument("--warmup-steps", type=int, default=500)
+    p.add_argument("--lr-scale", type=float, default=1.0)
+    p.add_argument("--label-smoothing", type=float, default=LABEL_SMOOTHING)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("-o", "--output", help="train-recipe: the trained weights (safetensors)")
+    args = p.parse_args(argv)
+    if args.self_test:
+        return args
+    if args.phase is None:
+        p.error("--phase or --self-test is required")
+    if args.phase in ("lm-train", "generate") and args.model is None:
+        p.error("--phase %s needs --model" % args.phase)
+    if args.phase == "lm-train" and args.compute_type == "int8":
+        p.error("lm-train: --compute-type float32 or bfloat16")
+    if args.phase == "generate" and (args.batch is None or args.batch < 1):
+        p.error("generate needs --batch B (B >= 1)")
+    if args.phase == "generate" and (args.new < 1 or args.prompt < 1):
+        p.error("generate needs --prompt >= 1 and --new >= 1")
+    if args.phase == "train-recipe":
+        for name in ("config", "blocks", "time_limit", "output"):
+            if getattr(args, name) is None:
+                p.error("train-recipe needs --%s" % name.replace("_", "-") if name != "output" else "train-recipe needs -o")
+        if args.compute_type != "float32":
+            p.error("train-recipe trains in float32")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    if args.self_test:
+        self_test()
+        return
+    if args.phase == "train-recipe":
+        with open(args.config) as f:
+            c = model_config(json.load(f), args.config)
+        result = train_recipe(c, args.blocks, args.time_limit, args.warmup_steps, args.lr_scale,
+                              args.label_smoothing, args.seed, args.output)
+        print(json.dumps(result), flush=True)
+        return
+    cfg_json, context = BENCH_MODELS[args.model]
+    c = model_config(cfg_json)
+    if args.phase == "lm-train":
+        result = run_lm_train(c, context, args)
+    else:
+        result = run_generate(c, args)
+    seconds = result["seconds"]
+    out = {"side": "pytorch", "phase": args.phase, "compute_type": args.compute_type, "model": args.model,
+           "tokens": result["tokens"], "seconds": seconds,
+           "tokens_per_second": result["tokens"] / seconds if seconds > 0 else 0.0}
+    if args.phase == "generate":
+        out["batch"] = args.batch
+        out["ms_per_token"] = result["ms_per_token"]
+    out["gflop"] = result["gflop"]
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()
