@@ -1,7 +1,115 @@
 #!/usr/bin/python3
 # pytorch_gpt.py -- the PyTorch side of Heptapod's language-model (decoder-only, GPT-style) benchmarks.
 #
-# HEADER_PLACEHOLDER
+# The benchmark driver runs Heptapod and this script on the same work and compares tokens per second; this
+# script is the rival for decoder-only language models (GPT-style): a plain but competent PyTorch 1.13 CPU
+# implementation of Heptapod's decoder-only model (docs/conventions.md, "The model, exactly", one causal
+# stack), given its best settings. bench/pytorch_rival.py is its twin for the translation models.
+#
+#   /usr/bin/python3 bench/pytorch_gpt.py --phase lm-train --model {lm-small,gpt2-small} [--threads 2] \
+#       [--compute-type float32|bfloat16] [--batches 3] [--warmup 1]
+#   /usr/bin/python3 bench/pytorch_gpt.py --phase generate --model {lm-small,gpt2-small} --batch B \
+#       [--prompt 64] [--new 128] [--compute-type float32|int8|bfloat16] [--repeats 2] [--warmup 1] \
+#       [--step-attention mulsum|matmul] [--int8-engine qnnpack|onednn]
+#   /usr/bin/python3 bench/pytorch_gpt.py --phase train-recipe --config CONFIG.json --blocks PREFIX \
+#       --time-limit SECONDS [--warmup-steps 500] [--lr-scale 1.0] [--label-smoothing 0.1] [--seed 1] \
+#       [--threads 2] -o OUT.safetensors
+#   /usr/bin/python3 bench/pytorch_gpt.py --self-test
+#
+# Output: exactly one JSON line on stdout (progress and notes go to stderr).
+#   lm-train:     {"side": "pytorch", "phase", "compute_type", "model", "tokens", "seconds",
+#                  "tokens_per_second", "gflop", "peak_rss_mb"}
+#   generate:     the same plus "batch" and "ms_per_token" (seconds / repeats / new * 1000: the time per
+#                 generated position, all B rows together)
+#   train-recipe: {"side": "pytorch", "steps", "tokens", "seconds", "tokens_per_second", "last_loss"}
+#   "gflop" is useful work, lm_training_flops() / lm_generation_flops() below (the same formulas as
+#   bench/workload.cpp): matrix products only, 2 FLOPs per multiply-add; per layer and block of T tokens
+#   T*(8 d^2 + 4 d f) for the q, k, v, out projections and the FFN plus 2 d T^2 for the causal scores and
+#   the probabilities x values, plus 2 T d V for the output projection; training = 3 x forward.
+#
+# Settings: torch.set_num_threads(--threads, default 2); torch.manual_seed(0) (train-recipe: --seed);
+# the driver should add LD_PRELOAD=libtcmalloc_minimal.so.4 and OMP_WAIT_POLICY=PASSIVE as for
+# pytorch_rival.py (bench/common.sh, run_rival): glibc malloc more than doubles the training time (below).
+# All batches and prompts are built before the clock starts; the first --warmup batches (generations) run
+# untimed.
+#
+# Models (Heptapod model-config JSON in BENCH_MODELS; bench/workload.cpp, bench_language_model):
+#   lm-small    6 layers, d 256, 4 heads, d_ff 1024, V 8000, pre-norm, relu, sinusoids, embeddings x sqrt(d),
+#               tied output, no output bias, context 256; dropout 0.1, embedding dropout 0.1, others 0
+#   gpt2-small  12 layers, d 768, 12 heads, d_ff 3072, V 50257, pre-norm, exact GELU, 1024 learned positions,
+#               unscaled embeddings, tied output, no output bias, context 1024; dropout, embedding dropout
+#               and attention dropout 0.1, activation dropout 0
+# The model follows any decoder-only config (--config): pre-norm x = x + drop(f(LN(x))) with the final
+# norm decoder/final_norm; post-norm x = LN(x + drop(f(x))) with a final norm only if "final_norm";
+# relu / gelu (exact erf) / silu; sinusoids (interleaved) or learned positions, position_offset,
+# scale_embeddings; tie "target_output" or "none", optional output bias. Dropouts: embedding_dropout on the
+# embedding + position sum, dropout on each sub-layer output, attention_dropout on the attention
+# probabilities, activation_dropout on the FFN activation (training only). Initialisation as Heptapod's
+# (Xavier-uniform linear weights, N(0, 1/sqrt(d)) embeddings and learned positions, zero biases, unit norm
+# weights), from torch's generator. Weights are saved under Heptapod's names (q/k/v fused in memory, split
+# into q_proj, k_proj, v_proj in the file).
+# Loss: label-smoothed (0.1) cross-entropy, (1 - eps) * nll + eps * mean_j(-log p_j) over all V classes
+# (F.cross_entropy's label_smoothing, checked against a float64 implementation), summed over the targets
+# that are not pad_id and divided by their count.
+#
+# Phases:
+#   lm-train      batches of 4096 tokens: 4096 / context blocks of context+1 random ids in [4, V) (inputs
+#                 the first context, targets the next ones); forward, loss, backward, Adam (0.9, 0.98, 1e-9,
+#                 foreach, lr 1e-4), zero_grad(set_to_none). bfloat16: the forward pass under
+#                 torch.autocast("cpu", bfloat16), the loss in float32. Counted: targets.
+#   generate      B prompts of --prompt random ids in [4, V) (fresh ones each repeat), then --new tokens
+#                 each, greedy, the end token (and, as Heptapod's banned_output_ids, pad and bos) banned so
+#                 that every row makes exactly --new tokens. The prompts in ONE batched causal pass that
+#                 fills per-layer key/value caches preallocated as (B, H, prompt+new, Dh); then one position
+#                 per step, the output projection for the new position only. eval(), inference_mode.
+#                 int8: torch.ao.quantization.quantize_dynamic of every nn.Linear, the output projection
+#                 made an nn.Linear sharing the embedding weight first (the lookup stays float32);
+#                 bfloat16: autocast around prefill and steps, bfloat16 caches. Counted: B * new per repeat;
+#                 the time covers prefill and every step.
+#   train-recipe  the wall-time training comparison: reads the batches Heptapod's trainer would read, in its
+#                 order, from PREFIX.json {"batches", "rows", "context", "pad_id"} and PREFIX.inputs /
+#                 PREFIX.targets (little-endian int32, (batches, rows, context)); a row whose inputs are all
+#                 pad_id is an absent block (dropped), a pad_id target has no loss, each batch is trimmed to
+#                 its longest row. train() mode with the config's dropouts, Adam (0.9, 0.98, 1e-9, no weight
+#                 decay, foreach), Heptapod's "noam" rate scale * d^-0.5 * min(step^-0.5, step *
+#                 warmup^-1.5) from step 1, no clipping. Stops once the summed time of the updates (forward,
+#                 backward, optimizer; perf_counter) reaches --time-limit, or when the batches run out (said on
+#                 stderr). Progress on stderr every 50 updates. Writes the weights atomically as an F32
+#                 safetensors state dict with Heptapod's names (for heptapod convert --from heptapod).
+#   --self-test   (a few seconds) tiny configs (2 layers, d 16, 2 heads, V 50: pre/post-norm, sinusoids and
+#                 learned positions with an offset, relu/gelu/silu, tied/untied, output bias): loss within
+#                 1e-5 relative and gradients of a float64 plain implementation, names and shapes as
+#                 Heptapod's layout; cached generation (both step attentions) = the full causal forward's
+#                 greedy tokens and last logits (1e-4), int8 and bfloat16 generation run; safetensors write /
+#                 read / reload round trip with its header checked; noam values by hand; the recipe's loop
+#                 (order, absent rows and batches, rates per update, the time limit).
+#
+# Implementation choices:
+#   - Hand-written layers: fused q/k/v nn.Linear, 4-D matmuls with an additive causal (T, T) mask added in
+#     place, softmax, dropout, matmul; the same modules serve the cached decoder (layer.step).
+#   - One-query attention over the cache is broadcast multiply + sum (--step-attention mulsum).
+#   - int8 uses the qnnpack engine (Debian's torch has no fbgemm: onednn and qnnpack), its modules set to
+#     the call without reduce_range (which qnnpack ignores anyway, but otherwise logs a warning line on
+#     every product).
+#
+# Measurements behind those choices (AMD EPYC with AVX-512 bf16, 2 cores, 2 threads, tcmalloc, OMP PASSIVE,
+# shared with another job, so differences under ~10% are noise):
+#   lm-train, lm-small, one 4096-token step: glibc malloc 7.6 s, tcmalloc 3.1 s (page faults: sys time).
+#     Profile with tcmalloc: GEMMs ~75% (mm 48%, addmm 14%, bmm 12%), element-wise adds 12%.
+#   causal attention core (16 blocks x 4 heads x 256 x 64), forward + backward: hand-written 51 ms median,
+#     F._scaled_dot_product_attention (1.13's private one; math path) 45-55 ms -> no gain, hand-written kept.
+#   generate lm-small, 64 new tokens, median s: B=1 mulsum 0.35 / matmul 0.32; B=16 0.78 / 0.88;
+#     B=64 2.40 / 2.77 -> mulsum.
+#   int8 engines, lm-small, 64 new tokens, median s (float32 / bfloat16 / int8 onednn / int8 qnnpack):
+#     B=1 0.25 / 0.25 / 1.42 / 0.19; B=16 0.60 / 0.57 / 2.06 / 0.94. onednn rebuilds its primitive when
+#     the dynamic input scale changes (a 1x256x768 product: 47 us with a repeated input, 231 us with fresh
+#     ones); qnnpack with the warning on every call: B=1 0.24 s, B=16 1.01 s.
+#   bfloat16 caches vs float32 caches under autocast: B=1 0.20 / 0.18 s, B=16 0.60 / 0.62 s -> bfloat16
+#     (half the memory).
+#   inference_mode vs no_grad: B=1 0.242 / 0.267 s, B=16 0.551 / 0.569 s -> inference_mode.
+#   Full runs (defaults): lm-train lm-small float32 2500 tokens/s (1.64 s per batch, 107 GFLOP/s), bfloat16
+#     5190 tokens/s; generate lm-small (prompt 64, new 128) B=1: float32 5.1 ms/token, int8 3.1, bfloat16
+#     3.2; B=16: 8.7 / 10.5 / 7.7 ms per position (1840 / 1530 / 2080 tokens/s).
 
 import argparse
 import json
@@ -156,10 +264,10 @@ def causal_mask(t):
 ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu, "silu": F.silu}  # F.gelu: the exact erf GELU
 
 
-def xavier_(weight, generator=None):
+def xavier_(weight):
     bound = math.sqrt(6.0 / (weight.shape[0] + weight.shape[1]))
     with torch.no_grad():
-        weight.uniform_(-bound, bound, generator=generator)
+        weight.uniform_(-bound, bound)
 
 
 def one_query_attention_mulsum(q, k, v):
@@ -401,7 +509,14 @@ def quantize_int8(model):
     if model.output_bias is not None:
         lin.bias = model.output_bias
     model.output_linear = lin
-    return torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+    quantized = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+    if torch.backends.quantized.engine == "qnnpack":
+        # Module version 4 passes reduce_range=True, which qnnpack ignores, printing a warning on every call
+        # (a line on stderr per product); version 3's call (reduce_range=False) is the same product, silent.
+        for module in quantized.modules():
+            if isinstance(module, torch.ao.nn.quantized.dynamic.Linear):
+                module.version = 3
+    return quantized
 
 
 def next_token_loss(logits, targets, pad, smoothing):
@@ -440,6 +555,9 @@ def write_safetensors(path, tensors, metadata=None):
                 f.write(a.tobytes())
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)                                           # mkstemp made it 0600
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -553,6 +671,7 @@ def run_generate(c, args):
     model.eval()
     cache_dtype = torch.float32
     if args.compute_type == "int8":
+        torch.backends.quantized.engine = args.int8_engine
         model = quantize_int8(model)
     elif args.compute_type == "bfloat16":
         cache_dtype = torch.bfloat16
@@ -844,8 +963,11 @@ def self_test():
                 assert diff < 1e-4, "config %d (%s): last logits differ by %g" % (n, kind, diff)
             with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
                 out16, _ = generate(model, prompts, new, one_query_attention_mulsum, torch.bfloat16)
-            out8, _ = generate(quantize_int8(model), prompts, new, one_query_attention_mulsum)
-            for out_ in (out16, out8):
+            outs = [out16]
+            for engine in [e for e in torch.backends.quantized.supported_engines if e != "none"]:
+                torch.backends.quantized.engine = engine
+                outs.append(generate(quantize_int8(model), prompts, new, one_query_attention_mulsum)[0])
+            for out_ in outs:
                 assert out_.shape == (3, new) and not torch.isin(out_, banned).any()
                 assert ((out_ >= 0) & (out_ < c["vocab"])).all()
         print("  model %d: cached greedy = full forward (last logits within %.1e); int8 and bfloat16 run"
@@ -882,7 +1004,8 @@ def self_test():
         tokens = torch.randint(FIRST_REAL_TOKEN, c["vocab"], (2, 6), generator=gen)
         with torch.no_grad():
             assert torch.equal(model(tokens), other(tokens))
-        print("  safetensors: %d tensors written, read back and reloaded bit for bit" % len(state), file=sys.stderr)
+        print("  safetensors: %d tensors written, read back and reloaded bit for bit" % len(state),
+              file=sys.stderr)
 
         # (4) the noam schedule, by hand: 256^-0.5 = 1/16; 500^1.5 = 11180.339887...
         for step, expect in ((1, 1 / 16 / 11180.339887498949), (250, 250 / 16 / 11180.339887498949),
@@ -942,6 +1065,10 @@ def parse_args(argv=None):
     p.add_argument("--repeats", type=int, default=2, help="generate: timed generations")
     p.add_argument("--step-attention", default="mulsum", choices=sorted(STEP_ATTENTION),
                    help="generate: one-query attention over the cache as broadcast multiply + sum or as matmul")
+    engines = [e for e in torch.backends.quantized.supported_engines if e != "none"]
+    p.add_argument("--int8-engine", default="qnnpack" if "qnnpack" in engines else torch.backends.quantized.engine,
+                   choices=engines, help="generate, int8: PyTorch's quantized engine (default qnnpack: measured "
+                   "fastest for dynamic int8 decoding with Debian's build, which has no fbgemm)")
     p.add_argument("--config", help="train-recipe: a Heptapod model-config JSON file")
     p.add_argument("--blocks", help="train-recipe: the batch files' prefix")
     p.add_argument("--time-limit", type=float, help="train-recipe: seconds of updates")
@@ -964,9 +1091,10 @@ def parse_args(argv=None):
     if args.phase == "generate" and (args.new < 1 or args.prompt < 1):
         p.error("generate needs --prompt >= 1 and --new >= 1")
     if args.phase == "train-recipe":
-        for name in ("config", "blocks", "time_limit", "output"):
+        for name, flag in (("config", "--config"), ("blocks", "--blocks"), ("time_limit", "--time-limit"),
+                           ("output", "-o")):
             if getattr(args, name) is None:
-                p.error("train-recipe needs --%s" % name.replace("_", "-") if name != "output" else "train-recipe needs -o")
+                p.error("train-recipe needs %s" % flag)
         if args.compute_type != "float32":
             p.error("train-recipe trains in float32")
     return args
