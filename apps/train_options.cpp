@@ -11,26 +11,30 @@ namespace heptapod::app {
 void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   TrainConfig& c = f->config;
   cmd->add_option("--arch", f->architecture,
-                  "encoder-decoder (translation: --source/--target; the default) or decoder-only (a language "
-                  "model: --text)")
-      ->check(CLI::IsMember({"encoder-decoder", "decoder-only"}));
+                  "encoder-decoder (translation: --source/--target; the default), decoder-only (a language "
+                  "model, GPT: --text) or encoder-only (masked language modelling, BERT: --text)")
+      ->check(CLI::IsMember({"encoder-decoder", "decoder-only", "encoder-only"}));
   cmd->add_option("--source", c.train_source, "Training source text, one sentence per line (translation)");
   cmd->add_option("--target", c.train_target, "Training target text, line-aligned with --source (translation)");
   cmd->add_option("--valid-source", c.valid_source, "Dev source text");
   cmd->add_option("--valid-target", c.valid_target, "Dev target text");
-  cmd->add_option("--text", c.train_text, "Training text of a language model (--arch decoder-only)");
+  cmd->add_option("--text", c.train_text, "Training text of a language model (--arch decoder-only or encoder-only)");
   cmd->add_option("--valid-text", c.valid_text, "Dev text of a language model");
   cmd->add_option("--documents", f->documents,
                   "A language model's documents: lines (each line) or paragraphs (split by blank lines)")
       ->check(CLI::IsMember({"lines", "paragraphs"}));
   cmd->add_option("--context", c.context, "A language model's context: tokens per training block")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--mask-rate", c.mask_rate, "An encoder's masked language modelling: the share of tokens masked")
+      ->check(CLI::Range(0.0, 1.0) & kFinite);
+  cmd->add_flag("--whole-word-mask", c.whole_word_mask, "An encoder's masked language modelling: mask whole words");
   cmd->add_option("--positions", f->positions,
-                  "sinusoidal (the paper's; the default) or learned (a table per stack, as GPT-2 and BERT)")
+                  "sinusoidal (the paper's; the default but for encoder-only models) or learned (a table per "
+                  "stack, as GPT-2 and BERT; an encoder-only model's default)")
       ->check(CLI::IsMember({"sinusoidal", "learned"}));
   cmd->add_option("--max-positions", f->max_positions,
                   "With --positions learned: the table's rows, the longest sequence (default: --context for a "
-                  "language model, 1024 otherwise)")
+                  "language model or an encoder, 1024 otherwise)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", c.output_dir, "Output directory (checkpoints, metrics, model)");
   cmd->add_option("--vocab", c.vocab, "Joint SentencePiece vocabulary (from heptapod vocab)");
@@ -135,12 +139,16 @@ TrainConfig resolve_train_flags(TrainFlags f) {
     if (kind != Architecture::EncoderOnly) m.decoder_layers = f.layers;
   }
   c.documents = document_split_from_name(f.documents, "--documents");
-  require(!f.max_positions || f.positions == "learned", "--max-positions needs --positions learned");
-  if (f.positions == "sinusoidal") m.learned_positions = 0;
-  if (f.positions == "learned")
+  // An encoder learns its positions unless told otherwise, as BERT does.
+  const std::string positions = !f.positions.empty() ? f.positions
+                                : kind == Architecture::EncoderOnly && !init ? "learned"
+                                                                              : "";
+  require(!f.max_positions || positions == "learned", "--max-positions needs --positions learned");
+  if (positions == "sinusoidal") m.learned_positions = 0;
+  if (positions == "learned")
     m.learned_positions = f.max_positions.value_or(init && init->learned_positions > 0 ? init->learned_positions
-                                                   : kind == Architecture::DecoderOnly ? c.context
-                                                                                        : 1024);
+                                                   : kind != Architecture::EncoderDecoder ? c.context
+                                                                                          : 1024);
   if (!f.norm.empty()) m.norm = norm_from_name(f.norm, "--norm");
   if (!f.tie.empty()) m.tie = tying_from_name(f.tie, "--tie");
   c.model = resolve_model_choice(m);

@@ -669,6 +669,19 @@ ModelConfig tiny_config() {
 // Unequal lengths on both sides, a source of length 1, repeated tokens, ids shared by source and target; a
 // decoder-only model reads the targets alone.
 Batch tiny_batch(const ModelConfig& c) {
+  if (!c.has_decoder()) {  // an encoder's: unequal lengths, both token types, masked positions in every row
+    Batch b;
+    b.B = 3;
+    b.S = 5;
+    b.src = {1, 4, 3, 6, 7, 1, 8, 0, 0, 0, 1, 3, 10, 3, 5};  // 3: the mask token
+    b.src_len = {5, 2, 5};
+    b.src_types = {0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1};
+    b.mlm_targets = {-1, 5, 9, 6, -1, -1, 8, -1, -1, -1, -1, 4, 10, 7, -1};  // one kept (6), one replaced (10)
+    b.tgt_len = {0, 0, 0};
+    if (c.token_types == 0) b.src_types.clear();
+    validate_batch(b, c);
+    return b;
+  }
   const std::vector<std::vector<int>> targets = {{4, 5}, {6, 7, 8, 9, 10}, {3}};
   if (!c.has_encoder()) return make_batch({{}, {}, {}}, targets, c);
   return make_batch({{3, 4, 5, 6, 7}, {8}, {9, 10, 3, 3}}, targets, c);
@@ -793,6 +806,38 @@ TEST(GradCheck, ModelDecoderOnlyLearnedPositionsUnscaledWithDropout) {
   c.learned_positions = 6;  // the longest target: 5 tokens after the start token
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
   check_model(one_stack_config(c, Architecture::DecoderOnly, 11), true);
+}
+
+// Encoder-only models (BERT): token types, the embedding norm, learned positions and the masked-LM head
+// (transform, activation, norm, the embedding table as the output layer, a bias) over the masked positions.
+ModelConfig tiny_encoder(NormPosition norm, bool types, bool embedding_norm, Activation activation) {
+  ModelConfig c = tiny_config();
+  c.norm = norm;
+  c.activation = activation;
+  c.learned_positions = 5;
+  c.scale_embeddings = false;
+  c = one_stack_config(c, Architecture::EncoderOnly, 11);
+  c.token_types = types ? 2 : 0;
+  c.embedding_norm = embedding_norm;
+  c.mlm_head = true;
+  c.mask_id = 3;
+  return c;
+}
+
+TEST(GradCheck, ModelEncoderOnlyPostNormWithTypesEmbeddingNormAndGelu) {
+  check_model(tiny_encoder(NormPosition::Post, true, true, Activation::Gelu), false);
+}
+
+TEST(GradCheck, ModelEncoderOnlyPreNormWithDropout) {
+  ModelConfig c = tiny_encoder(NormPosition::Pre, false, false, Activation::Relu);
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
+  check_model(c, true);
+}
+
+TEST(GradCheck, ModelEncoderOnlyTypesAndEmbeddingNormWithDropout) {
+  ModelConfig c = tiny_encoder(NormPosition::Post, true, true, Activation::Silu);
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
+  check_model(c, true);
 }
 
 TEST(GradCheck, ModelLearnedPositionsFromAnOffsetInBothStacks) {

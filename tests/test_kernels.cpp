@@ -539,6 +539,8 @@ TYPED_TEST(KernelTest, CrossEntropyMatchesNaive) {
           nv::cross_entropy(logits.data(), targets.data(), N, c.V, T(eps), grad_scale, d0.data(), nll0.data());
       EXPECT_EQ(tot.tokens, N) << what;
       EXPECT_EQ(tot.tokens, tot0.tokens) << what;
+      EXPECT_EQ(tot.correct, tot0.correct) << what;  // random logits: no ties
+      EXPECT_GT(tot.correct, c.V == 1 ? N - 1 : -1) << what;  // one class: every row right
       EXPECT_NEAR(tot.loss, tot0.loss, tol<T>() * std::max(1.0, std::abs(tot0.loss))) << what << " loss";
       EXPECT_NEAR(tot.nll, tot0.nll, tol<T>() * std::max(1.0, std::abs(tot0.nll))) << what << " nll";
       // With V = 1 the exact gradient and nll are 0; measure against their natural scales.

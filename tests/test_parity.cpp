@@ -109,6 +109,15 @@ TEST(Parity, DecoderOnlyLearnedPositionsDouble) {
   check_parity<double>("parity_decoder_only_learned.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
 }
 
+// An encoder-only model (BERT's shape): post-norm, learned positions, token types, the embedding norm, GELU
+// and the masked-LM head over the masked positions.
+TEST(Parity, EncoderOnlyMaskedLmFloat) {
+  check_parity<float>("parity_encoder_only_mlm.safetensors", {1e-5, 1e-5, 1e-4, 1e-4});
+}
+TEST(Parity, EncoderOnlyMaskedLmDouble) {
+  check_parity<double>("parity_encoder_only_mlm.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
+}
+
 TEST(Parity, ImportedNnTransformerMatchesPyTorch) {
   const SafetensorsFile f = SafetensorsFile::read(fixture("torch_nn_transformer.safetensors"));
   NnTransformerImportOptions options;

@@ -74,6 +74,11 @@ Vocabulary Vocabulary::train(const std::vector<std::string>& sentences, const Vo
     args["hard_vocab_limit"] = "false";  // a small corpus yields fewer pieces instead of an error
     if (c.byte_fallback) args["byte_fallback"] = "true";
   }
+  if (!c.control_symbols.empty()) {  // ids right after the four specials, never produced from text
+    std::string joined;
+    for (const std::string& symbol : c.control_symbols) joined += (joined.empty() ? "" : ",") + symbol;
+    args["control_symbols"] = joined;
+  }
   sentencepiece::SetRandomGeneratorSeed(static_cast<unsigned>(c.seed));
   VectorIterator it(sentences);
   std::string blob;
@@ -198,6 +203,15 @@ std::string Vocabulary::piece(int id) const {
 int Vocabulary::size() const {
   if (empty()) return 0;
   return ids_ ? static_cast<int>(ids_->table.pieces.size()) : processor_->GetPieceSize();
+}
+
+int Vocabulary::id_of(const std::string& p) const {
+  if (ids_) {
+    const auto it = ids_->by_piece.find(p);
+    return it == ids_->by_piece.end() ? -1 : it->second;
+  }
+  const int id = processor_->PieceToId(p);
+  return processor_->IdToPiece(id) == p ? id : -1;
 }
 
 bool Vocabulary::is_special(int id) const {

@@ -29,6 +29,9 @@ struct VocabConfig {
   // bpe and unigram: characters without a piece become their UTF-8 bytes (256 byte pieces) instead of unk,
   // so text from another domain (placeholders such as %s, brackets) survives tokenization.
   bool byte_fallback = false;
+  // Pieces of the model's own (an encoder's "<mask>") that text never tokenizes to, given the ids after the
+  // four specials.
+  std::vector<std::string> control_symbols;
   std::uint64_t seed = 1;
 };
 
@@ -55,6 +58,7 @@ class Vocabulary {
   std::vector<int> encode(std::string_view text) const;
   std::string decode(const std::vector<int>& ids) const;
   std::string piece(int id) const;
+  int id_of(const std::string& piece) const;  // -1 when the vocabulary has no such piece
   int size() const;  // 0 when empty()
   // Whether text never tokenizes to this id: a control or unknown piece, or one SentencePiece lacks.
   bool is_special(int id) const;

@@ -9,10 +9,12 @@ struct CrossEntropyTotals {
   double loss = 0;    // sum over rows of the label-smoothed loss
   double nll = 0;     // sum over rows of -log p(target), for perplexity
   std::int64_t tokens = 0;
+  std::int64_t correct = 0;  // rows whose target has the highest logit (ties count), for accuracy
   CrossEntropyTotals& operator+=(const CrossEntropyTotals& o) {
     loss += o.loss;
     nll += o.nll;
     tokens += o.tokens;
+    correct += o.correct;
     return *this;
   }
 };

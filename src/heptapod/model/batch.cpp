@@ -11,6 +11,7 @@ namespace heptapod {
 long long Batch::target_tokens() const {
   long long n = 0;
   for (int l : tgt_len) n += l;
+  for (int t : mlm_targets) n += t >= 0 ? 1 : 0;
   return n;
 }
 
@@ -22,7 +23,16 @@ PackedBatch::PackedBatch(const Batch& b)
       tgt_out(tgt.pack(b.tgt_out.data(), b.T)),
       encoder_self(src, src, false),
       decoder_self(tgt, tgt, true),
-      cross(tgt, src, false) {}
+      cross(tgt, src, false) {
+  if (!b.src_types.empty()) src_types = src.pack(b.src_types.data(), b.S);
+  if (b.mlm_targets.empty()) return;
+  const std::vector<int> targets = src.pack(b.mlm_targets.data(), b.S);  // (src.rows())
+  for (std::size_t n = 0; n < targets.size(); ++n)
+    if (targets[n] >= 0) {
+      mlm_rows.push_back(static_cast<int>(n));
+      mlm_targets.push_back(targets[n]);
+    }
+}
 
 PaddedSources pad_sources(const std::vector<std::vector<int>>& sources, const ModelConfig& config) {
   PaddedSources p;
@@ -67,8 +77,38 @@ Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector
   return b;
 }
 
+namespace {
+
+// An encoder-only model's batch: sources alone (T 0, every target length 0), token types within the
+// model's, masked-language-model targets (-1 or a token id) when the model has the head.
+void validate_encoder_batch(const Batch& b, const ModelConfig& c) {
+  const std::size_t cells = static_cast<std::size_t>(b.B) * b.S;
+  require(b.B > 0 && b.S > 0 && b.T == 0, "batch: an encoder-only model reads sources alone (S > 0, T 0)");
+  require(b.src.size() == cells && b.src_len.size() == static_cast<std::size_t>(b.B) && b.tgt_in.empty() &&
+              b.tgt_out.empty() && b.tgt_len == std::vector<int>(static_cast<std::size_t>(b.B), 0) &&
+              (b.src_types.empty() || b.src_types.size() == cells) && (b.mlm_targets.empty() || b.mlm_targets.size() == cells),
+          "batch: tensor sizes do not match B and S");
+  for (int i = 0; i < b.B; ++i)
+    require(b.src_len[i] >= 1 && b.src_len[i] <= b.S, "batch: source length out of range in row " + std::to_string(i));
+  for (std::size_t k = 0; k < cells; ++k) {
+    require(b.src[k] >= 0 && b.src[k] < c.src_vocab_size,
+            "batch: source token id " + std::to_string(b.src[k]) + " at position " + std::to_string(k) +
+                " is outside the vocabulary of " + std::to_string(c.src_vocab_size));
+    require(b.src_types.empty() || (b.src_types[k] >= 0 && b.src_types[k] < std::max(c.token_types, 1)),
+            "batch: token type " + (b.src_types.empty() ? std::string() : std::to_string(b.src_types[k])) +
+                " at position " + std::to_string(k) + " is outside the model's " + std::to_string(c.token_types));
+    require(b.mlm_targets.empty() || (b.mlm_targets[k] >= -1 && b.mlm_targets[k] < c.src_vocab_size),
+            "batch: masked target at position " + std::to_string(k) + " is neither -1 nor a token id");
+  }
+  require(b.mlm_targets.empty() || c.mlm_head, "batch: masked targets for a model without the masked-LM head");
+}
+
+}  // namespace
+
 void validate_batch(const Batch& b, const ModelConfig& c) {
-  require(c.has_decoder(), "batch: an encoder-only model has no output layer or loss of its own (encode() runs it)");
+  if (!c.has_decoder()) return validate_encoder_batch(b, c);
+  require(b.src_types.empty() && b.mlm_targets.empty(), "batch: token types and masked targets are an encoder-only "
+                                                        "model's");
   require(b.B > 0 && b.T > 0 && (b.S > 0) == c.has_encoder(),
           c.has_encoder() ? "batch: empty dimensions" : "batch: a decoder-only model reads no source (S must be 0)");
   require(b.src.size() == static_cast<std::size_t>(b.B) * b.S && b.src_len.size() == static_cast<std::size_t>(b.B) &&

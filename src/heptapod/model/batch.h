@@ -1,4 +1,5 @@
-// A padded batch of sentence pairs as the model consumes it.
+// A padded batch as the model consumes it: sentence pairs (translation), blocks of text (a language model),
+// or an encoder-only model's masked inputs.
 #pragma once
 
 #include <vector>
@@ -12,12 +13,17 @@ namespace heptapod {
 struct Batch {
   int B = 0;  // sentences
   int S = 0;  // padded source length (>= 1; 0 for a decoder-only model, which reads no source)
-  int T = 0;  // padded target length (>= 1)
+  int T = 0;  // padded target length (>= 1; 0 for an encoder-only model, which has no target side)
   std::vector<int> src;      // (B, S) source tokens, padded with pad_id
   std::vector<int> src_len;  // (B)
   std::vector<int> tgt_in;   // (B, T) bos + target tokens, padded
   std::vector<int> tgt_out;  // (B, T) target tokens + eos, padded
   std::vector<int> tgt_len;  // (B) target length including the bos/eos shift
+  // An encoder-only model's: the token type (segment) of each source token, or empty (all type 0); and the
+  // masked-language-model targets, the original token where the input is masked and -1 elsewhere.
+  std::vector<int> src_types;    // (B, S) or empty
+  std::vector<int> mlm_targets;  // (B, S)
+  // The terms of the loss: the target tokens, or an encoder's masked tokens.
   long long target_tokens() const;
 };
 
@@ -26,6 +32,9 @@ struct Batch {
 struct PackedBatch {
   Sequences src, tgt;
   std::vector<int> src_tokens;     // (src.rows())
+  std::vector<int> src_types;      // (src.rows()) or empty
+  std::vector<int> mlm_rows;       // (Nm) the source rows with a masked-language-model target, in order
+  std::vector<int> mlm_targets;    // (Nm) their targets
   std::vector<int> tgt_in, tgt_out;  // (tgt.rows()) each
   AttentionShape encoder_self, decoder_self, cross;
 

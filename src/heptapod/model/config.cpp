@@ -150,6 +150,15 @@ void validate(const ModelConfig& c) {
   require(c.learned_positions == 0 || (c.learned_positions > c.position_offset && c.learned_positions <= 1 << 20),
           "model config: learned_positions must be 0 (sinusoids) or in (position_offset, 1048576], got " +
               std::to_string(c.learned_positions));
+  const bool encoder_only = c.architecture == Architecture::EncoderOnly;
+  require(c.token_types >= 0 && c.token_types <= 1 << 16,
+          "model config: token_types must be in [0, 65536], got " + std::to_string(c.token_types));
+  require(encoder_only || (c.token_types == 0 && !c.mlm_head && c.mask_id == -1),
+          "model config: token_types, mlm_head and mask_id are an encoder-only model's");
+  require(c.mlm_head == (c.mask_id >= 0), "model config: the masked-language-model head (mlm_head) and its mask_id "
+                                          "go together");
+  require(c.mask_id < 0 || (c.mask_id < c.src_vocab_size && c.mask_id != c.pad_id),
+          "model config: mask_id must be a token id of the vocabulary other than pad_id");
   require(c.pad_id != c.eos_id, "model config: pad_id and eos_id must differ");
   for (auto [id, field] : {std::pair{c.pad_id, "pad_id"}, {c.bos_id, "bos_id"}, {c.eos_id, "eos_id"}})
     require(id >= 0 && (!c.has_decoder() || id < c.tgt_vocab_size) && (!c.has_encoder() || id < c.src_vocab_size),
@@ -193,6 +202,10 @@ std::string to_json(const ModelConfig& c) {
   if (c.position_offset != paper.position_offset) j["position_offset"] = c.position_offset;
   if (c.source_eos != paper.source_eos) j["source_eos"] = c.source_eos;
   if (c.learned_positions != paper.learned_positions) j["learned_positions"] = c.learned_positions;
+  if (c.token_types != paper.token_types) j["token_types"] = c.token_types;
+  if (c.embedding_norm != paper.embedding_norm) j["embedding_norm"] = c.embedding_norm;
+  if (c.mlm_head != paper.mlm_head) j["mlm_head"] = c.mlm_head;
+  if (c.mask_id != paper.mask_id) j["mask_id"] = c.mask_id;
   return j.dump();
 }
 
@@ -274,6 +287,10 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("position_offset")) get_int("position_offset", c.position_offset);
   if (j.contains("source_eos")) get_bool("source_eos", c.source_eos);
   if (j.contains("learned_positions")) get_int("learned_positions", c.learned_positions);
+  if (j.contains("token_types")) get_int("token_types", c.token_types);
+  if (j.contains("embedding_norm")) get_bool("embedding_norm", c.embedding_norm);
+  if (j.contains("mlm_head")) get_bool("mlm_head", c.mlm_head);
+  if (j.contains("mask_id")) get_int("mask_id", c.mask_id);
   get_int("pad_id", c.pad_id);
   get_int("bos_id", c.bos_id);
   get_int("eos_id", c.eos_id);

@@ -48,6 +48,14 @@ struct ModelConfig {
   // position_limit() long.
   int learned_positions = 0;
   bool source_eos = false;                   // every source sequence ends with eos_id (Marian, fairseq)
+  // Encoder-only models (BERT): segment (token type) embeddings of this many types added to the embedding
+  // sum (0: none; BERT: 2), a layer norm over that sum before its dropout (BERT's), and the masked-language-
+  // model head (a transform, the activation, a layer norm, the embedding table as the output layer, a bias)
+  // with the id of the mask token it is trained to see through.
+  int token_types = 0;
+  bool embedding_norm = false;
+  bool mlm_head = false;
+  int mask_id = -1;
   int pad_id = 0;
   int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;

@@ -31,6 +31,11 @@ std::string output_projection_name(const ModelConfig& c) {
 }
 std::string output_bias_name() { return "decoder/output_proj/bias"; }
 std::string position_table_name(Stack stack) { return std::string(stack_name(stack)) + "/positions/weight"; }
+std::string token_type_table_name() { return "encoder/token_types/weight"; }
+std::string embedding_norm_prefix(Stack stack) { return std::string(stack_name(stack)) + "/embedding_norm"; }
+std::string mlm_transform_prefix() { return "encoder/mlm/transform"; }
+std::string mlm_norm_prefix() { return "encoder/mlm/norm"; }
+std::string mlm_output_bias_name() { return "encoder/mlm/output_bias"; }
 
 std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   using Init = ParamSpec::Init;
@@ -95,6 +100,9 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
     const bool has = s == Stack::Encoder ? c.has_encoder() : c.has_decoder();
     if (c.learned_positions > 0 && has)
       add(position_table_name(s), {c.learned_positions, C}, Init::Embedding, ParamRole::Embedding);
+    if (s == Stack::Encoder && c.token_types > 0)
+      add(token_type_table_name(), {c.token_types, C}, Init::Embedding, ParamRole::Embedding);
+    if (c.embedding_norm && has) norm(embedding_norm_prefix(s));
   }
   part = ParamPart::Layer;
   if (c.has_encoder()) layers(Stack::Encoder, c.encoder_layers, false);
@@ -104,6 +112,12 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   if (c.tie_embeddings == EmbeddingTying::None && c.has_decoder())
     add("decoder/output_proj/weight", {c.tgt_vocab_size, C}, Init::Xavier, ParamRole::Matrix);
   if (c.output_bias) add(output_bias_name(), {c.tgt_vocab_size}, Init::Zero, ParamRole::Bias);
+  if (c.mlm_head) {  // the encoder's embedding table is its output layer
+    stack = Stack::Encoder;
+    linear(mlm_transform_prefix(), C, C);
+    norm(mlm_norm_prefix());
+    add(mlm_output_bias_name(), {c.src_vocab_size}, Init::Zero, ParamRole::Bias);
+  }
   return specs;
 }
 

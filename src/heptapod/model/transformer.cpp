@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/activation.h"
 #include "heptapod/model/bind.h"
 #include "heptapod/model/parameter_layout.h"
 
@@ -40,6 +41,13 @@ Transformer<T>::Transformer(const ModelConfig& config)
         cross_kv_parts_.insert(cross_kv_parts_.end(), parts.begin(), parts.end());
       }
     plan_backward_stages();
+  } else if (c.mlm_head) {  // an encoder's masked-LM head: its output layer is the embedding table
+    mlm_transform_ = bind_linear(params_, mlm_transform_prefix(), c.d_model, c.d_model);
+    mlm_norm_ = bind_layer_norm(params_, mlm_norm_prefix(), c.d_model, c.layer_norm_eps);
+    output_ = {params_.value(source_embedding_name(c)), params_.value(mlm_output_bias_name()),
+               params_.grad(source_embedding_name(c)), params_.grad(mlm_output_bias_name()), c.d_model,
+               c.src_vocab_size};
+    plan_backward_stages();
   }
 }
 
@@ -57,16 +65,19 @@ void Transformer<T>::plan_backward_stages() {
     for (int i = layers - 1; i >= 0; --i)
       stages.push_back([=](const ParamSpec& p) { return p.stack == stack && p.part == ParamPart::Layer && p.layer == i; });
   };
-  const std::string output_name = output_projection_name(c), target_name = target_embedding_name(c),
-                    source_name = source_embedding_name(c);
+  const std::string target_name = target_embedding_name(c), source_name = source_embedding_name(c),
+                    output_name = decoder_ ? output_projection_name(c) : source_name;
   stages.push_back([&](const ParamSpec& p) { return p.part == ParamPart::Output || p.name == output_name; });
-  stack_stages(Stack::Decoder, c.decoder_layers);
-  if (encoder_) stages.push_back([](const ParamSpec& p) { return p.part == ParamPart::CrossKeysValues; });
-  // A stack's embedding stage writes its token table and its learned positions (if any).
+  // A stack's embedding stage writes its token table and the stack's other embedding tensors (learned
+  // positions, token types, the embedding norm).
   auto embedding_stage = [](Stack stack, const std::string& table) {
-    return [=](const ParamSpec& p) { return p.name == table || p.name == position_table_name(stack); };
+    return [=](const ParamSpec& p) { return p.name == table || (p.part == ParamPart::Embedding && p.stack == stack); };
   };
-  stages.push_back(embedding_stage(Stack::Decoder, target_name));
+  if (decoder_) {
+    stack_stages(Stack::Decoder, c.decoder_layers);
+    if (encoder_) stages.push_back([](const ParamSpec& p) { return p.part == ParamPart::CrossKeysValues; });
+    stages.push_back(embedding_stage(Stack::Decoder, target_name));
+  }
   if (encoder_) {
     stack_stages(Stack::Encoder, c.encoder_layers);
     stages.push_back(embedding_stage(Stack::Encoder, source_name));
@@ -105,7 +116,7 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
     const AttentionShape shape(group, group, false);
     const std::vector<int> tokens = group.pack(src + static_cast<std::size_t>(b0) * S, S);  // (rows)
     group_scratch_.reset();
-    const T* y = encoder_->forward(tokens.data(), group, shape, {}, DropoutContext{}, group_scratch_,
+    const T* y = encoder_->forward(tokens.data(), nullptr, group, shape, {}, DropoutContext{}, group_scratch_,
                                    &inference_scratch_);  // (rows, C)
     group.unpack(y, static_cast<int>(C), S, out + static_cast<std::size_t>(b0) * S * C);
   }
@@ -153,16 +164,63 @@ void Transformer<T>::project_cross_keys_values(Arena& arena) {
 }
 
 template <typename T>
+const int* Transformer<T>::source_types() const {
+  return config_.token_types > 0 && !batch_->src_types.empty() ? batch_->src_types.data() : nullptr;
+}
+
+template <typename T>
+T* Transformer<T>::mlm_forward(Arena& arena) {
+  const PackedBatch& p = *batch_;
+  const int Nm = static_cast<int>(p.mlm_rows.size()), C = config_.d_model;
+  require(config_.mlm_head, "an encoder-only model without the masked-LM head has no loss of its own");
+  mlm_input_ = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C) the masked rows
+  for (int m = 0; m < Nm; ++m)
+    std::copy_n(encoder_output_ + static_cast<std::size_t>(p.mlm_rows[m]) * C, C, mlm_input_ + static_cast<std::size_t>(m) * C);
+  mlm_pre_ = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C) x W^T + b
+  linear_forward(mlm_transform_, mlm_input_, Nm, mlm_pre_);
+  T* activated = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C)
+  std::copy_n(mlm_pre_, static_cast<std::size_t>(Nm) * C, activated);
+  kernels::activation_forward(activated, static_cast<long>(Nm) * C, config_.activation);
+  hidden_ = layer_norm_forward(mlm_norm_, activated, Nm, arena, mlm_norm_saved_);  // (Nm, C)
+  T* logits = arena.alloc<T>(static_cast<std::size_t>(Nm) * output_.out);  // (Nm, V)
+  project_output(hidden_, Nm, logits);
+  return logits;
+}
+
+template <typename T>
+T* Transformer<T>::mlm_backward(const T* dlogits, Arena& arena) {
+  const PackedBatch& p = *batch_;
+  const int Nm = static_cast<int>(p.mlm_rows.size()), Ns = p.src.rows(), C = config_.d_model;
+  T* dhidden = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C)
+  linear_backward(output_, dlogits, hidden_, Nm, dhidden, false);
+  T* dpre = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C)
+  layer_norm_backward(mlm_norm_, dhidden, Nm, mlm_norm_saved_, dpre, false);
+  kernels::activation_backward(dpre, mlm_pre_, static_cast<T*>(nullptr), Nm, C, config_.activation);
+  T* dinput = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C)
+  linear_backward(mlm_transform_, dpre, mlm_input_, Nm, dinput, false);
+  T* dsrc = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C): the unmasked rows get none
+  std::fill_n(dsrc, static_cast<std::size_t>(Ns) * C, T(0));
+  for (int m = 0; m < Nm; ++m) {
+    T* row = dsrc + static_cast<std::size_t>(p.mlm_rows[m]) * C;
+    const T* d = dinput + static_cast<std::size_t>(m) * C;
+    for (int c = 0; c < C; ++c) row[c] += d[c];
+  }
+  return dsrc;
+}
+
+template <typename T>
 T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena) {
   const ModelConfig& c = config_;
   batch_ = std::make_unique<PackedBatch>(b);
   const PackedBatch& p = *batch_;
   const int Nt = p.tgt.rows();
   if (encoder_) {
-    encoder_output_ = encoder_->forward(p.src_tokens.data(), p.src, p.encoder_self, {}, ctx, arena);  // (Ns, C)
+    encoder_output_ = encoder_->forward(p.src_tokens.data(), source_types(), p.src, p.encoder_self, {}, ctx,
+                                        arena);  // (Ns, C)
+    if (!decoder_) return mlm_forward(arena);
     project_cross_keys_values(arena);
   }
-  hidden_ = decoder_->forward(p.tgt_in.data(), p.tgt, p.decoder_self, cross_, ctx, arena);  // (Nt, C)
+  hidden_ = decoder_->forward(p.tgt_in.data(), nullptr, p.tgt, p.decoder_self, cross_, ctx, arena);  // (Nt, C)
 
   // Output projection: logits (Nt, V) = hidden W_out^T (+ b).
   T* logits = arena.alloc<T>(static_cast<std::size_t>(Nt) * c.tgt_vocab_size);
@@ -180,6 +238,15 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     const std::vector<std::size_t>& tensors = complete_after_stage_.at(stage++);
     if (complete && !tensors.empty()) complete(tensors);
   };
+  if (!decoder_) {  // an encoder's masked-LM head, then the encoder
+    T* dsrc = mlm_backward(dlogits, arena);  // (Ns, C)
+    stage_done();
+    dsrc = encoder_->backward_layers(dsrc, p.encoder_self, {}, ctx, arena, stage_done);
+    encoder_->backward_embedding(dsrc, p.src_tokens.data(), source_types(), p.src.position.data(), Ns, ctx);
+    stage_done();
+    require(stage == complete_after_stage_.size(), "backward: ran other stages than plan_backward_stages() lists");
+    return;
+  }
 
   // Output projection.
   T* dy = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
@@ -203,13 +270,13 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
                      dencoder_output, false, arena);
     stage_done();
   }
-  decoder_->backward_embedding(dx, p.tgt_in.data(), p.tgt.position.data(), Nt, ctx);
+  decoder_->backward_embedding(dx, p.tgt_in.data(), nullptr, p.tgt.position.data(), Nt, ctx);
   stage_done();
 
   // Encoder, last layer first.
   if (encoder_) {
     T* dsrc = encoder_->backward_layers(dencoder_output, p.encoder_self, {}, ctx, arena, stage_done);  // (Ns, C)
-    encoder_->backward_embedding(dsrc, p.src_tokens.data(), p.src.position.data(), Ns, ctx);
+    encoder_->backward_embedding(dsrc, p.src_tokens.data(), source_types(), p.src.position.data(), Ns, ctx);
     stage_done();
   }
   require(stage == complete_after_stage_.size(), "backward: ran other stages than plan_backward_stages() lists");
@@ -326,10 +393,10 @@ LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& o
   require(!packed_for_inference(), "forward_backward: the model was packed for inference");
   validate_batch(b, config_);
   const DropoutContext ctx{options.training, options.seed};
-  T* logits = forward(b, ctx, arena);  // (Nt, V)
+  T* logits = forward(b, ctx, arena);  // (N, V): N the loss's rows
   const double normalizer = options.grad_normalizer > 0 ? options.grad_normalizer : static_cast<double>(b.target_tokens());
   const LossTotals totals = kernels::cross_entropy(
-      logits, batch_->tgt_out.data(), batch_->tgt.rows(), config_.tgt_vocab_size, static_cast<T>(options.label_smoothing),
+      logits, loss_targets(), loss_rows(), output_.out, static_cast<T>(options.label_smoothing),
       static_cast<T>(1.0 / normalizer), logits, static_cast<T*>(nullptr));
   backward(ctx, arena, logits, options.gradients_complete);  // the gradient overwrote the logits in place
   return totals;
@@ -338,18 +405,24 @@ LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& o
 template <typename T>
 LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena& arena, T* row_nll) {
   validate_batch(b, config_);
-  const T* logits = forward(b, DropoutContext{}, arena);  // (Nt, V)
-  std::vector<T> nll(row_nll ? batch_->tgt.rows() : 0);   // (Nt)
+  const T* logits = forward(b, DropoutContext{}, arena);  // (N, V)
+  std::vector<T> nll(row_nll ? loss_rows() : 0);          // (N)
   const LossTotals totals =
-      kernels::cross_entropy(logits, batch_->tgt_out.data(), batch_->tgt.rows(), config_.tgt_vocab_size,
-                             static_cast<T>(label_smoothing), T(0), static_cast<T*>(nullptr), row_nll ? nll.data() : nullptr);
-  if (row_nll) batch_->tgt.unpack(nll.data(), 1, b.T, row_nll);
+      kernels::cross_entropy(logits, loss_targets(), loss_rows(), output_.out, static_cast<T>(label_smoothing), T(0),
+                             static_cast<T*>(nullptr), row_nll ? nll.data() : nullptr);
+  if (row_nll && decoder_) batch_->tgt.unpack(nll.data(), 1, b.T, row_nll);
+  if (row_nll && !decoder_) {  // (B, S): the masked positions' values, zeros elsewhere
+    std::vector<T> rows(static_cast<std::size_t>(batch_->src.rows()), T(0));  // (Ns)
+    for (std::size_t m = 0; m < batch_->mlm_rows.size(); ++m) rows[static_cast<std::size_t>(batch_->mlm_rows[m])] = nll[m];
+    batch_->src.unpack(rows.data(), 1, b.S, row_nll);
+  }
   return totals;
 }
 
 template <typename T>
 T* Transformer<T>::logits(const Batch& b, Arena& arena) {
   validate_batch(b, config_);
+  if (!decoder_) return forward(b, DropoutContext{}, arena);  // (Nm, V): the masked positions in order
   const T* packed = forward(b, DropoutContext{}, arena);  // (Nt, V)
   T* padded = arena.alloc<T>(static_cast<std::size_t>(b.B) * b.T * config_.tgt_vocab_size);  // (B*T, V)
   batch_->tgt.unpack(packed, config_.tgt_vocab_size, b.T, padded);

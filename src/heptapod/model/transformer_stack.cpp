@@ -5,7 +5,10 @@
 #include <cmath>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/parallel.h"
+#include "heptapod/model/bind.h"
+#include "heptapod/model/parameter_layout.h"
 
 namespace heptapod {
 
@@ -25,6 +28,37 @@ TransformerStack<T>::TransformerStack(ParameterStore<T>& params, const ModelConf
   }
   has_final_norm_ = c.has_final_norm();
   if (has_final_norm_) final_norm_ = bind_layer_norm(params, final_norm_prefix(stack), c.d_model, c.layer_norm_eps);
+  if (stack == Stack::Encoder && c.token_types > 0) {
+    types_ = params.value(token_type_table_name());
+    dtypes_ = params.grad(token_type_table_name());
+  }
+  has_embedding_norm_ = c.embedding_norm;
+  if (has_embedding_norm_)
+    embedding_norm_ = bind_layer_norm(params, embedding_norm_prefix(stack), c.d_model, c.layer_norm_eps);
+}
+
+template <typename T>
+T* TransformerStack<T>::embed_input(const int* tokens, const int* types, long N, const int* positions, const T* pe,
+                                    LayerNormSaved<T>& saved, Arena& arena) {
+  const int C = config_.d_model;
+  T* x = arena.alloc<T>(static_cast<std::size_t>(N) * C);  // (N, C)
+  embed(embedding_, tokens, N, positions, pe, x);
+  if (types) {
+    require(types_ != nullptr, "transformer stack: token types given to a stack without a token type table");
+    for (long n = 0; n < N; ++n)
+      require(types[n] >= 0 && types[n] < config_.token_types, "transformer stack: token type out of range");
+#pragma omp parallel for schedule(static) if (N * C > kernels::kParallelMinWork)
+    for (long n = 0; n < N; ++n) {
+      const T* row = types_ + static_cast<std::size_t>(types[n]) * C;
+      for (int c = 0; c < C; ++c) x[n * C + c] += row[c];
+    }
+  } else if (types_) {  // every token of type 0
+#pragma omp parallel for schedule(static) if (N * C > kernels::kParallelMinWork)
+    for (long n = 0; n < N; ++n)
+      for (int c = 0; c < C; ++c) x[n * C + c] += types_[c];
+  }
+  if (!has_embedding_norm_) return x;
+  return layer_norm_forward(embedding_norm_, x, static_cast<int>(N), arena, saved);
 }
 
 template <typename T>
@@ -42,13 +76,20 @@ const T* TransformerStack<T>::position_rows(int length) {
 }
 
 template <typename T>
-T* TransformerStack<T>::forward(const int* tokens, const Sequences& seq, const AttentionShape& self_shape,
-                                std::span<const CrossInput<T>> cross, const DropoutContext& ctx, Arena& arena,
-                                Arena* layer_scratch) {
+T* TransformerStack<T>::forward(const int* tokens, const int* types, const Sequences& seq,
+                                const AttentionShape& self_shape, std::span<const CrossInput<T>> cross,
+                                const DropoutContext& ctx, Arena& arena, Arena* layer_scratch) {
   require(cross.empty() || cross.size() == layers_.size(), "transformer stack: one cross input per layer");
   const long N = seq.rows();
-  T* x = embedding_forward(embedding_, tokens, N, seq.position.data(), position_rows(seq.longest), embedding_site(ctx),
-                           arena);  // (N, C)
+  T* x = nullptr;  // (N, C)
+  if (!types_ && !has_embedding_norm_) {
+    x = embedding_forward(embedding_, tokens, N, seq.position.data(), position_rows(seq.longest), embedding_site(ctx),
+                          arena);
+  } else {
+    x = embed_input(tokens, types, N, seq.position.data(), position_rows(seq.longest), embedding_saved_, arena);
+    const DropoutSite drop = embedding_site(ctx);
+    kernels::dropout(x, N * config_.d_model, drop.rate, drop.seed, drop.stream);
+  }
   Arena& layer_arena = layer_scratch ? *layer_scratch : arena;
   auto keep = [&](T* y) {  // y: (N, C), a layer's output
     if (!layer_scratch) return y;
@@ -85,11 +126,28 @@ T* TransformerStack<T>::backward_layers(const T* dy, const AttentionShape& self_
 }
 
 template <typename T>
-void TransformerStack<T>::backward_embedding(T* dx, const int* tokens, const int* positions, long N,
-                                             const DropoutContext& ctx) {
-  embedding_backward(embedding_, dx, tokens, N, embedding_site(ctx));  // dx now past the dropout
-  if (!dlearned_) return;
+void TransformerStack<T>::backward_embedding(T* dx, const int* tokens, const int* types, const int* positions,
+                                             long N, const DropoutContext& ctx) {
   const int C = config_.d_model;
+  if (!types_ && !has_embedding_norm_) {
+    embedding_backward(embedding_, dx, tokens, N, embedding_site(ctx));  // dx now past the dropout
+  } else {
+    const DropoutSite drop = embedding_site(ctx);
+    kernels::dropout(dx, N * C, drop.rate, drop.seed, drop.stream);
+    if (has_embedding_norm_) {  // dx becomes the gradient at the sum
+      std::vector<T> dsum(static_cast<std::size_t>(N) * C);  // (N, C)
+      layer_norm_backward(embedding_norm_, dx, static_cast<int>(N), embedding_saved_, dsum.data(), false);
+      std::copy(dsum.begin(), dsum.end(), dx);
+    }
+    if (dtypes_) {
+      // Columns in parallel, rows in order: each element's sum is the same whatever the thread count.
+#pragma omp parallel for schedule(static) if (N * C > kernels::kParallelMinWork)
+      for (int c = 0; c < C; ++c)
+        for (long n = 0; n < N; ++n) dtypes_[static_cast<std::size_t>(types ? types[n] : 0) * C + c] += dx[n * C + c];
+    }
+    embedding_backward(embedding_, dx, tokens, N, DropoutSite{});
+  }
+  if (!dlearned_) return;
   T* rows = dlearned_ + static_cast<std::size_t>(config_.position_offset) * C;  // row p: position p
   // Column blocks in parallel, rows in order: each element's sum is the same whatever the thread count.
 #pragma omp parallel for schedule(static) if (N * C > kernels::kParallelMinWork)
@@ -107,8 +165,8 @@ T* TransformerStack<T>::step(const int* tokens, const int* positions, int rows, 
                              Arena& arena) {
   require(rows > 0, "transformer stack: a step of no rows");
   const int longest = *std::max_element(positions, positions + rows) + 1;
-  T* x = arena.alloc<T>(static_cast<std::size_t>(rows) * config_.d_model);  // (rows, C)
-  embed(embedding_, tokens, rows, positions, position_rows(longest), x);
+  LayerNormSaved<T> unused_saved;
+  T* x = embed_input(tokens, nullptr, rows, positions, position_rows(longest), unused_saved, arena);  // (rows, C)
   for (auto& layer : layers_) x = layer->step(x, rows, cache, arena);
   if (!has_final_norm_) return x;
   LayerNormSaved<T> unused;

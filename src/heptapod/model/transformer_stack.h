@@ -1,5 +1,6 @@
 // One stack of Transformer layers, the piece every model is built from: the token embedding (scaled) plus
-// positions and dropout, the layers, an optional final norm. The encoder of a translation model, its decoder
+// positions (and token types, and a norm over the sum, where the config has them) and dropout, the layers,
+// an optional final norm. The encoder of a translation model, its decoder
 // (with cross-attention), a language model and an encoder-only model are each one of these.
 #pragma once
 
@@ -32,11 +33,11 @@ class TransformerStack {
   const TransformerLayer<T>& layer(int i) const { return *layers_[i]; }
   Embedding<T>& embedding() { return embedding_; }
 
-  // tokens: (seq.rows()) at their positions in seq -> returns the stack's output (seq.rows(), C), final norm
-  // applied. cross: one input per layer with cross-attention, empty otherwise. Training keeps every layer's
+  // tokens: (seq.rows()) at their positions in seq, types: (seq.rows()) their token types or null (all type
+  // 0; a stack with token types only) -> returns the stack's output (seq.rows(), C), final norm applied. cross: one input per layer with cross-attention, empty otherwise. Training keeps every layer's
   // activations in `arena` for backward; inference (layer_scratch given) runs each layer in the scratch arena
   // and keeps only its output, so memory does not grow with depth.
-  T* forward(const int* tokens, const Sequences& seq, const AttentionShape& self_shape,
+  T* forward(const int* tokens, const int* types, const Sequences& seq, const AttentionShape& self_shape,
              std::span<const CrossInput<T>> cross, const DropoutContext& ctx, Arena& arena,
              Arena* layer_scratch = nullptr);
   // The forward pass in reverse down to the embedding: dy (N, C), the gradient at the stack's output ->
@@ -44,9 +45,11 @@ class TransformerStack {
   // norm (when there is one) and after each layer, last layer first: the gradients they write are complete.
   T* backward_layers(const T* dy, const AttentionShape& self_shape, std::span<const CrossInput<T>> cross,
                      const DropoutContext& ctx, Arena& arena, const std::function<void()>& stage_done);
-  // dx (N, C) from backward_layers (changed in place), tokens and positions (N) -> the embedding table's
-  // gradient and the learned positions' (if any), accumulated.
-  void backward_embedding(T* dx, const int* tokens, const int* positions, long N, const DropoutContext& ctx);
+  // dx (N, C) from backward_layers (changed in place), tokens, types (or null) and positions (N) as forward
+  // read them -> the gradients of the embedding table, the learned positions, the token types and the
+  // embedding norm (those the stack has), accumulated.
+  void backward_embedding(T* dx, const int* tokens, const int* types, const int* positions, long N,
+                          const DropoutContext& ctx);
 
   // Cached decoding: one token per row at its position -> the stack's output (rows, C) (final norm applied),
   // from the arena; the layers read their keys and values through `cache`. prepare_steps() first.
@@ -55,6 +58,10 @@ class TransformerStack {
 
  private:
   DropoutSite embedding_site(const DropoutContext& ctx) const;
+  // The embedding sum before dropout: E[token] * scale + positions (+ token types), through the embedding
+  // norm when the stack has one (its input kept in `saved`) -> (N, C) from the arena.
+  T* embed_input(const int* tokens, const int* types, long N, const int* positions, const T* pe,
+                 LayerNormSaved<T>& saved, Arena& arena);
   // The position rows for sequences of up to `length` positions, (>= length, C): the learned table from
   // position_offset, or the sinusoids; a length past the learned table is an Error.
   const T* position_rows(int length);
@@ -64,6 +71,11 @@ class TransformerStack {
   PositionalTable<T>& positions_;
   const T* learned_ = nullptr;  // (learned_positions, C) with learned positions, else null
   T* dlearned_ = nullptr;       // its gradient
+  const T* types_ = nullptr;    // (token_types, C) token type embeddings, or null
+  T* dtypes_ = nullptr;         // their gradient
+  bool has_embedding_norm_ = false;
+  LayerNorm<T> embedding_norm_;
+  LayerNormSaved<T> embedding_saved_;
   Embedding<T> embedding_;
   std::vector<std::unique_ptr<TransformerLayer<T>>> layers_;
   bool has_final_norm_ = false;

@@ -81,11 +81,12 @@ void LanguageModelTask::prepare(int rank) {
   const TrainConfig& c = config_;
   const std::string saved = (fs::path(c.output_dir) / "vocab.spm").string();
   if (!c.init_model.empty()) {
-    vocabs_.target = fine_tuning_vocabularies(c.init_model).target;
+    const ModelVocabularies init = fine_tuning_vocabularies(c.init_model);
+    vocab() = masked() ? init.source : init.target;
   } else if (!c.vocab.empty()) {
-    vocabs_.target = Vocabulary::load(c.vocab);
+    vocab() = Vocabulary::load(c.vocab);
   } else if (fs::exists(saved)) {
-    vocabs_.target = Vocabulary::load(saved);
+    vocab() = Vocabulary::load(saved);
   } else {
     require(rank == 0, "rank " + std::to_string(rank) + " cannot see " + saved + " that rank 0 wrote: the output " +
                            "directory must be shared by every rank (the same path on a shared filesystem)");
@@ -95,15 +96,17 @@ void LanguageModelTask::prepare(int rank) {
                                          c.vocab_config.seed);
     require(!sample.empty(), c.train_text + " holds no text to train on");
     log_line("training a vocabulary on " + std::to_string(sample.size()) + " documents");
-    vocabs_.target = Vocabulary::train(sample, c.vocab_config);
+    VocabConfig vocab_config = c.vocab_config;
+    if (masked()) vocab_config.control_symbols.push_back(kMaskPiece);
+    vocab() = Vocabulary::train(sample, vocab_config);
   }
   if (rank == 0) {
     fs::create_directories(cache_dir_);
-    vocabs_.target.save(saved);
+    vocab().save(saved);
   }
   const auto t0 = std::chrono::steady_clock::now();
   corpus_ = std::make_unique<ParallelCorpus>(ParallelCorpus::build_documents(
-      c.train_text, c.documents, vocabs_.target, (fs::path(cache_dir_) / "train.cache").string()));
+      c.train_text, c.documents, vocab(), (fs::path(cache_dir_) / "train.cache").string()));
   tokenize_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   require(corpus_->size() > 0, c.train_text + " holds no text to train on");
 }
@@ -113,7 +116,7 @@ void LanguageModelTask::prepare_validation() {
   if (c.valid_text.empty()) return;
   dev_ = std::make_unique<DevText>();
   dev_->corpus = std::make_unique<ParallelCorpus>(ParallelCorpus::build_documents(
-      c.valid_text, c.documents, vocabs_.target, (fs::path(cache_dir_) / "valid.cache").string()));
+      c.valid_text, c.documents, vocab(), (fs::path(cache_dir_) / "valid.cache").string()));
   require(dev_->corpus->size() > 0, c.valid_text + " holds no text to validate on");
   dev_->length = text_length(c.valid_text, c.documents);
   log_line("dev data: " + dev_->corpus->stats().summary() + ", " + std::to_string(dev_->length.characters) +
@@ -122,8 +125,15 @@ void LanguageModelTask::prepare_validation() {
 
 ModelConfig LanguageModelTask::resolve_model(const ModelConfig& requested) const {
   ModelConfig m = requested;
-  m.tgt_vocab_size = vocabs_.target.size();
-  if (!vocabs_.target.ids()) {  // SentencePiece's ids, Heptapod's specials; else the model's own
+  (masked() ? m.src_vocab_size : m.tgt_vocab_size) = vocab().size();
+  if (masked()) {
+    m.mask_id = vocab().id_of(kMaskPiece);
+    require(m.mask_id >= 0 && vocab().is_special(m.mask_id),
+            "train: an encoder's vocabulary needs a \"" + std::string(kMaskPiece) + "\" control piece (as the "
+            "vocabulary an encoder's training makes has)");
+    m.mlm_head = true;
+  }
+  if (!vocab().ids()) {  // SentencePiece's ids, Heptapod's specials; else the model's own
     m.pad_id = kPadId;
     m.bos_id = kBosId;
     m.eos_id = kEosId;
@@ -138,15 +148,21 @@ std::string LanguageModelTask::data_summary() const {
          (corpus_->from_cache() ? " [cached]" : " [tokenized in " + format_duration(tokenize_seconds_) + "]");
 }
 
+std::int64_t LanguageModelTask::block_count(const DocumentStream& stream) const {
+  return masked() ? MaskingPlan::blocks_of(stream.size(), config_.context) : stream.blocks(config_.context);
+}
+
 bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const ModelConfig& model, Batch& batch) {
   const DocumentStream stream(*corpus_, model);
   const int context = config_.context;
   const std::int64_t per_batch = std::max(1, config_.batch_tokens / context);
+  if (masked() && !masking_)
+    masking_ = std::make_unique<MaskingPlan>(vocab(), model.mask_id, MaskingOptions{config_.mask_rate, config_.whole_word_mask});
   while (true) {
     if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
     if (planned_epoch_ != static_cast<std::int64_t>(state.epoch)) {
       // The epoch's block order: a permutation drawn from (seed, epoch), as the translation batches are.
-      order_.resize(static_cast<std::size_t>(stream.blocks(context)));
+      order_.resize(static_cast<std::size_t>(block_count(stream)));
       for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<std::int64_t>(i);
       Rng rng(mix64(config_.seed) ^ mix64(state.epoch + 0x5eed));
       for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
@@ -155,7 +171,11 @@ bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const Mode
     const std::uint64_t first = state.batch_in_epoch * static_cast<std::uint64_t>(per_batch);
     if (first < order_.size()) {
       const std::size_t end = std::min<std::size_t>(order_.size(), first + per_batch);
-      batch = stream.batch({order_.begin() + static_cast<long>(first), order_.begin() + static_cast<long>(end)}, context);
+      const std::vector<std::int64_t> blocks(order_.begin() + static_cast<long>(first), order_.begin() + static_cast<long>(end));
+      // A masked batch's draws: keyed by the run's seed and the batch's place in the data order.
+      batch = masked() ? masking_->batch(stream, blocks, context,
+                                         mix64(config_.seed) ^ mix64(state.epoch * 0x100000001b3ull + state.batch_in_epoch))
+                       : stream.batch(blocks, context);
       ++state.batch_in_epoch;
       return true;
     }
@@ -165,6 +185,7 @@ bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const Mode
 }
 
 ValidationReport LanguageModelTask::validate(Transformer<float>& model, Arena& arena) {
+  if (masked()) return validate_masked(model, arena);
   const DocumentStream stream(*dev_->corpus, model.config());
   const int context = config_.context;
   const std::int64_t per_batch = std::max(1, config_.batch_tokens / context), blocks = stream.blocks(context);
@@ -186,6 +207,37 @@ ValidationReport LanguageModelTask::validate(Transformer<float>& model, Arena& a
   report.metrics = {{"ce", ce}, {"ppl", std::exp(ce)}, {"tokens", tokens}, {"bpc", bpc}, {"bpb", bpb}};
   char summary[128];
   std::snprintf(summary, sizeof summary, "ce %.4f ppl %.2f bpc %.4f bpb %.4f", ce, std::exp(ce), bpc, bpb);
+  report.summary = summary;
+  return report;
+}
+
+// The dev text's blocks under masks that depend on the block alone, the same at every validation: the
+// masked tokens' cross-entropy, perplexity and accuracy (the criterion: cross-entropy).
+ValidationReport LanguageModelTask::validate_masked(Transformer<float>& model, Arena& arena) {
+  const DocumentStream stream(*dev_->corpus, model.config());
+  const int context = config_.context;
+  const std::int64_t per_batch = std::max(1, config_.batch_tokens / context);
+  const std::int64_t blocks = block_count(stream);
+  if (!masking_)
+    masking_ = std::make_unique<MaskingPlan>(vocab(), model.config().mask_id,
+                                             MaskingOptions{config_.mask_rate, config_.whole_word_mask});
+  LossTotals totals;
+  for (std::int64_t first = 0; first < blocks; first += per_batch) {
+    std::vector<std::int64_t> batch;
+    for (std::int64_t b = first; b < std::min(blocks, first + per_batch); ++b) batch.push_back(b);
+    arena.reset();
+    totals += model.evaluate(masking_->batch(stream, batch, context, mix64(0xde5c0de ^ static_cast<std::uint64_t>(first))),
+                             0.0f, arena);
+  }
+  ValidationReport report;
+  const double tokens = static_cast<double>(std::max<std::int64_t>(totals.tokens, 1));
+  const double ce = totals.nll / tokens, accuracy = static_cast<double>(totals.correct) / tokens;
+  report.criterion = ce;
+  report.metrics = {{"masked_ce", ce}, {"masked_ppl", std::exp(ce)}, {"masked_accuracy", accuracy},
+                    {"masked_tokens", totals.tokens}};
+  char summary[128];
+  std::snprintf(summary, sizeof summary, "masked ce %.4f ppl %.2f accuracy %.4f (%lld tokens)", ce, std::exp(ce),
+                accuracy, static_cast<long long>(totals.tokens));
   report.summary = summary;
   return report;
 }

@@ -1,8 +1,11 @@
-// Language modelling (a decoder-only model) as a training task, as GPT trains: the documents of a text file
-// (lines or paragraphs), each as bos, its tokens and eos, end to end in one stream, cut into blocks of
-// `context` tokens whose targets are the next tokens; the blocks shuffled each epoch and batched
-// batch_tokens / context at a time. One vocabulary, trained on the text unless given. Validation: the dev
-// text's cross-entropy, perplexity, and bits per character and per byte.
+// Language modelling as a training task, causal as GPT trains (a decoder-only model) or masked as BERT does
+// (an encoder-only model): the documents of a text file (lines or paragraphs), each as bos, its tokens and
+// eos, end to end in one stream, cut into blocks of `context` tokens; a causal block's targets are the next
+// tokens, a masked block is the start token and context - 1 stream tokens, masked (train/masking.h). The
+// blocks shuffled each epoch and batched batch_tokens / context at a time. One vocabulary, trained on the
+// text unless given (an encoder's with a "<mask>" piece). Validation: the dev text's cross-entropy,
+// perplexity, and bits per character and per byte (causal), or its masked tokens' cross-entropy and accuracy
+// under fixed masks (masked).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +16,7 @@
 
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/utf8.h"
+#include "heptapod/train/masking.h"
 #include "heptapod/train/training_task.h"
 
 namespace heptapod {
@@ -23,6 +27,8 @@ class DocumentStream {
  public:
   DocumentStream(const ParallelCorpus& corpus, const ModelConfig& model);
   std::int64_t size() const { return size_; }
+  int bos_id() const { return bos_; }
+  int pad_id() const { return pad_; }
   // Tokens [begin, begin + count) of the stream into out.
   void read(std::int64_t begin, int count, int* out) const;
   // The stream cut into blocks of `context` model inputs, each with its next tokens as targets (so block b
@@ -60,9 +66,16 @@ class LanguageModelTask final : public TrainingTask {
     TextLength length;  // of its documents
   };
 
+  bool masked() const { return config_.model.architecture == Architecture::EncoderOnly; }
+  Vocabulary& vocab() { return masked() ? vocabs_.source : vocabs_.target; }
+  const Vocabulary& vocab() const { return masked() ? vocabs_.source : vocabs_.target; }
+  std::int64_t block_count(const DocumentStream& stream) const;
+  ValidationReport validate_masked(Transformer<float>& model, Arena& arena);
+
   TrainConfig config_;
   std::string cache_dir_;
-  ModelVocabularies vocabs_;  // the target alone
+  ModelVocabularies vocabs_;  // one side: the target (causal) or the source (masked)
+  std::unique_ptr<MaskingPlan> masking_;  // masked: made on first use, with the model's mask_id
   std::unique_ptr<ParallelCorpus> corpus_;
   double tokenize_seconds_ = 0;
   std::unique_ptr<DevText> dev_;

@@ -27,6 +27,11 @@ ModelConfig resolve_model_choice(const ModelChoice& m) {
       const int layers = decoder ? c.decoder_layers : c.encoder_layers;
       c = one_stack_config(c, kind, decoder ? c.tgt_vocab_size : c.src_vocab_size);  // the task sets the size
       (decoder ? c.decoder_layers : c.encoder_layers) = layers;
+      if (!decoder) {  // BERT's choices: two segment types, a norm over a post-norm stack's embeddings, GELU
+        c.token_types = 2;
+        c.embedding_norm = c.norm == NormPosition::Post;
+        c.activation = Activation::Gelu;
+      }
     }
   } else {
     c = read_model_config(SafetensorsFile::read(m.init_model));

@@ -12,23 +12,28 @@ namespace heptapod {
 
 void validate(const TrainConfig& c) {
   const Architecture kind = c.model.architecture;
-  if (kind == Architecture::DecoderOnly) {
-    require(!c.train_text.empty(), "train: a decoder-only model (a language model) trains on --text");
+  if (kind != Architecture::EncoderDecoder) {
+    const std::string what = kind == Architecture::DecoderOnly ? "a decoder-only model (a language model)"
+                                                               : "an encoder-only model (masked language modelling)";
+    require(!c.train_text.empty(), "train: " + what + " trains on --text");
     require(c.train_source.empty() && c.train_target.empty() && c.valid_source.empty() && c.valid_target.empty(),
-            "train: --source, --target, --valid-source and --valid-target train a translation model; a decoder-only "
-            "model trains on --text (and --valid-text)");
+            "train: --source, --target, --valid-source and --valid-target train a translation model; " + what +
+                " trains on --text (and --valid-text)");
     require(c.source_vocab.empty() && c.target_vocab.empty(),
-            "train: a decoder-only model has one vocabulary (--vocab), not --source-vocab/--target-vocab");
-    require(c.context >= 1, "train: --context must be at least 1");
+            "train: a " + std::string(architecture_name(kind)) + " model has one vocabulary (--vocab), not "
+            "--source-vocab/--target-vocab");
+    const int least = kind == Architecture::EncoderOnly ? 2 : 1;  // an encoder's block: the start token and more
+    require(c.context >= least, "train: --context must be at least " + std::to_string(least));
     require(c.batch_tokens >= c.context, "train: --batch-tokens (" + std::to_string(c.batch_tokens) +
                                              ") must hold at least one --context block (" + std::to_string(c.context) + ")");
     require(c.context <= c.model.position_limit(), "train: --context " + std::to_string(c.context) +
                                                        " is longer than the model's learned positions (" +
                                                        std::to_string(c.model.position_limit()) + ")");
+    require(c.mask_rate > 0 && c.mask_rate < 1, "train: --mask-rate must be in (0, 1)");
   } else {
     require(!c.train_source.empty() && !c.train_target.empty(), "train: --source and --target are required");
     require(c.train_text.empty() && c.valid_text.empty(),
-            "train: --text and --valid-text train a language model (--arch decoder-only), not a " +
+            "train: --text and --valid-text train a language model (--arch decoder-only or encoder-only), not a " +
                 std::string(architecture_name(kind)) + " model");
   }
   require(c.valid_source.empty() == c.valid_target.empty(), "train: give both --valid-source and --valid-target, or neither");
@@ -48,10 +53,12 @@ void validate(const TrainConfig& c) {
           "train: --cooldown (" + std::to_string(c.schedule.cooldown_steps) + ") must be at least 0 and below --steps (" +
               std::to_string(c.max_steps) + ")");
   require(c.filter.max_tokens >= 1, "train: --max-length must be at least 1");
-  require(kind == Architecture::DecoderOnly || c.filter.max_tokens <= c.model.max_target_tokens(),
+  // --max-length filters translation pairs; a language model's blocks are --context long.
+  const bool translation = kind == Architecture::EncoderDecoder;
+  require(!translation || c.filter.max_tokens <= c.model.max_target_tokens(),
           "train: --max-length " + std::to_string(c.filter.max_tokens) + " does not fit the model's learned positions (" +
               std::to_string(c.model.position_limit()) + "): sentences are at most one shorter");
-  require(kind == Architecture::DecoderOnly || c.filter.max_tokens + 1 <= c.batch_tokens / 2,
+  require(!translation || c.filter.max_tokens + 1 <= c.batch_tokens / 2,
           "train: --batch-tokens (" + std::to_string(c.batch_tokens) + ") is too small for sentences of --max-length " +
               std::to_string(c.filter.max_tokens));
   std::set<std::string> groups = {"embeddings"};  // the model's parameter groups
@@ -98,6 +105,10 @@ std::string resume_key(const TrainConfig& c) {
     j["train_text"] = c.train_text;
     j["documents"] = document_split_name(c.documents);
     j["context"] = c.context;
+    if (c.model.architecture == Architecture::EncoderOnly) {
+      j["mask_rate"] = c.mask_rate;
+      j["whole_word_mask"] = c.whole_word_mask;
+    }
   }
   return j.dump();
 }

@@ -22,11 +22,14 @@ struct TrainConfig {
   std::string valid_source, valid_target;  // optional
   std::string vocab;                        // joint vocabulary file; or source_vocab + target_vocab
   std::string source_vocab, target_vocab;
-  // A language model's (decoder-only) data instead: the documents of one text file (and of a dev file),
-  // each as bos, its tokens and eos, end to end, cut into blocks of `context` tokens.
+  // A language model's data instead (decoder-only or encoder-only): the documents of one text file (and of
+  // a dev file), each as bos, its tokens and eos, end to end, cut into blocks of `context` tokens.
   std::string train_text, valid_text;
   DocumentSplit documents = DocumentSplit::Lines;
   int context = 256;
+  // An encoder's masked language modelling (train/masking.h): the share of tokens chosen, whole words or not.
+  float mask_rate = 0.15f;
+  bool whole_word_mask = false;
   VocabConfig vocab_config;                 // used to train vocabularies when none is given
   bool joint_vocab = true;
   LengthFilter filter;

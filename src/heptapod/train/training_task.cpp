@@ -9,10 +9,8 @@ namespace heptapod {
 
 std::unique_ptr<TrainingTask> make_training_task(const TrainConfig& config) {
   const Architecture kind = config.model.architecture;
-  if (kind == Architecture::DecoderOnly) return std::make_unique<LanguageModelTask>(config);
-  require(kind == Architecture::EncoderDecoder,
-          std::string("train: no training task for a ") + architecture_name(kind) + " model yet");
-  return std::make_unique<TranslationTask>(config);
+  if (kind == Architecture::EncoderDecoder) return std::make_unique<TranslationTask>(config);
+  return std::make_unique<LanguageModelTask>(config);  // causal (decoder-only) or masked (encoder-only)
 }
 
 }  // namespace heptapod

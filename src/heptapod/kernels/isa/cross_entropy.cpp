@@ -31,6 +31,7 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, in
       acc.loss += static_cast<double>((T(1) - eps) * nll + eps * smooth);
       acc.nll += static_cast<double>(nll);
       acc.tokens += 1;
+      acc.correct += x_y >= max_x ? 1 : 0;
       if (row_nll) row_nll[n] = nll;
       if (d) {  // grad_scale * (softmax - smoothed target)
         const T scale = grad_scale / sum_e, off = grad_scale * eps / V;

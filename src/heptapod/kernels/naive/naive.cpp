@@ -205,6 +205,7 @@ CrossEntropyTotals cross_entropy(const T* logits, const int* targets, long N, in
     totals.loss += static_cast<double>(loss);
     totals.nll += static_cast<double>(-logp[targets[n]]);
     totals.tokens += 1;
+    totals.correct += *std::max_element(x, x + V) <= x[targets[n]] ? 1 : 0;
     if (row_nll) row_nll[n] = static_cast<T>(-logp[targets[n]]);
   }
   return totals;
