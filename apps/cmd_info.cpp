@@ -24,7 +24,7 @@ const char* commands_for(Architecture kind) {
     case Architecture::DecoderOnly: return "generate, score --input, train --init";
     case Architecture::EncoderOnly: break;
   }
-  return "none yet (an encoder's heads and commands come with encoder-only models)";
+  return "train --init (pre-training goes on; classification and embedding commands are not built yet)";
 }
 
 void print_model(const std::string& path) {
@@ -40,11 +40,14 @@ void print_model(const std::string& path) {
               layers.c_str(), c.d_model, c.n_heads, c.d_ff, norm_name(c.norm));
   if (c.learned_positions > 0) std::printf("positions: learned, %d\n", c.position_limit());
   else std::printf("positions: sinusoidal\n");
+  if (c.architecture == Architecture::EncoderOnly)
+    std::printf("encoder:  %d token types%s; head: %s\n", c.token_types, c.embedding_norm ? ", embedding norm" : "",
+                c.mlm_head ? "masked language model" : "none");
   if (!vocabs) {
     std::printf("vocab:    none in the file\n");
   } else {
     std::string sizes;
-    if (!vocabs->source.empty()) sizes += "source " + std::to_string(vocabs->source.size());
+    if (!vocabs->source.empty()) sizes += (c.has_decoder() ? "source " : "") + std::to_string(vocabs->source.size());
     if (!vocabs->target.empty()) sizes += std::string(sizes.empty() ? "" : ", ") + (c.has_encoder() ? "target " : "") +
                                           std::to_string(vocabs->target.size());
     std::printf("vocab:    %s pieces\n", sizes.c_str());

@@ -8,7 +8,7 @@
 # BUILD (default build) holds bench/heptapod_bench; results and the table go to OUT (default runs/lm-bench).
 # Everything runs REPEATS times (default 2), each round over all models and phases; the table takes each
 # side's fastest run of a phase and lists every run. TRAIN_BATCHES (default 3) timed updates of 4096 tokens
-# after one untimed; GENERATE_REPEATS (default 2) timed rounds after one untimed. Run it on an otherwise idle
+# after two untimed; GENERATE_REPEATS (default 2) timed rounds after one untimed. Run it on an otherwise idle
 # machine; both sides use both cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ for round in $(seq 1 "$repeats"); do
     echo "== round $round: $model ceiling" >&2
     $bench ceiling --model "$model" --threads 2 > "$out/heptapod-ceiling-$model.$round.json"
     for type in float32 bfloat16; do
-      both "train-$type-$model" "$round" --phase lm-train --model "$model" --compute-type $type --batches "$train_batches"
+      both "train-$type-$model" "$round" --phase lm-train --model "$model" --compute-type $type --batches "$train_batches" --warmup 2
     done
     for rows in 1 32; do
       for type in float32 int8 bfloat16; do

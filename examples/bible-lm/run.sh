@@ -3,9 +3,9 @@
 # whole books held out), an 8000-piece BPE vocabulary, a decoder-only model of the small preset's shape
 # (6 pre-norm layers, d_model 256, 4 heads, context 256) trained for a fixed budget of updates, then the
 # held-out test books' perplexity and bits per character (`heptapod score`) and samples (`heptapod generate`).
-# Run from the repository root after scripts/build.sh. STEPS sets the update budget (default 2000, about 25
-# minutes on 2 cores), VALID_EVERY the updates between validations; other `heptapod train` flags may be
-# appended. Rerunning resumes training.
+# Run from the repository root after scripts/build.sh. STEPS sets the update budget (default 1000, about 12
+# minutes on 2 cores when the machine is otherwise idle), VALID_EVERY the updates between validations; other
+# `heptapod train` flags may be appended. Rerunning resumes training (a larger STEPS goes on from there).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 heptapod=${HEPTAPOD:-build/apps/heptapod}
@@ -14,7 +14,7 @@ out=${LM_OUT:-runs/bible-lm/small}
 examples/bible-lm/prepare.sh "$data"
 $heptapod train --arch decoder-only --text $data/train.txt --valid-text $data/dev.txt --documents paragraphs \
   -o "$out" --preset small --layers 6 --norm pre --context 256 --vocab-size 8000 --batch-tokens 4096 \
-  --steps "${STEPS:-2000}" --warmup 500 --valid-every "${VALID_EVERY:-500}" --log-every 100 --dropout 0.1 \
+  --steps "${STEPS:-1000}" --warmup 500 --valid-every "${VALID_EVERY:-500}" --log-every 100 --dropout 0.1 \
   --embedding-dropout 0.1 --attention-dropout 0 --activation-dropout 0 "$@"
 echo "== test books (Mark, Ruth, Jonah), one verse per line:"
 grep -v '^$' $data/test.txt > "$out/test.lines"

@@ -3,7 +3,7 @@
 // (losses and model file bit for bit); a run resumes on another number of ranks with the same update size
 // and is refused with another; a rank killed with -9 ends the whole run promptly, and rerunning the command
 // finishes with the model of an uninterrupted run; a 2-rank run makes the model an earlier binary recorded;
-// a language model trains the same on 2 ranks as on one accumulating two.
+// a language model and an encoder train the same on 2 ranks as on one accumulating two.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -90,6 +90,19 @@ TEST(MpiTrain, ALanguageModelOnTwoRanksEqualsOneRankAccumulatingTwo) {
         return "train --arch decoder-only --text " + quoted(test::data_file("numbers.train.en")) + " -o " +
                quoted(out) +
                " --preset tiny --layers 2 --vocab-size 120 --context 32 --positions learned --batch-tokens 256"
+               " --warmup 20 --threads 1 --log-every 5 --valid-every 10 --steps 20 --dropout 0.1"
+               " --attention-dropout 0.1 --accumulate " + std::to_string(accumulate);
+      },
+      4);
+}
+
+// An encoder (masked language modelling): the masks follow the data order, so they too are the same.
+TEST(MpiTrain, AnEncoderOnTwoRanksEqualsOneRankAccumulatingTwo) {
+  expect_two_ranks_equal_one_accumulating_two(
+      [](const std::string& out, int accumulate) {
+        return "train --arch encoder-only --text " + quoted(test::data_file("numbers.train.en")) + " -o " +
+               quoted(out) +
+               " --preset tiny --layers 2 --vocab-size 120 --context 32 --batch-tokens 256 --whole-word-mask"
                " --warmup 20 --threads 1 --log-every 5 --valid-every 10 --steps 20 --dropout 0.1"
                " --attention-dropout 0.1 --accumulate " + std::to_string(accumulate);
       },
