@@ -55,3 +55,13 @@ run_gpt_rival() { run_python_rival bench/pytorch_gpt.py "$@"; }
 machine_line() {
   echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u +%Y-%m-%d)"
 }
+
+# print_table REPORT.py: the machine line, then the report script's tables of out for models, on stdout and
+# into out/table.md.
+print_table() {
+  {
+    machine_line
+    echo
+    /usr/bin/python3 "$1" "$out" "${models[@]}"
+  } | tee "$out/table.md"
+}

@@ -30,8 +30,4 @@ for round in $(seq 1 "$repeats"); do
     done
   done
 done
-{
-  machine_line
-  echo
-  /usr/bin/python3 bench/low_precision_report.py "$out" "${models[@]}"
-} | tee "$out/table.md"
+print_table bench/low_precision_report.py

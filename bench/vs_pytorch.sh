@@ -27,8 +27,4 @@ for round in $(seq 1 "$repeats"); do
     for phase in train beam4 greedy latency; do run_both "$model" "$phase" "$round"; done
   done
 done
-{
-  machine_line
-  echo
-  /usr/bin/python3 bench/report.py "$out" "${models[@]}"
-} | tee "$out/table.md"
+print_table bench/report.py

@@ -107,10 +107,7 @@ TEST(LanguageModelTrain, TrainsValidatesInBitsPerCharacterAndResumesExactly) {
   EXPECT_HAS_SUBSTR(log, "documents");
   EXPECT_HAS_SUBSTR(log, "bpc");
   // Validation records: cross-entropy falls, bits per character are ce / ln 2 * tokens / characters.
-  std::vector<nlohmann::json> valid;
-  std::istringstream in(test::slurp(a + "/metrics.jsonl"));
-  for (std::string line; std::getline(in, line);)
-    if (auto j = nlohmann::json::parse(line); j["type"] == "valid") valid.push_back(j);
+  const std::vector<nlohmann::json> valid = test::metrics_records(a, "valid");
   ASSERT_EQ(valid.size(), 4u);
   EXPECT_LT(valid.back()["ce"].get<double>(), valid.front()["ce"].get<double>());
   for (const auto& v : valid) {
@@ -142,9 +139,7 @@ TEST(LanguageModelTrain, TheTimeLimitStopsAtAValidatedCheckpoint) {
   const std::string a = dir.file("a");
   ASSERT_EQ(run_heptapod(lm_args(a, 40, "--minutes 0.000001"), dir, log), 0) << log;
   EXPECT_HAS_SUBSTR(log, "time limit");
-  std::vector<nlohmann::json> records;
-  std::istringstream in(test::slurp(a + "/metrics.jsonl"));
-  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  const std::vector<nlohmann::json> records = test::metrics_records(a);
   ASSERT_EQ(records.size(), 2u) << test::slurp(a + "/metrics.jsonl");  // one update: its train and valid lines
   EXPECT_EQ(records[0]["type"], "train");
   EXPECT_EQ(records[1]["type"], "valid");

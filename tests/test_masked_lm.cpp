@@ -159,10 +159,7 @@ TEST(MaskedLmTrain, TrainsValidatesMaskedTokensAndResumesExactly) {
   const std::string a = dir.file("a"), b = dir.file("b");
   ASSERT_EQ(run_heptapod(encoder_args(a, 40, "--whole-word-mask"), dir, log), 0) << log;
   EXPECT_HAS_SUBSTR(log, "masked ce");
-  std::vector<nlohmann::json> valid;
-  std::istringstream in(test::slurp(a + "/metrics.jsonl"));
-  for (std::string line; std::getline(in, line);)
-    if (auto j = nlohmann::json::parse(line); j["type"] == "valid") valid.push_back(j);
+  const std::vector<nlohmann::json> valid = test::metrics_records(a, "valid");
   ASSERT_EQ(valid.size(), 4u);
   EXPECT_LT(valid.back()["masked_ce"].get<double>(), valid.front()["masked_ce"].get<double>());
   EXPECT_GT(valid.back()["masked_accuracy"].get<double>(), valid.front()["masked_accuracy"].get<double>());

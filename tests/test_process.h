@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -67,6 +68,15 @@ inline std::string slurp(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// The records of a training run's metrics.jsonl: those of `type` ("train", "valid"), or all.
+inline std::vector<nlohmann::json> metrics_records(const std::string& run, const std::string& type = "") {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(slurp(run + "/metrics.jsonl"));
+  for (std::string line; std::getline(in, line);)
+    if (auto j = nlohmann::json::parse(line); type.empty() || j["type"] == type) out.push_back(j);
+  return out;
 }
 
 // Runs the heptapod binary with `args` (already quoted where needed), after `env` (NAME=value assignments,

@@ -790,6 +790,21 @@ def check_learned_positions(P, grads, cfg, batch):
         assert (g[off:used].abs().sum(dim=-1) > 0).all(), stack
 
 
+def fixture_metadata(cfg, label_smoothing, lr_scale, warmup_steps):
+    """The metadata every parity fixture carries: its format, the config and the training settings."""
+    return {
+        "format": "heptapod-parity-fixture",
+        "format_version": "1",
+        "config": config_json(cfg),
+        "label_smoothing": repr(label_smoothing),
+        "lr_scale": repr(lr_scale),
+        "warmup_steps": str(warmup_steps),
+        "adam_beta1": repr(ADAM_BETAS[0]),
+        "adam_beta2": repr(ADAM_BETAS[1]),
+        "adam_eps": repr(ADAM_EPS),
+    }
+
+
 def make_parity_fixture(path, cfg, label_smoothing, seed, src_lens, tgt_lens,
                         lr_scale=1.0, warmup_steps=4, adam_steps=10):
     gen = torch.Generator().manual_seed(seed)
@@ -824,17 +839,7 @@ def make_parity_fixture(path, cfg, label_smoothing, seed, src_lens, tgt_lens,
     tensors.append(("expect/loss", torch.tensor([loss.item()], dtype=torch.float64).float()))
     tensors += [("grad/" + n, grads[n].float()) for n in names]
     tensors.append(("expect/adam_losses", torch.tensor(adam_losses, dtype=torch.float64).float()))
-    metadata = {
-        "format": "heptapod-parity-fixture",
-        "format_version": "1",
-        "config": config_json(cfg),
-        "label_smoothing": repr(label_smoothing),
-        "lr_scale": repr(lr_scale),
-        "warmup_steps": str(warmup_steps),
-        "adam_beta1": repr(ADAM_BETAS[0]),
-        "adam_beta2": repr(ADAM_BETAS[1]),
-        "adam_eps": repr(ADAM_EPS),
-    }
+    metadata = fixture_metadata(cfg, label_smoothing, lr_scale, warmup_steps)
     write_safetensors(path, tensors, metadata)
     check_round_trip(path, tensors, metadata)
     return {"loss": loss.item(), "adam_losses": adam_losses, "spread": spread}
@@ -961,17 +966,7 @@ def make_mlm_fixture(path, cfg, label_smoothing, seed, lens, lr_scale=1.0, warmu
     tensors.append(("expect/loss", torch.tensor([loss.item()], dtype=torch.float64)))
     tensors += [("grad/" + n, grads[n].double()) for n in names]
     tensors.append(("expect/adam_losses", torch.tensor(adam_losses, dtype=torch.float64)))
-    metadata = {
-        "format": "heptapod-parity-fixture",
-        "format_version": "1",
-        "config": config_json(cfg),
-        "label_smoothing": repr(label_smoothing),
-        "lr_scale": repr(lr_scale),
-        "warmup_steps": str(warmup_steps),
-        "adam_beta1": repr(ADAM_BETAS[0]),
-        "adam_beta2": repr(ADAM_BETAS[1]),
-        "adam_eps": repr(ADAM_EPS),
-    }
+    metadata = fixture_metadata(cfg, label_smoothing, lr_scale, warmup_steps)
     write_safetensors(path, tensors, metadata)
     check_round_trip(path, tensors, metadata)
     return {"loss": loss.item(), "adam_losses": adam_losses, "spread": spread, "max_diff": diff,
