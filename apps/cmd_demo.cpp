@@ -45,7 +45,7 @@ int run_demo(const DemoOptions& o) {
   Transformer<float> model(config);
   initialize_parameters(model.parameters(), config, o.seed);
   Adam<float> adam(model.parameters().size(), AdamConfig{});
-  const NextTokenLoss loss;
+  const ModelLoss loss;
   UpdateStep update(model, adam, loss, UpdateSettings{.seed = o.seed, .label_smoothing = 0.1f, .clip_norm = 0.0});
   LrSchedule schedule;
   schedule.warmup_steps = 400;

@@ -24,7 +24,7 @@ const char* commands_for(Architecture kind) {
     case Architecture::DecoderOnly: return "generate, score --input, train --init";
     case Architecture::EncoderOnly: break;
   }
-  return "train --init (pre-training goes on; classification and embedding commands are not built yet)";
+  return "embed, classify (a classifier), train --init (pre-training goes on, or a classifier is fine-tuned)";
 }
 
 void print_model(const std::string& path) {
@@ -42,7 +42,10 @@ void print_model(const std::string& path) {
   else std::printf("positions: sinusoidal\n");
   if (c.architecture == Architecture::EncoderOnly)
     std::printf("encoder:  %d token types%s; head: %s\n", c.token_types, c.embedding_norm ? ", embedding norm" : "",
-                c.mlm_head ? "masked language model" : "none");
+                c.mlm_head     ? "masked language model"
+                : c.labels > 0 ? (std::to_string(c.labels) + (c.multi_label ? " classes (multi-label), " : " classes, ") +
+                                  pooling_name(c.pooling) + " pooling").c_str()
+                               : "none");
   if (!vocabs) {
     std::printf("vocab:    none in the file\n");
   } else {

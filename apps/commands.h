@@ -85,6 +85,8 @@ Runner add_plot_command(CLI::App& root);
 Runner add_translate_command(CLI::App& root);
 Runner add_generate_command(CLI::App& root);
 Runner add_score_command(CLI::App& root);
+Runner add_embed_command(CLI::App& root);
+Runner add_classify_command(CLI::App& root);
 Runner add_quantize_command(CLI::App& root);
 Runner add_error_rate_command(CLI::App& root);
 Runner add_serve_command(CLI::App& root);

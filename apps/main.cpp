@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   add(heptapod::app::add_translate_command);
   add(heptapod::app::add_generate_command);
   add(heptapod::app::add_score_command);
+  add(heptapod::app::add_embed_command);
+  add(heptapod::app::add_classify_command);
   add(heptapod::app::add_serve_command);
   add(heptapod::app::add_quantize_command);
   add(heptapod::app::add_average_command);

@@ -25,6 +25,29 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
       ->check(CLI::IsMember({"lines", "paragraphs"}));
   cmd->add_option("--context", c.context, "A language model's context: tokens per training block")
       ->check(CLI::PositiveNumber);
+  cmd->add_option_function<std::string>(
+         "--task",
+         [&c](const std::string& task) {
+           c.encoder_task = task == "classify" ? TrainConfig::EncoderTask::Classify : TrainConfig::EncoderTask::MaskedLm;
+         },
+         "An encoder-only model's task: mlm (masked language modelling; the default) or classify (--labels)")
+      ->check(CLI::IsMember({"mlm", "classify"}));
+  cmd->add_option("--labels", c.train_labels,
+                  "--task classify: the classes of each --text line, on the line of the same number (several, "
+                  "space-separated: multi-label)");
+  cmd->add_option("--valid-labels", c.valid_labels, "--task classify: the classes of each --valid-text line");
+  cmd->add_option_function<std::string>(
+         "--pooling", [&c](const std::string& name) { c.pooling = pooling_from_name(name, "--pooling"); },
+         "--task classify: the sentence vector the classifier reads: mean (of the encoder's output rows; the "
+         "default) or cls (the start token's, through BERT's tanh pooler)")
+      ->check(CLI::IsMember({"mean", "cls"}));
+  cmd->add_option_function<std::string>(
+         "--valid-metric",
+         [&c](const std::string& name) {
+           c.valid_metric = name == "macro-f1" ? TrainConfig::ValidMetric::MacroF1 : TrainConfig::ValidMetric::Accuracy;
+         },
+         "--task classify: what best.htp and --patience follow: accuracy (the default) or macro-f1")
+      ->check(CLI::IsMember({"accuracy", "macro-f1"}));
   cmd->add_option("--mask-rate", c.mask_rate, "An encoder's masked language modelling: the share of tokens masked")
       ->check(CLI::Range(0.0, 1.0) & kFinite);
   cmd->add_flag("--whole-word-mask", c.whole_word_mask, "An encoder's masked language modelling: mask whole words");

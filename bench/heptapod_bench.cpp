@@ -80,7 +80,7 @@ json train_phase(const ModelConfig& c, const Workload& w, bool overlap) {
   const TrainConfig defaults;
   Communicator& comm = communicator();
   const int ranks = comm.size(), rank = comm.rank();
-  const NextTokenLoss loss;
+  const ModelLoss loss;
   UpdateStep update(model, adam, loss,
                     UpdateSettings{.seed = defaults.seed,
                                    .label_smoothing = defaults.label_smoothing,

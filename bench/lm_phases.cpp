@@ -60,7 +60,7 @@ json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup) {
   std::vector<Batch> all;
   for (int i = 0; i < warmup + batches; ++i) all.push_back(random_blocks(blocks, shape.context, c.tgt_vocab_size, rng));
   const TrainConfig defaults;
-  const NextTokenLoss loss;
+  const ModelLoss loss;
   UpdateStep update(model, adam, loss,
                     UpdateSettings{.seed = defaults.seed, .label_smoothing = defaults.label_smoothing,
                                    .clip_norm = defaults.clip_norm, .overlap_reduction = false},

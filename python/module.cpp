@@ -3,6 +3,7 @@
 // Translator's calls run one at a time, each as its own batches, so results never depend on what runs beside
 // them); the library's Error becomes heptapod.Error with the CLI's message.
 #include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/decode/encoder.h"
 #include "heptapod/decode/generator.h"
 #include "heptapod/decode/translator.h"
 #include "heptapod/eval/bleu.h"
@@ -212,6 +214,63 @@ class PyGenerator {
   Generator generator_;
 };
 
+// An Encoder for Python, its calls Serialized.
+class PyEncoder {
+ public:
+  PyEncoder(const std::string& path, int threads, const std::optional<std::string>& compute_type, bool float_output)
+      : calls_(threads), encoder_(path, load_options(compute_type, float_output)) {}
+
+  // (N, d_model) float32: a NumPy array where NumPy is installed, else a list of lists.
+  py::object embed(const std::vector<std::string>& texts, const std::string& pooling, bool normalize,
+                   int batch_tokens) {
+    EmbedOptions o;
+    o.pooling = pooling_from_name(pooling, "pooling");
+    o.normalize = normalize;
+    o.batch_tokens = batch_tokens;
+    const std::vector<std::vector<float>> vectors = calls_.run([&] { return encoder_.embed(texts, o); });
+    py::object numpy;
+    try {
+      numpy = py::module_::import("numpy");
+    } catch (const py::error_already_set&) {
+      return py::cast(vectors);
+    }
+    const std::size_t C = static_cast<std::size_t>(encoder_.config().d_model);
+    py::array_t<float> out({vectors.size(), C});  // (N, C)
+    float* data = out.mutable_data();
+    for (std::size_t i = 0; i < vectors.size(); ++i) std::copy(vectors[i].begin(), vectors[i].end(), data + i * C);
+    return out;
+  }
+
+  // One dict per text: {'labels': the prediction, 'top': [(label, probability), ...]}, as `heptapod classify
+  // --json` writes them.
+  py::list classify(const std::vector<std::string>& texts, int top_k, int batch_tokens) {
+    ClassifyOptions o;
+    o.top_k = top_k;
+    o.batch_tokens = batch_tokens;
+    const std::vector<Classification> out = calls_.run([&] { return encoder_.classify(texts, o); });
+    py::list results;
+    for (const Classification& c : out) {
+      py::list top;
+      for (const ClassScore& s : c.top) top.append(py::make_tuple(s.label, s.probability));
+      py::dict d;
+      d["labels"] = c.labels;
+      d["top"] = top;
+      results.append(d);
+    }
+    return results;
+  }
+
+  py::object config() const { return json_to_python(nlohmann::json::parse(to_json(encoder_.config()))); }
+  std::vector<std::string> labels() const { return encoder_.labels().names(); }
+  std::string compute_type() const { return compute_type_name(encoder_.precision().type); }
+  std::vector<int> encode(const std::string& text) const { return encoder_.encode_text(text).tokens; }
+  std::string decode(const std::vector<int>& ids) const { return encoder_.vocabulary().decode(ids); }
+
+ private:
+  Serialized calls_;
+  Encoder encoder_;
+};
+
 // sacreBLEU's reference layout: a list of reference streams, or one stream given as a list of strings.
 using References = std::vector<std::vector<std::string>>;
 References reference_streams(const py::object& references) {
@@ -378,6 +437,24 @@ PYBIND11_MODULE(heptapod, m) {
       .def("decode", &PyGenerator::decode, py::arg("ids"))
       .def_property_readonly("config", &PyGenerator::config)
       .def_property_readonly("compute_type", &PyGenerator::compute_type);
+
+  py::class_<PyEncoder>(m, "Encoder", "An encoder-only model file loaded for embedding and classification")
+      .def(py::init<const std::string&, int, const std::optional<std::string>&, bool>(), py::arg("path"),
+           py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
+           "threads: 0 = every core; compute_type: 'float32', 'int8' or 'bfloat16' (default: the file's)")
+      .def("embed", &PyEncoder::embed, py::arg("texts"), py::arg("pooling") = "mean", py::arg("normalize") = false,
+           py::arg("batch_tokens") = 4096,
+           "One vector per text, as `heptapod embed` writes them: a float32 NumPy array (len(texts), d_model) where "
+           "NumPy is installed, else a list of lists; pooling 'mean' (the default) or 'cls'")
+      .def("classify", &PyEncoder::classify, py::arg("texts"), py::arg("top_k") = 1, py::arg("batch_tokens") = 4096,
+           "A classifier's classes of each text: one dict per text, {'labels': the prediction (the most probable "
+           "class, or each above 0.5 for a multi-label model), 'top': [(label, probability), ...] best first}")
+      .def_property_readonly("labels", &PyEncoder::labels)
+      .def("encode", &PyEncoder::encode, py::arg("text"),
+           "The ids the encoder reads for a text: the start token, its tokens (cut to the learned positions), the end token")
+      .def("decode", &PyEncoder::decode, py::arg("ids"))
+      .def_property_readonly("config", &PyEncoder::config)
+      .def_property_readonly("compute_type", &PyEncoder::compute_type);
 
   py::class_<eval::BleuScore>(m, "BLEUScore")
       .def_readonly("score", &eval::BleuScore::score)

@@ -110,14 +110,27 @@ TEST(DecoderOnly, RefusesWhatNeedsAnEncoder) {
     EXPECT_NE(std::string(e.what()).find("a decoder-only model has no encoder"), std::string::npos) << e.what();
   }
   EXPECT_THROW(make_batch({{4, 5}}, {{6}}, c), Error);  // a source for a model that reads none
+  // An encoder-only model reads sources alone, and without a head has no loss of its own.
   ModelConfig encoder_only = one_stack_config(model_preset("tiny"), Architecture::EncoderOnly, 20);
   Transformer<float> encoder(encoder_only);
   const Batch b = make_batch({{4, 5}}, {{6}}, model_preset("tiny"));
   try {
     encoder.evaluate(b, 0.0f, arena);
-    FAIL() << "an encoder-only model computed a loss";
+    FAIL() << "an encoder-only model read a target side";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("encoder-only model has no output layer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("an encoder-only model reads sources alone"), std::string::npos) << e.what();
+  }
+  Batch sources;
+  sources.B = 1;
+  sources.S = 2;
+  sources.src = {4, 5};
+  sources.src_len = {2};
+  sources.tgt_len = {0};
+  try {
+    encoder.evaluate(sources, 0.0f, arena);
+    FAIL() << "an encoder-only model without a head computed a loss";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("without a head has no loss of its own"), std::string::npos) << e.what();
   }
 }
 

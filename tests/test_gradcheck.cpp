@@ -679,6 +679,10 @@ Batch tiny_batch(const ModelConfig& c) {
     b.mlm_targets = {-1, 5, 9, 6, -1, -1, 8, -1, -1, -1, -1, 4, 10, 7, -1};  // one kept (6), one replaced (10)
     b.tgt_len = {0, 0, 0};
     if (c.token_types == 0) b.src_types.clear();
+    if (c.labels > 0) {  // a classifier's: a class per sentence, or 0/1 per class
+      b.mlm_targets.clear();
+      b.labels = c.multi_label ? std::vector<int>{1, 0, 1, 0, 0, 1, 1, 1, 0} : std::vector<int>{2, 0, 2};
+    }
     validate_batch(b, c);
     return b;
   }
@@ -838,6 +842,52 @@ TEST(GradCheck, ModelEncoderOnlyTypesAndEmbeddingNormWithDropout) {
   ModelConfig c = tiny_encoder(NormPosition::Post, true, true, Activation::Silu);
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
   check_model(c, true);
+}
+
+// Encoder-only classifiers: mean pooling, BERT's [CLS] pooler, one class or several per sentence.
+ModelConfig tiny_classifier(Pooling pooling, bool multi_label) {
+  ModelConfig c = tiny_encoder(NormPosition::Post, true, true, Activation::Gelu);
+  c.mlm_head = false;
+  c.mask_id = -1;
+  c.labels = 3;
+  c.pooling = pooling;
+  c.multi_label = multi_label;
+  return c;
+}
+
+TEST(GradCheck, ModelClassifierMeanPooling) { check_model(tiny_classifier(Pooling::Mean, false), false); }
+
+TEST(GradCheck, ModelClassifierClsPoolerWithDropout) {
+  ModelConfig c = tiny_classifier(Pooling::Cls, false);
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
+  check_model(c, true);
+}
+
+TEST(GradCheck, ModelMultiLabelClassifier) { check_model(tiny_classifier(Pooling::Cls, true), false); }
+
+// The multi-label loss against its definition, -(y log s(x) + (1 - y) log(1 - s(x))), at large logits too.
+TEST(GradCheck, BinaryCrossEntropyMatchesItsDefinition) {
+  const std::vector<double> logits = {0.3, -2.0, 40.0, -40.0, 0.0, 5.5};
+  const std::vector<int> targets = {1, 0, 0, 1, 1, 1};
+  std::vector<double> d(logits.size());
+  const LossTotals t = binary_cross_entropy(logits.data(), targets.data(), 2, 3, 0.5, d.data());
+  double want = 0;
+  int right = 0;
+  for (int b = 0; b < 2; ++b) {
+    bool all = true;
+    for (int l = 0; l < 3; ++l) {
+      const std::size_t i = static_cast<std::size_t>(b) * 3 + l;
+      const long double e = std::exp(-static_cast<long double>(logits[i]));
+      const long double s = 1 / (1 + e), not_s = e / (1 + e);  // 1 - s without the cancellation
+      want -= static_cast<double>(std::log(targets[i] ? s : not_s));
+      EXPECT_NEAR(d[i], 0.5 * static_cast<double>(s - targets[i]), 1e-15) << i;
+      all = all && ((logits[i] > 0) == (targets[i] == 1));
+    }
+    right += all ? 1 : 0;
+  }
+  EXPECT_NEAR(t.loss, want, 1e-9 * want);
+  EXPECT_EQ(t.tokens, 2);
+  EXPECT_EQ(t.correct, right);
 }
 
 TEST(GradCheck, ModelLearnedPositionsFromAnOffsetInBothStacks) {

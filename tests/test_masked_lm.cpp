@@ -109,8 +109,9 @@ TEST(Masking, WholeWordsAreChosenTogether) {
     plan.mask(tokens, targets, key);
     for (std::size_t i = 2; i < tokens.size(); ++i) {
       const bool continues = vocab.piece(original[i]).rfind("\xe2\x96\x81", 0) != 0;
-      if (continues && !vocab.is_special(original[i - 1]))
+      if (continues && !vocab.is_special(original[i - 1])) {
         EXPECT_EQ(targets[i] >= 0, targets[i - 1] >= 0) << "a word split at " << i << " (key " << key << ")";
+      }
     }
   }
 }

@@ -206,7 +206,7 @@ std::vector<float> train_processes(int processes, int per_process, bool overlap)
       Transformer<float> model(c);
       initialize_parameters(model.parameters(), c, 11);
       Adam<float> adam(model.parameters().size(), AdamConfig{});
-      const NextTokenLoss loss;
+      const ModelLoss loss;
       UpdateStep step(model, adam, loss, settings, processes > 1 ? &reducer : nullptr);
       for (int u = 0; u < kUpdates; ++u) {
         std::vector<const Batch*> mine;

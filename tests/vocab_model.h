@@ -25,7 +25,7 @@ inline Vocabulary numbers_vocabulary() {
 
 // Writes a small model with random weights and numbers_vocabulary() on both sides to `path`; returns `path`.
 inline std::string make_model(const std::string& path) {
-  ModelVocabularies vocabs{numbers_vocabulary(), {}};
+  ModelVocabularies vocabs{numbers_vocabulary(), {}, {}};
   vocabs.target = vocabs.source;
   ModelConfig c = model_preset("tiny");
   c.src_vocab_size = c.tgt_vocab_size = vocabs.source.size();
@@ -49,6 +49,29 @@ inline std::string make_language_model(const std::string& path, int learned_posi
   c.learned_positions = learned_positions;
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 10);
+  save_model(path, model, {}, vocabulary_tensors(vocabs));
+  return path;
+}
+
+// A small untrained encoder-only model (BERT's shape: learned positions; token types and the embedding
+// norm, or a classifier of two classes, "number" and "word") with the numbers vocabulary, written to `path`.
+inline std::string make_encoder(const std::string& path, bool classifier = false) {
+  ModelVocabularies vocabs;
+  vocabs.source = numbers_vocabulary();
+  ModelConfig c = model_preset("tiny");
+  c.d_model = 32;
+  c.d_ff = 48;
+  c.learned_positions = 64;
+  c = one_stack_config(c, Architecture::EncoderOnly, vocabs.source.size());
+  if (classifier) {
+    vocabs.labels = LabelNames({"number", "word"});
+    c.labels = 2;
+  } else {
+    c.token_types = 2;
+    c.embedding_norm = true;
+  }
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, classifier ? 12 : 11);
   save_model(path, model, {}, vocabulary_tensors(vocabs));
   return path;
 }

@@ -790,6 +790,17 @@ def check_learned_positions(P, grads, cfg, batch):
         assert (g[off:used].abs().sum(dim=-1) > 0).all(), stack
 
 
+def adam_losses_and_spread(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps, adam_steps, loss):
+    """The losses of 10 Adam updates on the same batch (the first one the fixture's loss) and how far a
+    float32 / perturbed run strays from them."""
+    adam_losses = adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
+                                  adam_steps, torch.float64)
+    assert abs(adam_losses[0] - loss.item()) < 1e-12
+    spread = adam_conditioning(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
+                               adam_steps, adam_losses)
+    return adam_losses, spread
+
+
 def fixture_metadata(cfg, label_smoothing, lr_scale, warmup_steps):
     """The metadata every parity fixture carries: its format, the config and the training settings."""
     return {
@@ -827,11 +838,8 @@ def make_parity_fixture(path, cfg, label_smoothing, seed, src_lens, tgt_lens,
         check_learned_positions(P, grads, cfg, batch)
 
     # Adam: 10 updates on the same batch, LambdaLR with the Noam schedule (step from 1).
-    adam_losses = adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
-                                  adam_steps, torch.float64)
-    assert abs(adam_losses[0] - loss.item()) < 1e-12
-    spread = adam_conditioning(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
-                               adam_steps, adam_losses)
+    adam_losses, spread = adam_losses_and_spread(params32, names, cfg, batch, label_smoothing, lr_scale,
+                                                 warmup_steps, adam_steps, loss)
 
     tensors = [("param/" + n, params32[n]) for n in names]
     tensors += batch_tensors(batch)
@@ -954,11 +962,8 @@ def make_mlm_fixture(path, cfg, label_smoothing, seed, lens, lr_scale=1.0, warmu
         assert torch.isfinite(grads[n]).all(), n
     diff = check_mlm(P, grads, cfg, batch, logits, loss, label_smoothing)
 
-    adam_losses = adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
-                                  adam_steps, torch.float64)
-    assert abs(adam_losses[0] - loss.item()) < 1e-12
-    spread = adam_conditioning(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
-                               adam_steps, adam_losses)
+    adam_losses, spread = adam_losses_and_spread(params32, names, cfg, batch, label_smoothing, lr_scale,
+                                                 warmup_steps, adam_steps, loss)
 
     tensors = [("param/" + n, params32[n]) for n in names]
     tensors += mlm_batch_tensors(batch)

@@ -270,3 +270,54 @@ def _translation_model(tmp_path):
     path = str(tmp_path / "translation.htp")
     subprocess.run([os.environ["HEPTAPOD_MAKE_MODEL"], path], check=True, capture_output=True)
     return path
+
+
+def test_an_encoder_trains_and_embeds_the_clis_numbers(tmp_path):
+    out = str(tmp_path / "enc")
+    result = heptapod.train(None, None, out, arch="encoder-only", text=os.path.join(DATA, "numbers.train.en"),
+                            valid_text=TARGETS, preset="tiny", layers=2, d_model=32, d_ff=64, vocab_size=100,
+                            context=16, batch_tokens=256, steps=4, valid_every=2, log_every=2, threads=1,
+                            mask_rate=0.2, whole_word_mask=True)
+    assert result["steps"] == 4
+    encoder = heptapod.Encoder(result["model"], threads=1)
+    assert encoder.config["architecture"] == "encoder-only" and encoder.config["mlm_head"]
+    texts = ["twenty", "", "nine hundred and one"]
+    (tmp_path / "texts.txt").write_text("\n".join(texts) + "\n")
+    vectors = encoder.embed(texts, normalize=True)
+    lines = cli("embed", "-m", result["model"], "-i", str(tmp_path / "texts.txt"), "--normalize", "--threads", "1")
+    expected = [[float(x) for x in line.strip("[]").split(", ")] for line in lines.splitlines()]
+    assert len(vectors) == len(texts) == len(expected)
+    for got, want in zip(vectors, expected):
+        assert list(got) == pytest.approx(want, abs=1e-7)
+        assert sum(float(x) * float(x) for x in got) == pytest.approx(1.0, abs=1e-5)
+    try:
+        import numpy
+        assert isinstance(vectors, numpy.ndarray) and vectors.shape == (3, 32) and vectors.dtype == numpy.float32
+    except ImportError:
+        assert isinstance(vectors, list)
+    ids = encoder.encode("twenty")
+    assert ids[0] == encoder.config["bos_id"] and ids[-1] == encoder.config["eos_id"]
+    with pytest.raises(heptapod.Error, match="pooling"):
+        encoder.embed(texts, pooling="max")
+    with pytest.raises(heptapod.Error, match="encoder-only"):
+        heptapod.Encoder(_translation_model(tmp_path))
+
+
+def test_a_classifier_trains_and_classifies_as_the_cli(tmp_path):
+    text = os.path.join(DATA, "numbers.train.en")
+    labels = tmp_path / "train.labels"
+    with open(text) as f:
+        labels.write_text("".join(("seven" if "seven" in line else "plain") + "\n" for line in f))
+    result = heptapod.train(None, None, str(tmp_path / "cls"), arch="encoder-only", task="classify", text=text,
+                            labels=str(labels), preset="tiny", layers=1, d_model=32, d_ff=64, vocab_size=100,
+                            context=16, batch_tokens=256, steps=4, log_every=2, threads=1)
+    encoder = heptapod.Encoder(result["model"], threads=1)
+    assert encoder.labels == ["plain", "seven"]
+    texts = ["one hundred", "seven", ""]
+    (tmp_path / "texts.txt").write_text("\n".join(texts) + "\n")
+    out = cli("classify", "-m", result["model"], "-i", str(tmp_path / "texts.txt"), "--top-k", "2", "--threads", "1")
+    for line, r in zip(out.splitlines(), encoder.classify(texts, top_k=2)):
+        fields = line.split("\t")
+        assert [fields[0], fields[2]] == [label for label, _ in r["top"]]
+        assert [float(fields[1]), float(fields[3])] == pytest.approx([p for _, p in r["top"]], abs=1e-6)
+        assert r["labels"] == [fields[0]]

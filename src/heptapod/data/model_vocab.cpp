@@ -1,9 +1,42 @@
 // Vocabulary tensors in model files.
 #include "heptapod/data/model_vocab.h"
 
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
 #include "heptapod/core/error.h"
 
 namespace heptapod {
+
+LabelNames::LabelNames(std::vector<std::string> names) : names_(std::move(names)) {
+  std::set<std::string> seen;
+  for (const std::string& n : names_) {
+    require(!n.empty(), "labels: an empty class name");
+    require(seen.insert(n).second, "labels: the class \"" + n + "\" twice");
+  }
+  json_ = nlohmann::json(names_).dump();
+}
+
+LabelNames LabelNames::from_json(const std::string& text, const std::string& where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  require(!j.is_discarded() && j.is_array(), where + ": extra/labels is not a JSON array");
+  std::vector<std::string> names;
+  for (const auto& n : j) {
+    require(n.is_string(), where + ": extra/labels holds a non-string");
+    names.push_back(n.get<std::string>());
+  }
+  try {
+    return LabelNames(std::move(names));
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
+}
+
+int LabelNames::id_of(const std::string& name) const {
+  const auto it = std::find(names_.begin(), names_.end(), name);
+  return it == names_.end() ? -1 : static_cast<int>(it - names_.begin());
+}
 
 std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& v) {
   std::vector<ExtraTensor> out;
@@ -15,6 +48,7 @@ std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& v) {
     add(std::string("extra/vocab/") + role, vocab->serialized());
     if (vocab->ids()) add(std::string("extra/vocab/") + role + "_ids", vocab->serialized_ids());
   }
+  if (!v.labels.empty()) add("extra/labels", v.labels.json());
   return out;
 }
 
@@ -45,6 +79,17 @@ std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, 
   ModelVocabularies v;
   if (s) v.source = load(s, "source");
   if (t) v.target = load(t, "target");
+  const TensorEntry* labels = file.find("extra/labels");
+  require((labels != nullptr) == (config.labels > 0),
+          file.where() + (config.labels > 0 ? ": a classifier's file needs extra/labels, its class names"
+                                            : ": extra/labels in a model without a classifier"));
+  if (labels) {
+    require(labels->dtype == DType::U8, file.where() + ": tensor extra/labels must be U8");
+    v.labels = LabelNames::from_json(blob(labels), file.where());
+    require(v.labels.size() == config.labels, file.where() + ": extra/labels names " +
+                                                  std::to_string(v.labels.size()) + " classes, the config " +
+                                                  std::to_string(config.labels));
+  }
   require((!s || v.source.size() == config.src_vocab_size) && (!t || v.target.size() == config.tgt_vocab_size),
           file.where() + ": the stored vocabularies (" + std::to_string(v.source.size()) + ", " +
               std::to_string(v.target.size()) + " pieces) do not match the model's vocabulary sizes (" +

@@ -2,10 +2,11 @@
 // serialized models (U8), so `translate` needs nothing but the model file; a vocabulary with its own ids adds
 // extra/vocab/source_ids or extra/vocab/target_ids (U8, Vocabulary::serialized_ids JSON). A one-stack model
 // has one vocabulary: a decoder-only model's is its target (the tokens it reads and writes), an encoder-only
-// model's its source.
+// model's its source. A classifier's class names are extra/labels.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "heptapod/data/vocabulary.h"
@@ -13,8 +14,26 @@
 
 namespace heptapod {
 
+// A classifier's class names in id order, stored as extra/labels: their JSON array (U8).
+class LabelNames {
+ public:
+  LabelNames() = default;
+  explicit LabelNames(std::vector<std::string> names);  // distinct, non-empty names; an Error otherwise
+  static LabelNames from_json(const std::string& json_text, const std::string& where);
+  const std::vector<std::string>& names() const { return names_; }
+  const std::string& json() const { return json_; }
+  int size() const { return static_cast<int>(names_.size()); }
+  bool empty() const { return names_.empty(); }
+  int id_of(const std::string& name) const;  // -1 when not a class
+
+ private:
+  std::vector<std::string> names_;
+  std::string json_;
+};
+
 struct ModelVocabularies {
   Vocabulary source, target;  // a one-stack model's other side is empty()
+  LabelNames labels;          // a classifier's (config.labels of them)
 };
 
 // Extra tensors pointing into the vocabularies' serialized models, the empty side left out (keep them alive

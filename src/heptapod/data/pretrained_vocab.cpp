@@ -94,7 +94,7 @@ ModelVocabularies marian_vocabularies(const std::string& dir, const ModelConfig&
   VocabIds ids = ids_from_json_map(read_file(json_path), "<unk>", json_path);
   ids.unk_id = unk_id_of(ids, "<unk>", json_path);
   ModelVocabularies v{with_ids(dir + "/source.spm", ids, dir + "/source.spm with " + json_path),
-                      with_ids(dir + "/target.spm", ids, dir + "/target.spm with " + json_path)};
+                      with_ids(dir + "/target.spm", ids, dir + "/target.spm with " + json_path), {}};
   check_vocabularies(v, c, dir);
   return v;
 }
@@ -111,7 +111,7 @@ ModelVocabularies fairseq_vocabularies(const std::string& dir, const std::string
     ids.unk_id = 3;
     return with_ids(spm_path, std::move(ids), spm_path + " with " + path);
   };
-  ModelVocabularies v{load("dict.src.txt", c.src_vocab_size), load("dict.tgt.txt", c.tgt_vocab_size)};
+  ModelVocabularies v{load("dict.src.txt", c.src_vocab_size), load("dict.tgt.txt", c.tgt_vocab_size), {}};
   check_vocabularies(v, c, dir);
   return v;
 }
@@ -142,7 +142,7 @@ ModelVocabularies vocabularies_from_files(const VocabularyFiles& f, const ModelC
     return used ? load(spm, ids_path) : Vocabulary{};
   };
   ModelVocabularies v{side(c.has_encoder(), f.source_spm, f.source_ids, "--source-spm"),
-                      side(c.has_decoder(), f.target_spm, f.target_ids, "--target-spm")};
+                      side(c.has_decoder(), f.target_spm, f.target_ids, "--target-spm"), {}};
   check_vocabularies(v, c, "the vocabularies");
   return v;
 }

@@ -270,6 +270,21 @@ void save_low_precision_model(const SafetensorsFile& file, const InferencePrecis
   w.write(path);
 }
 
+template <typename T>
+void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params) {
+  for (std::size_t i = 0; i < params.specs().size(); ++i) {
+    const ParamSpec& spec = params.specs()[i];
+    if (spec.part == ParamPart::Output) continue;
+    const TensorEntry* e = file.find(spec.name);
+    require(e != nullptr, file.where() + ": missing tensor \"" + spec.name + "\"");
+    require(e->dtype == DType::F32 && e->shape == spec.shape,
+            file.where() + ": tensor \"" + spec.name + "\" is not F32 of shape " + shape_text(spec.shape));
+    copy_floats(file, *e, params.values() + params.offset(i));
+  }
+}
+
+template void load_body_parameters<float>(const SafetensorsFile&, ParameterStore<float>&);
+template void load_body_parameters<double>(const SafetensorsFile&, ParameterStore<double>&);
 template void load_parameters<float>(const SafetensorsFile&, ParameterStore<float>&, const std::string&);
 template void load_parameters<double>(const SafetensorsFile&, ParameterStore<double>&, const std::string&);
 

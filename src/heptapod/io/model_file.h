@@ -64,4 +64,10 @@ ModelConfig read_model_config(const SafetensorsFile& file);
 template <typename T>
 void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, const std::string& prefix = "");
 
+// Copies the parameters that are not part of an output layer or head (ParamPart::Output) from a model file
+// whose other parameters may differ: an encoder fine-tuned with another head than the one it was trained
+// with. Each copied tensor must be there, F32, with the right shape and finite values.
+template <typename T>
+void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params);
+
 }  // namespace heptapod

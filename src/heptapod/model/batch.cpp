@@ -12,6 +12,7 @@ long long Batch::target_tokens() const {
   long long n = 0;
   for (int l : tgt_len) n += l;
   for (int t : mlm_targets) n += t >= 0 ? 1 : 0;
+  if (!labels.empty()) n += B;
   return n;
 }
 
@@ -24,6 +25,7 @@ PackedBatch::PackedBatch(const Batch& b)
       encoder_self(src, src, false),
       decoder_self(tgt, tgt, true),
       cross(tgt, src, false) {
+  labels = b.labels;
   if (!b.src_types.empty()) src_types = src.pack(b.src_types.data(), b.S);
   if (b.mlm_targets.empty()) return;
   const std::vector<int> targets = src.pack(b.mlm_targets.data(), b.S);  // (src.rows())
@@ -80,7 +82,7 @@ Batch make_batch(const std::vector<std::vector<int>>& sources, const std::vector
 namespace {
 
 // An encoder-only model's batch: sources alone (T 0, every target length 0), token types within the
-// model's, masked-language-model targets (-1 or a token id) when the model has the head.
+// model's, masked-language-model targets (-1 or a token id) or labels for the head the model has.
 void validate_encoder_batch(const Batch& b, const ModelConfig& c) {
   const std::size_t cells = static_cast<std::size_t>(b.B) * b.S;
   require(b.B > 0 && b.S > 0 && b.T == 0, "batch: an encoder-only model reads sources alone (S > 0, T 0)");
@@ -101,14 +103,22 @@ void validate_encoder_batch(const Batch& b, const ModelConfig& c) {
             "batch: masked target at position " + std::to_string(k) + " is neither -1 nor a token id");
   }
   require(b.mlm_targets.empty() || c.mlm_head, "batch: masked targets for a model without the masked-LM head");
+  require(b.labels.empty() || c.labels > 0, "batch: labels for a model without a classifier");
+  if (b.labels.empty()) return;
+  const std::size_t want = static_cast<std::size_t>(b.B) * (c.multi_label ? c.labels : 1);
+  require(b.labels.size() == want, "batch: " + std::to_string(b.labels.size()) + " labels for " + std::to_string(b.B) +
+                                       " sentences (want " + std::to_string(want) + ")");
+  for (std::size_t k = 0; k < want; ++k)
+    require(c.multi_label ? b.labels[k] == 0 || b.labels[k] == 1 : b.labels[k] >= 0 && b.labels[k] < c.labels,
+            "batch: label " + std::to_string(b.labels[k]) + " of entry " + std::to_string(k) + " is out of range");
 }
 
 }  // namespace
 
 void validate_batch(const Batch& b, const ModelConfig& c) {
   if (!c.has_decoder()) return validate_encoder_batch(b, c);
-  require(b.src_types.empty() && b.mlm_targets.empty(), "batch: token types and masked targets are an encoder-only "
-                                                        "model's");
+  require(b.src_types.empty() && b.mlm_targets.empty() && b.labels.empty(),
+          "batch: token types, masked targets and labels are an encoder-only model's");
   require(b.B > 0 && b.T > 0 && (b.S > 0) == c.has_encoder(),
           c.has_encoder() ? "batch: empty dimensions" : "batch: a decoder-only model reads no source (S must be 0)");
   require(b.src.size() == static_cast<std::size_t>(b.B) * b.S && b.src_len.size() == static_cast<std::size_t>(b.B) &&

@@ -23,7 +23,10 @@ struct Batch {
   // masked-language-model targets, the original token where the input is masked and -1 elsewhere.
   std::vector<int> src_types;    // (B, S) or empty
   std::vector<int> mlm_targets;  // (B, S)
-  // The terms of the loss: the target tokens, or an encoder's masked tokens.
+  // An encoder-only classifier's: each sentence's class (B), or its classes as 0/1 (B, labels) for a
+  // multi-label model.
+  std::vector<int> labels;
+  // The terms of the loss: the target tokens, an encoder's masked tokens, or a classifier's sentences.
   long long target_tokens() const;
 };
 
@@ -35,6 +38,7 @@ struct PackedBatch {
   std::vector<int> src_types;      // (src.rows()) or empty
   std::vector<int> mlm_rows;       // (Nm) the source rows with a masked-language-model target, in order
   std::vector<int> mlm_targets;    // (Nm) their targets
+  std::vector<int> labels;         // a classifier's: as Batch::labels
   std::vector<int> tgt_in, tgt_out;  // (tgt.rows()) each
   AttentionShape encoder_self, decoder_self, cross;
 

@@ -101,6 +101,14 @@ Activation activation_from_name(const std::string& name, const std::string& wher
   throw Error(where + ": activation \"" + name + "\" is not supported (Heptapod has relu, silu/swish and the exact gelu)");
 }
 
+const char* pooling_name(Pooling pooling) { return pooling == Pooling::Cls ? "cls" : "mean"; }
+
+Pooling pooling_from_name(const std::string& name, const std::string& where) {
+  if (name == "mean") return Pooling::Mean;
+  if (name == "cls") return Pooling::Cls;
+  throw Error(where + ": pooling \"" + name + "\" is not one of mean, cls");
+}
+
 std::vector<int> banned_output_ids(const ModelConfig& c) {
   std::vector<int> banned;
   for (int id : {c.pad_id, c.bos_id})
@@ -153,8 +161,12 @@ void validate(const ModelConfig& c) {
   const bool encoder_only = c.architecture == Architecture::EncoderOnly;
   require(c.token_types >= 0 && c.token_types <= 1 << 16,
           "model config: token_types must be in [0, 65536], got " + std::to_string(c.token_types));
-  require(encoder_only || (c.token_types == 0 && !c.mlm_head && c.mask_id == -1),
-          "model config: token_types, mlm_head and mask_id are an encoder-only model's");
+  require(encoder_only || (c.token_types == 0 && !c.mlm_head && c.mask_id == -1 && c.labels == 0),
+          "model config: token_types, mlm_head, mask_id and labels are an encoder-only model's");
+  require(c.labels >= 0 && c.labels <= 1 << 20, "model config: labels must be in [0, 1048576]");
+  require(!(c.mlm_head && c.labels > 0), "model config: a model has one head: mlm_head or labels, not both");
+  require(c.labels > 0 || (!c.multi_label && c.pooling == Pooling::Mean),
+          "model config: pooling and multi_label belong to a classifier (labels > 0)");
   require(c.mlm_head == (c.mask_id >= 0), "model config: the masked-language-model head (mlm_head) and its mask_id "
                                           "go together");
   require(c.mask_id < 0 || (c.mask_id < c.src_vocab_size && c.mask_id != c.pad_id),
@@ -206,6 +218,9 @@ std::string to_json(const ModelConfig& c) {
   if (c.embedding_norm != paper.embedding_norm) j["embedding_norm"] = c.embedding_norm;
   if (c.mlm_head != paper.mlm_head) j["mlm_head"] = c.mlm_head;
   if (c.mask_id != paper.mask_id) j["mask_id"] = c.mask_id;
+  if (c.labels != paper.labels) j["labels"] = c.labels;
+  if (c.pooling != paper.pooling) j["pooling"] = pooling_name(c.pooling);
+  if (c.multi_label != paper.multi_label) j["multi_label"] = c.multi_label;
   return j.dump();
 }
 
@@ -291,6 +306,9 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("embedding_norm")) get_bool("embedding_norm", c.embedding_norm);
   if (j.contains("mlm_head")) get_bool("mlm_head", c.mlm_head);
   if (j.contains("mask_id")) get_int("mask_id", c.mask_id);
+  if (j.contains("labels")) get_int("labels", c.labels);
+  if (j.contains("pooling")) c.pooling = pooling_from_name(get_string("pooling"), where + ": model config field \"pooling\"");
+  if (j.contains("multi_label")) get_bool("multi_label", c.multi_label);
   get_int("pad_id", c.pad_id);
   get_int("bos_id", c.bos_id);
   get_int("eos_id", c.eos_id);

@@ -18,6 +18,9 @@ enum class EmbeddingTying { All, TargetOutput, None };
 // "decoder-only", "encoder-only".
 enum class Architecture { EncoderDecoder, DecoderOnly, EncoderOnly };
 
+// How an encoder's output rows become one vector per sentence: their mean, or the start token's row ([CLS]).
+enum class Pooling { Mean, Cls };
+
 struct ModelConfig {
   Architecture architecture = Architecture::EncoderDecoder;
   // The encoder's and the decoder's vocabularies and depths. A one-stack model has one vocabulary and one
@@ -56,6 +59,12 @@ struct ModelConfig {
   bool embedding_norm = false;
   bool mlm_head = false;
   int mask_id = -1;
+  // An encoder-only classifier: `labels` classes (0: none) scored from one pooled vector per sentence, the
+  // mean of its output rows or (Cls) the start token's row through BERT's tanh pooler; multi_label: each class
+  // a yes or no of its own (sigmoid) instead of one class of all (softmax). A model has one head at most.
+  int labels = 0;
+  Pooling pooling = Pooling::Mean;
+  bool multi_label = false;
   int pad_id = 0;
   int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;
@@ -84,6 +93,10 @@ const char* norm_name(NormPosition norm);
 const char* tying_name(EmbeddingTying tying);
 NormPosition norm_from_name(const std::string& name, const std::string& where);
 EmbeddingTying tying_from_name(const std::string& name, const std::string& where);
+
+// "mean" and "cls"; anything else is an Error naming `where`.
+const char* pooling_name(Pooling pooling);
+Pooling pooling_from_name(const std::string& name, const std::string& where);
 
 // "relu", "silu" (or "swish") and "gelu" (the exact one); anything else is an Error naming `where`.
 Activation activation_from_name(const std::string& name, const std::string& where);

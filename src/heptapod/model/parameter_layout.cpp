@@ -36,6 +36,8 @@ std::string embedding_norm_prefix(Stack stack) { return std::string(stack_name(s
 std::string mlm_transform_prefix() { return "encoder/mlm/transform"; }
 std::string mlm_norm_prefix() { return "encoder/mlm/norm"; }
 std::string mlm_output_bias_name() { return "encoder/mlm/output_bias"; }
+std::string pooler_prefix() { return "encoder/pooler"; }
+std::string classifier_prefix() { return "encoder/classifier"; }
 
 std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   using Init = ParamSpec::Init;
@@ -117,6 +119,11 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
     linear(mlm_transform_prefix(), C, C);
     norm(mlm_norm_prefix());
     add(mlm_output_bias_name(), {c.src_vocab_size}, Init::Zero, ParamRole::Bias);
+  }
+  if (c.labels > 0) {  // a classifier: BERT's pooler for [CLS] pooling, then one logit per class
+    stack = Stack::Encoder;
+    if (c.pooling == Pooling::Cls) linear(pooler_prefix(), C, C);
+    linear(classifier_prefix(), c.labels, C);
   }
   return specs;
 }

@@ -50,11 +50,14 @@ std::string output_bias_name();
 // The learned position table of a stack (config.learned_positions > 0): "decoder/positions/weight".
 std::string position_table_name(Stack stack);
 // An encoder-only model's: its token type (segment) table, the masked-language-model head's transform and
-// norm prefixes and output bias; and a stack's embedding norm prefix (config.embedding_norm).
+// norm prefixes and output bias, the classifier's layers; and a stack's embedding norm prefix
+// (config.embedding_norm).
 std::string token_type_table_name();
 std::string mlm_transform_prefix();
 std::string mlm_norm_prefix();
 std::string mlm_output_bias_name();
+std::string pooler_prefix();      // a classifier's [CLS] pooler
+std::string classifier_prefix();  // a classifier's output layer, (labels, C)
 std::string embedding_norm_prefix(Stack stack);
 
 }  // namespace heptapod

@@ -8,7 +8,6 @@
 #include <type_traits>
 
 #include "heptapod/core/error.h"
-#include "heptapod/kernels/activation.h"
 #include "heptapod/model/bind.h"
 #include "heptapod/model/parameter_layout.h"
 
@@ -41,12 +40,9 @@ Transformer<T>::Transformer(const ModelConfig& config)
         cross_kv_parts_.insert(cross_kv_parts_.end(), parts.begin(), parts.end());
       }
     plan_backward_stages();
-  } else if (c.mlm_head) {  // an encoder's masked-LM head: its output layer is the embedding table
-    mlm_transform_ = bind_linear(params_, mlm_transform_prefix(), c.d_model, c.d_model);
-    mlm_norm_ = bind_layer_norm(params_, mlm_norm_prefix(), c.d_model, c.layer_norm_eps);
-    output_ = {params_.value(source_embedding_name(c)), params_.value(mlm_output_bias_name()),
-               params_.grad(source_embedding_name(c)), params_.grad(mlm_output_bias_name()), c.d_model,
-               c.src_vocab_size};
+  } else if (c.mlm_head || c.labels > 0) {  // an encoder's head
+    if (c.mlm_head) mlm_ = std::make_unique<MaskedLmHead<T>>(params_, config_);
+    if (c.labels > 0) classifier_ = std::make_unique<ClassifierHead<T>>(params_, config_);
     plan_backward_stages();
   }
 }
@@ -169,43 +165,22 @@ const int* Transformer<T>::source_types() const {
 }
 
 template <typename T>
-T* Transformer<T>::mlm_forward(Arena& arena) {
-  const PackedBatch& p = *batch_;
-  const int Nm = static_cast<int>(p.mlm_rows.size()), C = config_.d_model;
-  require(config_.mlm_head, "an encoder-only model without the masked-LM head has no loss of its own");
-  mlm_input_ = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C) the masked rows
-  for (int m = 0; m < Nm; ++m)
-    std::copy_n(encoder_output_ + static_cast<std::size_t>(p.mlm_rows[m]) * C, C, mlm_input_ + static_cast<std::size_t>(m) * C);
-  mlm_pre_ = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C) x W^T + b
-  linear_forward(mlm_transform_, mlm_input_, Nm, mlm_pre_);
-  T* activated = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C)
-  std::copy_n(mlm_pre_, static_cast<std::size_t>(Nm) * C, activated);
-  kernels::activation_forward(activated, static_cast<long>(Nm) * C, config_.activation);
-  hidden_ = layer_norm_forward(mlm_norm_, activated, Nm, arena, mlm_norm_saved_);  // (Nm, C)
-  T* logits = arena.alloc<T>(static_cast<std::size_t>(Nm) * output_.out);  // (Nm, V)
-  project_output(hidden_, Nm, logits);
-  return logits;
+int Transformer<T>::loss_rows() const {
+  if (decoder_) return batch_->tgt.rows();
+  return mlm_ ? static_cast<int>(batch_->mlm_rows.size()) : batch_->src.count();
 }
 
 template <typename T>
-T* Transformer<T>::mlm_backward(const T* dlogits, Arena& arena) {
-  const PackedBatch& p = *batch_;
-  const int Nm = static_cast<int>(p.mlm_rows.size()), Ns = p.src.rows(), C = config_.d_model;
-  T* dhidden = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C)
-  linear_backward(output_, dlogits, hidden_, Nm, dhidden, false);
-  T* dpre = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C)
-  layer_norm_backward(mlm_norm_, dhidden, Nm, mlm_norm_saved_, dpre, false);
-  kernels::activation_backward(dpre, mlm_pre_, static_cast<T*>(nullptr), Nm, C, config_.activation);
-  T* dinput = arena.alloc<T>(static_cast<std::size_t>(Nm) * C);  // (Nm, C)
-  linear_backward(mlm_transform_, dpre, mlm_input_, Nm, dinput, false);
-  T* dsrc = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C): the unmasked rows get none
-  std::fill_n(dsrc, static_cast<std::size_t>(Ns) * C, T(0));
-  for (int m = 0; m < Nm; ++m) {
-    T* row = dsrc + static_cast<std::size_t>(p.mlm_rows[m]) * C;
-    const T* d = dinput + static_cast<std::size_t>(m) * C;
-    for (int c = 0; c < C; ++c) row[c] += d[c];
+LossTotals Transformer<T>::loss(const T* logits, T label_smoothing, T grad_scale, T* dlogits, T* row_nll) const {
+  if (classifier_ && config_.multi_label) {
+    const LossTotals t = binary_cross_entropy(logits, batch_->labels.data(), loss_rows(), config_.labels, grad_scale,
+                                              dlogits);
+    require(row_nll == nullptr, "a multi-label classifier's loss has no per-row -log p");
+    return t;
   }
-  return dsrc;
+  const int* targets = decoder_ ? batch_->tgt_out.data() : mlm_ ? batch_->mlm_targets.data() : batch_->labels.data();
+  const int classes = decoder_ ? output_.out : mlm_ ? mlm_->vocab() : config_.labels;
+  return kernels::cross_entropy(logits, targets, loss_rows(), classes, label_smoothing, grad_scale, dlogits, row_nll);
 }
 
 template <typename T>
@@ -217,7 +192,10 @@ T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& are
   if (encoder_) {
     encoder_output_ = encoder_->forward(p.src_tokens.data(), source_types(), p.src, p.encoder_self, {}, ctx,
                                         arena);  // (Ns, C)
-    if (!decoder_) return mlm_forward(arena);
+    if (!decoder_) {  // an encoder's head
+      require(mlm_ || classifier_, "an encoder-only model without a head has no loss of its own");
+      return mlm_ ? mlm_->forward(encoder_output_, p.mlm_rows, arena) : classifier_->forward(encoder_output_, p.src, arena);
+    }
     project_cross_keys_values(arena);
   }
   hidden_ = decoder_->forward(p.tgt_in.data(), nullptr, p.tgt, p.decoder_self, cross_, ctx, arena);  // (Nt, C)
@@ -238,8 +216,11 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     const std::vector<std::size_t>& tensors = complete_after_stage_.at(stage++);
     if (complete && !tensors.empty()) complete(tensors);
   };
-  if (!decoder_) {  // an encoder's masked-LM head, then the encoder
-    T* dsrc = mlm_backward(dlogits, arena);  // (Ns, C)
+  if (!decoder_) {  // an encoder's head, then the encoder
+    T* dsrc = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C): rows the head did not read get none
+    std::fill_n(dsrc, static_cast<std::size_t>(Ns) * C, T(0));
+    if (mlm_) mlm_->backward(dlogits, p.mlm_rows, dsrc, arena);
+    else classifier_->backward(dlogits, p.src, dsrc, arena);
     stage_done();
     dsrc = encoder_->backward_layers(dsrc, p.encoder_self, {}, ctx, arena, stage_done);
     encoder_->backward_embedding(dsrc, p.src_tokens.data(), source_types(), p.src.position.data(), Ns, ctx);
@@ -395,9 +376,8 @@ LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& o
   const DropoutContext ctx{options.training, options.seed};
   T* logits = forward(b, ctx, arena);  // (N, V): N the loss's rows
   const double normalizer = options.grad_normalizer > 0 ? options.grad_normalizer : static_cast<double>(b.target_tokens());
-  const LossTotals totals = kernels::cross_entropy(
-      logits, loss_targets(), loss_rows(), output_.out, static_cast<T>(options.label_smoothing),
-      static_cast<T>(1.0 / normalizer), logits, static_cast<T*>(nullptr));
+  const LossTotals totals = loss(logits, static_cast<T>(options.label_smoothing), static_cast<T>(1.0 / normalizer),
+                                 logits, nullptr);
   backward(ctx, arena, logits, options.gradients_complete);  // the gradient overwrote the logits in place
   return totals;
 }
@@ -407,11 +387,10 @@ LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena
   validate_batch(b, config_);
   const T* logits = forward(b, DropoutContext{}, arena);  // (N, V)
   std::vector<T> nll(row_nll ? loss_rows() : 0);          // (N)
-  const LossTotals totals =
-      kernels::cross_entropy(logits, loss_targets(), loss_rows(), output_.out, static_cast<T>(label_smoothing), T(0),
-                             static_cast<T*>(nullptr), row_nll ? nll.data() : nullptr);
+  const LossTotals totals = loss(logits, static_cast<T>(label_smoothing), T(0), nullptr, row_nll ? nll.data() : nullptr);
   if (row_nll && decoder_) batch_->tgt.unpack(nll.data(), 1, b.T, row_nll);
-  if (row_nll && !decoder_) {  // (B, S): the masked positions' values, zeros elsewhere
+  if (row_nll && classifier_) std::copy(nll.begin(), nll.end(), row_nll);  // (B)
+  if (row_nll && mlm_) {  // (B, S): the masked positions' values, zeros elsewhere
     std::vector<T> rows(static_cast<std::size_t>(batch_->src.rows()), T(0));  // (Ns)
     for (std::size_t m = 0; m < batch_->mlm_rows.size(); ++m) rows[static_cast<std::size_t>(batch_->mlm_rows[m])] = nll[m];
     batch_->src.unpack(rows.data(), 1, b.S, row_nll);

@@ -20,6 +20,7 @@
 #include "heptapod/model/batch.h"
 #include "heptapod/model/config.h"
 #include "heptapod/model/dropout_streams.h"
+#include "heptapod/model/encoder_heads.h"
 #include "heptapod/model/inference_weights.h"
 #include "heptapod/model/parameter_store.h"
 #include "heptapod/model/positional_table.h"
@@ -52,14 +53,15 @@ class Transformer {
   const ParameterStore<T>& parameters() const { return params_; }
 
   // One micro-batch: forward, loss, backward. Parameter gradients are accumulated (+=). A decoder-only
-  // model reads the batch's target side alone; an encoder-only model's loss is its masked-LM head's over the
-  // batch's mlm_targets (it needs the head).
+  // model reads the batch's target side alone; an encoder-only model's loss is its head's: the masked-LM
+  // head's over the batch's mlm_targets, or the classifier's over its labels (cross-entropy, or per class
+  // binary cross-entropy for a multi-label model).
   LossTotals forward_backward(const Batch& batch, const StepOptions& options, Arena& arena);
   // Forward and loss only (no dropout). row_nll: optional (B*T) -log p(target) per position (an encoder-only
   // model: (B*S), zero where nothing is masked).
   LossTotals evaluate(const Batch& batch, float label_smoothing, Arena& arena, T* row_nll = nullptr);
   // Logits (B*T, V) carved from the arena (no dropout); padding positions are zeros. An encoder-only model's:
-  // (Nm, V) at its masked positions (mlm_targets >= 0), in row-major order.
+  // (Nm, V) at its masked positions (mlm_targets >= 0), in row-major order, or a classifier's (B, labels).
   T* logits(const Batch& batch, Arena& arena);
   // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena. Rows
   // past a sentence's length are zeros. The incremental decoder (decode/) starts from here. Needs an encoder.
@@ -99,18 +101,15 @@ class Transformer {
   void prepare_for_batches();
 
  private:
-  // -> logits (N, V): N the batch's real target positions (batch_->tgt.rows()), or an encoder-only model's
-  // masked positions (batch_->mlm_rows).
+  // -> logits (N, V): N the batch's real target positions (batch_->tgt.rows()), an encoder-only model's
+  // masked positions (batch_->mlm_rows) or its sentences (a classifier, V its labels).
   T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);
-  // The loss's targets and their count (the rows of forward()'s logits).
-  const int* loss_targets() const { return decoder_ ? batch_->tgt_out.data() : batch_->mlm_targets.data(); }
-  int loss_rows() const { return decoder_ ? batch_->tgt.rows() : static_cast<int>(batch_->mlm_rows.size()); }
+  // The loss of forward()'s logits, their gradient (times grad_scale) into dlogits when not null (it may be
+  // the logits), and each row's -log p into row_nll when not null.
+  LossTotals loss(const T* logits, T label_smoothing, T grad_scale, T* dlogits, T* row_nll) const;
+  int loss_rows() const;
   // The packed batch's token types for the encoder, or null (none, or a model without a type table).
   const int* source_types() const;
-  // An encoder-only model's head on encoder_output_'s masked rows -> logits (Nm, V); and its backward,
-  // dlogits (Nm, V) -> the gradient at the encoder output (Ns, C).
-  T* mlm_forward(Arena& arena);
-  T* mlm_backward(const T* dlogits, Arena& arena);
   // dlogits: (Nt, V); complete: StepOptions::gradients_complete (may be empty).
   void backward(const DropoutContext& ctx, Arena& arena, T* dlogits,
                 const std::function<void(const std::vector<std::size_t>&)>& complete);
@@ -129,12 +128,9 @@ class Transformer {
   ParameterStore<T> params_;
   PositionalTable<T> positions_;
   std::unique_ptr<TransformerStack<T>> encoder_, decoder_;  // either may be absent (a one-stack model)
-  Linear<T> output_;  // (V, C), tied to an embedding table or not; an encoder's masked-LM output layer
-  Linear<T> mlm_transform_;  // (C, C) the masked-LM head's transform
-  LayerNorm<T> mlm_norm_;
-  T* mlm_input_ = nullptr;  // (Nm, C) the last forward's masked rows of the encoder output
-  T* mlm_pre_ = nullptr;    // (Nm, C) their transform before the activation
-  LayerNormSaved<T> mlm_norm_saved_;
+  Linear<T> output_;  // (V, C), tied to an embedding table or not
+  std::unique_ptr<MaskedLmHead<T>> mlm_;         // an encoder's heads: one at most
+  std::unique_ptr<ClassifierHead<T>> classifier_;
   std::vector<std::pair<int, int>> output_blocks_;  // (v0, n) column blocks of output_
   struct Packed {
     std::unique_ptr<kernels::WeightMatrix> weights;
@@ -152,7 +148,7 @@ class Transformer {
   Linear<T> cross_kv_proj_;  // those stacked for the last forward, (2C * layers, C)
   std::vector<ProjectedKeysValues<T>> cross_kv_;  // per decoder layer: its k | v columns of one (Ns, 2C * layers)
   std::vector<CrossInput<T>> cross_;  // per decoder layer: what its cross-attention reads (empty: no encoder)
-  T* hidden_ = nullptr;  // (N, C) the output layer's input: the decoder's output, or the masked-LM head's norm
+  T* hidden_ = nullptr;  // (Nt, C) decoder output before the projection
   std::vector<std::vector<std::size_t>> complete_after_stage_;  // by BackwardStage order, see plan_backward_stages()
   Arena group_scratch_;      // one group of sentences' encoder state during encode()
   Arena inference_scratch_;  // one encoder layer's activations during encode()

@@ -79,7 +79,7 @@ class LanguageModelTask final : public TrainingTask {
   std::unique_ptr<ParallelCorpus> corpus_;
   double tokenize_seconds_ = 0;
   std::unique_ptr<DevText> dev_;
-  NextTokenLoss loss_;
+  ModelLoss loss_;
   // The epoch whose block order is held, and that order.
   std::int64_t planned_epoch_ = -1;
   std::vector<std::int64_t> order_;

@@ -30,6 +30,14 @@ void validate(const TrainConfig& c) {
                                                        " is longer than the model's learned positions (" +
                                                        std::to_string(c.model.position_limit()) + ")");
     require(c.mask_rate > 0 && c.mask_rate < 1, "train: --mask-rate must be in (0, 1)");
+    const bool classify = c.encoder_task == TrainConfig::EncoderTask::Classify;
+    require(!classify || kind == Architecture::EncoderOnly, "train: --task classify trains an encoder-only model");
+    require(classify == !c.train_labels.empty(),
+            classify ? "train: --task classify needs --labels (the classes of each --text line)"
+                     : "train: --labels and --valid-labels belong to --task classify");
+    require(c.valid_labels.empty() || classify, "train: --labels and --valid-labels belong to --task classify");
+    require(!classify || c.valid_text.empty() == c.valid_labels.empty(),
+            "train: give both --valid-text and --valid-labels, or neither");
   } else {
     require(!c.train_source.empty() && !c.train_target.empty(), "train: --source and --target are required");
     require(c.train_text.empty() && c.valid_text.empty(),
@@ -67,7 +75,9 @@ void validate(const TrainConfig& c) {
   for (const std::string& group : c.freeze)
     require(groups.count(group) > 0, "train: --freeze takes embeddings, encoder or decoder (those a " +
                                          std::string(architecture_name(kind)) + " model has), not '" + group + "'");
-  require(std::set<std::string>(c.freeze.begin(), c.freeze.end()).size() < groups.size(),
+  // A classifier's head is in no group: freezing all of them trains the head alone.
+  require(c.encoder_task == TrainConfig::EncoderTask::Classify ||
+              std::set<std::string>(c.freeze.begin(), c.freeze.end()).size() < groups.size(),
           "train: --freeze would freeze every parameter");
   require(c.init_model.empty() || (c.vocab.empty() && c.source_vocab.empty()),
           "train: --init brings the model's own vocabularies; --vocab/--source-vocab/--target-vocab contradict it");
@@ -105,9 +115,14 @@ std::string resume_key(const TrainConfig& c) {
     j["train_text"] = c.train_text;
     j["documents"] = document_split_name(c.documents);
     j["context"] = c.context;
-    if (c.model.architecture == Architecture::EncoderOnly) {
+    if (c.model.architecture == Architecture::EncoderOnly && c.encoder_task == TrainConfig::EncoderTask::MaskedLm) {
       j["mask_rate"] = c.mask_rate;
       j["whole_word_mask"] = c.whole_word_mask;
+    }
+    if (c.encoder_task == TrainConfig::EncoderTask::Classify) {
+      j["task"] = "classify";
+      j["train_labels"] = c.train_labels;
+      j["window"] = c.window;
     }
   }
   return j.dump();

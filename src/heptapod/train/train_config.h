@@ -30,6 +30,13 @@ struct TrainConfig {
   // An encoder's masked language modelling (train/masking.h): the share of tokens chosen, whole words or not.
   float mask_rate = 0.15f;
   bool whole_word_mask = false;
+  // What an encoder-only model trains for: masked language modelling, or classification of the lines of
+  // train_text by the line-aligned classes of train_labels (train/classification_task.h), its pooled vector
+  // as `pooling` says, best.htp and early stopping following `valid_metric`.
+  enum class EncoderTask { MaskedLm, Classify } encoder_task = EncoderTask::MaskedLm;
+  std::string train_labels, valid_labels;
+  Pooling pooling = Pooling::Mean;
+  enum class ValidMetric { Accuracy, MacroF1 } valid_metric = ValidMetric::Accuracy;
   VocabConfig vocab_config;                 // used to train vocabularies when none is given
   bool joint_vocab = true;
   LengthFilter filter;

@@ -62,6 +62,17 @@ ModelConfig without_dropout(ModelConfig c) {
   return c;
 }
 
+// The config without its dropout and an encoder's head: what a model fine-tuned with another head keeps.
+ModelConfig body_of(ModelConfig c) {
+  c = without_dropout(c);
+  c.mlm_head = false;
+  c.mask_id = -1;
+  c.labels = 0;
+  c.pooling = Pooling::Mean;
+  c.multi_label = false;
+  return c;
+}
+
 std::string join(const std::vector<std::string>& parts) {
   std::string s;
   for (const std::string& p : parts) s += (s.empty() ? "" : ", ") + p;
@@ -73,9 +84,11 @@ std::vector<std::size_t> frozen_tensors(const ParameterStore<float>& p, const st
   std::vector<std::size_t> frozen;
   for (std::size_t t = 0; t < p.specs().size(); ++t) {
     const ParamSpec& spec = p.specs()[t];
-    const bool embedding = spec.part == ParamPart::Embedding || spec.part == ParamPart::Output;
+    // An encoder's head (its output part) is in no group: freezing the encoder trains the head alone.
+    const bool head = spec.part == ParamPart::Output && spec.stack == Stack::Encoder;
+    const bool embedding = spec.part == ParamPart::Embedding || (spec.part == ParamPart::Output && !head);
     for (const std::string& g : groups)
-      if ((g == "embeddings" && embedding) || (!embedding && g == stack_name(spec.stack))) {
+      if (!head && ((g == "embeddings" && embedding) || (!embedding && g == stack_name(spec.stack)))) {
         frozen.push_back(t);
         break;
       }
@@ -190,10 +203,19 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(r.state.step));
   } else if (!c.init_model.empty()) {
     const SafetensorsFile file = SafetensorsFile::read(c.init_model);
-    require(to_json(without_dropout(read_model_config(file))) == to_json(without_dropout(c.model)),
+    const ModelConfig init = read_model_config(file);
+    require(to_json(body_of(init)) == to_json(body_of(c.model)),
             "--init " + c.init_model + ": the model config to train differs from the file's (sizes, norms, tying)");
-    load_parameters(file, r.model->parameters());
-    if (rank == 0) log_line("fine-tuning " + c.init_model + (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)));
+    const bool new_head = to_json(without_dropout(init)) != to_json(without_dropout(c.model));
+    if (new_head) {  // an encoder given another head: the body's weights, a fresh head
+      initialize_parameters(r.model->parameters(), c.model, c.seed);
+      load_body_parameters(file, r.model->parameters());
+    } else {
+      load_parameters(file, r.model->parameters());
+    }
+    if (rank == 0)
+      log_line("fine-tuning " + c.init_model + (new_head ? " with a new head" : "") +
+               (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)));
   } else {
     initialize_parameters(r.model->parameters(), c.model, c.seed);
   }

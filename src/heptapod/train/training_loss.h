@@ -18,9 +18,10 @@ class TrainingLoss {
   virtual long long terms(const Batch& batch) const = 0;
 };
 
-// Cross-entropy of every next target token (label-smoothed while training): translation's loss, and a
-// decoder-only language model's.
-class NextTokenLoss final : public TrainingLoss {
+// The loss the model computes for its kind: cross-entropy of every next target token (label-smoothed while
+// training) for translation and a decoder-only language model, an encoder head's loss (the masked tokens',
+// or a classifier's) for an encoder-only model.
+class ModelLoss final : public TrainingLoss {
  public:
   LossTotals forward_backward(Transformer<float>& model, const Batch& batch, const StepOptions& options,
                               Arena& arena) const override {

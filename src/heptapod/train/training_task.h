@@ -2,7 +2,8 @@
 // the stream of batches, whose position lives in TrainState so a resume continues it), its loss, and its
 // validation metrics. The Trainer does the rest for every task alike: update steps with accumulation and
 // MPI, the schedule, checkpoints and exact resume, averaging, --init, --freeze, metrics and plots.
-// Translation is one task (train/translation_task.h), language modelling another (train/language_model_task.h).
+// Translation is one task (train/translation_task.h), language modelling (causal or masked) another
+// (train/language_model_task.h), classification a third (train/classification_task.h).
 #pragma once
 
 #include <memory>
@@ -50,8 +51,8 @@ class TrainingTask {
   virtual void check_intact() const = 0;
 };
 
-// The task of the config's model kind (translation for an encoder-decoder, language modelling for a
-// decoder-only model); throws Error for a kind that has no training task.
+// The task of the config's model kind: translation for an encoder-decoder, language modelling for a
+// decoder-only model, masked language modelling or classification (encoder_task) for an encoder-only model.
 std::unique_ptr<TrainingTask> make_training_task(const TrainConfig& config);
 
 }  // namespace heptapod

@@ -38,7 +38,7 @@ class TranslationTask final : public TrainingTask {
   std::unique_ptr<ParallelCorpus> corpus_;
   double tokenize_seconds_ = 0;
   std::optional<DevSet> dev_;
-  NextTokenLoss loss_;
+  ModelLoss loss_;
   // The epoch whose plan is held, and its batches' sentence indices in training order.
   std::int64_t planned_epoch_ = -1;
   std::vector<std::vector<std::uint32_t>> plan_;

@@ -1,0 +1,106 @@
+// `heptapod embed -m ENCODER`: one vector per input line from an encoder-only model (the Encoder front end:
+// mean or [CLS] pooling, optional L2 normalisation), streaming a window of lines at a time, written as JSON
+// lines (a JSON array of floats per line) or as a float32 .npy matrix (one row per line) when the output
+// file ends in .npy or --format npy says so.
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "commands.h"
+#include "heptapod/decode/encoder.h"
+#include "heptapod/io/npy.h"
+#include "heptapod/kernels/threads.h"
+#include "line_io.h"
+#include "precision_options.h"
+
+namespace heptapod::app {
+
+namespace {
+
+struct EmbedFlags {
+  std::string model, input, output, format, pooling = "mean";
+  EmbedOptions options;
+  ModelLoadOptions load;
+  int threads = 0;
+  int window = 10000;
+};
+
+// A vector as a JSON array, each float with the digits that read back to it.
+std::string json_line(const std::vector<float>& v) {
+  std::string line = "[";
+  char number[32];
+  for (std::size_t c = 0; c < v.size(); ++c) {
+    std::snprintf(number, sizeof number, "%.9g", static_cast<double>(v[c]));
+    line += (c ? ", " : "") + std::string(number);
+  }
+  return line + "]\n";
+}
+
+int run_embed(EmbedFlags f) {
+  set_num_threads(f.threads);
+  f.options.pooling = pooling_from_name(f.pooling, "--pooling");
+  const bool to_file = !f.output.empty() && f.output != "-";
+  const bool npy = f.format.empty() ? to_file && f.output.size() > 4 && f.output.ends_with(".npy") : f.format == "npy";
+  require(!npy || to_file, "embed: .npy output goes to a file (-o FILE.npy); standard output takes --format jsonl");
+  Encoder encoder(f.model, f.load);
+  LineWindows input(f.input);
+  LineProgress progress(f.input, f.output);
+  // Each window's vectors, with a warning for every line cut to the model's learned positions.
+  auto next_window = [&](std::vector<std::vector<float>>& vectors) {
+    std::vector<std::string> lines;
+    if (!input.next(static_cast<std::size_t>(f.window), lines)) return false;
+    const std::size_t first = input.lines_read() - lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (encoder.encode_text(lines[i]).truncated)
+        std::fprintf(stderr, "warning: line %zu: longer than the model's learned positions; embedded its first %d "
+                             "tokens\n", first + i + 1, encoder.config().position_limit() - 2);
+    vectors = encoder.embed(lines, f.options);
+    progress.update(input.lines_read(), input.bytes_read());
+    return true;
+  };
+  std::vector<std::vector<float>> vectors;
+  if (npy) {
+    write_file_atomic(f.output, [&](std::ostream& out) {
+      NpyMatrixWriter writer(out, encoder.config().d_model);
+      while (next_window(vectors))
+        for (const auto& v : vectors) writer.add_row(v.data());
+      writer.finish();
+    });
+  } else {
+    stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
+      while (next_window(vectors)) {
+        std::string text;
+        for (const auto& v : vectors) text += json_line(v);
+        emit(text);
+      }
+    });
+  }
+  progress.finish(input.lines_read(), input.bytes_read());
+  return 0;
+}
+
+}  // namespace
+
+Runner add_embed_command(CLI::App& root) {
+  auto* cmd = root.add_subcommand("embed", "One vector per input line from an encoder-only model (JSON lines or .npy)");
+  auto f = std::make_shared<EmbedFlags>();
+  cmd->add_option("-m,--model", f->model, "Encoder-only model file")->required();
+  cmd->add_option("-i,--input", f->input, "Text, one input per line (default: stdin)");
+  cmd->add_option("-o,--output", f->output, "Output file (default: stdout); a name ending in .npy writes .npy");
+  cmd->add_option("--format", f->format, "jsonl (a JSON array per line) or npy (float32, one row per line)")
+      ->check(CLI::IsMember({"jsonl", "npy"}));
+  cmd->add_option("--pooling", f->pooling, "mean (of every token's vector; the default) or cls (the start token's)")
+      ->check(CLI::IsMember({"mean", "cls"}));
+  cmd->add_flag("--normalize", f->options.normalize, "Scale every vector to unit length (L2)");
+  cmd->add_option("--batch-tokens", f->options.batch_tokens, "Padded tokens per batch")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--window", f->window, "Lines read and embedded together before their vectors are written")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  add_precision_options(cmd, f->load);
+  cmd->add_option("--threads", f->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
+  return [f] { return run_embed(*f); };
+}
+
+}  // namespace heptapod::app

@@ -1,0 +1,133 @@
+// Encoder: texts read as BERT reads them, batched by length, encoded and pooled.
+#include "heptapod/decode/encoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "heptapod/core/error.h"
+#include "heptapod/decode/scoring.h"
+
+namespace heptapod {
+
+void validate(const EmbedOptions& o) {
+  require(o.batch_tokens >= 1, "embed: batch_tokens must be at least 1");
+}
+
+void validate(const ClassifyOptions& o) {
+  require(o.top_k >= 1, "classify: top_k must be at least 1");
+  require(o.batch_tokens >= 1, "classify: batch_tokens must be at least 1");
+}
+
+Encoder::Encoder(const std::string& model_path, const ModelLoadOptions& options) {
+  InferenceModel loaded = load_for_inference(model_path, options, Architecture::EncoderOnly, "embedding");
+  model_ = std::move(loaded.model);
+  vocabs_ = std::move(loaded.vocabs);
+}
+
+EncodedText Encoder::encode_text(const std::string& text) const {
+  const ModelConfig& c = config();
+  EncodedText e;
+  e.tokens = vocabs_.source.encode(text);
+  const std::size_t room = static_cast<std::size_t>(std::max(c.position_limit() - 2, 0));  // start and end tokens
+  if (e.tokens.size() > room) {
+    e.tokens.resize(room);
+    e.truncated = true;
+  }
+  e.tokens.insert(e.tokens.begin(), c.bos_id);
+  e.tokens.push_back(c.eos_id);
+  return e;
+}
+
+std::vector<std::vector<float>> Encoder::embed(const std::vector<std::string>& texts, const EmbedOptions& o) {
+  validate(o);
+  const int C = config().d_model;
+  std::vector<std::vector<int>> tokens(texts.size());
+  std::vector<std::size_t> lengths(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    tokens[i] = encode_text(texts[i]).tokens;
+    lengths[i] = tokens[i].size();
+  }
+  std::vector<std::vector<float>> out(texts.size(), std::vector<float>(static_cast<std::size_t>(C)));
+  for (const auto& group : length_batches(lengths, o.batch_tokens)) {
+    const int B = static_cast<int>(group.size());
+    int S = 0;
+    for (std::size_t i : group) S = std::max(S, static_cast<int>(lengths[i]));
+    std::vector<int> src(static_cast<std::size_t>(B) * S, config().pad_id), len(static_cast<std::size_t>(B));  // (B, S), (B)
+    for (int b = 0; b < B; ++b) {
+      const std::vector<int>& t = tokens[group[static_cast<std::size_t>(b)]];
+      std::copy(t.begin(), t.end(), src.begin() + static_cast<long>(b) * S);
+      len[static_cast<std::size_t>(b)] = static_cast<int>(t.size());
+    }
+    arena_.reset();
+    const float* y = model_->encode(src.data(), B, S, len.data(), arena_);  // (B*S, C)
+    for (int b = 0; b < B; ++b) {
+      std::vector<float>& v = out[group[static_cast<std::size_t>(b)]];
+      const float* rows = y + static_cast<std::size_t>(b) * S * C;
+      const int n = o.pooling == Pooling::Cls ? 1 : len[static_cast<std::size_t>(b)];
+      std::vector<double> sum(static_cast<std::size_t>(C), 0.0);  // (C), in a fixed order
+      for (int s = 0; s < n; ++s)
+        for (int c = 0; c < C; ++c) sum[static_cast<std::size_t>(c)] += rows[static_cast<std::size_t>(s) * C + c];
+      double norm = 0;
+      for (int c = 0; c < C; ++c) {
+        v[static_cast<std::size_t>(c)] = static_cast<float>(sum[static_cast<std::size_t>(c)] / n);
+        norm += static_cast<double>(v[static_cast<std::size_t>(c)]) * v[static_cast<std::size_t>(c)];
+      }
+      if (o.normalize && norm > 0)
+        for (float& x : v) x = static_cast<float>(x / std::sqrt(norm));
+    }
+  }
+  return out;
+}
+
+std::vector<Classification> Encoder::classify(const std::vector<std::string>& texts, const ClassifyOptions& o) {
+  validate(o);
+  const ModelConfig& c = config();
+  require(c.labels > 0, "classify: the model has no classifier (an encoder trained with --task classify has)");
+  const int L = c.labels;
+  std::vector<std::vector<int>> tokens(texts.size());
+  std::vector<std::size_t> lengths(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    tokens[i] = encode_text(texts[i]).tokens;
+    lengths[i] = tokens[i].size();
+  }
+  std::vector<Classification> out(texts.size());
+  for (const auto& group : length_batches(lengths, o.batch_tokens)) {
+    std::vector<std::vector<int>> group_tokens;
+    for (std::size_t i : group) group_tokens.push_back(tokens[i]);
+    Batch batch;
+    batch.B = static_cast<int>(group.size());
+    for (const auto& t : group_tokens) batch.S = std::max(batch.S, static_cast<int>(t.size()));
+    batch.src.assign(static_cast<std::size_t>(batch.B) * batch.S, c.pad_id);
+    for (int b = 0; b < batch.B; ++b) {
+      const auto& t = group_tokens[static_cast<std::size_t>(b)];
+      std::copy(t.begin(), t.end(), batch.src.begin() + static_cast<long>(b) * batch.S);
+      batch.src_len.push_back(static_cast<int>(t.size()));
+    }
+    batch.tgt_len.assign(static_cast<std::size_t>(batch.B), 0);
+    arena_.reset();
+    const float* logits = model_->logits(batch, arena_);  // (B, L)
+    for (int b = 0; b < batch.B; ++b) {
+      const float* row = logits + static_cast<std::size_t>(b) * L;
+      std::vector<ClassScore> scores(static_cast<std::size_t>(L));
+      const float top = *std::max_element(row, row + L);
+      double sum = 0;
+      for (int l = 0; l < L; ++l) sum += std::exp(static_cast<double>(row[l] - top));
+      for (int l = 0; l < L; ++l) {
+        const double p = c.multi_label ? 1.0 / (1.0 + std::exp(-static_cast<double>(row[l])))
+                                       : std::exp(static_cast<double>(row[l] - top)) / sum;
+        scores[static_cast<std::size_t>(l)] = {vocabs_.labels.names()[static_cast<std::size_t>(l)], l, static_cast<float>(p)};
+      }
+      std::stable_sort(scores.begin(), scores.end(), [](const ClassScore& x, const ClassScore& y) {
+        return x.probability > y.probability;
+      });
+      Classification& result = out[group[static_cast<std::size_t>(b)]];
+      for (const ClassScore& s : scores)
+        if (c.multi_label ? s.probability > 0.5f : result.labels.empty()) result.labels.push_back(s.label);
+      scores.resize(std::min(scores.size(), static_cast<std::size_t>(o.top_k)));
+      result.top = std::move(scores);
+    }
+  }
+  return out;
+}
+
+}  // namespace heptapod

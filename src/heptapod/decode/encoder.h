@@ -1,0 +1,77 @@
+// The Encoder, the encoder-only models' front end (beside Translator and Generator), shared by `heptapod
+// embed` and `heptapod classify`, the Python module and any program that links the library. It loads an
+// encoder-only model file (which carries its vocabulary, and a classifier's class names) and turns texts
+// into vectors, or a classifier's classes: each text read as BERT reads it (the start
+// token [CLS], its tokens, the end token [SEP]; cut to the model's learned positions), the texts batched by
+// length, the encoder run once per batch, its output rows pooled into one vector per text.
+//
+//   heptapod::Encoder encoder("enc.htp");
+//   heptapod::EmbedOptions options;  // mean pooling, not normalised
+//   std::vector<std::vector<float>> v = encoder.embed({"a sentence", "another"}, options);
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heptapod/core/arena.h"
+#include "heptapod/decode/inference_model.h"
+
+namespace heptapod {
+
+struct EmbedOptions {
+  // The mean of the text's output rows (the start and end tokens included, as sentence-transformers pools
+  // BERT), or the start token's row ([CLS]).
+  Pooling pooling = Pooling::Mean;
+  bool normalize = false;   // scale each vector to unit L2 norm
+  int batch_tokens = 4096;  // padded tokens per batch
+};
+
+struct EncodedText {
+  std::vector<int> tokens;  // as the encoder read them: start token, the text's tokens (as kept), end token
+  bool truncated = false;   // longer than the learned positions: only its first tokens were read
+};
+
+struct ClassifyOptions {
+  int top_k = 1;            // classes listed per text, most probable first
+  int batch_tokens = 4096;  // padded tokens per batch
+};
+
+struct ClassScore {
+  std::string label;
+  int id = 0;
+  float probability = 0;  // softmax over the classes, or each class's sigmoid (multi-label)
+};
+
+struct Classification {
+  std::vector<std::string> labels;  // the prediction: the most probable class, or every class above 0.5 (multi-label)
+  std::vector<ClassScore> top;      // the top_k most probable classes, best first
+};
+
+class Encoder {
+ public:
+  // Loads the model and its vocabulary; a file that does not load, is not an encoder-only model or has no
+  // vocabulary is an Error naming it.
+  explicit Encoder(const std::string& model_path, const ModelLoadOptions& options = {});
+  // One vector of d_model floats per text, in order; a text's vector does not depend on its batch-mates.
+  std::vector<std::vector<float>> embed(const std::vector<std::string>& texts, const EmbedOptions& options);
+  // A classifier's (config().labels > 0) classes of each text, in order.
+  std::vector<Classification> classify(const std::vector<std::string>& texts, const ClassifyOptions& options);
+  const LabelNames& labels() const { return vocabs_.labels; }
+  // A text as the encoder reads it.
+  EncodedText encode_text(const std::string& text) const;
+  const ModelConfig& config() const { return model_->config(); }
+  const Vocabulary& vocabulary() const { return vocabs_.source; }
+  const InferencePrecision& precision() const { return model_->precision(); }
+
+ private:
+  std::unique_ptr<Transformer<float>> model_;
+  ModelVocabularies vocabs_;
+  Arena arena_;
+};
+
+// Throws Error naming the first option out of range.
+void validate(const EmbedOptions& options);
+void validate(const ClassifyOptions& options);
+
+}  // namespace heptapod
