@@ -135,11 +135,16 @@ TEST_F(EncoderTest, TheCommandWritesJsonLinesAndNpyWithTheLibrarysNumbers) {
   }
   std::string log;
   ASSERT_EQ(run_heptapod("embed -m " + quoted(model()) + " -i " + quoted(input) + " -o " + quoted(dir.file("v.jsonl")) +
-                             " --normalize --window 2",
+                             " --normalize",
                          dir, log),
             0)
       << log;
   EXPECT_HAS_SUBSTR(log, "line 5: longer than the model's learned positions");
+  ASSERT_EQ(run_heptapod("embed -m " + quoted(model()) + " -i " + quoted(input) + " -o " + quoted(dir.file("w.jsonl")) +
+                             " --normalize --window 2",
+                         dir, log),
+            0)
+      << log;
   ASSERT_EQ(run_heptapod("embed -m " + quoted(model()) + " -i " + quoted(input) + " -o " + quoted(dir.file("v.npy")) +
                              " --normalize",
                          dir, log),
@@ -149,15 +154,23 @@ TEST_F(EncoderTest, TheCommandWritesJsonLinesAndNpyWithTheLibrarysNumbers) {
   EmbedOptions options;
   options.normalize = true;
   const auto want = encoder.embed(kTexts, options);
-  std::vector<std::vector<float>> from_json;
-  std::istringstream lines(test::slurp(dir.file("v.jsonl")));
-  for (std::string line; std::getline(lines, line);) from_json.push_back(nlohmann::json::parse(line).get<std::vector<float>>());
+  auto read_json = [&](const std::string& name) {
+    std::vector<std::vector<float>> vectors;
+    std::istringstream lines(test::slurp(dir.file(name)));
+    for (std::string line; std::getline(lines, line);) vectors.push_back(nlohmann::json::parse(line).get<std::vector<float>>());
+    return vectors;
+  };
+  const auto from_json = read_json("v.jsonl"), windowed = read_json("w.jsonl");
   const auto from_npy = read_npy(dir.file("v.npy"), encoder.config().d_model);
   ASSERT_EQ(from_json.size(), want.size());
+  ASSERT_EQ(windowed.size(), want.size());
   ASSERT_EQ(from_npy.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(from_json[i], want[i]) << "line " << i;  // %.9g reads back to the same float
     EXPECT_EQ(from_npy[i], want[i]) << "line " << i;
+    // Other batch-mates (two lines a window): the same vectors within float32's batch-mate tolerance.
+    ASSERT_EQ(windowed[i].size(), want[i].size());
+    for (std::size_t c = 0; c < want[i].size(); ++c) EXPECT_NEAR(windowed[i][c], want[i][c], 1e-5) << "line " << i;
   }
   // .npy needs a file; a model of another kind is refused by name.
   EXPECT_EQ(run_heptapod("embed -m " + quoted(model()) + " -i " + quoted(input) + " --format npy", dir, log), 1);

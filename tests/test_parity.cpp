@@ -38,6 +38,11 @@ void check_parity(const std::string& name, const Tolerances& tol) {
   const std::vector<float> expect_logits = test::expected_logits(f, batch);
   const T* logits = model.logits(batch, arena);
   EXPECT_LT(max_rel_error(logits, expect_logits.data(), expect_logits.size()), tol.logits) << name << " logits";
+  if (f.find("expect/pooled")) {  // a classifier's pooled vectors, what its output layer reads
+    const std::vector<float> expect_pooled = f.floats<float>("expect/pooled");
+    ASSERT_NE(model.pooled(), nullptr);
+    EXPECT_LT(max_rel_error(model.pooled(), expect_pooled.data(), expect_pooled.size()), tol.logits) << name << " pooled";
+  }
 
   // Loss and gradients.
   arena.reset();
@@ -116,6 +121,21 @@ TEST(Parity, EncoderOnlyMaskedLmFloat) {
 }
 TEST(Parity, EncoderOnlyMaskedLmDouble) {
   check_parity<double>("parity_encoder_only_mlm.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
+}
+
+// Encoder-only classifiers: [CLS] through the tanh pooler with softmax cross-entropy; mean pooling with a
+// sigmoid per class (multi-label).
+TEST(Parity, EncoderOnlyClassifierFloat) {
+  check_parity<float>("parity_encoder_only_classifier.safetensors", {1e-5, 1e-5, 1e-4, 1e-4});
+}
+TEST(Parity, EncoderOnlyClassifierDouble) {
+  check_parity<double>("parity_encoder_only_classifier.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
+}
+TEST(Parity, EncoderOnlyMultiLabelClassifierFloat) {
+  check_parity<float>("parity_encoder_only_multilabel.safetensors", {1e-5, 1e-5, 1e-4, 1e-4});
+}
+TEST(Parity, EncoderOnlyMultiLabelClassifierDouble) {
+  check_parity<double>("parity_encoder_only_multilabel.safetensors", {1e-6, 1e-6, 1e-5, 1e-5});
 }
 
 TEST(Parity, ImportedNnTransformerMatchesPyTorch) {

@@ -30,14 +30,15 @@ double max_rel_error(const A* a, const B* b, std::size_t n, double floor = 1e-30
 
 inline Batch fixture_batch(const SafetensorsFile& f) {
   Batch b;
-  if (!f.find("batch/tgt_in")) {  // an encoder-only model's: sources, token types and masked targets
+  if (!f.find("batch/tgt_in")) {  // an encoder-only model's: sources, token types, masked targets or labels
     const TensorEntry& src = f.at("batch/src");
     b.B = static_cast<int>(src.shape[0]);
     b.S = static_cast<int>(src.shape[1]);
     b.src = f.ints("batch/src");
     b.src_len = f.ints("batch/src_len");
     b.src_types = f.ints("batch/src_types");
-    b.mlm_targets = f.ints("batch/mlm_targets");
+    if (f.find("batch/mlm_targets")) b.mlm_targets = f.ints("batch/mlm_targets");
+    if (f.find("batch/labels")) b.labels = f.ints("batch/labels");
     b.tgt_len.assign(static_cast<std::size_t>(b.B), 0);
     return b;
   }
@@ -57,7 +58,8 @@ inline Batch fixture_batch(const SafetensorsFile& f) {
 // A fixture's expected logits (B*T, V) with the padding positions zeroed: the model computes only real
 // target positions and returns zeros for the rest.
 inline std::vector<float> expected_logits(const SafetensorsFile& f, const Batch& b) {
-  if (b.T == 0) return f.floats<float>("expect/mlm_logits");  // an encoder's (Nm, V), masked positions in order
+  // An encoder's: a classifier's (B, labels), or the masked-LM head's (Nm, V), masked positions in order.
+  if (b.T == 0) return f.floats<float>(b.labels.empty() ? "expect/mlm_logits" : "expect/class_logits");
   std::vector<float> expect = f.floats<float>("expect/logits");
   const std::size_t V = expect.size() / (static_cast<std::size_t>(b.B) * b.T);
   for (int i = 0; i < b.B; ++i)

@@ -14,6 +14,11 @@
 #   tests/fixtures/parity_encoder_only_mlm.safetensors        encoder-only in BERT's style with the masked-LM
 #                                                             head: learned positions, 2 token types, an
 #                                                             embedding norm, post-norm GELU layers
+#   tests/fixtures/parity_encoder_only_classifier.safetensors the same encoder as a classifier of 3 classes:
+#                                                             [CLS] pooling through the tanh pooler, softmax
+#                                                             cross-entropy (label-smoothed)
+#   tests/fixtures/parity_encoder_only_multilabel.safetensors the same encoder, mean pooling, multi-label (a
+#                                                             sigmoid per class, binary cross-entropy)
 #   tests/fixtures/torch_nn_transformer.safetensors    a tutorial-style nn.Transformer model, torch names
 #   tests/fixtures/torch_nn_transformer_prenorm.safetensors   the same with norm_first=True (final norms kept)
 #   tests/fixtures/torch_nn_transformer_nofinal.safetensors   post-norm, encoder/decoder built with norm=None
@@ -32,10 +37,14 @@
 # encoder/token_types/weight (N, C), "embedding_norm" puts a layer norm (<stack>/embedding_norm) over that
 # sum, and "mlm_head" (with "mask_id") adds the masked-LM head: each masked row h of the encoder output
 # gives logits = LayerNorm_mlm(act(h W_t^T + b_t)) E^T + encoder/mlm/output_bias, E the token embedding
-# table, act the config's "activation" (also the FFN's: relu, or the exact GELU). It does not use
+# table, act the config's "activation" (also the FFN's: relu, or the exact GELU); "labels": L instead makes
+# it a classifier: one pooled vector per sentence ("pooling" "mean": the mean of its real rows; "cls":
+# tanh(h_0 W_p^T + b_p) through encoder/pooler), logits (B, L) = pooled W_c^T + b_c (encoder/classifier),
+# the loss label-smoothed cross-entropy over the sentences or, with "multi_label", binary cross-entropy per
+# class summed over the classes, mean over the sentences. It does not use
 # nn.Transformer; nn.Transformer is only used for the import fixture, and the script checks that the
 # parity model loaded with the converted weights reproduces nn.Transformer's logits (and the encoder-only
-# model's masked-LM logits through nn.TransformerEncoderLayer and torch.nn.functional).
+# models' masked-LM / class logits through nn.TransformerEncoderLayer and torch.nn.functional).
 #
 # Run with Debian's interpreter (python3-torch 1.13):  /usr/bin/python3 tools/make_parity_fixtures.py
 # (--only NAME, repeatable, writes just that fixture, e.g. --only parity_encoder_only_mlm; the others are
@@ -81,6 +90,27 @@
 # padded positions change nothing; central finite differences of the float64 loss match the gradient at a
 # few entries of most kinds of tensor; exactly the position rows no token reads get a zero gradient; the
 # Adam losses are conditioned as above.
+#
+# The classifier fixtures (parity_encoder_only_classifier / _multilabel.safetensors) have the same metadata
+# (label_smoothing 0.1 in both; the multi-label loss does not use it) and:
+#   param/<name>        F32   the same encoder parameters, then (instead of encoder/mlm/...) encoder/pooler/*
+#                             ((C, C), (C); "cls" pooling only) and encoder/classifier/* ((L, C), (L))
+#   batch/src           I32 (B, S)   bos + tokens (ids from 5), padded; nothing masked
+#   batch/src_len       I32 (B)
+#   batch/src_types     I32 (B, S)   as the masked-LM fixture's
+#   batch/labels        I32 (B) class ids, or (multi_label) (B, L) of 0/1
+#   expect/class_logits F32 (B, L)
+#   expect/pooled       F32 (B, C)   what the classifier layer reads (after the tanh pooler for "cls")
+#   expect/loss         F64 (1)  smoothed_loss over the B sentences (mean), or the binary cross-entropy with
+#                                logits summed over the classes, mean over the sentences
+#   grad/<name>         F64   d loss / d param
+#   expect/adam_losses  F64 (11)  as above
+# Their self-checks: the loss equals F.cross_entropy with label_smoothing (F.binary_cross_entropy_with_logits,
+# reduction sum / B); the logits and pooled vectors equal those of nn.TransformerEncoderLayer and
+# torch.nn.functional (a masked sum for the mean); other tokens and types on the padded positions change
+# nothing; central finite differences match the gradient at a few entries of most kinds of tensor; exactly the
+# position rows no token reads, and the embedding rows of the ids no real position holds, get a zero gradient;
+# the Adam losses are conditioned as above.
 #
 # nn.Transformer -> Heptapod name mapping (used for the torch_nn_transformer*.safetensors files; C = d_model).
 # The Heptapod config of such a model: norm "post" (norm_first=False) or "pre" (norm_first=True), final_norm
@@ -237,8 +267,15 @@ ONE_STACK_KEYS = DECODER_ONLY_KEYS  # the same fields for an encoder-only model 
 #                      activation, encoder/mlm/norm, the token embedding table as the output layer plus
 #                      encoder/mlm/output_bias (V)
 #   mask_id            the mask token's id (with mlm_head)
+#   labels             L > 0 (encoder-only, instead of mlm_head): a classifier of L classes over one pooled vector
+#                      per sentence, encoder/classifier (L, C)
+#   pooling            the classifier's pooled vector: "mean" (of the sentence's real rows) or "cls" (row 0
+#                      through BERT's pooler, tanh(x W_p^T + b_p), encoder/pooler (C, C))
+#   multi_label        the classifier's loss: a sigmoid per class (binary cross-entropy, summed over the classes)
+#                      in place of the softmax's label-smoothed cross-entropy
 OPTIONAL_KEYS = {"activation": "relu", "scale_embeddings": True, "position_offset": 0, "learned_positions": 0,
-                 "token_types": 0, "embedding_norm": False, "mlm_head": False, "mask_id": -1}
+                 "token_types": 0, "embedding_norm": False, "mlm_head": False, "mask_id": -1,
+                 "labels": 0, "pooling": "mean", "multi_label": False}
 
 
 def make_config(architecture="encoder-decoder", **kw):
@@ -268,10 +305,13 @@ def make_config(architecture="encoder-decoder", **kw):
         assert out["tie_embeddings"] == "none" and not out["output_bias"], "an encoder has no output layer"
         assert out["mlm_head"] == (out["mask_id"] >= 0)
         assert out["mask_id"] < out["src_vocab_size"] and out["mask_id"] != out["pad_id"]
+        assert not (out["mlm_head"] and out["labels"] > 0), "one head: mlm_head or labels"
     else:
         assert architecture == "encoder-decoder", architecture
     if architecture != "encoder-only":
-        assert out["token_types"] == 0 and not out["mlm_head"] and out["mask_id"] == -1
+        assert out["token_types"] == 0 and not out["mlm_head"] and out["mask_id"] == -1 and out["labels"] == 0
+    assert out["pooling"] in ("mean", "cls"), out["pooling"]
+    assert out["labels"] >= 0 and (out["labels"] > 0 or (out["pooling"] == "mean" and not out["multi_label"]))
     return out
 
 
@@ -334,6 +374,8 @@ TOKEN_TYPES = "encoder/token_types/weight"
 MLM_TRANSFORM = "encoder/mlm/transform"
 MLM_NORM = "encoder/mlm/norm"
 MLM_OUTPUT_BIAS = "encoder/mlm/output_bias"
+POOLER = "encoder/pooler"
+CLASSIFIER = "encoder/classifier"
 
 
 def has_final_norm(cfg):
@@ -411,6 +453,10 @@ def param_shapes(cfg):
         linear(MLM_TRANSFORM, C, C)
         norm(MLM_NORM)
         out.append((MLM_OUTPUT_BIAS, (Vs,), "bias"))
+    if cfg["labels"] > 0:  # a classifier: BERT's pooler for [CLS] pooling, then one logit per class
+        if cfg["pooling"] == "cls":
+            linear(POOLER, C, C)
+        linear(CLASSIFIER, cfg["labels"], C)
     return out
 
 
@@ -610,10 +656,39 @@ def mlm_loss(logits, mlm_targets, eps):
     return smoothed_loss(logits[None], targets[None], torch.tensor([n], dtype=torch.int32), eps)
 
 
+def classifier_forward(P, cfg, src, src_len, src_types):
+    """An encoder-only classifier's logits (B, L) and pooled vectors (B, C), what its output layer reads:
+    pooling "mean" averages sentence b's real rows h[b, :src_len[b]] (padding excluded); "cls" takes its
+    row 0 through the pooler, tanh(h[b, 0] W_p^T + b_p). logits = pooled W_c^T + b_c."""
+    assert cfg["architecture"] == "encoder-only" and cfg["labels"] > 0
+    h = encode(P, cfg, src, src_len, src_types)                      # B,S,C
+    if cfg["pooling"] == "cls":
+        pooled = torch.tanh(linear(h[:, 0, :], P, POOLER))
+    else:
+        pooled = torch.stack([h[b, :int(n)].mean(dim=0) for b, n in enumerate(src_len.tolist())])
+    return linear(pooled, P, CLASSIFIER), pooled
+
+
+def classifier_loss(logits, labels, cfg, eps):
+    """Single-label: smoothed_loss over the B sentences (labels (B) class ids), the mean over them.
+    Multi-label (labels (B, L) of 0/1): per sentence the sum over the classes of the binary cross-entropy
+    with logits, -(y log s(x) + (1 - y) log(1 - s(x))), then the mean over the sentences; no label
+    smoothing (eps is ignored)."""
+    B = logits.shape[0]
+    if cfg["multi_label"]:
+        y = labels.to(logits.dtype)
+        per_class = -(y * F.logsigmoid(logits) + (1.0 - y) * F.logsigmoid(-logits))  # B,L
+        return per_class.sum(dim=-1).mean()
+    return smoothed_loss(logits[None], labels[None], torch.tensor([B], dtype=torch.int32), eps)
+
+
 def model_loss(P, cfg, batch, eps):
-    """The training loss of a batch: label-smoothed CE over the target tokens, or over an encoder's
-    masked tokens."""
+    """The training loss of a batch: label-smoothed CE over the target tokens, over an encoder's masked
+    tokens, or over a classifier's sentences (binary CE per class for a multi-label one)."""
     b = batch
+    if cfg["architecture"] == "encoder-only" and cfg["labels"] > 0:
+        logits, _ = classifier_forward(P, cfg, b["src"], b["src_len"], b["src_types"])
+        return classifier_loss(logits, b["labels"], cfg, eps)
     if cfg["architecture"] == "encoder-only":
         logits = mlm_forward(P, cfg, b["src"], b["src_len"], b["src_types"], b["mlm_targets"])
         return mlm_loss(logits, b["mlm_targets"], eps)
@@ -707,6 +782,35 @@ def make_mlm_batch(cfg, lens, gen):
 
 def mlm_batch_tensors(batch):
     return [("batch/" + k, batch[k]) for k in ("src", "src_len", "src_types", "mlm_targets")]
+
+
+def make_classifier_batch(cfg, lens, labels, gen):
+    """An encoder-only classifier's batch: sentences and token types as make_mlm_batch's (bos then lens[b] - 1
+    random ids in [5, V), padded with pad_id; type 1 from (len + 1) // 2, 0 before and on padding), nothing
+    masked; labels: the B class ids, or (multi_label) B rows of L 0/1 flags."""
+    B, S, V, L = len(lens), max(lens), cfg["src_vocab_size"], cfg["labels"]
+    assert MLM_FIRST_ID < V and min(lens) >= 1 and len(labels) == B
+    src = torch.full((B, S), cfg["pad_id"], dtype=torch.int32)
+    types = torch.zeros((B, S), dtype=torch.int32)
+    for b, n in enumerate(lens):
+        src[b, 0] = cfg["bos_id"]
+        src[b, 1:n] = torch.randint(MLM_FIRST_ID, V, (n - 1,), generator=gen, dtype=torch.int64).to(torch.int32)
+        types[b, (n + 1) // 2:n] = 1
+    labels = torch.tensor(labels, dtype=torch.int32)
+    if cfg["multi_label"]:
+        assert labels.shape == (B, L) and ((labels == 0) | (labels == 1)).all()
+    else:
+        assert labels.shape == (B,) and ((labels >= 0) & (labels < L)).all()
+    return {
+        "src": src,
+        "src_len": torch.tensor(lens, dtype=torch.int32),
+        "src_types": types,
+        "labels": labels,
+    }
+
+
+def classifier_batch_tensors(batch):
+    return [("batch/" + k, batch[k]) for k in ("src", "src_len", "src_types", "labels")]
 
 
 # --------------------------------------------------------------------------------------------
@@ -857,10 +961,10 @@ def make_parity_fixture(path, cfg, label_smoothing, seed, src_lens, tgt_lens,
 # An encoder-only model (BERT's style) with its masked-language-model head
 # --------------------------------------------------------------------------------------------
 
-def mlm_with_torch_modules(P, cfg, batch):
-    """The masked-LM logits again, through torch's own modules: F.embedding, F.layer_norm,
+def encoder_with_torch_modules(P, cfg, batch):
+    """The encoder's output (B, S, C) again, through torch's own modules: F.embedding, F.layer_norm and
     nn.TransformerEncoderLayer (post-norm, exact GELU, key padding mask; training mode so the slow path
-    runs), F.linear and F.gelu; the weights converted back to nn's layout (in_proj = [q; k; v])."""
+    runs); the weights converted back to nn's layout (in_proj = [q; k; v])."""
     assert cfg["norm"] == "post" and not has_final_norm(cfg) and cfg["activation"] == "gelu"
     assert cfg["learned_positions"] > 0 and cfg["embedding_norm"] and cfg["token_types"] > 0
     C, H, FF, eps = cfg["d_model"], cfg["n_heads"], cfg["d_ff"], cfg["layer_norm_eps"]
@@ -892,6 +996,15 @@ def mlm_with_torch_modules(P, cfg, batch):
         layer.train()
         with torch.enable_grad():
             x = layer(x, src_key_padding_mask=pad)
+    return x
+
+
+def mlm_with_torch_modules(P, cfg, batch):
+    """The masked-LM logits again, through torch's own modules: encoder_with_torch_modules, then F.linear,
+    F.gelu and F.layer_norm."""
+    C, eps = cfg["d_model"], cfg["layer_norm_eps"]
+    b = batch
+    x = encoder_with_torch_modules(P, cfg, b)
     rows = x[b["mlm_targets"] >= 0]
     t = F.gelu(F.linear(rows, P[MLM_TRANSFORM + "/weight"], P[MLM_TRANSFORM + "/bias"]))
     n = F.layer_norm(t, (C,), P[MLM_NORM + "/weight"], P[MLM_NORM + "/bias"], eps)
@@ -922,18 +1035,7 @@ def check_mlm(P, grads, cfg, batch, logits, loss, label_smoothing):
               ("encoder/layers/0/self_attn/q_proj/weight", (3, 9)), ("encoder/layers/1/ffn/fc1/bias", (17,)),
               (MLM_TRANSFORM + "/weight", (2, 11)), (MLM_NORM + "/weight", (5,)), (MLM_NORM + "/bias", (8,)),
               (MLM_OUTPUT_BIAS, (MLM_FIRST_ID + 1,))]
-    h = 1e-6
-    Q = {n: t.detach().clone() for n, t in P.items()}
-    with torch.no_grad():
-        for name, index in probes:
-            keep = Q[name][index].item()
-            Q[name][index] = keep + h
-            up = model_loss(Q, cfg, b, label_smoothing).item()
-            Q[name][index] = keep - h
-            down = model_loss(Q, cfg, b, label_smoothing).item()
-            Q[name][index] = keep
-            fd, g = (up - down) / (2 * h), grads[name][index].item()
-            assert abs(fd - g) < 1e-8 + 1e-6 * abs(g), (name, index, fd, g)
+    check_finite_differences(P, grads, probes, lambda Q: model_loss(Q, cfg, b, label_smoothing))
     # Position rows from the longest sentence on are read by no token: zero gradient; the rows before, both
     # token types and every embedding row (the output layer reads them all) get one.
     used = cfg["position_offset"] + int(b["src_len"].max())
@@ -942,6 +1044,23 @@ def check_mlm(P, grads, cfg, batch, logits, loss, label_smoothing):
     assert (grads[TOKEN_TYPES].abs().sum(dim=-1) > 0).all()
     assert (grads["encoder/embedding/weight"].abs().sum(dim=-1) > 0).all()
     return diff
+
+
+def check_finite_differences(P, grads, probes, loss_of):
+    """Central differences (h = 1e-6) of the float64 loss loss_of(parameters) agree with `grads` at each
+    (name, index) of `probes`."""
+    h = 1e-6
+    Q = {n: t.detach().clone() for n, t in P.items()}
+    with torch.no_grad():
+        for name, index in probes:
+            keep = Q[name][index].item()
+            Q[name][index] = keep + h
+            up = loss_of(Q).item()
+            Q[name][index] = keep - h
+            down = loss_of(Q).item()
+            Q[name][index] = keep
+            fd, g = (up - down) / (2 * h), grads[name][index].item()
+            assert abs(fd - g) < 1e-8 + 1e-6 * abs(g), (name, index, fd, g)
 
 
 def make_mlm_fixture(path, cfg, label_smoothing, seed, lens, lr_scale=1.0, warmup_steps=4, adam_steps=10):
@@ -976,6 +1095,113 @@ def make_mlm_fixture(path, cfg, label_smoothing, seed, lens, lr_scale=1.0, warmu
     check_round_trip(path, tensors, metadata)
     return {"loss": loss.item(), "adam_losses": adam_losses, "spread": spread, "max_diff": diff,
             "masked": int((b["mlm_targets"] >= 0).sum())}
+
+
+# --------------------------------------------------------------------------------------------
+# Encoder-only classifiers: a pooled vector per sentence, one logit per class
+# --------------------------------------------------------------------------------------------
+
+def classifier_with_torch_modules(P, cfg, batch):
+    """The classifier's logits and pooled vectors again, through torch's own modules:
+    encoder_with_torch_modules, then row 0 through F.linear and torch.tanh ("cls"), or a masked sum over the
+    positions divided by the length ("mean"), then F.linear."""
+    b = batch
+    x = encoder_with_torch_modules(P, cfg, b)                        # B,S,C
+    if cfg["pooling"] == "cls":
+        pooled = torch.tanh(F.linear(x[:, 0, :], P[POOLER + "/weight"], P[POOLER + "/bias"]))
+    else:
+        real = (torch.arange(x.shape[1])[None, :] < b["src_len"][:, None].long()).to(x.dtype)   # B,S
+        pooled = (x * real[:, :, None]).sum(dim=1) / b["src_len"].to(x.dtype)[:, None]
+    logits = F.linear(pooled, P[CLASSIFIER + "/weight"], P[CLASSIFIER + "/bias"])
+    return logits.detach(), pooled.detach()
+
+
+def check_classifier(P, grads, cfg, batch, logits, pooled, loss, label_smoothing):
+    """Self-checks of a classifier fixture; returns the largest |difference| from torch's modules."""
+    b = batch
+    B = b["src"].shape[0]
+    # The loss through another route: F.cross_entropy with label smoothing (mean over the sentences), or
+    # F.binary_cross_entropy_with_logits summed over everything and divided by B.
+    if cfg["multi_label"]:
+        ref = F.binary_cross_entropy_with_logits(logits.detach(), b["labels"].to(logits.dtype), reduction="sum") / B
+    else:
+        ref = F.cross_entropy(logits.detach(), b["labels"].long(), label_smoothing=label_smoothing,
+                              reduction="mean")
+    assert abs(loss.item() - ref.item()) < 1e-12, (loss.item(), ref.item())
+    # The logits and pooled vectors through torch's modules.
+    ref_logits, ref_pooled = classifier_with_torch_modules(P, cfg, b)
+    diff = max((ref_logits - logits.detach()).abs().max().item(), (ref_pooled - pooled.detach()).abs().max().item())
+    assert diff < 1e-10, "classifier disagrees with nn.TransformerEncoderLayer: %g" % diff
+    # Padding is invisible (to attention and to the mean): other tokens and types there change nothing.
+    pad = torch.arange(b["src"].shape[1])[None, :] >= b["src_len"][:, None].long()
+    assert pad.any()
+    src2, types2 = b["src"].clone(), b["src_types"].clone()
+    src2[pad], types2[pad] = MLM_FIRST_ID + 3, 1
+    with torch.no_grad():
+        other, other_pooled = classifier_forward(P, cfg, src2, b["src_len"], types2)
+    assert (other - logits.detach()).abs().max().item() < 1e-13
+    assert (other_pooled - pooled.detach()).abs().max().item() < 1e-13
+    # Central finite differences of the float64 loss agree with the gradients for a few entries.
+    first_real = int(b["src"][0, 1])
+    probes = [("encoder/embedding/weight", (first_real, 3)), ("encoder/embedding/weight", (cfg["bos_id"], 0)),
+              ("encoder/positions/weight", (2, 5)), ("encoder/positions/weight", (0, 1)),
+              (TOKEN_TYPES, (1, 4)), (TOKEN_TYPES, (0, 7)),
+              ("encoder/embedding_norm/weight", (6,)), ("encoder/embedding_norm/bias", (1,)),
+              ("encoder/layers/0/self_attn/q_proj/weight", (3, 9)), ("encoder/layers/0/self_attn/v_proj/bias", (2,)),
+              ("encoder/layers/1/ffn/fc1/bias", (17,)), ("encoder/layers/1/ffn_norm/weight", (12,)),
+              (CLASSIFIER + "/weight", (1, 11)), (CLASSIFIER + "/weight", (2, 0)), (CLASSIFIER + "/bias", (0,)),
+              (CLASSIFIER + "/bias", (2,))]
+    if cfg["pooling"] == "cls":
+        probes += [(POOLER + "/weight", (4, 13)), (POOLER + "/weight", (15, 2)), (POOLER + "/bias", (9,))]
+    check_finite_differences(P, grads, probes, lambda Q: model_loss(Q, cfg, b, label_smoothing))
+    # Position rows from the longest sentence on are read by no token: zero gradient, the rows before get one.
+    # Exactly the embedding rows of the ids on real positions get a gradient (no output layer reads the table,
+    # and padded positions reach nothing); both token types get one.
+    used = cfg["position_offset"] + int(b["src_len"].max())
+    g = grads["encoder/positions/weight"]
+    assert (g[used:] == 0).all() and (g[:used].abs().sum(dim=-1) > 0).all()
+    assert (grads[TOKEN_TYPES].abs().sum(dim=-1) > 0).all()
+    read = set(b["src"][~pad].tolist())
+    rows = grads["encoder/embedding/weight"].abs().sum(dim=-1)
+    for r in range(cfg["src_vocab_size"]):
+        assert (rows[r] > 0) == (r in read), r
+    return diff
+
+
+def make_classifier_fixture(path, cfg, label_smoothing, seed, lens, labels, lr_scale=1.0, warmup_steps=4,
+                            adam_steps=10):
+    """An encoder-only classifier fixture: the class logits (B, L) and the pooled vectors (B, C), the loss
+    over the sentences, its gradients and the Adam losses. The loss, gradients and Adam losses are stored as
+    F64."""
+    gen = torch.Generator().manual_seed(seed)
+    params32 = init_params(cfg, gen)
+    batch = make_classifier_batch(cfg, lens, labels, gen)
+    names = [n for n, _, _ in param_shapes(cfg)]
+    b = batch
+
+    P = {n: params32[n].double().requires_grad_(True) for n in names}
+    logits, pooled = classifier_forward(P, cfg, b["src"], b["src_len"], b["src_types"])
+    loss = classifier_loss(logits, b["labels"], cfg, label_smoothing)
+    loss.backward()
+    grads = {n: P[n].grad.detach().clone() for n in names}
+    for n in names:
+        assert torch.isfinite(grads[n]).all(), n
+    diff = check_classifier(P, grads, cfg, batch, logits, pooled, loss, label_smoothing)
+
+    adam_losses, spread = adam_losses_and_spread(params32, names, cfg, batch, label_smoothing, lr_scale,
+                                                 warmup_steps, adam_steps, loss)
+
+    tensors = [("param/" + n, params32[n]) for n in names]
+    tensors += classifier_batch_tensors(batch)
+    tensors.append(("expect/class_logits", logits.detach().float()))
+    tensors.append(("expect/pooled", pooled.detach().float()))
+    tensors.append(("expect/loss", torch.tensor([loss.item()], dtype=torch.float64)))
+    tensors += [("grad/" + n, grads[n].double()) for n in names]
+    tensors.append(("expect/adam_losses", torch.tensor(adam_losses, dtype=torch.float64)))
+    metadata = fixture_metadata(cfg, label_smoothing, lr_scale, warmup_steps)
+    write_safetensors(path, tensors, metadata)
+    check_round_trip(path, tensors, metadata)
+    return {"loss": loss.item(), "adam_losses": adam_losses, "spread": spread, "max_diff": diff}
 
 
 # --------------------------------------------------------------------------------------------
@@ -1240,8 +1466,26 @@ def main():
         # the 2e-5 conditioning check; at a quarter they fall smoothly (3.47 -> 0.81, spread 5e-7).
         return make_mlm_fixture(path, cfg9, 0.1, seed=3, lens=[7, 4, 6], lr_scale=0.25)
 
+    def classifier_config(**kw):
+        # The masked-LM fixture's encoder, with a classifier of 3 classes in place of its head.
+        return encoder_only_config(30, 2, d_model=16, n_heads=2, d_ff=32, norm="post", final_norm=False,
+                                   activation="gelu", scale_embeddings=False, learned_positions=12,
+                                   token_types=2, embedding_norm=True, labels=3, **kw)
+
+    def fixture_10(path):
+        # [CLS] pooling through BERT's tanh pooler, softmax cross-entropy with label smoothing 0.1. lr_scale
+        # 0.25 as the masked-LM fixture's; seed 4 gives a smooth trajectory (seed 3's jumps up at the 2nd step).
+        cfg10 = classifier_config(pooling="cls")
+        return make_classifier_fixture(path, cfg10, 0.1, seed=4, lens=[7, 4, 6], labels=[2, 0, 1], lr_scale=0.25)
+
+    def fixture_11(path):
+        # Mean pooling, multi-label: a sigmoid per class (the label smoothing in its metadata is not used).
+        cfg11 = classifier_config(multi_label=True)
+        return make_classifier_fixture(path, cfg11, 0.1, seed=3, lens=[7, 4, 6],
+                                       labels=[[1, 0, 1], [0, 0, 0], [1, 1, 0]], lr_scale=0.25)
+
     # (file name, builder, kind) in the order they are written: "parity" fixtures, the nn.Transformer
-    # import fixtures ("torch") and the encoder-only one ("mlm").
+    # import fixtures ("torch"), the encoder-only masked-LM one ("mlm") and the classifiers ("classifier").
     fixtures = [
         ("parity_postnorm_tied", fixture_1, "parity"),
         ("parity_prenorm_untied", fixture_2, "parity"),
@@ -1252,6 +1496,8 @@ def main():
         ("parity_decoder_only_postnorm", fixture_7, "parity"),
         ("parity_decoder_only_learned", fixture_8, "parity"),
         ("parity_encoder_only_mlm", fixture_9, "mlm"),
+        ("parity_encoder_only_classifier", fixture_10, "classifier"),
+        ("parity_encoder_only_multilabel", fixture_11, "classifier"),
     ]
     known = [name for name, _, _ in fixtures]
     only = None
@@ -1286,6 +1532,12 @@ def main():
             print("%s: %d bytes, %d masked rows, loss %.6f, adam losses %s (float32/perturbed spread %.2g), "
                   "logits vs nn.TransformerEncoderLayer max |diff| %.3g" % (
                       os.path.relpath(path), os.path.getsize(path), r["masked"], r["loss"],
+                      " ".join("%.4f" % v for v in r["adam_losses"]), r["spread"], r["max_diff"]))
+    for path, r, kind in results:
+        if kind == "classifier":
+            print("%s: %d bytes, loss %.6f, adam losses %s (float32/perturbed spread %.2g), "
+                  "logits and pooled vs nn.TransformerEncoderLayer max |diff| %.3g" % (
+                      os.path.relpath(path), os.path.getsize(path), r["loss"],
                       " ".join("%.4f" % v for v in r["adam_losses"]), r["spread"], r["max_diff"]))
 
 

@@ -63,6 +63,9 @@ class Transformer {
   // Logits (B*T, V) carved from the arena (no dropout); padding positions are zeros. An encoder-only model's:
   // (Nm, V) at its masked positions (mlm_targets >= 0), in row-major order, or a classifier's (B, labels).
   T* logits(const Batch& batch, Arena& arena);
+  // A classifier's pooled vectors of the last forward pass, (B, C): what its output layer reads; null for
+  // other models.
+  const T* pooled() const { return classifier_ ? classifier_->pooled() : nullptr; }
   // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena. Rows
   // past a sentence's length are zeros. The incremental decoder (decode/) starts from here. Needs an encoder.
   T* encode(const int* src, int B, int S, const int* src_len, Arena& arena);
