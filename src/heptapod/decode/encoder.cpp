@@ -38,28 +38,39 @@ EncodedText Encoder::encode_text(const std::string& text) const {
   return e;
 }
 
-std::vector<std::vector<float>> Encoder::embed(const std::vector<std::string>& texts, const EmbedOptions& o) {
-  validate(o);
-  const int C = config().d_model;
+void Encoder::for_each_batch(const std::vector<std::string>& texts, int batch_tokens,
+                             const std::function<void(const std::vector<std::size_t>&, const Batch&)>& run) {
+  const ModelConfig& c = config();
   std::vector<std::vector<int>> tokens(texts.size());
   std::vector<std::size_t> lengths(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     tokens[i] = encode_text(texts[i]).tokens;
     lengths[i] = tokens[i].size();
   }
-  std::vector<std::vector<float>> out(texts.size(), std::vector<float>(static_cast<std::size_t>(C)));
-  for (const auto& group : length_batches(lengths, o.batch_tokens)) {
-    const int B = static_cast<int>(group.size());
-    int S = 0;
-    for (std::size_t i : group) S = std::max(S, static_cast<int>(lengths[i]));
-    std::vector<int> src(static_cast<std::size_t>(B) * S, config().pad_id), len(static_cast<std::size_t>(B));  // (B, S), (B)
-    for (int b = 0; b < B; ++b) {
+  for (const auto& group : length_batches(lengths, batch_tokens)) {
+    Batch batch;
+    batch.B = static_cast<int>(group.size());
+    for (std::size_t i : group) batch.S = std::max(batch.S, static_cast<int>(lengths[i]));
+    batch.src.assign(static_cast<std::size_t>(batch.B) * batch.S, c.pad_id);  // (B, S)
+    for (int b = 0; b < batch.B; ++b) {
       const std::vector<int>& t = tokens[group[static_cast<std::size_t>(b)]];
-      std::copy(t.begin(), t.end(), src.begin() + static_cast<long>(b) * S);
-      len[static_cast<std::size_t>(b)] = static_cast<int>(t.size());
+      std::copy(t.begin(), t.end(), batch.src.begin() + static_cast<long>(b) * batch.S);
+      batch.src_len.push_back(static_cast<int>(t.size()));
     }
+    batch.tgt_len.assign(static_cast<std::size_t>(batch.B), 0);
     arena_.reset();
-    const float* y = model_->encode(src.data(), B, S, len.data(), arena_);  // (B*S, C)
+    run(group, batch);
+  }
+}
+
+std::vector<std::vector<float>> Encoder::embed(const std::vector<std::string>& texts, const EmbedOptions& o) {
+  validate(o);
+  const int C = config().d_model;
+  std::vector<std::vector<float>> out(texts.size(), std::vector<float>(static_cast<std::size_t>(C)));
+  for_each_batch(texts, o.batch_tokens, [&](const std::vector<std::size_t>& group, const Batch& batch) {
+    const int B = batch.B, S = batch.S;
+    const std::vector<int>& len = batch.src_len;  // (B)
+    const float* y = model_->encode(batch.src.data(), B, S, len.data(), arena_);  // (B*S, C)
     for (int b = 0; b < B; ++b) {
       std::vector<float>& v = out[group[static_cast<std::size_t>(b)]];
       const float* rows = y + static_cast<std::size_t>(b) * S * C;
@@ -75,7 +86,7 @@ std::vector<std::vector<float>> Encoder::embed(const std::vector<std::string>& t
       if (o.normalize && norm > 0)
         for (float& x : v) x = static_cast<float>(x / std::sqrt(norm));
     }
-  }
+  });
   return out;
 }
 
@@ -84,27 +95,8 @@ std::vector<Classification> Encoder::classify(const std::vector<std::string>& te
   const ModelConfig& c = config();
   require(c.labels > 0, "classify: the model has no classifier (an encoder trained with --task classify has)");
   const int L = c.labels;
-  std::vector<std::vector<int>> tokens(texts.size());
-  std::vector<std::size_t> lengths(texts.size());
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    tokens[i] = encode_text(texts[i]).tokens;
-    lengths[i] = tokens[i].size();
-  }
   std::vector<Classification> out(texts.size());
-  for (const auto& group : length_batches(lengths, o.batch_tokens)) {
-    std::vector<std::vector<int>> group_tokens;
-    for (std::size_t i : group) group_tokens.push_back(tokens[i]);
-    Batch batch;
-    batch.B = static_cast<int>(group.size());
-    for (const auto& t : group_tokens) batch.S = std::max(batch.S, static_cast<int>(t.size()));
-    batch.src.assign(static_cast<std::size_t>(batch.B) * batch.S, c.pad_id);
-    for (int b = 0; b < batch.B; ++b) {
-      const auto& t = group_tokens[static_cast<std::size_t>(b)];
-      std::copy(t.begin(), t.end(), batch.src.begin() + static_cast<long>(b) * batch.S);
-      batch.src_len.push_back(static_cast<int>(t.size()));
-    }
-    batch.tgt_len.assign(static_cast<std::size_t>(batch.B), 0);
-    arena_.reset();
+  for_each_batch(texts, o.batch_tokens, [&](const std::vector<std::size_t>& group, const Batch& batch) {
     const float* logits = model_->logits(batch, arena_);  // (B, L)
     for (int b = 0; b < batch.B; ++b) {
       const float* row = logits + static_cast<std::size_t>(b) * L;
@@ -126,7 +118,7 @@ std::vector<Classification> Encoder::classify(const std::vector<std::string>& te
       scores.resize(std::min(scores.size(), static_cast<std::size_t>(o.top_k)));
       result.top = std::move(scores);
     }
-  }
+  });
   return out;
 }
 

@@ -10,6 +10,7 @@
 //   std::vector<std::vector<float>> v = encoder.embed({"a sentence", "another"}, options);
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +66,11 @@ class Encoder {
   const InferencePrecision& precision() const { return model_->precision(); }
 
  private:
+  // The texts as the encoder reads them, batched by length under batch_tokens padded tokens: run(indices of
+  // the batch's texts, their padded batch), the arena reset before each.
+  void for_each_batch(const std::vector<std::string>& texts, int batch_tokens,
+                      const std::function<void(const std::vector<std::size_t>&, const Batch&)>& run);
+
   std::unique_ptr<Transformer<float>> model_;
   ModelVocabularies vocabs_;
   Arena arena_;

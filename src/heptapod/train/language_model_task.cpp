@@ -148,6 +148,12 @@ std::string LanguageModelTask::data_summary() const {
          (corpus_->from_cache() ? " [cached]" : " [tokenized in " + format_duration(tokenize_seconds_) + "]");
 }
 
+const MaskingPlan& LanguageModelTask::masking(const ModelConfig& model) {
+  if (!masking_)
+    masking_ = std::make_unique<MaskingPlan>(vocab(), model.mask_id, MaskingOptions{config_.mask_rate, config_.whole_word_mask});
+  return *masking_;
+}
+
 std::int64_t LanguageModelTask::block_count(const DocumentStream& stream) const {
   return masked() ? MaskingPlan::blocks_of(stream.size(), config_.context) : stream.blocks(config_.context);
 }
@@ -156,8 +162,6 @@ bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const Mode
   const DocumentStream stream(*corpus_, model);
   const int context = config_.context;
   const std::int64_t per_batch = std::max(1, config_.batch_tokens / context);
-  if (masked() && !masking_)
-    masking_ = std::make_unique<MaskingPlan>(vocab(), model.mask_id, MaskingOptions{config_.mask_rate, config_.whole_word_mask});
   while (true) {
     if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
     if (planned_epoch_ != static_cast<std::int64_t>(state.epoch)) {
@@ -173,7 +177,7 @@ bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const Mode
       const std::size_t end = std::min<std::size_t>(order_.size(), first + per_batch);
       const std::vector<std::int64_t> blocks(order_.begin() + static_cast<long>(first), order_.begin() + static_cast<long>(end));
       // A masked batch's draws: keyed by the run's seed and the batch's place in the data order.
-      batch = masked() ? masking_->batch(stream, blocks, context,
+      batch = masked() ? masking(model).batch(stream, blocks, context,
                                          mix64(config_.seed) ^ mix64(state.epoch * 0x100000001b3ull + state.batch_in_epoch))
                        : stream.batch(blocks, context);
       ++state.batch_in_epoch;
@@ -218,15 +222,12 @@ ValidationReport LanguageModelTask::validate_masked(Transformer<float>& model, A
   const int context = config_.context;
   const std::int64_t per_batch = std::max(1, config_.batch_tokens / context);
   const std::int64_t blocks = block_count(stream);
-  if (!masking_)
-    masking_ = std::make_unique<MaskingPlan>(vocab(), model.config().mask_id,
-                                             MaskingOptions{config_.mask_rate, config_.whole_word_mask});
   LossTotals totals;
   for (std::int64_t first = 0; first < blocks; first += per_batch) {
     std::vector<std::int64_t> batch;
     for (std::int64_t b = first; b < std::min(blocks, first + per_batch); ++b) batch.push_back(b);
     arena.reset();
-    totals += model.evaluate(masking_->batch(stream, batch, context, mix64(0xde5c0de ^ static_cast<std::uint64_t>(first))),
+    totals += model.evaluate(masking(model.config()).batch(stream, batch, context, mix64(0xde5c0de ^ static_cast<std::uint64_t>(first))),
                              0.0f, arena);
   }
   ValidationReport report;

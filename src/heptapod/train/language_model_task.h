@@ -70,6 +70,8 @@ class LanguageModelTask final : public TrainingTask {
   Vocabulary& vocab() { return masked() ? vocabs_.source : vocabs_.target; }
   const Vocabulary& vocab() const { return masked() ? vocabs_.source : vocabs_.target; }
   std::int64_t block_count(const DocumentStream& stream) const;
+  // The masking of a masked task's blocks, made on first use with the model's mask_id.
+  const MaskingPlan& masking(const ModelConfig& model);
   ValidationReport validate_masked(Transformer<float>& model, Arena& arena);
 
   TrainConfig config_;
