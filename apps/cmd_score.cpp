@@ -1,16 +1,24 @@
-// `heptapod score -m MODEL`: log-probabilities of given source/target pairs (a translation model) or of the
-// lines of a text (a language model), one line each (and per token with --per-token), streaming a window at
-// a time; for a language model, the text's perplexity and bits per character at the end (stderr).
+// `heptapod score -m MODEL`: log-probabilities of given source/target pairs (a translation model), of the
+// lines of a text (a language model), of a text's masked tokens (a pre-trained encoder) or of each line's true
+// classes (a classifier, --labels), one line each (and per token with --per-token), streaming a window at a
+// time; at the end the whole input's figures (stderr, and as JSON with --summary): a language model's
+// perplexity and bits per character, an encoder's masked-token cross-entropy and accuracy, a classifier's
+// accuracy and macro-F1.
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
 #include "heptapod/kernels/threads.h"
 #include "heptapod/data/utf8.h"
+#include "heptapod/decode/encoder.h"
 #include "heptapod/decode/generator.h"
 #include "heptapod/decode/translator.h"
+#include "heptapod/eval/classification_metrics.h"
+#include "heptapod/io/atomic_file.h"
 #include "heptapod/io/model_file.h"
 #include "line_io.h"
 #include "precision_options.h"
@@ -20,12 +28,38 @@ namespace heptapod::app {
 namespace {
 
 struct ScoreFlags {
-  std::string model, source, target, input, output;
+  std::string model, source, target, input, output, labels, summary;
   bool per_token = false, normalize = false;
   ModelLoadOptions translator;
+  MaskingOptions masking;
+  std::uint64_t seed = 1;
   int threads = 0;
   int window = 10000;
 };
+
+// The whole input's figures: into --summary as one JSON object (atomically), when given.
+void write_summary(const ScoreFlags& f, const nlohmann::json& figures) {
+  if (f.summary.empty()) return;
+  write_file_atomic(f.summary, [&](std::ostream& out) { out << figures.dump() << "\n"; });
+}
+
+// The next window of two line-aligned inputs; false once both are done. Inputs that end apart are an Error
+// giving both files' line counts.
+bool next_aligned(LineWindows& a, LineWindows& b, const std::string& a_name, const std::string& b_name,
+                  std::size_t window, std::vector<std::string>& a_lines, std::vector<std::string>& b_lines) {
+  const bool more_a = a.next(window, a_lines), more_b = b.next(window, b_lines);
+  if (a_lines.size() != b_lines.size()) {
+    // One file ended first: count the rest of the other for the message.
+    std::vector<std::string> rest;
+    while (a.next(1 << 16, rest)) {
+    }
+    while (b.next(1 << 16, rest)) {
+    }
+    throw Error("line counts differ: " + a_name + " has " + std::to_string(a.lines_read()) + " lines, " + b_name +
+                " has " + std::to_string(b.lines_read()));
+  }
+  return more_a && more_b;
+}
 
 // One output line per score: the log-probability (or per token), and each token's with --per-token.
 std::string format_scores(const ScoreFlags& f, const std::vector<SentenceScore>& scores) {
@@ -69,39 +103,151 @@ int score_text(const ScoreFlags& f) {
     }
   });
   progress.finish(input.lines_read(), input.bytes_read());
-  const double bits = -log_prob / std::log(2.0);
+  const double bits = -log_prob / std::log(2.0), perplexity = std::exp(-log_prob / std::max(tokens, 1LL));
   std::fprintf(stderr, "%zu lines, %lld tokens: perplexity %.4f, bits per character %.4f, bits per byte %.4f\n",
-               input.lines_read(), tokens, std::exp(-log_prob / std::max(tokens, 1LL)),
-               length.per_character(bits), length.per_byte(bits));
+               input.lines_read(), tokens, perplexity, length.per_character(bits), length.per_byte(bits));
+  write_summary(f, {{"lines", input.lines_read()}, {"tokens", tokens}, {"log_prob", log_prob},
+                    {"perplexity", perplexity}, {"bits_per_character", length.per_character(bits)},
+                    {"bits_per_byte", length.per_byte(bits)}});
   return 0;
+}
+
+// A pre-trained encoder's masked tokens, line by line: each line masked as pre-training masks (keyed by
+// --seed and the line's number), the masked tokens' log-probability.
+int score_masked(const ScoreFlags& f, Encoder& encoder) {
+  LineWindows input(f.input);
+  LineProgress progress(f.input, f.output);
+  MaskedScoreOptions options;
+  options.masking = f.masking;
+  options.seed = f.seed;
+  double log_prob = 0;
+  long long tokens = 0, correct = 0;
+  stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
+    std::vector<std::string> lines;
+    while (input.next(static_cast<std::size_t>(f.window), lines)) {
+      const std::size_t first = input.lines_read() - lines.size();
+      const std::vector<SentenceScore> scores = encoder.score_masked(lines, first, options);
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (scores[i].truncated)
+          std::fprintf(stderr, "warning: line %zu: longer than the model's learned positions; scored its first %d "
+                               "tokens\n", first + i + 1, encoder.config().position_limit() - 2);
+        log_prob += scores[i].log_prob;
+        tokens += scores[i].tokens;
+        correct += scores[i].correct;
+      }
+      emit(format_scores(f, scores));
+      progress.update(input.lines_read(), input.bytes_read());
+    }
+  });
+  progress.finish(input.lines_read(), input.bytes_read());
+  const double ce = -log_prob / static_cast<double>(std::max(tokens, 1LL));
+  const double accuracy = static_cast<double>(correct) / static_cast<double>(std::max(tokens, 1LL));
+  std::fprintf(stderr, "%zu lines, %lld masked tokens: cross-entropy %.4f, perplexity %.4f, accuracy %.4f\n",
+               input.lines_read(), tokens, ce, std::exp(ce), accuracy);
+  write_summary(f, {{"lines", input.lines_read()}, {"masked_tokens", tokens}, {"masked_ce", ce},
+                    {"masked_ppl", std::exp(ce)}, {"masked_accuracy", accuracy}});
+  return 0;
+}
+
+// A classifier's lines against their true classes (--labels, line-aligned): each line's log-probability of
+// its classes (the class's, or a multi-label line's sum over every class of log p or log (1 - p)).
+int score_classes(const ScoreFlags& f, Encoder& encoder) {
+  require(!f.labels.empty(), f.model + " is a classifier: score it with --labels (each --input line's classes)");
+  require(!f.per_token && !f.normalize, "score: --per-token and --normalize are for tokens; a classifier scores "
+                                        "each line's classes");
+  const ModelConfig& c = encoder.config();
+  const LabelNames& names = encoder.labels();
+  const std::string input_name = f.input.empty() || f.input == "-" ? "the input" : f.input;
+  LineWindows input(f.input), labels(f.labels);
+  LineProgress progress(f.input, f.output);
+  ClassifyOptions options;
+  options.top_k = c.labels;
+  ClassificationTally tally(c.labels);
+  double log_prob = 0;
+  stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
+    std::vector<std::string> lines, label_lines;
+    while (next_aligned(input, labels, input_name, f.labels, static_cast<std::size_t>(f.window), lines, label_lines)) {
+      const std::size_t first = input.lines_read() - lines.size();
+      const std::vector<Classification> results = encoder.classify(lines, options);
+      std::ostringstream text;
+      text.precision(6);
+      text << std::fixed;
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::vector<int> truth, predicted;
+        std::istringstream words(label_lines[i]);
+        for (std::string name; words >> name;) {
+          const int id = names.id_of(name);
+          require(id >= 0, f.labels + ":" + std::to_string(first + i + 1) + ": unknown class \"" + name +
+                               "\" (the model's classes are its training labels)");
+          truth.push_back(id);
+        }
+        require(!truth.empty(), f.labels + ":" + std::to_string(first + i + 1) + ": no class on the line");
+        require(c.multi_label || truth.size() == 1, f.labels + ":" + std::to_string(first + i + 1) +
+                                                        ": several classes for a single-label classifier");
+        for (const std::string& name : results[i].labels) predicted.push_back(names.id_of(name));
+        tally.add(truth, predicted);
+        std::vector<double> p(static_cast<std::size_t>(c.labels));  // (labels)
+        for (const ClassScore& s : results[i].top) p[static_cast<std::size_t>(s.id)] = s.probability;
+        double line = 0;
+        if (c.multi_label) {
+          std::vector<char> is_true(static_cast<std::size_t>(c.labels), 0);
+          for (int id : truth) is_true[static_cast<std::size_t>(id)] = 1;
+          for (int l = 0; l < c.labels; ++l) {
+            const double q = p[static_cast<std::size_t>(l)];
+            line += std::log(std::max(is_true[static_cast<std::size_t>(l)] ? q : 1.0 - q, 1e-30));
+          }
+        } else {
+          line = std::log(std::max(p[static_cast<std::size_t>(truth[0])], 1e-30));
+        }
+        log_prob += line;
+        text << line << '\n';
+      }
+      emit(text.str());
+      progress.update(input.lines_read(), input.bytes_read());
+    }
+  });
+  progress.finish(input.lines_read(), input.bytes_read());
+  const double ce = -log_prob / static_cast<double>(std::max(tally.examples(), 1LL));
+  std::fprintf(stderr, "%lld lines: accuracy %.4f, macro-F1 %.4f, cross-entropy %.4f\n", tally.examples(),
+               tally.accuracy(), tally.macro_f1(), ce);
+  write_summary(f, {{"examples", tally.examples()}, {"accuracy", tally.accuracy()}, {"macro_f1", tally.macro_f1()},
+                    {"ce", ce}});
+  return 0;
+}
+
+// An encoder-only model: a classifier's classes, or a pre-trained encoder's masked tokens.
+int score_encoder(const ScoreFlags& f) {
+  require(f.source.empty() && f.target.empty(),
+          f.model + " is an encoder-only model: score its text with --input, not --source/--target");
+  Encoder encoder(f.model, f.translator);
+  if (encoder.config().labels > 0) return score_classes(f, encoder);
+  require(f.labels.empty(), "score: --labels is for a classifier; " + f.model + " is a pre-trained encoder (its "
+                            "masked tokens are scored)");
+  return score_masked(f, encoder);
 }
 
 // Window by window over both files, as translate streams: memory bounded by the window.
 int run_score(const ScoreFlags& f) {
   set_num_threads(f.threads);
-  if (read_model_config(SafetensorsFile::read(f.model)).architecture == Architecture::DecoderOnly) return score_text(f);
+  const Architecture kind = read_model_config(SafetensorsFile::read(f.model)).architecture;
+  if (kind == Architecture::EncoderOnly) return score_encoder(f);
+  require(f.labels.empty(), "score: --labels is for a classifier (an encoder-only model)");
+  if (kind == Architecture::DecoderOnly) return score_text(f);
   require(f.input.empty() && !f.source.empty() && !f.target.empty(),
           "score: a translation model scores --source and --target (line-aligned); --input is a language model's text");
   Translator translator(f.model, f.translator);
   LineWindows sources(f.source), targets(f.target);
   LineProgress progress(f.source, f.output);
+  double log_prob = 0;
+  long long tokens = 0;
   stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
     std::vector<std::string> src, tgt;
-    for (;;) {
-      const bool more_src = sources.next(static_cast<std::size_t>(f.window), src);
-      const bool more_tgt = targets.next(static_cast<std::size_t>(f.window), tgt);
-      if (src.size() != tgt.size()) {
-        // One file ended first: count the rest of the other for the message.
-        std::vector<std::string> rest;
-        while (sources.next(1 << 16, rest)) {
-        }
-        while (targets.next(1 << 16, rest)) {
-        }
-        throw Error("line counts differ: " + f.source + " has " + std::to_string(sources.lines_read()) + " lines, " +
-                    f.target + " has " + std::to_string(targets.lines_read()));
-      }
-      if (!more_src || !more_tgt) return;
+    while (next_aligned(sources, targets, f.source, f.target, static_cast<std::size_t>(f.window), src, tgt)) {
       const std::vector<SentenceScore> scores = translator.score(src, tgt);
+      for (const SentenceScore& s : scores) {
+        log_prob += s.log_prob;
+        tokens += s.tokens;
+      }
       for (std::size_t i = 0; i < scores.size(); ++i)
         if (scores[i].truncated)
           std::fprintf(stderr, "warning: pair %zu: longer than the model's learned positions; scored what fits\n",
@@ -111,20 +257,32 @@ int run_score(const ScoreFlags& f) {
     }
   });
   progress.finish(sources.lines_read(), sources.bytes_read());
+  write_summary(f, {{"pairs", sources.lines_read()}, {"tokens", tokens}, {"log_prob", log_prob},
+                    {"perplexity", std::exp(-log_prob / static_cast<double>(std::max(tokens, 1LL)))}});
   return 0;
 }
 
 }  // namespace
 
 Runner add_score_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("score", "Log-probabilities of target sentences given source sentences, or of a "
-                                           "language model's text line by line");
+  auto* cmd = root.add_subcommand("score", "Log-probabilities of target sentences given source sentences, of a "
+                                           "language model's text line by line, of an encoder's masked tokens or "
+                                           "of a classifier's true classes; the input's figures at the end");
   auto f = std::make_shared<ScoreFlags>();
   cmd->add_option("-m,--model", f->model, "Model file")->required();
   cmd->add_option("--source", f->source, "Source sentences, one per line (a translation model)");
   cmd->add_option("--target", f->target, "Target sentences, line-aligned (a translation model)");
-  cmd->add_option("-i,--input", f->input, "Text scored line by line (a language model; default: stdin)");
+  cmd->add_option("-i,--input", f->input, "Text scored line by line (a language model or an encoder; default: stdin)");
+  cmd->add_option("--labels", f->labels, "A classifier's true classes of each --input line, on the line of the same "
+                                         "number (several, space-separated: multi-label)");
   cmd->add_option("-o,--output", f->output, "Output file (default: stdout)");
+  cmd->add_option("--summary", f->summary, "Also write the whole input's figures to this file as one JSON object");
+  cmd->add_option("--mask-rate", f->masking.rate, "A pre-trained encoder: the share of each line's tokens masked")
+      ->check(CLI::Range(0.0, 1.0) & kFinite)
+      ->capture_default_str();
+  cmd->add_flag("--whole-word-mask", f->masking.whole_words, "A pre-trained encoder: mask whole words");
+  cmd->add_option("--seed", f->seed, "A pre-trained encoder: the seed of the masks (with each line's number)")
+      ->capture_default_str();
   cmd->add_option("--window", f->window, "Pairs read and scored together before their results are written")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

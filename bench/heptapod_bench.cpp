@@ -1,10 +1,12 @@
-// Heptapod's side of the benchmarks against PyTorch (bench/vs_pytorch.sh and bench/lm_vs_pytorch.sh run both
-// sides and print the tables).
+// Heptapod's side of the benchmarks against PyTorch (bench/vs_pytorch.sh, bench/lm_vs_pytorch.sh and
+// bench/encoder_vs_pytorch.sh run both sides and print the tables).
 //   heptapod_bench workload -o W.json [--train-batches N --translate-batches N --latency-sentences N --seed S]
 //   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency|allreduce --model small|base [--threads N]
 //       [--compute-type float32|int8|bfloat16]  (train: float32 or bfloat16 products)
 //   heptapod_bench run --phase lm-train|generate --model lm-small|gpt2-small [--batches N] [--batch B --prompt P
 //       --new N --repeats R] [--compute-type ...]  (language models, bench/lm_phases.h; no workload file)
+//   heptapod_bench run --phase embed|mlm-train --model enc-small|bert-base [--batch B --repeats R] [--batches N]
+//       [--compute-type ...]  (encoder-only models, bench/encoder_phases.h; no workload file)
 //   heptapod_bench ceiling --workload W.json --model small|base|lm-small|gpt2-small [--threads N]
 //   heptapod_bench lm-blocks --text T --vocab V -o PREFIX [--documents --context --batch-tokens --seed --batches]
 // `run` and `ceiling` print one JSON line; each phase runs in its own process so peak RSS is the phase's.
@@ -34,6 +36,7 @@
 #include "heptapod/train/communicator.h"
 #include "heptapod/train/train_config.h"
 #include "heptapod/train/update_step.h"
+#include "encoder_phases.h"
 #include "lm_phases.h"
 #include "workload.h"
 
@@ -276,24 +279,29 @@ int main(int argc, char** argv) {
   auto* ceiling = app.add_subcommand("ceiling", "Measure the sgemm ceiling on the training GEMM shapes");
   for (auto* sub : {run, ceiling}) {
     sub->add_option("--workload", workload_path, "Translation models: the workload JSON");
-    sub->add_option("--model", model_name)->required()->check(CLI::IsMember({"small", "base", "lm-small", "gpt2-small"}));
+    sub->add_option("--model", model_name)
+        ->required()
+        ->check(CLI::IsMember({"small", "base", "lm-small", "gpt2-small", "enc-small", "bert-base"}));
     sub->add_option("--threads", threads);
   }
   bool overlap = true;
   run->add_flag("!--no-overlap", overlap, "Train phase under mpirun: sum the gradients after the backward pass");
   run->add_option("--phase", phase)
       ->required()
-      ->check(CLI::IsMember({"train", "beam4", "greedy", "latency", "allreduce", "lm-train", "generate"}));
+      ->check(CLI::IsMember({"train", "beam4", "greedy", "latency", "allreduce", "lm-train", "generate", "embed",
+                             "mlm-train"}));
   run->add_option("--compute-type", compute_type,
-                  "Translation and generate phases: float32, int8 or bfloat16 weights; train, lm-train: float32 or "
-                  "bfloat16 products")
+                  "Translation, generate and embed phases: float32, int8 or bfloat16 weights; train, lm-train, "
+                  "mlm-train: float32 or bfloat16 products")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
-  run->add_option("--batches", lm_batches, "lm-train: timed updates (after --warmup)")->check(CLI::PositiveNumber);
-  run->add_option("--batch", rows, "generate: prompts generated together")->check(CLI::PositiveNumber);
+  run->add_option("--batches", lm_batches, "lm-train, mlm-train: timed updates (after --warmup)")->check(CLI::PositiveNumber);
+  run->add_option("--batch", rows, "generate: prompts generated together; embed: inputs embedded together")
+      ->check(CLI::PositiveNumber);
   run->add_option("--prompt", prompt, "generate: prompt tokens")->check(CLI::PositiveNumber);
   run->add_option("--new", added, "generate: new tokens per prompt")->check(CLI::PositiveNumber);
-  run->add_option("--repeats", repeats, "generate: timed rounds (after --warmup)")->check(CLI::PositiveNumber);
-  run->add_option("--warmup", warmup, "lm-train, generate: untimed updates or rounds first")->check(CLI::NonNegativeNumber);
+  run->add_option("--repeats", repeats, "generate, embed: timed rounds (after --warmup)")->check(CLI::PositiveNumber);
+  run->add_option("--warmup", warmup, "lm-train, mlm-train, generate, embed: untimed updates or rounds first")
+      ->check(CLI::NonNegativeNumber);
   BlockExport blocks;
   auto* export_blocks = app.add_subcommand("lm-blocks", "Write the batches a language model's training reads, in order");
   export_blocks->add_option("--text", blocks.text)->required();
@@ -320,9 +328,11 @@ int main(int argc, char** argv) {
     set_num_threads(threads);
     const bool language_model = model_name == "lm-small" || model_name == "gpt2-small";
     const bool lm_phase = phase == "lm-train" || phase == "generate";
-    require(!run->parsed() || language_model == lm_phase,
+    const bool encoder = is_encoder_model(model_name), encoder_phase = phase == "embed" || phase == "mlm-train";
+    require(!run->parsed() || (language_model == lm_phase && encoder == encoder_phase),
             "--phase " + phase + " is not for the " + model_name + " model");
-    const bool train = run->parsed() && (phase == "train" || phase == "lm-train");
+    require(!ceiling->parsed() || !encoder, "ceiling: not measured for the encoder models");
+    const bool train = run->parsed() && (phase == "train" || phase == "lm-train" || phase == "mlm-train");
     require(!train || compute_type != "int8", "--compute-type int8 is for the inference phases");
     if (train && compute_type == "bfloat16") {  // as `train --matmul-precision bfloat16`
       const kernels::MatmulPrecisionChoice choice = kernels::set_matmul_precision(kernels::MatmulPrecision::bfloat16);
@@ -331,7 +341,12 @@ int main(int argc, char** argv) {
     const InferencePrecision precision{parse_compute_type(train ? "float32" : compute_type, "--compute-type"), false};
     json result;
     ModelConfig c;
-    if (language_model) {
+    if (encoder) {
+      const EncoderShape shape = bench_encoder_model(model_name);
+      c = shape.config;
+      result = phase == "embed" ? embed_phase(shape, rows, repeats, warmup, precision)
+                                : mlm_train_phase(shape, lm_batches, warmup);
+    } else if (language_model) {
       const LanguageModelShape shape = bench_language_model(model_name);
       c = shape.config;
       if (ceiling->parsed()) {

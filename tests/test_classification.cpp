@@ -12,6 +12,7 @@
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/train/classification_task.h"
+#include "heptapod/eval/classification_metrics.h"
 #include "test_process.h"
 
 namespace heptapod {

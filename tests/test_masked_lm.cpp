@@ -12,7 +12,7 @@
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/train/language_model_task.h"
-#include "heptapod/train/masking.h"
+#include "heptapod/data/masking.h"
 #include "test_process.h"
 
 namespace heptapod {

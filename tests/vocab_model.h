@@ -53,8 +53,9 @@ inline std::string make_language_model(const std::string& path, int learned_posi
   return path;
 }
 
-// A small untrained encoder-only model (BERT's shape: learned positions; token types and the embedding
-// norm, or a classifier of two classes, "number" and "word") with the numbers vocabulary, written to `path`.
+// A small untrained encoder-only model (BERT's shape: learned positions; token types, the embedding norm and
+// the masked-LM head (the unknown piece standing for the mask), or a classifier of two classes, "number" and
+// "word") with the numbers vocabulary, written to `path`.
 inline std::string make_encoder(const std::string& path, bool classifier = false) {
   ModelVocabularies vocabs;
   vocabs.source = numbers_vocabulary();
@@ -69,6 +70,8 @@ inline std::string make_encoder(const std::string& path, bool classifier = false
   } else {
     c.token_types = 2;
     c.embedding_norm = true;
+    c.mlm_head = true;
+    c.mask_id = kUnkId;
   }
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, classifier ? 12 : 11);

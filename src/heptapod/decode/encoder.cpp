@@ -5,7 +5,8 @@
 #include <cmath>
 
 #include "heptapod/core/error.h"
-#include "heptapod/decode/scoring.h"
+#include "heptapod/core/random.h"
+#include "heptapod/decode/logits_processors.h"
 
 namespace heptapod {
 
@@ -13,15 +14,21 @@ void validate(const EmbedOptions& o) {
   require(o.batch_tokens >= 1, "embed: batch_tokens must be at least 1");
 }
 
+void validate(const MaskedScoreOptions& o) {
+  require(o.masking.rate > 0.0f && o.masking.rate < 1.0f, "score: the mask rate must be in (0, 1)");
+  require(o.batch_tokens >= 1, "score: batch_tokens must be at least 1");
+}
+
 void validate(const ClassifyOptions& o) {
   require(o.top_k >= 1, "classify: top_k must be at least 1");
   require(o.batch_tokens >= 1, "classify: batch_tokens must be at least 1");
 }
 
-Encoder::Encoder(const std::string& model_path, const ModelLoadOptions& options) {
-  InferenceModel loaded = load_for_inference(model_path, options, Architecture::EncoderOnly, "embedding");
-  model_ = std::move(loaded.model);
-  vocabs_ = std::move(loaded.vocabs);
+Encoder::Encoder(const std::string& model_path, const ModelLoadOptions& options)
+    : Encoder(load_for_inference(model_path, options, Architecture::EncoderOnly, "embedding")) {}
+
+Encoder::Encoder(InferenceModel loaded) : model_(std::move(loaded.model)), vocabs_(std::move(loaded.vocabs)) {
+  require(model_ && model_->config().architecture == Architecture::EncoderOnly, "Encoder: not an encoder-only model");
 }
 
 EncodedText Encoder::encode_text(const std::string& text) const {
@@ -38,13 +45,20 @@ EncodedText Encoder::encode_text(const std::string& text) const {
   return e;
 }
 
-void Encoder::for_each_batch(const std::vector<std::string>& texts, int batch_tokens,
-                             const std::function<void(const std::vector<std::size_t>&, const Batch&)>& run) {
+std::vector<std::vector<int>> Encoder::encode_texts(const std::vector<std::string>& texts) const {
+  std::vector<std::vector<int>> inputs(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) inputs[i] = encode_text(texts[i]).tokens;
+  return inputs;
+}
+
+void Encoder::for_each_batch(const std::vector<std::vector<int>>& tokens, int batch_tokens,
+                             const std::function<void(const std::vector<std::size_t>&, Batch&)>& run) {
   const ModelConfig& c = config();
-  std::vector<std::vector<int>> tokens(texts.size());
-  std::vector<std::size_t> lengths(texts.size());
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    tokens[i] = encode_text(texts[i]).tokens;
+  std::vector<std::size_t> lengths(tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    require(!tokens[i].empty() && static_cast<int>(tokens[i].size()) <= c.position_limit(),
+            "Encoder: input " + std::to_string(i) + " has " + std::to_string(tokens[i].size()) +
+                " tokens; an input has 1 to " + std::to_string(c.position_limit()) + " (the learned positions)");
     lengths[i] = tokens[i].size();
   }
   for (const auto& group : length_batches(lengths, batch_tokens)) {
@@ -64,10 +78,15 @@ void Encoder::for_each_batch(const std::vector<std::string>& texts, int batch_to
 }
 
 std::vector<std::vector<float>> Encoder::embed(const std::vector<std::string>& texts, const EmbedOptions& o) {
+  return embed_tokens(encode_texts(texts), o);
+}
+
+std::vector<std::vector<float>> Encoder::embed_tokens(const std::vector<std::vector<int>>& inputs,
+                                                      const EmbedOptions& o) {
   validate(o);
   const int C = config().d_model;
-  std::vector<std::vector<float>> out(texts.size(), std::vector<float>(static_cast<std::size_t>(C)));
-  for_each_batch(texts, o.batch_tokens, [&](const std::vector<std::size_t>& group, const Batch& batch) {
+  std::vector<std::vector<float>> out(inputs.size(), std::vector<float>(static_cast<std::size_t>(C)));
+  for_each_batch(inputs, o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {
     const int B = batch.B, S = batch.S;
     const std::vector<int>& len = batch.src_len;  // (B)
     const float* y = model_->encode(batch.src.data(), B, S, len.data(), arena_);  // (B*S, C)
@@ -96,7 +115,7 @@ std::vector<Classification> Encoder::classify(const std::vector<std::string>& te
   require(c.labels > 0, "classify: the model has no classifier (an encoder trained with --task classify has)");
   const int L = c.labels;
   std::vector<Classification> out(texts.size());
-  for_each_batch(texts, o.batch_tokens, [&](const std::vector<std::size_t>& group, const Batch& batch) {
+  for_each_batch(encode_texts(texts), o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {
     const float* logits = model_->logits(batch, arena_);  // (B, L)
     for (int b = 0; b < batch.B; ++b) {
       const float* row = logits + static_cast<std::size_t>(b) * L;
@@ -117,6 +136,49 @@ std::vector<Classification> Encoder::classify(const std::vector<std::string>& te
         if (c.multi_label ? s.probability > 0.5f : result.labels.empty()) result.labels.push_back(s.label);
       scores.resize(std::min(scores.size(), static_cast<std::size_t>(o.top_k)));
       result.top = std::move(scores);
+    }
+  });
+  return out;
+}
+
+std::vector<SentenceScore> Encoder::score_masked(const std::vector<std::string>& texts, std::size_t first_index,
+                                                  const MaskedScoreOptions& o) {
+  validate(o);
+  const ModelConfig& c = config();
+  require(c.mlm_head, "score: the model has no masked-language-model head (a pre-trained encoder has; a classifier "
+                      "is scored with its labels)");
+  const MaskingPlan masking(vocabs_.source, c.mask_id, o.masking);
+  std::vector<SentenceScore> out(texts.size());
+  std::vector<std::vector<int>> inputs(texts.size()), targets(texts.size());  // each (length): -1 where not masked
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    EncodedText e = encode_text(texts[i]);
+    out[i].truncated = e.truncated;
+    inputs[i] = std::move(e.tokens);
+    masking.mask(inputs[i], targets[i], mix64(o.seed) ^ mix64(first_index + i));
+  }
+  const int V = c.src_vocab_size;
+  for_each_batch(inputs, o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {
+    batch.mlm_targets.assign(batch.src.size(), -1);  // (B, S)
+    for (int b = 0; b < batch.B; ++b) {
+      const std::vector<int>& t = targets[group[static_cast<std::size_t>(b)]];
+      std::copy(t.begin(), t.end(), batch.mlm_targets.begin() + static_cast<long>(b) * batch.S);
+    }
+    if (std::all_of(batch.mlm_targets.begin(), batch.mlm_targets.end(), [](int t) { return t < 0; }))
+      return;  // texts without an ordinary token: nothing masked, nothing scored
+    float* logits = model_->logits(batch, arena_);  // (Nm, V): the masked positions in row-major order
+    std::size_t row = 0;
+    for (int b = 0; b < batch.B; ++b) {
+      SentenceScore& score = out[group[static_cast<std::size_t>(b)]];
+      for (const int target : targets[group[static_cast<std::size_t>(b)]]) {
+        if (target < 0) continue;
+        float* r = logits + row++ * static_cast<std::size_t>(V);
+        const int best = static_cast<int>(std::max_element(r, r + V) - r);
+        log_softmax(r, V);
+        score.token_log_probs.push_back(r[target]);
+        score.log_prob += r[target];
+        ++score.tokens;
+        score.correct += best == target ? 1 : 0;
+      }
     }
   });
   return out;

@@ -14,6 +14,7 @@ struct SentenceScore {
   double log_prob = 0;             // natural log-probability of the target given the source (end token included)
   std::vector<double> token_log_probs;
   int tokens = 0;
+  int correct = 0;                 // an encoder's masked scoring: masked tokens its most probable piece recovers
   bool truncated = false;          // longer than the model's learned positions: only what fits was scored
 };
 

@@ -13,7 +13,8 @@
 #include "heptapod/core/random.h"
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/text_file.h"
-#include "heptapod/train/masking.h"
+#include "heptapod/eval/classification_metrics.h"
+#include "heptapod/data/masking.h"
 
 namespace heptapod {
 
@@ -30,18 +31,6 @@ std::vector<std::string> split_labels(const std::string& line) {
 }
 
 }  // namespace
-
-double macro_f1(const std::vector<long long>& tp, const std::vector<long long>& fp, const std::vector<long long>& fn) {
-  double sum = 0;
-  int classes = 0;
-  for (std::size_t k = 0; k < tp.size(); ++k) {
-    const long long denominator = 2 * tp[k] + fp[k] + fn[k];
-    if (denominator == 0) continue;
-    sum += 2.0 * static_cast<double>(tp[k]) / static_cast<double>(denominator);
-    ++classes;
-  }
-  return classes > 0 ? sum / classes : 0.0;
-}
 
 ClassificationTask::ClassificationTask(const TrainConfig& config) : config_(config) {}
 
@@ -217,8 +206,7 @@ bool ClassificationTask::next_batch(TrainState& state, int max_epochs, const Mod
 ValidationReport ClassificationTask::validate(Transformer<float>& model, Arena& arena) {
   const ModelConfig& c = model.config();
   const int L = c.labels;
-  std::vector<long long> tp(static_cast<std::size_t>(L)), fp(tp), fn(tp);
-  long long right = 0;
+  ClassificationTally tally(L);
   double nll = 0;
   const std::size_t n = dev_.tokens.size();
   for (std::size_t first = 0; first < n; first += 64) {
@@ -231,23 +219,17 @@ ValidationReport ClassificationTask::validate(Transformer<float>& model, Arena& 
     const float* logits = model.logits(batch, arena);  // (B, L)
     for (std::size_t k = 0; k < which.size(); ++k) {
       const float* row = logits + k * static_cast<std::size_t>(L);
-      std::vector<char> truth(static_cast<std::size_t>(L), 0), said(static_cast<std::size_t>(L), 0);
-      for (int cls : dev_.classes[which[k]]) truth[static_cast<std::size_t>(cls)] = 1;
+      std::vector<int> said;
       if (c.multi_label) {
-        for (int l = 0; l < L; ++l) said[static_cast<std::size_t>(l)] = row[l] > 0.0f;
+        for (int l = 0; l < L; ++l)
+          if (row[l] > 0.0f) said.push_back(l);
       } else {
-        said[static_cast<std::size_t>(std::max_element(row, row + L) - row)] = 1;
+        said.push_back(static_cast<int>(std::max_element(row, row + L) - row));
       }
-      right += truth == said ? 1 : 0;
-      for (int l = 0; l < L; ++l) {
-        const auto i = static_cast<std::size_t>(l);
-        tp[i] += truth[i] && said[i];
-        fp[i] += !truth[i] && said[i];
-        fn[i] += truth[i] && !said[i];
-      }
+      tally.add(dev_.classes[which[k]], said);
     }
   }
-  const double accuracy = static_cast<double>(right) / static_cast<double>(n), f1 = macro_f1(tp, fp, fn);
+  const double accuracy = tally.accuracy(), f1 = tally.macro_f1();
   ValidationReport report;
   report.criterion = 1.0 - (config_.valid_metric == TrainConfig::ValidMetric::MacroF1 ? f1 : accuracy);
   report.metrics = {{"accuracy", accuracy}, {"macro_f1", f1}, {"ce", nll / static_cast<double>(n)},

@@ -15,10 +15,6 @@
 
 namespace heptapod {
 
-// Macro-F1: the mean over classes of 2 tp / (2 tp + fp + fn), over the classes with tp + fp + fn > 0 (0 when
-// none). tp, fp, fn: (classes).
-double macro_f1(const std::vector<long long>& tp, const std::vector<long long>& fp, const std::vector<long long>& fn);
-
 class ClassificationTask final : public TrainingTask {
  public:
   explicit ClassificationTask(const TrainConfig& config);

@@ -1,7 +1,7 @@
 // Language modelling as a training task, causal as GPT trains (a decoder-only model) or masked as BERT does
 // (an encoder-only model): the documents of a text file (lines or paragraphs), each as bos, its tokens and
 // eos, end to end in one stream, cut into blocks of `context` tokens; a causal block's targets are the next
-// tokens, a masked block is the start token and context - 1 stream tokens, masked (train/masking.h). The
+// tokens, a masked block is the start token and context - 1 stream tokens, masked (data/masking.h). The
 // blocks shuffled each epoch and batched batch_tokens / context at a time. One vocabulary, trained on the
 // text unless given (an encoder's with a "<mask>" piece). Validation: the dev text's cross-entropy,
 // perplexity, and bits per character and per byte (causal), or its masked tokens' cross-entropy and accuracy
@@ -16,34 +16,11 @@
 
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/utf8.h"
-#include "heptapod/train/masking.h"
+#include "heptapod/data/document_stream.h"
+#include "heptapod/data/masking.h"
 #include "heptapod/train/training_task.h"
 
 namespace heptapod {
-
-// The token stream of a corpus of documents (ParallelCorpus::build_documents): document d as bos, its
-// tokens, eos, documents end to end.
-class DocumentStream {
- public:
-  DocumentStream(const ParallelCorpus& corpus, const ModelConfig& model);
-  std::int64_t size() const { return size_; }
-  int bos_id() const { return bos_; }
-  int pad_id() const { return pad_; }
-  // Tokens [begin, begin + count) of the stream into out.
-  void read(std::int64_t begin, int count, int* out) const;
-  // The stream cut into blocks of `context` model inputs, each with its next tokens as targets (so block b
-  // reads tokens [b * context, b * context + context] and the last block may be shorter).
-  std::int64_t blocks(int context) const { return size_ > 1 ? (size_ - 2) / context + 1 : 0; }
-  // The batch of the given blocks: inputs tgt_in, next tokens tgt_out, no source.
-  Batch batch(const std::vector<std::int64_t>& blocks, int context) const;
-
- private:
-  // Where document d starts in the stream.
-  std::int64_t start(std::size_t d) const { return corpus_.token_offset(d) + 2 * static_cast<std::int64_t>(d); }
-  const ParallelCorpus& corpus_;
-  int bos_, eos_, pad_;
-  std::int64_t size_ = 0;
-};
 
 class LanguageModelTask final : public TrainingTask {
  public:

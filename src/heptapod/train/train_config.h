@@ -27,7 +27,7 @@ struct TrainConfig {
   std::string train_text, valid_text;
   DocumentSplit documents = DocumentSplit::Lines;
   int context = 256;
-  // An encoder's masked language modelling (train/masking.h): the share of tokens chosen, whole words or not.
+  // An encoder's masked language modelling (data/masking.h): the share of tokens chosen, whole words or not.
   float mask_rate = 0.15f;
   bool whole_word_mask = false;
   // What an encoder-only model trains for: masked language modelling, or classification of the lines of

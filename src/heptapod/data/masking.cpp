@@ -1,11 +1,11 @@
 // BERT's masking of encoder inputs: choice, 80/10/10 replacement, whole words, reproducible draws.
-#include "heptapod/train/masking.h"
+#include "heptapod/data/masking.h"
 
 #include <algorithm>
 
 #include "heptapod/core/error.h"
 #include "heptapod/core/random.h"
-#include "heptapod/train/language_model_task.h"
+#include "heptapod/data/document_stream.h"
 
 namespace heptapod {
 
