@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "heptapod/decode/encoder.h"
 #include "heptapod/kernels/threads.h"
+#include "encoder_lines.h"
 #include "line_io.h"
 #include "precision_options.h"
 
@@ -55,12 +56,9 @@ int run_classify(const ClassifyFlags& f) {
     std::vector<std::string> lines;
     while (input.next(static_cast<std::size_t>(f.window), lines)) {
       const std::size_t first = input.lines_read() - lines.size();
-      for (std::size_t i = 0; i < lines.size(); ++i)
-        if (encoder.encode_text(lines[i]).truncated)
-          std::fprintf(stderr, "warning: line %zu: longer than the model's learned positions; classified by its "
-                               "first %d tokens\n", first + i + 1, encoder.config().position_limit() - 2);
+      const auto inputs = encode_window(encoder, lines, f.options.pairs, f.input, first, "classified by");
       std::string text;
-      for (const Classification& c : encoder.classify(lines, f.options)) text += format_line(c, f.json);
+      for (const Classification& c : encoder.classify_inputs(inputs, f.options)) text += format_line(c, f.json);
       emit(text);
       progress.update(input.lines_read(), input.bytes_read());
     }
@@ -80,6 +78,7 @@ Runner add_classify_command(CLI::App& root) {
   cmd->add_option("--top-k", f->options.top_k, "Classes listed per line, most probable first")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_flag("--pairs", f->options.pairs, "Each line is a sentence pair, its two texts separated by a tab");
   cmd->add_flag("--json", f->json, "A JSON object per line: {\"labels\": [...], \"top\": [{\"label\", \"probability\"}]}");
   cmd->add_option("--batch-tokens", f->options.batch_tokens, "Padded tokens per batch")
       ->check(CLI::PositiveNumber)

@@ -10,6 +10,7 @@
 #include "heptapod/decode/encoder.h"
 #include "heptapod/io/npy.h"
 #include "heptapod/kernels/threads.h"
+#include "encoder_lines.h"
 #include "line_io.h"
 #include "precision_options.h"
 
@@ -50,11 +51,7 @@ int run_embed(EmbedFlags f) {
     std::vector<std::string> lines;
     if (!input.next(static_cast<std::size_t>(f.window), lines)) return false;
     const std::size_t first = input.lines_read() - lines.size();
-    for (std::size_t i = 0; i < lines.size(); ++i)
-      if (encoder.encode_text(lines[i]).truncated)
-        std::fprintf(stderr, "warning: line %zu: longer than the model's learned positions; embedded its first %d "
-                             "tokens\n", first + i + 1, encoder.config().position_limit() - 2);
-    vectors = encoder.embed(lines, f.options);
+    vectors = encoder.embed_inputs(encode_window(encoder, lines, f.options.pairs, f.input, first, "embedded"), f.options);
     progress.update(input.lines_read(), input.bytes_read());
     return true;
   };
@@ -92,6 +89,7 @@ Runner add_embed_command(CLI::App& root) {
   cmd->add_option("--pooling", f->pooling, "mean (of every token's vector; the default) or cls (the start token's)")
       ->check(CLI::IsMember({"mean", "cls"}));
   cmd->add_flag("--normalize", f->options.normalize, "Scale every vector to unit length (L2)");
+  cmd->add_flag("--pairs", f->options.pairs, "Each line is a sentence pair, its two texts separated by a tab");
   cmd->add_option("--batch-tokens", f->options.batch_tokens, "Padded tokens per batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

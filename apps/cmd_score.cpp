@@ -20,6 +20,7 @@
 #include "heptapod/eval/classification_metrics.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/model_file.h"
+#include "encoder_lines.h"
 #include "line_io.h"
 #include "precision_options.h"
 
@@ -29,7 +30,7 @@ namespace {
 
 struct ScoreFlags {
   std::string model, source, target, input, output, labels, summary;
-  bool per_token = false, normalize = false;
+  bool per_token = false, normalize = false, pairs = false;
   ModelLoadOptions translator;
   MaskingOptions masking;
   std::uint64_t seed = 1;
@@ -126,11 +127,9 @@ int score_masked(const ScoreFlags& f, Encoder& encoder) {
     std::vector<std::string> lines;
     while (input.next(static_cast<std::size_t>(f.window), lines)) {
       const std::size_t first = input.lines_read() - lines.size();
-      const std::vector<SentenceScore> scores = encoder.score_masked(lines, first, options);
+      const std::vector<SentenceScore> scores =
+          encoder.score_masked_inputs(encode_window(encoder, lines, f.pairs, f.input, first, "scored"), first, options);
       for (std::size_t i = 0; i < lines.size(); ++i) {
-        if (scores[i].truncated)
-          std::fprintf(stderr, "warning: line %zu: longer than the model's learned positions; scored its first %d "
-                               "tokens\n", first + i + 1, encoder.config().position_limit() - 2);
         log_prob += scores[i].log_prob;
         tokens += scores[i].tokens;
         correct += scores[i].correct;
@@ -168,7 +167,8 @@ int score_classes(const ScoreFlags& f, Encoder& encoder) {
     std::vector<std::string> lines, label_lines;
     while (next_aligned(input, labels, input_name, f.labels, static_cast<std::size_t>(f.window), lines, label_lines)) {
       const std::size_t first = input.lines_read() - lines.size();
-      const std::vector<Classification> results = encoder.classify(lines, options);
+      const std::vector<Classification> results =
+          encoder.classify_inputs(encode_window(encoder, lines, f.pairs, f.input, first, "scored"), options);
       std::ostringstream text;
       text.precision(6);
       text << std::fixed;
@@ -232,6 +232,7 @@ int run_score(const ScoreFlags& f) {
   const Architecture kind = read_model_config(SafetensorsFile::read(f.model)).architecture;
   if (kind == Architecture::EncoderOnly) return score_encoder(f);
   require(f.labels.empty(), "score: --labels is for a classifier (an encoder-only model)");
+  require(!f.pairs, "score: --pairs is for an encoder-only model's sentence pairs");
   if (kind == Architecture::DecoderOnly) return score_text(f);
   require(f.input.empty() && !f.source.empty() && !f.target.empty(),
           "score: a translation model scores --source and --target (line-aligned); --input is a language model's text");
@@ -281,6 +282,7 @@ Runner add_score_command(CLI::App& root) {
       ->check(CLI::Range(0.0, 1.0) & kFinite)
       ->capture_default_str();
   cmd->add_flag("--whole-word-mask", f->masking.whole_words, "A pre-trained encoder: mask whole words");
+  cmd->add_flag("--pairs", f->pairs, "An encoder: each line is a sentence pair, its two texts separated by a tab");
   cmd->add_option("--seed", f->seed, "A pre-trained encoder: the seed of the masks (with each line's number)")
       ->capture_default_str();
   cmd->add_option("--window", f->window, "Pairs read and scored together before their results are written")

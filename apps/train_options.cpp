@@ -36,6 +36,9 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
                   "--task classify: the classes of each --text line, on the line of the same number (several, "
                   "space-separated: multi-label)");
   cmd->add_option("--valid-labels", c.valid_labels, "--task classify: the classes of each --valid-text line");
+  cmd->add_flag("--pairs", c.sentence_pairs,
+                "--task classify: each text line is a sentence pair, its two texts separated by a tab (read as "
+                "[CLS] first [SEP] second [SEP], the second of token type 1)");
   cmd->add_option_function<std::string>(
          "--pooling", [&c](const std::string& name) { c.pooling = pooling_from_name(name, "--pooling"); },
          "--task classify: the sentence vector the classifier reads: mean (of the encoder's output rows; the "

@@ -119,13 +119,13 @@ json embed_phase(const EncoderShape& shape, int batch, int repeats, int warmup, 
   EmbedOptions options;  // mean pooling, as `heptapod embed`
   options.batch_tokens = batch * shape.length;
   std::mt19937 rng(11);
-  std::vector<std::vector<std::vector<int>>> rounds(static_cast<std::size_t>(warmup + repeats));  // each (batch, length)
+  std::vector<std::vector<EncoderInput>> rounds(static_cast<std::size_t>(warmup + repeats));  // each (batch)
   for (auto& inputs : rounds)
-    for (int i = 0; i < batch; ++i) inputs.push_back(random_input(c, shape.length, rng));
+    for (int i = 0; i < batch; ++i) inputs.push_back({random_input(c, shape.length, rng), {}, false});
   Clock::time_point t0 = Clock::now();
   for (int r = 0; r < warmup + repeats; ++r) {
     if (r == warmup) t0 = Clock::now();
-    const auto vectors = encoder.embed_tokens(rounds[static_cast<std::size_t>(r)], options);  // (batch, d_model)
+    const auto vectors = encoder.embed_inputs(rounds[static_cast<std::size_t>(r)], options);  // (batch, d_model)
     require(static_cast<int>(vectors.size()) == batch, "benchmark: unexpected embedding count");
   }
   const double seconds = seconds_since(t0);

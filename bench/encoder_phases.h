@@ -29,7 +29,7 @@ double embed_flops(const ModelConfig& c, int batch, int length);
 double mlm_training_flops(const ModelConfig& c, int blocks, int length, long long masked);
 
 // Mean-pooled embeddings of `batch` random inputs (start token, length - 2 random ids, end token) in one
-// batch through Encoder::embed_tokens, in `precision`; `warmup` batches untimed, then `repeats` timed, each
+// batch through Encoder::embed_inputs, in `precision`; `warmup` batches untimed, then `repeats` timed, each
 // with fresh inputs.
 nlohmann::json embed_phase(const EncoderShape& shape, int batch, int repeats, int warmup,
                            const InferencePrecision& precision);

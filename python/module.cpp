@@ -221,13 +221,13 @@ class PyEncoder {
       : calls_(threads), encoder_(path, load_options(compute_type, float_output)) {}
 
   // (N, d_model) float32: a NumPy array where NumPy is installed, else a list of lists.
-  py::object embed(const std::vector<std::string>& texts, const std::string& pooling, bool normalize,
-                   int batch_tokens) {
+  py::object embed(const py::sequence& texts, const std::string& pooling, bool normalize, int batch_tokens) {
     EmbedOptions o;
     o.pooling = pooling_from_name(pooling, "pooling");
     o.normalize = normalize;
     o.batch_tokens = batch_tokens;
-    const std::vector<std::vector<float>> vectors = calls_.run([&] { return encoder_.embed(texts, o); });
+    const std::vector<EncoderInput> inputs = inputs_of(texts);
+    const std::vector<std::vector<float>> vectors = calls_.run([&] { return encoder_.embed_inputs(inputs, o); });
     py::object numpy;
     try {
       numpy = py::module_::import("numpy");
@@ -243,11 +243,12 @@ class PyEncoder {
 
   // One dict per text: {'labels': the prediction, 'top': [(label, probability), ...]}, as `heptapod classify
   // --json` writes them.
-  py::list classify(const std::vector<std::string>& texts, int top_k, int batch_tokens) {
+  py::list classify(const py::sequence& texts, int top_k, int batch_tokens) {
     ClassifyOptions o;
     o.top_k = top_k;
     o.batch_tokens = batch_tokens;
-    const std::vector<Classification> out = calls_.run([&] { return encoder_.classify(texts, o); });
+    const std::vector<EncoderInput> inputs = inputs_of(texts);
+    const std::vector<Classification> out = calls_.run([&] { return encoder_.classify_inputs(inputs, o); });
     py::list results;
     for (const Classification& c : out) {
       py::list top;
@@ -267,6 +268,27 @@ class PyEncoder {
   std::string decode(const std::vector<int>& ids) const { return encoder_.vocabulary().decode(ids); }
 
  private:
+  // Texts from Python as the encoder reads them: each a str, or a (first, second) sentence pair of str.
+  std::vector<EncoderInput> inputs_of(const py::sequence& texts) const {
+    require(!py::isinstance<py::str>(texts), "texts: a list of texts, not one str");
+    std::vector<EncoderInput> inputs;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const py::object item = texts[i];
+      if (py::isinstance<py::str>(item)) {
+        inputs.push_back(encoder_.encode_text(item.cast<std::string>()));
+        continue;
+      }
+      std::pair<std::string, std::string> pair;
+      try {
+        pair = item.cast<std::pair<std::string, std::string>>();
+      } catch (const py::cast_error&) {
+        throw Error("texts[" + std::to_string(i) + "]: a str, or a (first, second) sentence pair of str");
+      }
+      inputs.push_back(encoder_.encode_pair(pair.first, pair.second));
+    }
+    return inputs;
+  }
+
   Serialized calls_;
   Encoder encoder_;
 };
@@ -444,10 +466,12 @@ PYBIND11_MODULE(heptapod, m) {
            "threads: 0 = every core; compute_type: 'float32', 'int8' or 'bfloat16' (default: the file's)")
       .def("embed", &PyEncoder::embed, py::arg("texts"), py::arg("pooling") = "mean", py::arg("normalize") = false,
            py::arg("batch_tokens") = 4096,
-           "One vector per text, as `heptapod embed` writes them: a float32 NumPy array (len(texts), d_model) where "
-           "NumPy is installed, else a list of lists; pooling 'mean' (the default) or 'cls'")
+           "One vector per text (a str, or a (first, second) sentence pair), as `heptapod embed` writes them: a "
+           "float32 NumPy array (len(texts), d_model) where NumPy is installed, else a list of lists; pooling "
+           "'mean' (the default) or 'cls'")
       .def("classify", &PyEncoder::classify, py::arg("texts"), py::arg("top_k") = 1, py::arg("batch_tokens") = 4096,
-           "A classifier's classes of each text: one dict per text, {'labels': the prediction (the most probable "
+           "A classifier's classes of each text (a str, or a (first, second) sentence pair): one dict per text, "
+           "{'labels': the prediction (the most probable "
            "class, or each above 0.5 for a multi-label model), 'top': [(label, probability), ...] best first}")
       .def_property_readonly("labels", &PyEncoder::labels)
       .def("encode", &PyEncoder::encode, py::arg("text"),

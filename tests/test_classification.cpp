@@ -2,18 +2,25 @@
 // scratch learns a labelling of the numbers text well above the majority class, with accuracy and macro-F1
 // in its validation records and the class names in the model file; an encoder pre-trained by masked
 // language modelling is fine-tuned with a new head; a resumed run equals the uninterrupted one; several
-// classes on a line make it multi-label; bad label files are refused naming file and line.
+// classes on a line make it multi-label; bad label files are refused naming file and line. The tally's
+// accuracy (exact class sets) and macro-F1 by hand; `heptapod score --labels` gives each line's log-probability
+// of its class and the input's accuracy and macro-F1 from `heptapod classify`'s own probabilities. Sentence
+// pairs (--pairs): trained and validated as pairs, and scored by the command with the validation's figures.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "heptapod/data/model_vocab.h"
+#include "heptapod/eval/classification_metrics.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/train/classification_task.h"
-#include "heptapod/eval/classification_metrics.h"
 #include "test_process.h"
+#include "vocab_model.h"
 
 namespace heptapod {
 namespace {
@@ -27,6 +34,82 @@ TEST(Classification, MacroF1IsTheMeanOfThePerClassF1) {
   EXPECT_NEAR(macro_f1({2, 1, 0}, {1, 0, 0}, {0, 1, 0}), (0.8 + 2.0 / 3.0) / 2, 1e-12);
   EXPECT_EQ(macro_f1({0}, {0}, {0}), 0.0);
   EXPECT_NEAR(macro_f1({0, 3}, {2, 0}, {0, 2}), (0.0 + 0.75) / 2, 1e-12);  // a class only predicted counts, as 0
+}
+
+TEST(Classification, TheTallyCountsExactClassSetsAndPerClassF1) {
+  ClassificationTally tally(3);
+  tally.add({0}, {0});        // right
+  tally.add({1}, {0});        // wrong: class 0 fp, class 1 fn
+  tally.add({0, 2}, {0, 2});  // right (multi-label: the same set)
+  tally.add({0, 2}, {0});     // wrong: one class missed (class 2 fn)
+  EXPECT_EQ(tally.examples(), 4);
+  EXPECT_DOUBLE_EQ(tally.accuracy(), 0.5);
+  // Class 0: tp 3 fp 1 fn 0; class 1: tp 0 fp 0 fn 1; class 2: tp 1 fp 0 fn 1.
+  EXPECT_NEAR(tally.macro_f1(), macro_f1({3, 0, 1}, {1, 0, 0}, {0, 1, 1}), 1e-12);
+  EXPECT_NEAR(tally.macro_f1(), (6.0 / 7.0 + 0.0 + 2.0 / 3.0) / 3, 1e-12);
+  EXPECT_THROW(tally.add({3}, {0}), Error);
+}
+
+TEST(Classification, ScoreGivesEachLinesClassLogProbabilityAndTheFigures) {
+  TempDir dir;
+  const std::string model = test::make_encoder(dir.file("classifier.htp"), true);
+  const std::vector<std::string> texts = {"veinte", "mil", "uno dos", "", "cien mil"};
+  const std::vector<std::string> truth = {"number", "word", "number", "word", "number"};
+  std::string text, labels;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    text += texts[i] + "\n";
+    labels += truth[i] + "\n";
+  }
+  const std::string input = dir.write("in.txt", text), label_file = dir.write("in.labels", labels);
+  std::string log;
+  ASSERT_EQ(run_heptapod("classify -m " + quoted(model) + " -i " + quoted(input) + " --json --top-k 2 -o " +
+                             quoted(dir.file("c.jsonl")),
+                         dir, log),
+            0)
+      << log;
+  ASSERT_EQ(run_heptapod("score -m " + quoted(model) + " -i " + quoted(input) + " --labels " + quoted(label_file) +
+                             " -o " + quoted(dir.file("s.txt")) + " --window 2 --summary " + quoted(dir.file("s.json")),
+                         dir, log),
+            0)
+      << log;
+  // The reference: classify's probabilities; accuracy and macro-F1 counted here.
+  std::istringstream predictions(test::slurp(dir.file("c.jsonl"))), scores(test::slurp(dir.file("s.txt")));
+  std::map<std::string, std::array<int, 3>> counts;  // class -> tp, fp, fn
+  int right = 0;
+  double log_prob = 0;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    std::string p, s;
+    ASSERT_TRUE(std::getline(predictions, p) && std::getline(scores, s)) << "line " << i;
+    const auto j = nlohmann::json::parse(p);
+    const std::string said = j["labels"][0];
+    double probability = 0;
+    for (const auto& top : j["top"])
+      if (top["label"] == truth[i]) probability = top["probability"];
+    EXPECT_NEAR(std::stod(s), std::log(probability), 1e-4) << "line " << i;
+    log_prob += std::log(probability);
+    right += said == truth[i] ? 1 : 0;
+    if (said == truth[i]) {
+      ++counts[said][0];
+    } else {
+      ++counts[said][1];
+      ++counts[truth[i]][2];
+    }
+  }
+  double f1 = 0;
+  for (const auto& [name, c] : counts) f1 += 2.0 * c[0] / (2.0 * c[0] + c[1] + c[2]);
+  f1 /= static_cast<double>(counts.size());
+  const auto summary = nlohmann::json::parse(test::slurp(dir.file("s.json")));
+  EXPECT_EQ(summary["examples"], texts.size());
+  EXPECT_NEAR(summary["accuracy"].get<double>(), right / static_cast<double>(texts.size()), 1e-12);
+  EXPECT_NEAR(summary["macro_f1"].get<double>(), f1, 1e-12);
+  EXPECT_NEAR(summary["ce"].get<double>(), -log_prob / static_cast<double>(texts.size()), 1e-4);
+  // A class the model does not know, and a labels file that ends early, are refused naming the file.
+  const std::string unknown = dir.write("bad.labels", "number\nword\nsome-class\nword\nnumber\n");
+  EXPECT_EQ(run_heptapod("score -m " + quoted(model) + " -i " + quoted(input) + " --labels " + quoted(unknown), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, unknown + ":3: unknown class \"some-class\"");
+  const std::string short_file = dir.write("short.labels", "number\nword\n");
+  EXPECT_EQ(run_heptapod("score -m " + quoted(model) + " -i " + quoted(input) + " --labels " + quoted(short_file), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "line counts differ");
 }
 
 // The numbers text with a class per line: "seven" when the number says seven (seventy, seventeen: 45% of
@@ -182,6 +265,62 @@ TEST(ClassificationTrain, BadLabelFilesAreRefusedNamingFileAndLine) {
   EXPECT_HAS_SUBSTR(log, "--valid-labels");
   EXPECT_EQ(run_heptapod(replace("--task classify", "--task mlm"), d.dir, log), 1);
   EXPECT_HAS_SUBSTR(log, "--labels");
+}
+
+// Pairs of the numbers text's lines: a line and itself ("same") or and the next line ("other"), alternately.
+std::pair<std::string, std::string> write_pairs(const TempDir& dir, const std::string& text, const std::string& name) {
+  std::ifstream in(text);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::ofstream pairs(dir.file(name + ".txt")), labels(dir.file(name + ".labels"));
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    const bool same = i % 2 == 0;
+    pairs << lines[i] << "\t" << lines[same ? i : i + 1] << "\n";
+    labels << (same ? "same" : "other") << "\n";
+  }
+  return {dir.file(name + ".txt"), dir.file(name + ".labels")};
+}
+
+TEST(ClassificationTrain, SentencePairsTrainAndScoreAsTheValidationCountsThem) {
+  TempDir dir;
+  const auto [train, train_labels] = write_pairs(dir, test::data_file("numbers.train.en"), "train");
+  const auto [dev, dev_labels] = write_pairs(dir, test::data_file("numbers.dev.en"), "dev");
+  std::string log;
+  const std::string out = dir.file("run");
+  ASSERT_EQ(run_heptapod("train --arch encoder-only --task classify --pairs --text " + quoted(train) + " --labels " +
+                             quoted(train_labels) + " --valid-text " + quoted(dev) + " --valid-labels " +
+                             quoted(dev_labels) + " -o " + quoted(out) +
+                             " --preset tiny --layers 2 --vocab-size 120 --context 40 --batch-tokens 1024 --warmup 10"
+                             " --threads 2 --log-every 10 --valid-every 20 --steps 20",
+                         dir, log),
+            0)
+      << log;
+  const auto valid = test::metrics_records(out, "valid");
+  ASSERT_EQ(valid.size(), 1u);
+  ASSERT_EQ(run_heptapod("score -m " + quoted(out + "/model.htp") + " -i " + quoted(dev) + " --labels " +
+                             quoted(dev_labels) + " --pairs -o " + quoted(dir.file("s.txt")) + " --summary " +
+                             quoted(dir.file("s.json")),
+                         dir, log),
+            0)
+      << log;
+  const auto summary = nlohmann::json::parse(test::slurp(dir.file("s.json")));
+  EXPECT_NEAR(summary["accuracy"].get<double>(), valid[0]["accuracy"].get<double>(), 1e-12);
+  EXPECT_NEAR(summary["macro_f1"].get<double>(), valid[0]["macro_f1"].get<double>(), 1e-12);
+  EXPECT_NEAR(summary["ce"].get<double>(), valid[0]["ce"].get<double>(), 1e-4);
+  // The same lines as single texts are other inputs: the tab is a space to the tokenizer, the types all 0.
+  ASSERT_EQ(run_heptapod("score -m " + quoted(out + "/model.htp") + " -i " + quoted(dev) + " --labels " +
+                             quoted(dev_labels) + " --summary " + quoted(dir.file("t.json")),
+                         dir, log),
+            0)
+      << log;
+  EXPECT_NE(nlohmann::json::parse(test::slurp(dir.file("t.json")))["ce"], summary["ce"]);
+  // A training line without a tab is refused naming file and line.
+  const std::string bad = dir.write("bad.txt", "one\tone\ntwo three\n"), bad_labels = dir.write("bad.labels", "same\nother\n");
+  EXPECT_EQ(run_heptapod("train --arch encoder-only --task classify --pairs --text " + quoted(bad) + " --labels " +
+                             quoted(bad_labels) + " -o " + quoted(dir.file("bad")) + " --preset tiny --steps 1",
+                         dir, log),
+            1);
+  EXPECT_HAS_SUBSTR(log, bad + ":2: a sentence pair needs a tab");
 }
 
 }  // namespace

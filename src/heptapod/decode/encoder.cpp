@@ -31,45 +31,65 @@ Encoder::Encoder(InferenceModel loaded) : model_(std::move(loaded.model)), vocab
   require(model_ && model_->config().architecture == Architecture::EncoderOnly, "Encoder: not an encoder-only model");
 }
 
-EncodedText Encoder::encode_text(const std::string& text) const {
+EncoderInput Encoder::encode_text(const std::string& text) const {
   const ModelConfig& c = config();
-  EncodedText e;
-  e.tokens = vocabs_.source.encode(text);
-  const std::size_t room = static_cast<std::size_t>(std::max(c.position_limit() - 2, 0));  // start and end tokens
-  if (e.tokens.size() > room) {
-    e.tokens.resize(room);
-    e.truncated = true;
-  }
-  e.tokens.insert(e.tokens.begin(), c.bos_id);
-  e.tokens.push_back(c.eos_id);
-  return e;
+  return layout_text(vocabs_.source.encode(text), c.position_limit(), c.bos_id, c.eos_id);
 }
 
-std::vector<std::vector<int>> Encoder::encode_texts(const std::vector<std::string>& texts) const {
-  std::vector<std::vector<int>> inputs(texts.size());
-  for (std::size_t i = 0; i < texts.size(); ++i) inputs[i] = encode_text(texts[i]).tokens;
+EncoderInput Encoder::encode_pair(const std::string& first, const std::string& second) const {
+  const ModelConfig& c = config();
+  require(c.token_types >= 2, "the model reads single texts: it has no token type for a sentence pair's second "
+                              "segment");
+  return layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), c.position_limit(), c.bos_id,
+                     c.eos_id);
+}
+
+std::vector<EncoderInput> Encoder::encode_lines(const std::vector<std::string>& lines, bool pairs,
+                                                const std::string& source, std::size_t first_line) const {
+  std::vector<EncoderInput> inputs;
+  inputs.reserve(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!pairs) {
+      inputs.push_back(encode_text(lines[i]));
+      continue;
+    }
+    const auto [first, second] = split_pair(lines[i], source + ":" + std::to_string(first_line + i + 1));
+    inputs.push_back(encode_pair(first, second));
+  }
   return inputs;
 }
 
-void Encoder::for_each_batch(const std::vector<std::vector<int>>& tokens, int batch_tokens,
+void Encoder::for_each_batch(const std::vector<EncoderInput>& inputs, int batch_tokens,
                              const std::function<void(const std::vector<std::size_t>&, Batch&)>& run) {
   const ModelConfig& c = config();
-  std::vector<std::size_t> lengths(tokens.size());
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    require(!tokens[i].empty() && static_cast<int>(tokens[i].size()) <= c.position_limit(),
-            "Encoder: input " + std::to_string(i) + " has " + std::to_string(tokens[i].size()) +
+  std::vector<std::size_t> lengths(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const EncoderInput& in = inputs[i];
+    require(!in.tokens.empty() && static_cast<int>(in.tokens.size()) <= c.position_limit(),
+            "Encoder: input " + std::to_string(i) + " has " + std::to_string(in.tokens.size()) +
                 " tokens; an input has 1 to " + std::to_string(c.position_limit()) + " (the learned positions)");
-    lengths[i] = tokens[i].size();
+    require(in.types.empty() || in.types.size() == in.tokens.size(), "Encoder: input " + std::to_string(i) +
+                                                                         " has a type for each token or none");
+    lengths[i] = in.tokens.size();
   }
   for (const auto& group : length_batches(lengths, batch_tokens)) {
     Batch batch;
     batch.B = static_cast<int>(group.size());
     for (std::size_t i : group) batch.S = std::max(batch.S, static_cast<int>(lengths[i]));
     batch.src.assign(static_cast<std::size_t>(batch.B) * batch.S, c.pad_id);  // (B, S)
+    bool second_segment = false;
     for (int b = 0; b < batch.B; ++b) {
-      const std::vector<int>& t = tokens[group[static_cast<std::size_t>(b)]];
-      std::copy(t.begin(), t.end(), batch.src.begin() + static_cast<long>(b) * batch.S);
-      batch.src_len.push_back(static_cast<int>(t.size()));
+      const EncoderInput& in = inputs[group[static_cast<std::size_t>(b)]];
+      std::copy(in.tokens.begin(), in.tokens.end(), batch.src.begin() + static_cast<long>(b) * batch.S);
+      batch.src_len.push_back(static_cast<int>(in.tokens.size()));
+      second_segment = second_segment || std::any_of(in.types.begin(), in.types.end(), [](int t) { return t != 0; });
+    }
+    if (second_segment) {  // (B, S); without it every token reads type 0, as an input without types does
+      batch.src_types.assign(batch.src.size(), 0);
+      for (int b = 0; b < batch.B; ++b) {
+        const EncoderInput& in = inputs[group[static_cast<std::size_t>(b)]];
+        std::copy(in.types.begin(), in.types.end(), batch.src_types.begin() + static_cast<long>(b) * batch.S);
+      }
     }
     batch.tgt_len.assign(static_cast<std::size_t>(batch.B), 0);
     arena_.reset();
@@ -78,11 +98,10 @@ void Encoder::for_each_batch(const std::vector<std::vector<int>>& tokens, int ba
 }
 
 std::vector<std::vector<float>> Encoder::embed(const std::vector<std::string>& texts, const EmbedOptions& o) {
-  return embed_tokens(encode_texts(texts), o);
+  return embed_inputs(encode_lines(texts, o.pairs), o);
 }
 
-std::vector<std::vector<float>> Encoder::embed_tokens(const std::vector<std::vector<int>>& inputs,
-                                                      const EmbedOptions& o) {
+std::vector<std::vector<float>> Encoder::embed_inputs(const std::vector<EncoderInput>& inputs, const EmbedOptions& o) {
   validate(o);
   const int C = config().d_model;
   std::vector<std::vector<float>> out(inputs.size(), std::vector<float>(static_cast<std::size_t>(C)));
@@ -110,12 +129,16 @@ std::vector<std::vector<float>> Encoder::embed_tokens(const std::vector<std::vec
 }
 
 std::vector<Classification> Encoder::classify(const std::vector<std::string>& texts, const ClassifyOptions& o) {
+  return classify_inputs(encode_lines(texts, o.pairs), o);
+}
+
+std::vector<Classification> Encoder::classify_inputs(const std::vector<EncoderInput>& inputs, const ClassifyOptions& o) {
   validate(o);
   const ModelConfig& c = config();
   require(c.labels > 0, "classify: the model has no classifier (an encoder trained with --task classify has)");
   const int L = c.labels;
-  std::vector<Classification> out(texts.size());
-  for_each_batch(encode_texts(texts), o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {
+  std::vector<Classification> out(inputs.size());
+  for_each_batch(inputs, o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {
     const float* logits = model_->logits(batch, arena_);  // (B, L)
     for (int b = 0; b < batch.B; ++b) {
       const float* row = logits + static_cast<std::size_t>(b) * L;
@@ -143,18 +166,21 @@ std::vector<Classification> Encoder::classify(const std::vector<std::string>& te
 
 std::vector<SentenceScore> Encoder::score_masked(const std::vector<std::string>& texts, std::size_t first_index,
                                                   const MaskedScoreOptions& o) {
+  return score_masked_inputs(encode_lines(texts, o.pairs), first_index, o);
+}
+
+std::vector<SentenceScore> Encoder::score_masked_inputs(std::vector<EncoderInput> inputs, std::size_t first_index,
+                                                        const MaskedScoreOptions& o) {
   validate(o);
   const ModelConfig& c = config();
   require(c.mlm_head, "score: the model has no masked-language-model head (a pre-trained encoder has; a classifier "
                       "is scored with its labels)");
   const MaskingPlan masking(vocabs_.source, c.mask_id, o.masking);
-  std::vector<SentenceScore> out(texts.size());
-  std::vector<std::vector<int>> inputs(texts.size()), targets(texts.size());  // each (length): -1 where not masked
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    EncodedText e = encode_text(texts[i]);
-    out[i].truncated = e.truncated;
-    inputs[i] = std::move(e.tokens);
-    masking.mask(inputs[i], targets[i], mix64(o.seed) ^ mix64(first_index + i));
+  std::vector<SentenceScore> out(inputs.size());
+  std::vector<std::vector<int>> targets(inputs.size());  // each (length): -1 where not masked
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    out[i].truncated = inputs[i].truncated;
+    masking.mask(inputs[i].tokens, targets[i], mix64(o.seed) ^ mix64(first_index + i));
   }
   const int V = c.src_vocab_size;
   for_each_batch(inputs, o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {

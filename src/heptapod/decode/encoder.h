@@ -1,9 +1,10 @@
 // The Encoder, the encoder-only models' front end (beside Translator and Generator), shared by `heptapod
-// embed`, `heptapod classify` and `heptapod score`, the Python module and any program that links the library. It loads an
-// encoder-only model file (which carries its vocabulary, and a classifier's class names) and turns texts
-// into vectors, or a classifier's classes: each text read as BERT reads it (the start
-// token [CLS], its tokens, the end token [SEP]; cut to the model's learned positions), the texts batched by
-// length, the encoder run once per batch, its output rows pooled into one vector per text.
+// embed`, `heptapod classify` and `heptapod score`, the Python module and any program that links the
+// library. It loads an encoder-only model file (which carries its vocabulary, and a classifier's class
+// names) and turns texts into vectors, a classifier's classes or a pre-trained encoder's masked-token
+// scores: each text read as BERT reads it (the start token [CLS], its tokens, the end token [SEP]; a
+// sentence pair as [CLS] first [SEP] second [SEP] with the second segment's token type; cut to the model's
+// learned positions), the texts batched by length, the encoder run once per batch.
 //
 //   heptapod::Encoder encoder("enc.htp");
 //   heptapod::EmbedOptions options;  // mean pooling, not normalised
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "heptapod/core/arena.h"
+#include "heptapod/data/encoder_input.h"
 #include "heptapod/data/masking.h"
 #include "heptapod/decode/inference_model.h"
 #include "heptapod/decode/scoring.h"
@@ -27,16 +29,13 @@ struct EmbedOptions {
   // BERT), or the start token's row ([CLS]).
   Pooling pooling = Pooling::Mean;
   bool normalize = false;   // scale each vector to unit L2 norm
+  bool pairs = false;       // each text a sentence pair: "first<TAB>second" (data/encoder_input.h)
   int batch_tokens = 4096;  // padded tokens per batch
-};
-
-struct EncodedText {
-  std::vector<int> tokens;  // as the encoder read them: start token, the text's tokens (as kept), end token
-  bool truncated = false;   // longer than the learned positions: only its first tokens were read
 };
 
 struct ClassifyOptions {
   int top_k = 1;            // classes listed per text, most probable first
+  bool pairs = false;       // each text a sentence pair: "first<TAB>second"
   int batch_tokens = 4096;  // padded tokens per batch
 };
 
@@ -46,6 +45,7 @@ struct ClassifyOptions {
 struct MaskedScoreOptions {
   MaskingOptions masking;
   std::uint64_t seed = 1;
+  bool pairs = false;       // each text a sentence pair: "first<TAB>second"
   int batch_tokens = 4096;  // padded tokens per batch
 };
 
@@ -67,31 +67,41 @@ class Encoder {
   explicit Encoder(const std::string& model_path, const ModelLoadOptions& options = {});
   // An encoder-only model already in memory (packed for inference), with its vocabularies.
   explicit Encoder(InferenceModel loaded);
+
+  // A text, or a sentence pair, as the encoder reads it (data/encoder_input.h), cut to the learned positions.
+  EncoderInput encode_text(const std::string& text) const;
+  EncoderInput encode_pair(const std::string& first, const std::string& second) const;
+  // Lines as the encoder reads them: each a text, or with `pairs` a sentence pair "first<TAB>second" (a line
+  // without a tab is an Error naming `source` and the line: first_line + its index + 1).
+  std::vector<EncoderInput> encode_lines(const std::vector<std::string>& lines, bool pairs,
+                                         const std::string& source = "input", std::size_t first_line = 0) const;
+
   // One vector of d_model floats per text, in order; a text's vector does not depend on its batch-mates.
   std::vector<std::vector<float>> embed(const std::vector<std::string>& texts, const EmbedOptions& options);
-  // The same of texts already read as the encoder reads them (encode_text's tokens: start, tokens, end).
-  std::vector<std::vector<float>> embed_tokens(const std::vector<std::vector<int>>& inputs, const EmbedOptions& options);
+  std::vector<std::vector<float>> embed_inputs(const std::vector<EncoderInput>& inputs, const EmbedOptions& options);
   // A classifier's (config().labels > 0) classes of each text, in order.
   std::vector<Classification> classify(const std::vector<std::string>& texts, const ClassifyOptions& options);
+  std::vector<Classification> classify_inputs(const std::vector<EncoderInput>& inputs, const ClassifyOptions& options);
   // A pre-trained encoder's (config().mlm_head) masked-token scores of the texts, in order: log_prob and
   // token_log_probs of the masked tokens' originals (in text order), tokens the count masked, correct those
-  // the most probable piece recovers. `first_index` is the first text's index in the whole input (the key of
-  // its draws), so a file scored window by window is masked as one.
+  // the most probable piece recovers, truncated as the input's. `first_index` is the first text's index in
+  // the whole input (the key of its draws), so a file scored window by window is masked as one.
   std::vector<SentenceScore> score_masked(const std::vector<std::string>& texts, std::size_t first_index,
                                           const MaskedScoreOptions& options);
+  std::vector<SentenceScore> score_masked_inputs(std::vector<EncoderInput> inputs, std::size_t first_index,
+                                                 const MaskedScoreOptions& options);
+
   const LabelNames& labels() const { return vocabs_.labels; }
-  // A text as the encoder reads it.
-  EncodedText encode_text(const std::string& text) const;
   const ModelConfig& config() const { return model_->config(); }
   const Vocabulary& vocabulary() const { return vocabs_.source; }
   const InferencePrecision& precision() const { return model_->precision(); }
 
  private:
-  // Inputs as the encoder reads them, batched by length under batch_tokens padded tokens: run(indices of
-  // the batch's inputs, their padded batch), the arena reset before each.
-  void for_each_batch(const std::vector<std::vector<int>>& inputs, int batch_tokens,
+  // Inputs batched by length under batch_tokens padded tokens (src, src_len, and src_types where an input
+  // has a second segment): run(indices of the batch's inputs, their padded batch), the arena reset before
+  // each.
+  void for_each_batch(const std::vector<EncoderInput>& inputs, int batch_tokens,
                       const std::function<void(const std::vector<std::size_t>&, Batch&)>& run);
-  std::vector<std::vector<int>> encode_texts(const std::vector<std::string>& texts) const;
 
   std::unique_ptr<Transformer<float>> model_;
   ModelVocabularies vocabs_;

@@ -11,6 +11,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/core/progress.h"
 #include "heptapod/core/random.h"
+#include "heptapod/data/encoder_input.h"
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/eval/classification_metrics.h"
@@ -80,12 +81,14 @@ ClassificationTask::Examples ClassificationTask::read_examples(const std::string
                                              text_path + " " + std::to_string(texts.size()) +
                                              ": a labels file has the classes of each text line on its line");
   Examples e;
-  const int room = std::max(config_.context - 2, 0);  // the start and end tokens
   for (std::size_t i = 0; i < texts.size(); ++i) {
-    std::vector<int> tokens = vocabs_.source.encode(texts[i]);
-    if (static_cast<int>(tokens.size()) > room) tokens.resize(static_cast<std::size_t>(room));
-    tokens.insert(tokens.begin(), kBosId);
-    tokens.push_back(kEosId);
+    EncoderInput input;
+    if (config_.sentence_pairs) {
+      const auto [first, second] = split_pair(texts[i], text_path + ":" + std::to_string(i + 1));
+      input = layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), config_.context, kBosId, kEosId);
+    } else {
+      input = layout_text(vocabs_.source.encode(texts[i]), config_.context, kBosId, kEosId);
+    }
     std::vector<int> classes;
     for (const std::string& name : split_labels(labels[i])) {
       const int id = vocabs_.labels.id_of(name);
@@ -94,7 +97,8 @@ ClassificationTask::Examples ClassificationTask::read_examples(const std::string
       classes.push_back(id);
     }
     require(!classes.empty(), labels_path + ":" + std::to_string(i + 1) + ": no class on the line");
-    e.tokens.push_back(std::move(tokens));
+    e.tokens.push_back(std::move(input.tokens));
+    e.types.push_back(std::move(input.types));
     e.classes.push_back(std::move(classes));
   }
   return e;
@@ -121,6 +125,8 @@ ModelConfig ClassificationTask::resolve_model(const ModelConfig& requested) cons
   for (const auto& classes : train_.classes) multi = multi || classes.size() > 1;
   m.multi_label = multi || requested.multi_label;
   m.pooling = config_.pooling;
+  require(!config_.sentence_pairs || m.token_types >= 2,
+          "train: --pairs needs a model with token types (the second segment's), which this one lacks");
   return m;
 }
 
@@ -175,6 +181,10 @@ Batch ClassificationTask::make_batch(const Examples& from, const std::vector<std
   for (int k = 0; k < b.B; ++k) {
     const std::size_t i = which[static_cast<std::size_t>(k)];
     std::copy(from.tokens[i].begin(), from.tokens[i].end(), b.src.begin() + static_cast<long>(k) * b.S);
+    if (config_.sentence_pairs) {  // (B, S)
+      b.src_types.resize(b.src.size(), 0);
+      std::copy(from.types[i].begin(), from.types[i].end(), b.src_types.begin() + static_cast<long>(k) * b.S);
+    }
     b.src_len.push_back(static_cast<int>(from.tokens[i].size()));
     if (model.multi_label) {
       for (int c : from.classes[i]) b.labels[static_cast<std::size_t>(k) * model.labels + c] = 1;

@@ -33,7 +33,8 @@ class ClassificationTask final : public TrainingTask {
  private:
   // Examples: their tokens as the encoder reads them and their classes (ids; one each, or several).
   struct Examples {
-    std::vector<std::vector<int>> tokens;
+    std::vector<std::vector<int>> tokens;   // each (n): as the encoder reads it (data/encoder_input.h)
+    std::vector<std::vector<int>> types;    // each (n): its tokens' segments
     std::vector<std::vector<int>> classes;
   };
   // The lines of `text_path` and `labels_path` as examples; an unknown class is an Error naming the file and

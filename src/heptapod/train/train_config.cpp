@@ -12,6 +12,8 @@ namespace heptapod {
 
 void validate(const TrainConfig& c) {
   const Architecture kind = c.model.architecture;
+  require(!c.sentence_pairs || c.encoder_task == TrainConfig::EncoderTask::Classify,
+          "train: --pairs (sentence pairs) belongs to --task classify");
   if (kind != Architecture::EncoderDecoder) {
     const std::string what = kind == Architecture::DecoderOnly ? "a decoder-only model (a language model)"
                                                                : "an encoder-only model (masked language modelling)";
@@ -122,6 +124,7 @@ std::string resume_key(const TrainConfig& c) {
     if (c.encoder_task == TrainConfig::EncoderTask::Classify) {
       j["task"] = "classify";
       j["train_labels"] = c.train_labels;
+      if (c.sentence_pairs) j["sentence_pairs"] = true;
       j["window"] = c.window;
     }
   }

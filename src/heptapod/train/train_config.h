@@ -35,6 +35,7 @@ struct TrainConfig {
   // as `pooling` says, best.htp and early stopping following `valid_metric`.
   enum class EncoderTask { MaskedLm, Classify } encoder_task = EncoderTask::MaskedLm;
   std::string train_labels, valid_labels;
+  bool sentence_pairs = false;  // each text line a sentence pair "first<TAB>second" (data/encoder_input.h)
   Pooling pooling = Pooling::Mean;
   enum class ValidMetric { Accuracy, MacroF1 } valid_metric = ValidMetric::Accuracy;
   VocabConfig vocab_config;                 // used to train vocabularies when none is given
