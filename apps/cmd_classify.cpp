@@ -78,7 +78,8 @@ Runner add_classify_command(CLI::App& root) {
   cmd->add_option("--top-k", f->options.top_k, "Classes listed per line, most probable first")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_flag("--pairs", f->options.pairs, "Each line is a sentence pair, its two texts separated by a tab");
+  cmd->add_flag("--pairs", f->options.pairs, "Each line is a sentence pair, its two texts separated by a tab (a classifier trained with --pairs reads "
+                "pairs without it)");
   cmd->add_flag("--json", f->json, "A JSON object per line: {\"labels\": [...], \"top\": [{\"label\", \"probability\"}]}");
   cmd->add_option("--batch-tokens", f->options.batch_tokens, "Padded tokens per batch")
       ->check(CLI::PositiveNumber)

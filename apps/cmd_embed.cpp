@@ -89,7 +89,8 @@ Runner add_embed_command(CLI::App& root) {
   cmd->add_option("--pooling", f->pooling, "mean (of every token's vector; the default) or cls (the start token's)")
       ->check(CLI::IsMember({"mean", "cls"}));
   cmd->add_flag("--normalize", f->options.normalize, "Scale every vector to unit length (L2)");
-  cmd->add_flag("--pairs", f->options.pairs, "Each line is a sentence pair, its two texts separated by a tab");
+  cmd->add_flag("--pairs", f->options.pairs, "Each line is a sentence pair, its two texts separated by a tab (a classifier trained with --pairs reads "
+                "pairs without it)");
   cmd->add_option("--batch-tokens", f->options.batch_tokens, "Padded tokens per batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -274,8 +274,9 @@ class PyEncoder {
     std::vector<EncoderInput> inputs;
     for (std::size_t i = 0; i < texts.size(); ++i) {
       const py::object item = texts[i];
-      if (py::isinstance<py::str>(item)) {
-        inputs.push_back(encoder_.encode_text(item.cast<std::string>()));
+      if (py::isinstance<py::str>(item)) {  // a classifier of pairs reads "first<TAB>second"
+        const std::string text = item.cast<std::string>();
+        inputs.push_back(std::move(encoder_.encode_lines({text}, false, "texts", i).front()));
         continue;
       }
       std::pair<std::string, std::string> pair;

@@ -5,7 +5,8 @@
 // classes on a line make it multi-label; bad label files are refused naming file and line. The tally's
 // accuracy (exact class sets) and macro-F1 by hand; `heptapod score --labels` gives each line's log-probability
 // of its class and the input's accuracy and macro-F1 from `heptapod classify`'s own probabilities. Sentence
-// pairs (--pairs): trained and validated as pairs, and scored by the command with the validation's figures.
+// pairs (--pairs): trained and validated as pairs, recorded in the model file, and scored by the command with
+// the validation's figures.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -307,13 +308,14 @@ TEST(ClassificationTrain, SentencePairsTrainAndScoreAsTheValidationCountsThem) {
   EXPECT_NEAR(summary["accuracy"].get<double>(), valid[0]["accuracy"].get<double>(), 1e-12);
   EXPECT_NEAR(summary["macro_f1"].get<double>(), valid[0]["macro_f1"].get<double>(), 1e-12);
   EXPECT_NEAR(summary["ce"].get<double>(), valid[0]["ce"].get<double>(), 1e-4);
-  // The same lines as single texts are other inputs: the tab is a space to the tokenizer, the types all 0.
+  // The model file records that it classifies pairs: without --pairs the command reads them alike.
+  EXPECT_TRUE(read_model_config(SafetensorsFile::read(out + "/model.htp")).sentence_pairs);
   ASSERT_EQ(run_heptapod("score -m " + quoted(out + "/model.htp") + " -i " + quoted(dev) + " --labels " +
                              quoted(dev_labels) + " --summary " + quoted(dir.file("t.json")),
                          dir, log),
             0)
       << log;
-  EXPECT_NE(nlohmann::json::parse(test::slurp(dir.file("t.json")))["ce"], summary["ce"]);
+  EXPECT_EQ(nlohmann::json::parse(test::slurp(dir.file("t.json"))), summary);
   // A training line without a tab is refused naming file and line.
   const std::string bad = dir.write("bad.txt", "one\tone\ntwo three\n"), bad_labels = dir.write("bad.labels", "same\nother\n");
   EXPECT_EQ(run_heptapod("train --arch encoder-only --task classify --pairs --text " + quoted(bad) + " --labels " +

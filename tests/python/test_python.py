@@ -297,6 +297,15 @@ def test_an_encoder_trains_and_embeds_the_clis_numbers(tmp_path):
         assert isinstance(vectors, list)
     ids = encoder.encode("twenty")
     assert ids[0] == encoder.config["bos_id"] and ids[-1] == encoder.config["eos_id"]
+    # Sentence pairs as (first, second) tuples: the CLI's vectors for "first<TAB>second" lines with --pairs.
+    pairs = [("twenty", "nine hundred"), ("", "one")]
+    (tmp_path / "pairs.txt").write_text("".join(a + "\t" + b + "\n" for a, b in pairs))
+    lines = cli("embed", "-m", result["model"], "-i", str(tmp_path / "pairs.txt"), "--pairs", "--threads", "1")
+    expected = [[float(x) for x in line.strip("[]").split(", ")] for line in lines.splitlines()]
+    for got, want in zip(encoder.embed(pairs), expected):
+        assert list(got) == pytest.approx(want, abs=1e-6)
+    with pytest.raises(heptapod.Error, match="sentence pair"):
+        encoder.embed([("a", "b", "c")])
     with pytest.raises(heptapod.Error, match="pooling"):
         encoder.embed(texts, pooling="max")
     with pytest.raises(heptapod.Error, match="encoder-only"):

@@ -48,6 +48,7 @@ std::vector<EncoderInput> Encoder::encode_lines(const std::vector<std::string>& 
                                                 const std::string& source, std::size_t first_line) const {
   std::vector<EncoderInput> inputs;
   inputs.reserve(lines.size());
+  pairs = pairs || config().sentence_pairs;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (!pairs) {
       inputs.push_back(encode_text(lines[i]));

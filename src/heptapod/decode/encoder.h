@@ -29,7 +29,8 @@ struct EmbedOptions {
   // BERT), or the start token's row ([CLS]).
   Pooling pooling = Pooling::Mean;
   bool normalize = false;   // scale each vector to unit L2 norm
-  bool pairs = false;       // each text a sentence pair: "first<TAB>second" (data/encoder_input.h)
+  bool pairs = false;       // each text a sentence pair "first<TAB>second" (data/encoder_input.h); always for a
+                            // classifier of pairs (ModelConfig::sentence_pairs)
   int batch_tokens = 4096;  // padded tokens per batch
 };
 
@@ -71,8 +72,9 @@ class Encoder {
   // A text, or a sentence pair, as the encoder reads it (data/encoder_input.h), cut to the learned positions.
   EncoderInput encode_text(const std::string& text) const;
   EncoderInput encode_pair(const std::string& first, const std::string& second) const;
-  // Lines as the encoder reads them: each a text, or with `pairs` a sentence pair "first<TAB>second" (a line
-  // without a tab is an Error naming `source` and the line: first_line + its index + 1).
+  // Lines as the encoder reads them: each a text, or with `pairs` (or for a classifier of sentence pairs,
+  // config().sentence_pairs) a sentence pair "first<TAB>second" (a line without a tab is an Error naming
+  // `source` and the line: first_line + its index + 1).
   std::vector<EncoderInput> encode_lines(const std::vector<std::string>& lines, bool pairs,
                                          const std::string& source = "input", std::size_t first_line = 0) const;
 

@@ -65,6 +65,9 @@ struct ModelConfig {
   int labels = 0;
   Pooling pooling = Pooling::Mean;
   bool multi_label = false;
+  // A classifier of sentence pairs ("first<TAB>second" lines, the second of token type 1): what it was
+  // trained on, so every command reads its inputs as pairs (data/encoder_input.h).
+  bool sentence_pairs = false;
   int pad_id = 0;
   int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;

@@ -127,6 +127,7 @@ ModelConfig ClassificationTask::resolve_model(const ModelConfig& requested) cons
   m.pooling = config_.pooling;
   require(!config_.sentence_pairs || m.token_types >= 2,
           "train: --pairs needs a model with token types (the second segment's), which this one lacks");
+  m.sentence_pairs = config_.sentence_pairs;
   return m;
 }
 
