@@ -1,11 +1,14 @@
-// End-to-end tests of `heptapod train` on the committed numbers corpus: exact resume after kill -9, a
-// regression check of the loss log, and clear errors for bad input.
+// End-to-end tests of `heptapod train` on the committed numbers corpus: exact resume after kill -9 (of
+// translation training, an encoder's masked-LM pre-training and a classifier's fine-tuning), a regression
+// check of the loss log, and clear errors for bad input.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
@@ -43,19 +46,19 @@ std::map<long, double> train_losses(const std::string& metrics_path) {
   return losses;
 }
 
-TEST(TrainCli, ResumeAfterKillReproducesTheUninterruptedRun) {
-  TempDir dir;
+// Runs args(a) to its end; runs args(b), killed with SIGKILL at a random moment after its checkpoint at step
+// 20, then again after the one at 40, then to its end: the loss curves and model files must be the same bits.
+// args(out): a 60-update run logging every 5 updates and checkpointing every 20.
+void expect_kill_and_resume_exact(const TempDir& dir, const std::function<std::string(const std::string&)>& args) {
   std::string log;
   const std::string a = dir.file("a"), b = dir.file("b");
-  ASSERT_EQ(run_heptapod(train_args(a, 60), dir, log), 0) << log;
-
-  // Kill the second run with SIGKILL at a random moment after its first checkpoint, then rerun it.
+  ASSERT_EQ(run_heptapod(args(a), dir, log), 0) << log;
   std::mt19937 rng(12345);
   for (int attempt = 0; attempt < 2; ++attempt) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      const std::string cmd = quoted(HEPTAPOD_BINARY) + " " + train_args(b, 60) + " > /dev/null 2>&1";
+      const std::string cmd = quoted(HEPTAPOD_BINARY) + " " + args(b) + " > /dev/null 2>&1";
       execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -68,7 +71,7 @@ TEST(TrainCli, ResumeAfterKillReproducesTheUninterruptedRun) {
     int status = 0;
     waitpid(pid, &status, 0);
   }
-  ASSERT_EQ(run_heptapod(train_args(b, 60), dir, log), 0) << log;
+  ASSERT_EQ(run_heptapod(args(b), dir, log), 0) << log;
   EXPECT_HAS_SUBSTR(log, "resuming from");
 
   const auto expected = train_losses(a + "/metrics.jsonl");
@@ -76,6 +79,46 @@ TEST(TrainCli, ResumeAfterKillReproducesTheUninterruptedRun) {
   ASSERT_EQ(expected.size(), 12u);
   EXPECT_EQ(resumed, expected);  // bit-identical loss curve
   EXPECT_EQ(test::slurp(a + "/model.htp"), test::slurp(b + "/model.htp"));
+}
+
+TEST(TrainCli, ResumeAfterKillReproducesTheUninterruptedRun) {
+  TempDir dir;
+  expect_kill_and_resume_exact(dir, [](const std::string& out) { return train_args(out, 60); });
+}
+
+// An encoder's options: tiny, 60 updates, logged every 5, checkpointed every 20.
+const char* kEncoderRun =
+    " --preset tiny --layers 2 --vocab-size 120 --context 24 --batch-tokens 512 --warmup 20 --threads 2"
+    " --log-every 5 --valid-every 20 --steps 60";
+
+TEST(TrainCli, MaskedLmPretrainingResumesAfterKillExactly) {
+  TempDir dir;
+  expect_kill_and_resume_exact(dir, [](const std::string& out) {
+    return "train --arch encoder-only --text " + quoted(data("numbers.train.en")) + " --valid-text " +
+           quoted(data("numbers.dev.en")) + " -o " + quoted(out) + kEncoderRun;
+  });
+}
+
+TEST(TrainCli, ClassifierFineTuningResumesAfterKillExactly) {
+  TempDir dir;
+  std::string log;
+  ASSERT_EQ(run_heptapod("train --arch encoder-only --text " + quoted(data("numbers.train.en")) + " -o " +
+                             quoted(dir.file("pre")) + " --preset tiny --layers 2 --vocab-size 120 --context 24"
+                             " --batch-tokens 512 --steps 5 --threads 2",
+                         dir, log),
+            0)
+      << log;
+  {
+    std::ifstream in(data("numbers.train.en"));
+    std::ofstream out(dir.file("train.labels"));
+    for (std::string line; std::getline(in, line);) out << (line.find("seven") != std::string::npos ? "seven" : "plain") << "\n";
+  }
+  const std::string init = dir.file("pre") + "/model.htp", labels = dir.file("train.labels");
+  expect_kill_and_resume_exact(dir, [&](const std::string& out) {
+    return "train --init " + quoted(init) + " --task classify --text " + quoted(data("numbers.train.en")) +
+           " --labels " + quoted(labels) + " -o " + quoted(out) + " --context 24 --batch-tokens 512 --warmup 20 --threads 2"
+           " --log-every 5 --valid-every 20 --steps 60";
+  });
 }
 
 TEST(TrainCli, LossLogMatchesTheRecordedRegressionValues) {
