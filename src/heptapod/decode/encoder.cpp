@@ -109,7 +109,8 @@ std::vector<std::vector<float>> Encoder::embed_inputs(const std::vector<EncoderI
   for_each_batch(inputs, o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {
     const int B = batch.B, S = batch.S;
     const std::vector<int>& len = batch.src_len;  // (B)
-    const float* y = model_->encode(batch.src.data(), B, S, len.data(), arena_);  // (B*S, C)
+    const int* types = batch.src_types.empty() ? nullptr : batch.src_types.data();  // (B, S) or none
+    const float* y = model_->encode(batch.src.data(), B, S, len.data(), arena_, types);  // (B*S, C)
     for (int b = 0; b < B; ++b) {
       std::vector<float>& v = out[group[static_cast<std::size_t>(b)]];
       const float* rows = y + static_cast<std::size_t>(b) * S * C;

@@ -91,7 +91,7 @@ void Transformer<T>::plan_backward_stages() {
 }
 
 template <typename T>
-T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Arena& arena) {
+T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Arena& arena, const int* src_types) {
   require(encoder_ != nullptr, "encode: a " + std::string(architecture_name(config_.architecture)) +
                                    " model has no encoder");
   for (int b = 0; b < B; ++b)
@@ -111,9 +111,11 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
     const Sequences group(lengths.data() + b0, g);
     const AttentionShape shape(group, group, false);
     const std::vector<int> tokens = group.pack(src + static_cast<std::size_t>(b0) * S, S);  // (rows)
+    std::vector<int> types;  // (rows) or empty
+    if (src_types) types = group.pack(src_types + static_cast<std::size_t>(b0) * S, S);
     group_scratch_.reset();
-    const T* y = encoder_->forward(tokens.data(), nullptr, group, shape, {}, DropoutContext{}, group_scratch_,
-                                   &inference_scratch_);  // (rows, C)
+    const T* y = encoder_->forward(tokens.data(), src_types ? types.data() : nullptr, group, shape, {},
+                                   DropoutContext{}, group_scratch_, &inference_scratch_);  // (rows, C)
     group.unpack(y, static_cast<int>(C), S, out + static_cast<std::size_t>(b0) * S * C);
   }
   // The scratch is idle until the next batch: give back all but a megabyte (short inputs never use

@@ -66,9 +66,10 @@ class Transformer {
   // A classifier's pooled vectors of the last forward pass, (B, C): what its output layer reads; null for
   // other models.
   const T* pooled() const { return classifier_ ? classifier_->pooled() : nullptr; }
-  // Encoder output (B*S, C) for source tokens (B, S) with lengths (B), no dropout; carved from the arena. Rows
-  // past a sentence's length are zeros. The incremental decoder (decode/) starts from here. Needs an encoder.
-  T* encode(const int* src, int B, int S, const int* src_len, Arena& arena);
+  // Encoder output (B*S, C) for source tokens (B, S) with lengths (B) and, for a model with token types,
+  // their types (B, S) (null: all 0), no dropout; carved from the arena. Rows past a sentence's length are
+  // zeros. The incremental decoder (decode/) starts from here. Needs an encoder.
+  T* encode(const int* src, int B, int S, const int* src_len, Arena& arena, const int* src_types = nullptr);
 
   // Incremental decoding (decode/incremental_decoder.h drives it), through the decoder layers' own step():
   // Readies every decoder layer for steps; once per batch, as the weights may have changed since the last.
