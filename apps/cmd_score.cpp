@@ -38,7 +38,8 @@ struct ScoreFlags {
   int window = 10000;
 };
 
-// The whole input's figures: into --summary as one JSON object (atomically), when given.
+// The whole input's figures: into --summary as one JSON object (atomically), when given; called before the
+// scores' own output is committed, so a summary that cannot be written leaves no output either.
 void write_summary(const ScoreFlags& f, const nlohmann::json& figures) {
   if (f.summary.empty()) return;
   write_file_atomic(f.summary, [&](std::ostream& out) { out << figures.dump() << "\n"; });
@@ -102,14 +103,14 @@ int score_text(const ScoreFlags& f) {
       emit(format_scores(f, scores));
       progress.update(input.lines_read(), input.bytes_read());
     }
+    const double bits = -log_prob / std::log(2.0), perplexity = std::exp(-log_prob / std::max(tokens, 1LL));
+    std::fprintf(stderr, "%zu lines, %lld tokens: perplexity %.4f, bits per character %.4f, bits per byte %.4f\n",
+                 input.lines_read(), tokens, perplexity, length.per_character(bits), length.per_byte(bits));
+    write_summary(f, {{"lines", input.lines_read()}, {"tokens", tokens}, {"log_prob", log_prob},
+                      {"perplexity", perplexity}, {"bits_per_character", length.per_character(bits)},
+                      {"bits_per_byte", length.per_byte(bits)}});
   });
   progress.finish(input.lines_read(), input.bytes_read());
-  const double bits = -log_prob / std::log(2.0), perplexity = std::exp(-log_prob / std::max(tokens, 1LL));
-  std::fprintf(stderr, "%zu lines, %lld tokens: perplexity %.4f, bits per character %.4f, bits per byte %.4f\n",
-               input.lines_read(), tokens, perplexity, length.per_character(bits), length.per_byte(bits));
-  write_summary(f, {{"lines", input.lines_read()}, {"tokens", tokens}, {"log_prob", log_prob},
-                    {"perplexity", perplexity}, {"bits_per_character", length.per_character(bits)},
-                    {"bits_per_byte", length.per_byte(bits)}});
   return 0;
 }
 
@@ -137,14 +138,14 @@ int score_masked(const ScoreFlags& f, Encoder& encoder) {
       emit(format_scores(f, scores));
       progress.update(input.lines_read(), input.bytes_read());
     }
+    const double ce = -log_prob / static_cast<double>(std::max(tokens, 1LL));
+    const double accuracy = static_cast<double>(correct) / static_cast<double>(std::max(tokens, 1LL));
+    std::fprintf(stderr, "%zu lines, %lld masked tokens: cross-entropy %.4f, perplexity %.4f, accuracy %.4f\n",
+                 input.lines_read(), tokens, ce, std::exp(ce), accuracy);
+    write_summary(f, {{"lines", input.lines_read()}, {"masked_tokens", tokens}, {"masked_ce", ce},
+                      {"masked_ppl", std::exp(ce)}, {"masked_accuracy", accuracy}});
   });
   progress.finish(input.lines_read(), input.bytes_read());
-  const double ce = -log_prob / static_cast<double>(std::max(tokens, 1LL));
-  const double accuracy = static_cast<double>(correct) / static_cast<double>(std::max(tokens, 1LL));
-  std::fprintf(stderr, "%zu lines, %lld masked tokens: cross-entropy %.4f, perplexity %.4f, accuracy %.4f\n",
-               input.lines_read(), tokens, ce, std::exp(ce), accuracy);
-  write_summary(f, {{"lines", input.lines_read()}, {"masked_tokens", tokens}, {"masked_ce", ce},
-                    {"masked_ppl", std::exp(ce)}, {"masked_accuracy", accuracy}});
   return 0;
 }
 
@@ -205,13 +206,13 @@ int score_classes(const ScoreFlags& f, Encoder& encoder) {
       emit(text.str());
       progress.update(input.lines_read(), input.bytes_read());
     }
+    const double ce = -log_prob / static_cast<double>(std::max(tally.examples(), 1LL));
+    std::fprintf(stderr, "%lld lines: accuracy %.4f, macro-F1 %.4f, cross-entropy %.4f\n", tally.examples(),
+                 tally.accuracy(), tally.macro_f1(), ce);
+    write_summary(f, {{"examples", tally.examples()}, {"accuracy", tally.accuracy()},
+                      {"macro_f1", tally.macro_f1()}, {"ce", ce}});
   });
   progress.finish(input.lines_read(), input.bytes_read());
-  const double ce = -log_prob / static_cast<double>(std::max(tally.examples(), 1LL));
-  std::fprintf(stderr, "%lld lines: accuracy %.4f, macro-F1 %.4f, cross-entropy %.4f\n", tally.examples(),
-               tally.accuracy(), tally.macro_f1(), ce);
-  write_summary(f, {{"examples", tally.examples()}, {"accuracy", tally.accuracy()}, {"macro_f1", tally.macro_f1()},
-                    {"ce", ce}});
   return 0;
 }
 
@@ -256,10 +257,10 @@ int run_score(const ScoreFlags& f) {
       emit(format_scores(f, scores));
       progress.update(sources.lines_read(), sources.bytes_read());
     }
+    write_summary(f, {{"pairs", sources.lines_read()}, {"tokens", tokens}, {"log_prob", log_prob},
+                      {"perplexity", std::exp(-log_prob / static_cast<double>(std::max(tokens, 1LL)))}});
   });
   progress.finish(sources.lines_read(), sources.bytes_read());
-  write_summary(f, {{"pairs", sources.lines_read()}, {"tokens", tokens}, {"log_prob", log_prob},
-                    {"perplexity", std::exp(-log_prob / static_cast<double>(std::max(tokens, 1LL)))}});
   return 0;
 }
 
@@ -284,6 +285,7 @@ Runner add_score_command(CLI::App& root) {
   cmd->add_flag("--whole-word-mask", f->masking.whole_words, "A pre-trained encoder: mask whole words");
   cmd->add_flag("--pairs", f->pairs, "An encoder: each line is a sentence pair, its two texts separated by a tab");
   cmd->add_option("--seed", f->seed, "A pre-trained encoder: the seed of the masks (with each line's number)")
+      ->check(integer_check<std::uint64_t>())
       ->capture_default_str();
   cmd->add_option("--window", f->window, "Pairs read and scored together before their results are written")
       ->check(CLI::PositiveNumber)

@@ -468,7 +468,7 @@ std::vector<Subcommand> table(const Files& f) {
        f.out},
       {"score --labels",
        {{"--model", f.classifier}, {"--input", f.in}, {"--labels", f.labels}, {"--output", f.out}},
-       rows({{{"--input", K::LenientText}, {"--labels", K::LenientText}, {"--summary", K::Output}}}),
+       rows({{{"--input", K::LenientText}, {"--labels", K::TextFile}, {"--summary", K::Output}}}),
        f.out},
       {"serve",
        {{"--model", f.model}, {"--port", "0"}, {"--threads", "1"}, {"--http-threads", "2"}, {"--api-keys", f.keys}},
