@@ -49,6 +49,16 @@ run_python_rival() {
 # run_rival ARGS...: the translation rival, bench/pytorch_rival.py; run_gpt_rival ARGS...: the language-model
 # rival, bench/pytorch_gpt.py.
 run_rival() { run_python_rival bench/pytorch_rival.py "$@"; }
+
+# run_both RIVAL NAME ROUND ARGS...: one phase on each side, heptapod_bench run and the rival script RIVAL with
+# the same ARGS, into OUT/{heptapod,pytorch}-NAME.ROUND.json.
+run_both() {
+  local rival=$1 name=$2 round=$3
+  shift 3
+  echo "== round $round: $name" >&2
+  $bench run --threads 2 "$@" > "$out/heptapod-$name.$round.json"
+  run_python_rival "$rival" "$@" > "$out/pytorch-$name.$round.json"
+}
 run_gpt_rival() { run_python_rival bench/pytorch_gpt.py "$@"; }
 
 # machine_line: the line that heads a results table: CPU, cores, date.

@@ -8,9 +8,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/decode/encoder.h"
 #include "heptapod/model/initialize.h"
-#include "heptapod/train/adam.h"
-#include "heptapod/train/train_config.h"
-#include "heptapod/train/update_step.h"
+#include "lm_phases.h"
 
 namespace heptapod::bench {
 
@@ -136,32 +134,15 @@ json embed_phase(const EncoderShape& shape, int batch, int repeats, int warmup, 
 
 json mlm_train_phase(const EncoderShape& shape, int batches, int warmup) {
   const ModelConfig& c = shape.config;
-  Transformer<float> model(c);
-  initialize_parameters(model.parameters(), c, 1);
-  Adam<float> adam(model.parameters().size(), AdamConfig{});
   const int blocks = std::max(1, 4096 / shape.length);
   std::mt19937 rng(7);
   std::vector<Batch> all;
   for (int i = 0; i < warmup + batches; ++i) all.push_back(masked_batch(c, blocks, shape.length, rng));
-  const TrainConfig defaults;
-  const ModelLoss loss;
-  UpdateStep update(model, adam, loss,
-                    UpdateSettings{.seed = defaults.seed, .label_smoothing = defaults.label_smoothing,
-                                   .clip_norm = defaults.clip_norm, .overlap_reduction = false},
-                    nullptr);
-  long long tokens = 0, masked = 0;
-  Clock::time_point t0 = Clock::now();
-  for (int u = 0; u < warmup + batches; ++u) {
-    if (u == warmup) t0 = Clock::now();
-    const long long targets = all[static_cast<std::size_t>(u)].target_tokens();
-    update.run({&all[static_cast<std::size_t>(u)]}, {0}, targets, u, 1e-4);
-    if (u < warmup) continue;
-    tokens += static_cast<long long>(blocks) * shape.length;
-    masked += targets;
-  }
-  const double seconds = seconds_since(t0);
-  return {{"tokens", tokens}, {"masked_tokens", masked}, {"seconds", seconds},
-          {"gflop", mlm_training_flops(c, blocks * batches, shape.length, masked) / 1e9}};
+  long long masked = 0;
+  for (int u = warmup; u < warmup + batches; ++u) masked += all[static_cast<std::size_t>(u)].target_tokens();
+  const double seconds = timed_updates(c, all, warmup);
+  return {{"tokens", static_cast<long long>(blocks) * shape.length * batches}, {"masked_tokens", masked},
+          {"seconds", seconds}, {"gflop", mlm_training_flops(c, blocks * batches, shape.length, masked) / 1e9}};
 }
 
 }  // namespace heptapod::bench

@@ -18,13 +18,7 @@ DEFAULT_MODELS="enc-small bert-base" results_setup runs/encoder-bench 2 "$@"
 embed_repeats=${EMBED_REPEATS:-5}
 train_batches=${TRAIN_BATCHES:-3}
 rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
-both() {  # NAME ROUND ARGS...: one phase on each side, into OUT/{heptapod,pytorch}-NAME.ROUND.json
-  local name=$1 round=$2
-  shift 2
-  echo "== round $round: $name" >&2
-  $bench run --threads 2 "$@" > "$out/heptapod-$name.$round.json"
-  run_python_rival bench/pytorch_bert.py "$@" > "$out/pytorch-$name.$round.json"
-}
+both() { run_both bench/pytorch_bert.py "$@"; }  # NAME ROUND ARGS...
 for round in $(seq 1 "$repeats"); do
   for model in "${models[@]}"; do
     for rows in 32 1; do

@@ -50,30 +50,34 @@ Batch random_blocks(int blocks, int context, int vocab, std::mt19937& rng) {
 
 }  // namespace
 
-json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup) {
-  const ModelConfig& c = shape.config;
+double timed_updates(const ModelConfig& c, std::vector<Batch>& batches, int warmup) {
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 1);
   Adam<float> adam(model.parameters().size(), AdamConfig{});
-  const int blocks = std::max(1, 4096 / shape.context);
-  std::mt19937 rng(7);
-  std::vector<Batch> all;
-  for (int i = 0; i < warmup + batches; ++i) all.push_back(random_blocks(blocks, shape.context, c.tgt_vocab_size, rng));
   const TrainConfig defaults;
   const ModelLoss loss;
   UpdateStep update(model, adam, loss,
                     UpdateSettings{.seed = defaults.seed, .label_smoothing = defaults.label_smoothing,
                                    .clip_norm = defaults.clip_norm, .overlap_reduction = false},
                     nullptr);
-  long long tokens = 0;
   Clock::time_point t0 = Clock::now();
-  for (int u = 0; u < warmup + batches; ++u) {
+  for (int u = 0; u < static_cast<int>(batches.size()); ++u) {
     if (u == warmup) t0 = Clock::now();
-    const long long batch_tokens = all[u].target_tokens();
-    update.run({&all[u]}, {0}, batch_tokens, u, 1e-4);
-    if (u >= warmup) tokens += batch_tokens;
+    Batch& batch = batches[static_cast<std::size_t>(u)];
+    update.run({&batch}, {0}, batch.target_tokens(), u, 1e-4);
   }
-  const double seconds = seconds_since(t0);
+  return seconds_since(t0);
+}
+
+json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup) {
+  const ModelConfig& c = shape.config;
+  const int blocks = std::max(1, 4096 / shape.context);
+  std::mt19937 rng(7);
+  std::vector<Batch> all;
+  for (int i = 0; i < warmup + batches; ++i) all.push_back(random_blocks(blocks, shape.context, c.tgt_vocab_size, rng));
+  long long tokens = 0;
+  for (int u = warmup; u < warmup + batches; ++u) tokens += all[static_cast<std::size_t>(u)].target_tokens();
+  const double seconds = timed_updates(c, all, warmup);
   return {{"tokens", tokens}, {"seconds", seconds},
           {"gflop", lm_training_flops(c, blocks, shape.context) * batches / 1e9}, {"blocks", blocks},
           {"context", shape.context}};

@@ -6,11 +6,17 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "heptapod/model/transformer.h"
 #include "workload.h"
 
 namespace heptapod::bench {
+
+// Updates on `batches` in order, as `heptapod train` runs them (its default label smoothing, clipping and
+// seed; Adam at 1e-4; the config's dropouts), of a model of config c freshly initialised: the first `warmup`
+// untimed. Returns the seconds of the others. Products in the precision set_matmul_precision chose.
+double timed_updates(const ModelConfig& c, std::vector<Batch>& batches, int warmup);
 
 // Training updates on batches of 4096 tokens (4096 / context blocks of random ids), as `heptapod train`
 // runs them (label smoothing 0.1, Adam, dropout of the model's config); `warmup` updates untimed, then

@@ -18,13 +18,7 @@ DEFAULT_MODELS="lm-small gpt2-small" results_setup runs/lm-bench 2 "$@"
 train_batches=${TRAIN_BATCHES:-3}
 generate_repeats=${GENERATE_REPEATS:-2}
 rm -f "$out"/heptapod-*.json "$out"/pytorch-*.json
-both() {  # NAME ROUND ARGS...: one phase on each side, into OUT/{heptapod,pytorch}-NAME.ROUND.json
-  local name=$1 round=$2
-  shift 2
-  echo "== round $round: $name" >&2
-  $bench run --threads 2 "$@" > "$out/heptapod-$name.$round.json"
-  run_gpt_rival "$@" > "$out/pytorch-$name.$round.json"
-}
+both() { run_both bench/pytorch_gpt.py "$@"; }  # NAME ROUND ARGS...
 for round in $(seq 1 "$repeats"); do
   for model in "${models[@]}"; do
     echo "== round $round: $model ceiling" >&2
