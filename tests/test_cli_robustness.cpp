@@ -84,7 +84,8 @@ struct Subcommand {
   std::string name() const { return label.substr(0, label.find(' ')); }
 };
 
-// Changes to arguments: each replaces an argument's value, adds the argument, or (nullopt) removes it.
+// Changes to arguments: each replaces an argument's value, adds the argument, or (nullopt) removes it, or adds it as
+// a flag where it is absent.
 using Changes = std::vector<std::pair<std::string, std::optional<std::string>>>;
 
 // Changes to a base invocation that make options conflict or leave one without its partner, and what the
@@ -656,8 +657,8 @@ std::string command_line(const std::string& name, Arguments args, const Changes&
       at->second = value;
     else if (at != args.end())
       args.erase(at);
-    else if (value)
-      args.emplace_back(key, value);
+    else
+      args.emplace_back(key, value);  // a value, or none: a flag
   }
   std::string line = name;
   for (const auto& [key, value] : args) {
