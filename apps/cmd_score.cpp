@@ -174,17 +174,10 @@ int score_classes(const ScoreFlags& f, Encoder& encoder) {
       text.precision(6);
       text << std::fixed;
       for (std::size_t i = 0; i < lines.size(); ++i) {
-        std::vector<int> truth, predicted;
-        std::istringstream words(label_lines[i]);
-        for (std::string name; words >> name;) {
-          const int id = names.id_of(name);
-          require(id >= 0, f.labels + ":" + std::to_string(first + i + 1) + ": unknown class \"" + name +
-                               "\" (the model's classes are its training labels)");
-          truth.push_back(id);
-        }
-        require(!truth.empty(), f.labels + ":" + std::to_string(first + i + 1) + ": no class on the line");
-        require(c.multi_label || truth.size() == 1, f.labels + ":" + std::to_string(first + i + 1) +
-                                                        ": several classes for a single-label classifier");
+        const std::string where = f.labels + ":" + std::to_string(first + i + 1);
+        const std::vector<int> truth = parse_classes(label_lines[i], names, where);
+        require(c.multi_label || truth.size() == 1, where + ": several classes for a single-label classifier");
+        std::vector<int> predicted;
         for (const std::string& name : results[i].labels) predicted.push_back(names.id_of(name));
         tally.add(truth, predicted);
         std::vector<double> p(static_cast<std::size_t>(c.labels));  // (labels)

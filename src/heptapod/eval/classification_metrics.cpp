@@ -1,9 +1,23 @@
 // Accuracy and macro-F1 of a classifier's predictions.
 #include "heptapod/eval/classification_metrics.h"
 
+#include <sstream>
+
 #include "heptapod/core/error.h"
 
 namespace heptapod {
+
+std::vector<int> parse_classes(const std::string& line, const LabelNames& names, const std::string& where) {
+  std::vector<int> ids;
+  std::istringstream words(line);
+  for (std::string name; words >> name;) {
+    const int id = names.id_of(name);
+    require(id >= 0, where + ": unknown class \"" + name + "\" (the classes are the training labels')");
+    ids.push_back(id);
+  }
+  require(!ids.empty(), where + ": no class on the line");
+  return ids;
+}
 
 double macro_f1(const std::vector<long long>& tp, const std::vector<long long>& fp, const std::vector<long long>& fn) {
   double sum = 0;

@@ -3,9 +3,16 @@
 // the true classes of a multi-label text) and macro-F1 (the mean over classes of each class's F1).
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include "heptapod/data/model_vocab.h"
+
 namespace heptapod {
+
+// The class ids of a labels line (class names separated by spaces) among `names`; an unknown name or an
+// empty line is an Error naming `where` (the file and line).
+std::vector<int> parse_classes(const std::string& line, const LabelNames& names, const std::string& where);
 
 // Macro-F1: the mean over classes of 2 tp / (2 tp + fp + fn), over the classes with tp + fp + fn > 0 (0 when
 // none). tp, fp, fn: (classes).

@@ -89,14 +89,7 @@ ClassificationTask::Examples ClassificationTask::read_examples(const std::string
     } else {
       input = layout_text(vocabs_.source.encode(texts[i]), config_.context, kBosId, kEosId);
     }
-    std::vector<int> classes;
-    for (const std::string& name : split_labels(labels[i])) {
-      const int id = vocabs_.labels.id_of(name);
-      require(id >= 0, labels_path + ":" + std::to_string(i + 1) + ": unknown class \"" + name +
-                           "\" (the classes are the training labels')");
-      classes.push_back(id);
-    }
-    require(!classes.empty(), labels_path + ":" + std::to_string(i + 1) + ": no class on the line");
+    std::vector<int> classes = parse_classes(labels[i], vocabs_.labels, labels_path + ":" + std::to_string(i + 1));
     e.tokens.push_back(std::move(input.tokens));
     e.types.push_back(std::move(input.types));
     e.classes.push_back(std::move(classes));
