@@ -1,6 +1,6 @@
 // `heptapod convert`: brings pre-trained weights into a complete Heptapod model file (weights, config and
 // vocabularies): PyTorch nn.Transformer state dicts, Heptapod-named state dicts, Hugging Face MarianMT
-// (OPUS-MT) snapshots and fairseq transformer checkpoints (see tools/export_state_dict.py).
+// (OPUS-MT), GPT-2 and BERT snapshots, and fairseq transformer checkpoints (see tools/export_state_dict.py).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -11,7 +11,9 @@
 #include "commands.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/io/atomic_file.h"
+#include "heptapod/io/bert_import.h"
 #include "heptapod/io/fairseq_import.h"
+#include "heptapod/io/gpt2_import.h"
 #include "heptapod/io/marian_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/torch_import.h"
@@ -54,8 +56,20 @@ int run_convert(const ConvertOptions& o) {
   std::optional<ModelVocabularies> vocabs;
   check_options_apply(o);
   const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
-  if (o.from == "marian" || o.from == "fairseq") require_directory(o.input, "a " + o.from + " model");
-  if (o.from == "marian") {
+  if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert")
+    require_directory(o.input, "a " + o.from + " model");
+  if (o.from == "gpt2") {
+    model = import_gpt2(o.input);
+    vocabs = gpt2_vocabularies(o.input, model->config());
+  } else if (o.from == "bert") {
+    BertVocabulary vocabulary = bert_vocabulary(o.input);
+    BertImport imported = import_bert(o.input, vocabulary.ids);
+    for (const std::string& notice : imported.notices) std::fprintf(stderr, "note: %s\n", notice.c_str());
+    model = std::move(imported.model);
+    vocabs = ModelVocabularies{std::move(vocabulary.vocabulary), {}, {}};
+    if (!imported.labels.empty()) vocabs->labels = LabelNames(imported.labels);
+    check_vocabularies(*vocabs, model->config(), o.input);
+  } else if (o.from == "marian") {
     model = import_marian(o.input);
     vocabs = marian_vocabularies(o.input, model->config());
   } else if (o.from == "fairseq") {
@@ -88,16 +102,19 @@ int run_convert(const ConvertOptions& o) {
 }  // namespace
 
 Runner add_convert_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("convert", "Convert pre-trained weights (PyTorch, MarianMT, fairseq) to a model file");
+  auto* cmd = root.add_subcommand("convert",
+                                  "Convert pre-trained weights (PyTorch, MarianMT, fairseq, GPT-2, BERT) to a model file");
   auto o = std::make_shared<ConvertOptions>();
   cmd->add_option("input", o->input,
                   "State dict in safetensors format (nn-transformer, heptapod), or the model directory (marian: "
                   "config.json, model.safetensors, vocab.json, source.spm, target.spm; fairseq: model.safetensors, "
-                  "cfg.json, dict.src.txt, dict.tgt.txt and the SentencePiece model)")
+                  "cfg.json, dict.src.txt, dict.tgt.txt and the SentencePiece model; gpt2: config.json, "
+                  "model.safetensors, vocab.json, merges.txt; bert: config.json, model.safetensors, vocab.txt and "
+                  "tokenizer_config.json if there is one)")
       ->required();
   cmd->add_option("-o,--output", o->output, "Model file to write")->required();
-  cmd->add_option("--from", o->from, "Layout: nn-transformer, heptapod, marian or fairseq")
-      ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq"}));
+  cmd->add_option("--from", o->from, "Layout: nn-transformer, heptapod, marian, fairseq, gpt2 or bert")
+      ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert"}));
   cmd->add_option("--config", o->config_path, "Model config JSON (heptapod)");
   cmd->add_option("--heads", o->nn.n_heads, "Attention heads (nn-transformer)")->check(CLI::PositiveNumber);
   cmd->add_option("--norm", o->norm, "Norm position, pre or post (nn-transformer: required)")

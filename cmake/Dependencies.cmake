@@ -4,6 +4,7 @@
 #                           sharing the OpenMP runtime with our own kernels
 #   libomp / libgomp        OpenMP threading (ships with g++)
 #   libsentencepiece-dev    sub-word vocabularies (training and encoding)
+#   libutf8proc-dev         Unicode categories, case and decomposition for GPT-2's and BERT's tokenizers
 #   nlohmann-json3-dev      JSON for configs and the model file header
 #   libcli11-dev            command-line parsing for the heptapod binary
 #   libcpp-httplib-dev      the HTTP server of heptapod serve (a shared library built with OpenSSL, zlib and
@@ -26,6 +27,11 @@ find_library(SENTENCEPIECE_TRAIN_LIBRARY sentencepiece_train REQUIRED)
 add_library(heptapod_sentencepiece INTERFACE)
 target_include_directories(heptapod_sentencepiece SYSTEM INTERFACE ${SENTENCEPIECE_INCLUDE_DIR})
 target_link_libraries(heptapod_sentencepiece INTERFACE ${SENTENCEPIECE_TRAIN_LIBRARY} ${SENTENCEPIECE_LIBRARY})
+find_path(UTF8PROC_INCLUDE_DIR utf8proc.h REQUIRED)
+find_library(UTF8PROC_LIBRARY utf8proc REQUIRED)
+add_library(heptapod_utf8proc INTERFACE)
+target_include_directories(heptapod_utf8proc SYSTEM INTERFACE ${UTF8PROC_INCLUDE_DIR})
+target_link_libraries(heptapod_utf8proc INTERFACE ${UTF8PROC_LIBRARY})
 
 set(_multiarch /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE})
 set(_multiarch_inc /usr/include/${CMAKE_LIBRARY_ARCHITECTURE})

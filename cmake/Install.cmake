@@ -32,6 +32,7 @@ endforeach()
 set_target_properties(heptapod_library PROPERTIES EXPORT_NAME heptapod)
 set_target_properties(heptapod_blas PROPERTIES EXPORT_NAME blas)
 set_target_properties(heptapod_sentencepiece PROPERTIES EXPORT_NAME sentencepiece)
+set_target_properties(heptapod_utf8proc PROPERTIES EXPORT_NAME utf8proc)
 set_target_properties(heptapod_httplib PROPERTIES EXPORT_NAME httplib)
 # The headers are C++20; a consumer gets the standard from the target, not from its own settings. (The tree
 # already builds as C++20 from CMAKE_CXX_STANDARD: this changes no flag here.)
@@ -49,7 +50,7 @@ install(TARGETS heptapod RUNTIME DESTINATION bin COMPONENT runtime)
 # The exported heptapod::kernels links the per-ISA libraries in the tree's order (baseline first): a consumer's
 # link line keeps it (tests/package/install_consumer.sh scans the consumer's binary as the tree's is scanned).
 install(TARGETS ${_heptapod_layer_targets} ${_heptapod_isa_targets} heptapod_library
-                heptapod_blas heptapod_sentencepiece heptapod_httplib
+                heptapod_blas heptapod_sentencepiece heptapod_utf8proc heptapod_httplib
         EXPORT heptapodTargets
         ARCHIVE DESTINATION lib COMPONENT development)
 
@@ -65,6 +66,7 @@ install(EXPORT heptapodTargets NAMESPACE heptapod:: DESTINATION ${HEPTAPOD_INSTA
 # HEPTAPOD_BLAS:
 #   HEPTAPOD_DEB_DEV_PACKAGES      owners of the libraries heptapod::blas and heptapod::sentencepiece link (the
 #                                  .so symlinks: libdnnl-dev, libopenblas-openmp-dev, libsentencepiece-dev),
+#                                  of heptapod::utf8proc's (libutf8proc-dev)
 #                                  of nlohmann_json's CMake package and of OpenMP's libgomp.so (libgcc-12-dev)
 #   HEPTAPOD_DEB_RUNTIME_PACKAGES  the owner of the file HEPTAPOD_BLAS_LIBRARY resolves to
 #                                  (libopenblas0-openmp); dpkg-shlibdeps finds the rest at packaging time
@@ -95,7 +97,7 @@ set(HEPTAPOD_DEB_DEV_PACKAGES)
 set(HEPTAPOD_DEB_RUNTIME_PACKAGES)
 get_target_property(_heptapod_blas_libs heptapod_blas INTERFACE_LINK_LIBRARIES)
 get_target_property(_heptapod_spm_libs heptapod_sentencepiece INTERFACE_LINK_LIBRARIES)
-foreach(file IN LISTS _heptapod_blas_libs _heptapod_spm_libs HTTPLIB_LIBRARY OpenMP_gomp_LIBRARY)
+foreach(file IN LISTS _heptapod_blas_libs _heptapod_spm_libs UTF8PROC_LIBRARY HTTPLIB_LIBRARY OpenMP_gomp_LIBRARY)
   heptapod_debian_owner(package "${file}")
   if(package)
     list(APPEND HEPTAPOD_DEB_DEV_PACKAGES ${package})

@@ -506,6 +506,8 @@ TEST(GradCheck, FeedForwardSilu) { check_feed_forward(0.0f, false, Activation::S
 TEST(GradCheck, FeedForwardSiluWithDropoutAccumulatingDx) { check_feed_forward(0.3f, true, Activation::Silu); }
 TEST(GradCheck, FeedForwardGelu) { check_feed_forward(0.0f, false, Activation::Gelu); }
 TEST(GradCheck, FeedForwardGeluWithDropoutAccumulatingDx) { check_feed_forward(0.3f, true, Activation::Gelu); }
+TEST(GradCheck, FeedForwardGeluTanh) { check_feed_forward(0.0f, false, Activation::GeluTanh); }
+TEST(GradCheck, FeedForwardGeluTanhWithDropoutAccumulatingDx) { check_feed_forward(0.3f, true, Activation::GeluTanh); }
 
 // ----------------------------------------------------------------------------------- layer norm layer
 

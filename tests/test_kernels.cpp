@@ -494,12 +494,15 @@ TYPED_TEST(KernelTest, SinusoidHalvesLayoutsMatchNaiveAndTheirFormulas) {
   }
 }
 
-// SiLU and exact GELU against values of their definitions (x * sigmoid(x); x * Phi(x)), with the bias added.
+// SiLU, exact GELU and GELU's tanh approximation against values of their definitions (x * sigmoid(x);
+// x * Phi(x); 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))), with the bias added.
 TEST(Activation, SiluAndGeluMatchTheirDefinitions) {
   const std::vector<double> x = {-3.0, -0.5, 0.0, 1.0, 2.0};
   const std::vector<double> silu = {-0.1422776195, -0.1887703343, 0.0, 0.7310585786, 1.7615941560};
   const std::vector<double> gelu = {-0.0040496941, -0.1542687694, 0.0, 0.8413447461, 1.9544997361};
-  for (auto [act, want] : {std::pair{k::Activation::Silu, silu}, {k::Activation::Gelu, gelu}}) {
+  const std::vector<double> gelu_tanh = {-0.0036373921, -0.1542859902, 0.0, 0.8411919906, 1.9545976941};
+  for (auto [act, want] : {std::pair{k::Activation::Silu, silu}, {k::Activation::Gelu, gelu},
+                           {k::Activation::GeluTanh, gelu_tanh}}) {
     std::vector<double> pre(x.size(), 0.25), out(x.size());
     std::vector<double> bias(x);
     for (auto& b : bias) b -= 0.25;  // pre + bias = x

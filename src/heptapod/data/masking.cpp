@@ -19,8 +19,7 @@ MaskingPlan::MaskingPlan(const Vocabulary& vocab, int mask_id, const MaskingOpti
     if (vocab.is_special(id) || id == mask_id) continue;
     ordinary_[static_cast<std::size_t>(id)] = 1;
     replacements_.push_back(id);
-    const std::string piece = vocab.piece(id);
-    word_start_[static_cast<std::size_t>(id)] = piece.rfind("\xe2\x96\x81", 0) == 0 ? 1 : 0;  // U+2581
+    word_start_[static_cast<std::size_t>(id)] = vocab.starts_word(id) ? 1 : 0;
   }
   require(!replacements_.empty(), "masking: the vocabulary has no ordinary tokens");
 }

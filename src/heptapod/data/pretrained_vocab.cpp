@@ -3,33 +3,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #include "heptapod/core/error.h"
+#include "heptapod/data/byte_bpe.h"
 #include "heptapod/data/text_file.h"
+#include "heptapod/data/tokenizer.h"
+#include "heptapod/data/wordpiece.h"
+#include "heptapod/io/hf_config.h"
 #include "heptapod/io/atomic_file.h"
 
 namespace heptapod {
 
 namespace {
-
-// A JSON object piece -> id covering the ids 0 .. n-1 exactly once each.
-VocabIds ids_from_json_map(const std::string& text, const std::string& unk_piece, const std::string& where) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  require(!j.is_discarded() && j.is_object(), where + ": not a JSON object of piece -> id");
-  VocabIds ids;
-  ids.pieces.assign(j.size(), std::string());
-  std::vector<bool> seen(j.size(), false);
-  for (const auto& [piece, value] : j.items()) {
-    require(value.is_number_integer(), where + ": the id of \"" + piece + "\" is not an integer");
-    const auto id = value.get<std::int64_t>();
-    require(id >= 0 && id < static_cast<std::int64_t>(j.size()),
-            where + ": id " + std::to_string(id) + " of \"" + piece + "\" is outside 0.." + std::to_string(j.size() - 1) +
-                " (the ids must be 0 .. number of pieces - 1)");
-    require(!seen[id], where + ": id " + std::to_string(id) + " is given to two pieces");
-    seen[id] = true;
-    ids.pieces[id] = piece;
-  }
-  return ids;
-}
 
 int unk_id_of(const VocabIds& ids, const std::string& unk_piece, const std::string& where) {
   for (std::size_t i = 0; i < ids.pieces.size(); ++i)
@@ -91,7 +77,8 @@ void check_vocabularies(const ModelVocabularies& v, const ModelConfig& c, const 
 
 ModelVocabularies marian_vocabularies(const std::string& dir, const ModelConfig& c) {
   const std::string json_path = dir + "/vocab.json";
-  VocabIds ids = ids_from_json_map(read_file(json_path), "<unk>", json_path);
+  VocabIds ids;
+  ids.pieces = pieces_from_id_map(read_file(json_path), json_path);
   ids.unk_id = unk_id_of(ids, "<unk>", json_path);
   ModelVocabularies v{with_ids(dir + "/source.spm", ids, dir + "/source.spm with " + json_path),
                       with_ids(dir + "/target.spm", ids, dir + "/target.spm with " + json_path), {}};
@@ -125,7 +112,7 @@ ModelVocabularies vocabularies_from_files(const VocabularyFiles& f, const ModelC
     const std::string text = read_file(ids_path);
     const auto first = text.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && text[first] == '{') {
-      ids = ids_from_json_map(text, f.unk_piece, ids_path);
+      ids.pieces = pieces_from_id_map(text, ids_path);
     } else {
       ids.pieces = piece_lines(ids_path, false);
     }
@@ -145,6 +132,55 @@ ModelVocabularies vocabularies_from_files(const VocabularyFiles& f, const ModelC
                       side(c.has_decoder(), f.target_spm, f.target_ids, "--target-spm"), {}};
   check_vocabularies(v, c, "the vocabularies");
   return v;
+}
+
+ModelVocabularies gpt2_vocabularies(const std::string& dir, const ModelConfig& c) {
+  // Hugging Face's names, or OpenAI's (encoder.json and vocab.bpe) as the original release has them.
+  const bool hf = std::filesystem::exists(dir + "/vocab.json") || !std::filesystem::exists(dir + "/encoder.json");
+  const std::string vocab = dir + (hf ? "/vocab.json" : "/encoder.json"), merges = dir + (hf ? "/merges.txt" : "/vocab.bpe");
+  ModelVocabularies v;
+  v.target = Vocabulary::from_tokenizer(std::make_shared<ByteBpe>(ByteBpe::from_files(vocab, merges)));
+  check_vocabularies(v, c, dir);
+  return v;
+}
+
+BertVocabulary bert_vocabulary(const std::string& dir) {
+  WordPieceOptions o;
+  BertVocabulary out;
+  std::string cls = "[CLS]", sep = "[SEP]", pad = "[PAD]", mask = "[MASK]";
+  const std::string config_path = dir + "/tokenizer_config.json";
+  if (std::filesystem::exists(config_path)) {
+    const nlohmann::json j = parse_config_object(read_file(config_path), config_path);
+    const ConfigReader r{j, config_path};
+    // A special token is a string, or an object with its "content" (AddedToken).
+    auto token = [&](const char* key, std::string& value) {
+      if (!j.contains(key) || j[key].is_null()) return;
+      const nlohmann::json& t = j[key].is_object() && j[key].contains("content") ? j[key]["content"] : j[key];
+      require(t.is_string(), config_path + ": \"" + key + "\" must be a token");
+      value = t.get<std::string>();
+    };
+    o.lowercase = r.boolean("do_lower_case", true);
+    o.strip_accents = r.boolean("strip_accents", o.lowercase);
+    o.split_cjk = r.boolean("tokenize_chinese_chars", true);
+    token("unk_token", o.unk_piece);
+    token("cls_token", cls);
+    token("sep_token", sep);
+    token("pad_token", pad);
+    token("mask_token", mask);
+    const std::string type = r.text("tokenizer_class", "BertTokenizer");
+    require(type == "BertTokenizer" || type == "BertTokenizerFast",
+            config_path + ": \"tokenizer_class\": \"" + type + "\" is not supported (BERT's WordPiece is "
+                          "BertTokenizer)");
+  }
+  auto tokenizer = std::make_shared<WordPiece>(WordPiece::from_file(dir + "/vocab.txt", o));
+  auto id = [&](const std::string& piece, const char* role) {
+    const int found = tokenizer->table().id_of(piece);
+    require(found >= 0, dir + "/vocab.txt: no " + role + " token \"" + piece + "\"");
+    return found;
+  };
+  out.ids = {id(pad, "padding"), id(cls, "[CLS]"), id(sep, "[SEP]"), id(mask, "mask")};
+  out.vocabulary = Vocabulary::from_tokenizer(std::move(tokenizer));
+  return out;
 }
 
 }  // namespace heptapod

@@ -1,12 +1,13 @@
 // The vocabularies of converted models, with their own ids: OPUS-MT's vocab.json over two SentencePiece
 // models, fairseq's dict.txt files over one, or, for nn.Transformer models, SentencePiece models with their
-// own ids or an id file. Every one is checked against the model config: its size against the embedding rows,
+// own ids or an id file; GPT-2's byte-level BPE and BERT's WordPiece, as their own tokenizers. Every one is checked against the model config: its size against the embedding rows,
 // and the special ids (pad, the decoder start, eos) against pieces that text can never produce.
 #pragma once
 
 #include <string>
 
 #include "heptapod/data/model_vocab.h"
+#include "heptapod/io/bert_import.h"
 #include "heptapod/model/config.h"
 
 namespace heptapod {
@@ -24,6 +25,17 @@ struct VocabularyFiles {
   std::string unk_piece = "<unk>";
 };
 ModelVocabularies vocabularies_from_files(const VocabularyFiles& files, const ModelConfig& config);
+
+// dir: a GPT-2 snapshot: vocab.json and merges.txt (or OpenAI's encoder.json and vocab.bpe).
+ModelVocabularies gpt2_vocabularies(const std::string& dir, const ModelConfig& config);
+
+// dir: a BERT snapshot: vocab.txt, and tokenizer_config.json when present (do_lower_case, strip_accents,
+// tokenize_chinese_chars, the special tokens); the ids of the special tokens the model needs.
+struct BertVocabulary {
+  Vocabulary vocabulary;
+  BertSpecialIds ids;
+};
+BertVocabulary bert_vocabulary(const std::string& dir);
 
 // Throws Error unless the vocabularies match the config's sizes and its special ids are special pieces.
 void check_vocabularies(const ModelVocabularies& vocabs, const ModelConfig& config, const std::string& where);

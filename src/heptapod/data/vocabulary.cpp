@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/tokenizer.h"
 #include "heptapod/io/atomic_file.h"
 
 namespace heptapod {
@@ -99,6 +100,7 @@ std::shared_ptr<sentencepiece::SentencePieceProcessor> load_processor(const std:
 }  // namespace
 
 Vocabulary Vocabulary::from_serialized(const std::string& blob, const std::string& where) {
+  if (is_tokenizer_json(blob)) return from_tokenizer(tokenizer_from_json(blob, where));
   Vocabulary v;
   v.processor_ = load_processor(blob, where);
   require(v.processor_->pad_id() == kPadId && v.processor_->bos_id() == kBosId && v.processor_->eos_id() == kEosId &&
@@ -108,7 +110,16 @@ Vocabulary Vocabulary::from_serialized(const std::string& blob, const std::strin
   return v;
 }
 
+Vocabulary Vocabulary::from_tokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
+  Vocabulary v;
+  v.serialized_ = tokenizer->serialize();
+  v.tokenizer_ = std::move(tokenizer);
+  return v;
+}
+
 Vocabulary Vocabulary::from_serialized(const std::string& blob, VocabIds ids, const std::string& where) {
+  require(!is_tokenizer_json(blob), where + ": a " + tokenizer_from_json(blob, where)->kind() +
+                                        " tokenizer has its own ids; an id table is for SentencePiece models");
   Vocabulary v;
   v.processor_ = load_processor(blob, where);
   const int n = static_cast<int>(ids.pieces.size());
@@ -136,6 +147,7 @@ void Vocabulary::save(const std::string& path) const {
 }
 
 std::vector<int> Vocabulary::encode(std::string_view text) const {
+  if (tokenizer_) return tokenizer_->encode(text);
   std::vector<int> ids;
   if (!ids_) {
     processor_->Encode(absl::string_view(text.data(), text.size()), &ids).IgnoreError();
@@ -152,6 +164,7 @@ std::vector<int> Vocabulary::encode(std::string_view text) const {
 }
 
 std::string Vocabulary::decode(const std::vector<int>& ids) const {
+  if (tokenizer_) return tokenizer_->decode(ids);
   std::string text;
   if (!ids_) {
     processor_->Decode(ids, &text).IgnoreError();
@@ -196,16 +209,19 @@ VocabIds vocab_ids_from_json(const std::string& text, const std::string& where) 
 }
 
 std::string Vocabulary::piece(int id) const {
+  if (tokenizer_) return tokenizer_->table().contains(id) ? tokenizer_->table().piece(id) : std::string();
   if (!ids_) return processor_->IdToPiece(id);
   return id >= 0 && id < size() ? ids_->table.pieces[id] : std::string();
 }
 
 int Vocabulary::size() const {
   if (empty()) return 0;
+  if (tokenizer_) return tokenizer_->table().size();
   return ids_ ? static_cast<int>(ids_->table.pieces.size()) : processor_->GetPieceSize();
 }
 
 int Vocabulary::id_of(const std::string& p) const {
+  if (tokenizer_) return tokenizer_->table().id_of(p);
   if (ids_) {
     const auto it = ids_->by_piece.find(p);
     return it == ids_->by_piece.end() ? -1 : it->second;
@@ -215,10 +231,18 @@ int Vocabulary::id_of(const std::string& p) const {
 }
 
 bool Vocabulary::is_special(int id) const {
+  if (tokenizer_) return !tokenizer_->table().contains(id) || tokenizer_->table().is_special(id);
   const std::string p = piece(id);
   const int own = processor_->PieceToId(p);
   if (processor_->IdToPiece(own) != p) return true;  // SentencePiece has no such piece
   return processor_->IsControl(own) || processor_->IsUnknown(own) || processor_->IsUnused(own);
+}
+
+bool Vocabulary::starts_word(int id) const {
+  const std::string p = piece(id);
+  if (tokenizer_ && std::string_view(tokenizer_->kind()) == "wordpiece") return p.rfind("##", 0) != 0;
+  static const std::string space_symbols[] = {"\xe2\x96\x81", "\xc4\xa0"};  // U+2581 (SentencePiece), U+0120 (GPT-2)
+  return p.rfind(space_symbols[tokenizer_ ? 1 : 0], 0) == 0;
 }
 
 std::uint64_t Vocabulary::fingerprint() const {

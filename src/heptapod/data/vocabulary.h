@@ -5,6 +5,8 @@
 // A vocabulary may also carry its own ids (VocabIds), as pre-trained models do: text is cut into pieces by the
 // SentencePiece model, and each piece gets the id its table gives (unk_id if it has none), whatever id
 // SentencePiece itself gives it (OPUS-MT's vocab.json, fairseq's dict.txt).
+// Or it is a pre-trained model's own tokenizer (data/tokenizer.h: GPT-2's byte-level BPE, BERT's WordPiece),
+// stored as that tokenizer's JSON.
 #pragma once
 
 #include <memory>
@@ -18,6 +20,8 @@ class SentencePieceProcessor;
 }
 
 namespace heptapod {
+
+class Tokenizer;
 
 inline constexpr int kPadId = 0, kBosId = 1, kEosId = 2, kUnkId = 3;
 
@@ -52,6 +56,8 @@ class Vocabulary {
   // unk_id one of its ids).
   static Vocabulary from_serialized(const std::string& blob, const std::string& where);
   static Vocabulary from_serialized(const std::string& blob, VocabIds ids, const std::string& where);
+  // A pre-trained model's tokenizer (serialized as its JSON).
+  static Vocabulary from_tokenizer(std::shared_ptr<const Tokenizer> tokenizer);
   static Vocabulary load(const std::string& path);
   void save(const std::string& path) const;  // atomic
 
@@ -62,6 +68,14 @@ class Vocabulary {
   int size() const;  // 0 when empty()
   // Whether text never tokenizes to this id: a control or unknown piece, or one SentencePiece lacks.
   bool is_special(int id) const;
+  // Whether the piece begins a word (SentencePiece's and GPT-2's: it starts with the space's symbol;
+  // WordPiece's: it is not a "##" continuation). Whole-word masking groups a word's pieces by it.
+  bool starts_word(int id) const;
+  // Whether the ids are Heptapod's (pad 0, bos 1, eos 2, unk 3: a SentencePiece model trained by
+  // `heptapod vocab`) rather than a pre-trained model's own.
+  bool heptapod_ids() const { return processor_ && !ids_; }
+  // The pre-trained tokenizer, or null for SentencePiece.
+  const Tokenizer* tokenizer() const { return tokenizer_.get(); }
   const std::string& serialized() const { return serialized_; }
   // No vocabulary (default-constructed): the side a one-stack model lacks.
   bool empty() const { return serialized_.empty(); }
@@ -81,6 +95,7 @@ class Vocabulary {
   std::shared_ptr<sentencepiece::SentencePieceProcessor> processor_;
   std::string serialized_;
   std::shared_ptr<const IdTable> ids_;  // null: SentencePiece's ids
+  std::shared_ptr<const Tokenizer> tokenizer_;  // set instead of processor_ for a pre-trained tokenizer
 };
 
 // A SentencePiece model's own ids as a table (its pieces in id order, its unknown-token id).

@@ -7,6 +7,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/io/atomic_file.h"
+#include "heptapod/io/hf_config.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/io/state_dict_copy.h"
 #include "heptapod/kernels/embedding.h"
@@ -15,49 +16,8 @@ namespace heptapod {
 
 using nlohmann::json;
 
-namespace {
-
-// Reads typed keys of a Hugging Face config, with defaults for the absent ones (MarianConfig's).
-struct ConfigReader {
-  const json& j;
-  std::string where;
-
-  int integer(const char* key) const {
-    require(j.contains(key), where + ": missing key \"" + key + "\"");
-    return integer(key, 0);
-  }
-  int integer(const char* key, int fallback) const {
-    if (!j.contains(key) || j[key].is_null()) return fallback;
-    require(j[key].is_number_integer(), where + ": \"" + key + "\" must be an integer");
-    return j[key].get<int>();
-  }
-  bool boolean(const char* key, bool fallback) const {
-    if (!j.contains(key) || j[key].is_null()) return fallback;
-    require(j[key].is_boolean(), where + ": \"" + key + "\" must be true or false");
-    return j[key].get<bool>();
-  }
-  float number(const char* key, float fallback) const {
-    if (!j.contains(key) || j[key].is_null()) return fallback;
-    require(j[key].is_number(), where + ": \"" + key + "\" must be a number");
-    return j[key].get<float>();
-  }
-  std::string text(const char* key, const std::string& fallback) const {
-    if (!j.contains(key) || j[key].is_null()) return fallback;
-    require(j[key].is_string(), where + ": \"" + key + "\" must be a string");
-    return j[key].get<std::string>();
-  }
-  // A key whose value must be `expected` for Heptapod to express the model.
-  void refuse_unless(const char* key, bool expected, bool fallback, const std::string& why) const {
-    require(boolean(key, fallback) == expected, where + ": \"" + key + "\": " + (expected ? "false" : "true") +
-                                                    " is not supported (" + why + ")");
-  }
-};
-
-}  // namespace
-
 ModelConfig marian_model_config(const std::string& text, const std::string& where) {
-  const json j = json::parse(text, nullptr, false);
-  require(!j.is_discarded() && j.is_object(), where + ": not a JSON object");
+  const json j = parse_config_object(text, where);
   const ConfigReader r{j, where};
   const std::string type = r.text("model_type", "");
   require(type == "marian", where + ": model_type is \"" + type + "\", not \"marian\"");

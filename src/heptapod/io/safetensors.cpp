@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/half.h"
 #include "heptapod/io/atomic_file.h"
 
 namespace heptapod {
@@ -23,7 +24,7 @@ constexpr std::uint64_t kMaxHeaderBytes = 100u << 20;
 bool parse_dtype(const std::string& s, DType& out) {
   static const std::pair<const char*, DType> table[] = {
       {"F32", DType::F32}, {"F64", DType::F64}, {"I32", DType::I32}, {"I64", DType::I64}, {"U8", DType::U8},
-      {"I8", DType::I8},   {"BF16", DType::BF16}};
+      {"I8", DType::I8},   {"BF16", DType::BF16}, {"F16", DType::F16}, {"BOOL", DType::Bool}};
   for (const auto& [name, d] : table)
     if (s == name) {
       out = d;
@@ -49,6 +50,8 @@ const char* dtype_name(DType d) {
     case DType::U8: return "U8";
     case DType::I8: return "I8";
     case DType::BF16: return "BF16";
+    case DType::F16: return "F16";
+    case DType::Bool: return "BOOL";
   }
   return "?";
 }
@@ -57,8 +60,8 @@ std::size_t dtype_size(DType d) {
   switch (d) {
     case DType::F32: case DType::I32: return 4;
     case DType::F64: case DType::I64: return 8;
-    case DType::U8: case DType::I8: return 1;
-    case DType::BF16: return 2;
+    case DType::U8: case DType::I8: case DType::Bool: return 1;
+    case DType::BF16: case DType::F16: return 2;
   }
   return 0;
 }
@@ -210,8 +213,22 @@ std::vector<T> SafetensorsFile::floats(const std::string& name) const {
       std::memcpy(&v, p + 8 * i, 8);
       out[i] = static_cast<T>(v);
     }
+  } else if (e.dtype == DType::F16 || e.dtype == DType::BF16) {  // checkpoints saved in half precision
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      std::uint16_t v;
+      std::memcpy(&v, p + 2 * i, 2);
+      float f;
+      if (e.dtype == DType::F16) {
+        f = kernels::from_half_scalar(v);
+      } else {
+        const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;
+        std::memcpy(&f, &bits, 4);
+      }
+      out[i] = static_cast<T>(f);
+    }
   } else {
-    throw Error(where_ + ": tensor \"" + name + "\" has dtype " + dtype_name(e.dtype) + ", expected F32 or F64");
+    throw Error(where_ + ": tensor \"" + name + "\" has dtype " + dtype_name(e.dtype) +
+                ", expected F32, F64, F16 or BF16");
   }
   check_intact();
   return out;

@@ -13,7 +13,7 @@
 
 namespace heptapod {
 
-enum class DType { F32, F64, I32, I64, U8, I8, BF16 };
+enum class DType { F32, F64, I32, I64, U8, I8, BF16, F16, Bool };
 const char* dtype_name(DType d);
 std::string shape_text(const std::vector<std::int64_t>& shape);  // "(3, 4)", for messages
 std::size_t dtype_size(DType d);

@@ -51,6 +51,22 @@ void StateDictCopier::copy_part(const std::string& src, std::int64_t first, cons
   used_.insert(src);
 }
 
+void StateDictCopier::copy_transposed_columns(const std::string& src, std::int64_t first, const std::string& dst) {
+  const TensorEntry& e = file_.at(src);
+  const auto& shape = shape_of(dst);
+  require(e.shape.size() == 2 && shape.size() == 2 && e.shape[0] == shape[1] && first >= 0 &&
+              first + shape[0] <= e.shape[1],
+          file_.where() + ": tensor \"" + src + "\" has shape " + shape_text(e.shape) + ", but " + dst + " " +
+              shape_text(shape) + " needs (" + std::to_string(shape[1]) + ", at least " +
+              std::to_string(first + shape[0]) + ") stored as (in, out)");
+  const std::vector<float>& v = part_source(src);
+  const std::int64_t rows = shape[0], in = shape[1], stride = e.shape[1];
+  float* out = model_.parameters().value(dst);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t i = 0; i < in; ++i) out[r * in + i] = v[static_cast<std::size_t>(i * stride + first + r)];
+  used_.insert(src);
+}
+
 const std::vector<float>& StateDictCopier::part_source(const std::string& src) {
   if (part_name_ != src) {
     part_values_ = file_.floats<float>(src);

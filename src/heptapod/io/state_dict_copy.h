@@ -23,6 +23,9 @@ class StateDictCopier {
   void copy(const std::string& src, const std::string& dst);
   // Elements [first, first + count) of `src` into `dst` (count = dst's size): one block of a stacked tensor.
   void copy_part(const std::string& src, std::int64_t first, const std::string& dst);
+  // Columns [first, first + rows) of `src`, an (in, out) matrix as GPT-2's Conv1D keeps its weight, transposed
+  // into `dst` (rows, in): one projection of a stacked q|k|v weight, or (first 0) a whole one.
+  void copy_transposed_columns(const std::string& src, std::int64_t first, const std::string& dst);
   // src.weight and src.bias into dst/weight and dst/bias (a linear layer or a layer norm).
   void copy_linear(const std::string& src, const std::string& dst);
   // A tied duplicate: `name`, if present, must hold exactly the values of `reference` (it is then marked read).

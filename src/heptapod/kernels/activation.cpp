@@ -1,4 +1,4 @@
-// SiLU and GELU, element-wise, for the baseline ISA: the work is one pass over (N, F) beside two matrix
+// SiLU, GELU and its tanh approximation, element-wise, for the baseline ISA: the work is one pass over (N, F) beside two matrix
 // products of (N, F, C), so it is left to the compiler's vectorizer.
 #include "heptapod/kernels/activation.h"
 
@@ -10,12 +10,17 @@ namespace heptapod::kernels {
 
 namespace {
 
+constexpr double kGeluTanhScale = 0.7978845608028654;  // sqrt(2 / pi)
+constexpr double kGeluTanhCubic = 0.044715;
+
 template <typename T>
 T apply(T x, Activation act) {
   switch (act) {
     case Activation::Relu: return x > T(0) ? x : T(0);
     case Activation::Silu: return x / (T(1) + std::exp(-x));
     case Activation::Gelu: return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));
+    case Activation::GeluTanh:
+      return T(0.5) * x * (T(1) + std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x)));
   }
   return x;
 }
@@ -33,6 +38,11 @@ T slope(T x, Activation act) {
       const T cdf = T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
       const T pdf = std::exp(T(-0.5) * x * x) * T(0.5 * M_2_SQRTPI * M_SQRT1_2);  // 1 / sqrt(2 pi)
       return cdf + x * pdf;
+    }
+    case Activation::GeluTanh: {
+      const T t = std::tanh(T(kGeluTanhScale) * (x + T(kGeluTanhCubic) * x * x * x));
+      return T(0.5) * (T(1) + t) +
+             T(0.5) * x * (T(1) - t * t) * T(kGeluTanhScale) * (T(1) + T(3 * kGeluTanhCubic) * x * x);
     }
   }
   return T(1);

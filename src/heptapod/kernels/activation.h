@@ -1,10 +1,12 @@
-// The feed-forward network's smooth activations, SiLU (swish) and GELU, forward and backward. ReLU, the
+// The feed-forward network's smooth activations, SiLU (swish), GELU and GELU's tanh approximation (GPT-2's
+// gelu_new), forward and backward. ReLU, the
 // paper's, has its own fused kernels (relu_dropout.h); these serve models that were trained with the others.
 #pragma once
 
 namespace heptapod::kernels {
 
-enum class Activation { Relu, Silu, Gelu };  // GELU is the exact one: x * Phi(x), with erf
+// Gelu is the exact one, x * Phi(x) with erf; GeluTanh is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+enum class Activation { Relu, Silu, Gelu, GeluTanh };
 
 // pre: (N, F) x W^T in, x W^T + bias out (bias may be null); out: (N, F) = act(pre).
 template <typename T>

@@ -23,6 +23,7 @@ const char* activation_name(Activation a) {
     case Activation::Relu: return "relu";
     case Activation::Silu: return "silu";
     case Activation::Gelu: return "gelu";
+    case Activation::GeluTanh: return "gelu_tanh";
   }
   return "?";
 }
@@ -98,7 +99,9 @@ Activation activation_from_name(const std::string& name, const std::string& wher
   if (name == "relu") return Activation::Relu;
   if (name == "silu" || name == "swish") return Activation::Silu;
   if (name == "gelu") return Activation::Gelu;
-  throw Error(where + ": activation \"" + name + "\" is not supported (Heptapod has relu, silu/swish and the exact gelu)");
+  if (name == "gelu_tanh" || name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeluTanh;
+  throw Error(where + ": activation \"" + name + "\" is not supported (Heptapod has relu, silu/swish, the exact gelu "
+                      "and gelu_tanh, also called gelu_new and gelu_pytorch_tanh)");
 }
 
 const char* pooling_name(Pooling pooling) { return pooling == Pooling::Cls ? "cls" : "mean"; }

@@ -101,7 +101,8 @@ EmbeddingTying tying_from_name(const std::string& name, const std::string& where
 const char* pooling_name(Pooling pooling);
 Pooling pooling_from_name(const std::string& name, const std::string& where);
 
-// "relu", "silu" (or "swish") and "gelu" (the exact one); anything else is an Error naming `where`.
+// "relu", "silu" (or "swish"), "gelu" (the exact one) and "gelu_tanh" (or Hugging Face's "gelu_new" and
+// "gelu_pytorch_tanh"); anything else is an Error naming `where`.
 Activation activation_from_name(const std::string& name, const std::string& where);
 
 // Ids the search never emits: pad and the start token, unless either is also the end token.

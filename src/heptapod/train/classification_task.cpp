@@ -106,7 +106,7 @@ void ClassificationTask::prepare_validation() {
 ModelConfig ClassificationTask::resolve_model(const ModelConfig& requested) const {
   ModelConfig m = requested;
   m.src_vocab_size = vocabs_.source.size();
-  if (!vocabs_.source.ids()) {
+  if (vocabs_.source.heptapod_ids()) {
     m.pad_id = kPadId;
     m.bos_id = kBosId;
     m.eos_id = kEosId;

@@ -82,13 +82,14 @@ ModelConfig LanguageModelTask::resolve_model(const ModelConfig& requested) const
   ModelConfig m = requested;
   (masked() ? m.src_vocab_size : m.tgt_vocab_size) = vocab().size();
   if (masked()) {
-    m.mask_id = vocab().id_of(kMaskPiece);
+    // A converted model names its own mask token ([MASK]); else the vocabulary an encoder's training makes has one.
+    m.mask_id = requested.mask_id >= 0 ? requested.mask_id : vocab().id_of(kMaskPiece);
     require(m.mask_id >= 0 && vocab().is_special(m.mask_id),
             "train: an encoder's vocabulary needs a \"" + std::string(kMaskPiece) + "\" control piece (as the "
             "vocabulary an encoder's training makes has)");
     m.mlm_head = true;
   }
-  if (!vocab().ids()) {  // SentencePiece's ids, Heptapod's specials; else the model's own
+  if (vocab().heptapod_ids()) {  // else the model's own
     m.pad_id = kPadId;
     m.bos_id = kBosId;
     m.eos_id = kEosId;

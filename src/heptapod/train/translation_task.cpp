@@ -111,7 +111,7 @@ ModelConfig TranslationTask::resolve_model(const ModelConfig& requested) const {
   const ModelVocabularies& v = vocabs_;
   m.src_vocab_size = v.source.size();
   m.tgt_vocab_size = v.target.size();
-  if (!v.source.ids() && !v.target.ids()) {  // SentencePiece's ids, Heptapod's specials; else the model's own
+  if (v.source.heptapod_ids() && v.target.heptapod_ids()) {  // else the model's own
     m.pad_id = kPadId;
     m.bos_id = kBosId;
     m.eos_id = kEosId;

@@ -1,0 +1,76 @@
+// The piece table shared by the pre-trained tokenizers, and reading a serialized one back.
+#include "heptapod/data/tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include "heptapod/core/error.h"
+#include "heptapod/data/byte_bpe.h"
+#include "heptapod/data/wordpiece.h"
+
+namespace heptapod {
+
+PieceTable::PieceTable(std::vector<std::string> pieces, const std::string& where)
+    : pieces_(std::move(pieces)), special_(pieces_.size(), false) {
+  require(!pieces_.empty(), where + ": the vocabulary has no pieces");
+  by_piece_.reserve(pieces_.size());
+  for (int id = 0; id < size(); ++id) {
+    const auto [it, fresh] = by_piece_.emplace(pieces_[static_cast<std::size_t>(id)], id);
+    require(fresh, where + ": piece \"" + it->first + "\" has two ids (" + std::to_string(it->second) + " and " +
+                       std::to_string(id) + ")");
+  }
+}
+
+int PieceTable::id_of(std::string_view piece) const {
+  const auto it = by_piece_.find(std::string(piece));
+  return it == by_piece_.end() ? -1 : it->second;
+}
+
+std::vector<std::string> pieces_from_id_map(const std::string& text, const std::string& where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  require(!j.is_discarded() && j.is_object(), where + ": not a JSON object of piece -> id");
+  std::vector<std::string> pieces(j.size());
+  std::vector<bool> seen(j.size(), false);
+  for (const auto& [piece, value] : j.items()) {
+    require(value.is_number_integer(), where + ": the id of \"" + piece + "\" is not an integer");
+    const auto id = value.get<std::int64_t>();
+    require(id >= 0 && id < static_cast<std::int64_t>(j.size()),
+            where + ": id " + std::to_string(id) + " of \"" + piece + "\" is outside 0.." + std::to_string(j.size() - 1) +
+                " (the ids must be 0 .. number of pieces - 1)");
+    require(!seen[static_cast<std::size_t>(id)], where + ": id " + std::to_string(id) + " is given to two pieces");
+    seen[static_cast<std::size_t>(id)] = true;
+    pieces[static_cast<std::size_t>(id)] = piece;
+  }
+  return pieces;
+}
+
+std::unique_ptr<Tokenizer> tokenizer_from_json(const std::string& text, const std::string& where) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  require(!j.is_discarded() && j.is_object(), where + ": the tokenizer is not a JSON object");
+  const auto strings = [&](const char* key) {
+    require(j.contains(key) && j[key].is_array(), where + ": the tokenizer needs a \"" + key + "\" array");
+    std::vector<std::string> out;
+    for (const auto& s : j[key]) {
+      require(s.is_string(), where + ": the tokenizer's \"" + key + "\" must be strings");
+      out.push_back(s.get<std::string>());
+    }
+    return out;
+  };
+  const std::string kind = j.value("tokenizer", "");
+  if (kind == "byte-bpe") return std::make_unique<ByteBpe>(strings("pieces"), strings("merges"), where);
+  if (kind == "wordpiece") {
+    WordPieceOptions o;
+    try {
+      o.lowercase = j.at("lowercase").get<bool>();
+      o.strip_accents = j.at("strip_accents").get<bool>();
+      o.split_cjk = j.at("split_cjk").get<bool>();
+      o.unk_piece = j.at("unk_piece").get<std::string>();
+      o.max_word_chars = j.at("max_word_chars").get<int>();
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(where + ": the WordPiece tokenizer's options are incomplete (" + e.what() + ")");
+    }
+    return std::make_unique<WordPiece>(strings("pieces"), o, where);
+  }
+  throw Error(where + ": unknown tokenizer \"" + kind + "\" (known: byte-bpe, wordpiece)");
+}
+
+}  // namespace heptapod

@@ -1,0 +1,60 @@
+// Tokenizers with their own piece tables, for vocabularies that are not SentencePiece's: GPT-2's byte-level BPE
+// (data/byte_bpe.h) and BERT's WordPiece (data/wordpiece.h). A Vocabulary holds one; it travels inside the
+// model file as its JSON (serialize()), which begins with '{' where a SentencePiece model never does.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace heptapod {
+
+// A tokenizer's pieces in id order, looked up both ways; `special` marks the pieces text never tokenizes to.
+class PieceTable {
+ public:
+  PieceTable() = default;
+  // Distinct pieces; `where` names their origin in errors.
+  PieceTable(std::vector<std::string> pieces, const std::string& where);
+  int size() const { return static_cast<int>(pieces_.size()); }
+  const std::string& piece(int id) const { return pieces_[static_cast<std::size_t>(id)]; }
+  const std::vector<std::string>& pieces() const { return pieces_; }
+  int id_of(std::string_view piece) const;  // -1 when absent
+  bool contains(int id) const { return id >= 0 && id < size(); }
+  bool is_special(int id) const { return contains(id) && special_[static_cast<std::size_t>(id)]; }
+  void mark_special(int id) { special_[static_cast<std::size_t>(id)] = true; }
+
+ private:
+  std::vector<std::string> pieces_;
+  std::vector<bool> special_;
+  std::unordered_map<std::string, int> by_piece_;
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  virtual std::vector<int> encode(std::string_view text) const = 0;
+  // Valid UTF-8 text; special pieces and ids out of range decode to nothing.
+  virtual std::string decode(const std::vector<int>& ids) const = 0;
+  // JSON text from which tokenizer_from_json makes the same tokenizer.
+  virtual std::string serialize() const = 0;
+  // "byte-bpe" or "wordpiece".
+  virtual const char* kind() const = 0;
+  const PieceTable& table() const { return table_; }
+
+ protected:
+  PieceTable table_;
+};
+
+// The tokenizer serialize() wrote; `where` names its origin in errors.
+std::unique_ptr<Tokenizer> tokenizer_from_json(const std::string& json_text, const std::string& where);
+
+// The pieces of a JSON object piece -> id (vocab.json, encoder.json) in id order; the ids must be 0 .. n-1,
+// each once. `where` names the file in errors.
+std::vector<std::string> pieces_from_id_map(const std::string& json_text, const std::string& where);
+
+// Whether a serialized vocabulary is a Tokenizer's JSON rather than a SentencePiece model.
+inline bool is_tokenizer_json(std::string_view blob) { return !blob.empty() && blob.front() == '{'; }
+
+}  // namespace heptapod

@@ -1,0 +1,126 @@
+// Unicode categories, case and decomposition through utf8proc.
+#include "heptapod/data/unicode_text.h"
+
+#include <utf8proc.h>
+
+#include "heptapod/data/utf8.h"
+
+namespace heptapod::unicode {
+
+namespace {
+utf8proc_category_t category(char32_t c) {
+  return c > 0x10FFFF ? UTF8PROC_CATEGORY_CN : utf8proc_category(static_cast<utf8proc_int32_t>(c));
+}
+}  // namespace
+
+bool is_letter(char32_t c) {
+  const auto k = category(c);
+  return k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO;
+}
+
+bool is_number(char32_t c) {
+  const auto k = category(c);
+  return k >= UTF8PROC_CATEGORY_ND && k <= UTF8PROC_CATEGORY_NO;
+}
+
+bool is_white_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+bool is_control(char32_t c) {
+  const auto k = category(c);
+  return k == UTF8PROC_CATEGORY_CC || k == UTF8PROC_CATEGORY_CF;
+}
+
+bool is_punctuation(char32_t c) {
+  const auto k = category(c);
+  return k >= UTF8PROC_CATEGORY_PC && k <= UTF8PROC_CATEGORY_PO;
+}
+
+bool is_nonspacing_mark(char32_t c) { return category(c) == UTF8PROC_CATEGORY_MN; }
+
+bool is_cjk_ideograph(char32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+char32_t to_lower(char32_t c) {
+  return c > 0x10FFFF ? c : static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
+}
+
+void append_decomposition(char32_t c, std::vector<char32_t>& out) {
+  utf8proc_int32_t buffer[8];  // no canonical decomposition is longer than 4 code points
+  int last = 0;
+  const utf8proc_ssize_t n = c > 0x10FFFF ? -1
+                                          : utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), buffer, 8,
+                                                                    UTF8PROC_DECOMPOSE, &last);
+  if (n <= 0 || n > 8) {
+    out.push_back(c);
+    return;
+  }
+  for (utf8proc_ssize_t i = 0; i < n; ++i) out.push_back(static_cast<char32_t>(buffer[i]));
+}
+
+void append_utf8(char32_t c, std::string& out) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+std::string to_utf8(const std::vector<char32_t>& code_points) {
+  std::string out;
+  out.reserve(code_points.size());
+  for (char32_t c : code_points) append_utf8(c, out);
+  return out;
+}
+
+std::string replace_invalid_utf8(std::string_view bytes) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(bytes.size());
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(bytes[k]); };
+  for (std::size_t i = 0; i < bytes.size();) {
+    const std::size_t bad = find_invalid_utf8(bytes.substr(i));
+    if (bad == std::string_view::npos) {
+      out.append(bytes.substr(i));
+      break;
+    }
+    out.append(bytes.substr(i, bad));
+    i += bad;
+    // The longest prefix of a well-formed sequence starting here (at least the lead byte) is one U+FFFD.
+    const unsigned c = b(i);
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c == 0xE0) n = 3, lo = 0xA0;
+    else if (c == 0xED) n = 3, hi = 0x9F;
+    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) n = 3;
+    else if (c == 0xF0) n = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 4;
+    else if (c == 0xF4) n = 4, hi = 0x8F;
+    std::size_t taken = 1;
+    if (n > 0 && i + 1 < bytes.size() && b(i + 1) >= lo && b(i + 1) <= hi) {
+      taken = 2;
+      while (taken < n && i + taken < bytes.size() && b(i + taken) >= 0x80 && b(i + taken) <= 0xBF) ++taken;
+    }
+    out.append(kReplacement);
+    i += taken;
+  }
+  return out;
+}
+
+}  // namespace heptapod::unicode

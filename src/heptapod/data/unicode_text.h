@@ -1,0 +1,32 @@
+// The Unicode facts pre-trained tokenizers cut text by (GPT-2's byte-level BPE, BERT's WordPiece): general
+// categories, white space, lower case and canonical decomposition, from utf8proc's tables.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heptapod::unicode {
+
+bool is_letter(char32_t c);       // category L*
+bool is_number(char32_t c);       // category N*
+bool is_white_space(char32_t c);  // the White_Space property
+bool is_control(char32_t c);      // category Cc or Cf
+bool is_punctuation(char32_t c);  // category P*
+bool is_nonspacing_mark(char32_t c);  // category Mn
+// BERT's "Chinese characters": the CJK Unified Ideographs blocks and their extensions A-E, and the
+// compatibility ideographs.
+bool is_cjk_ideograph(char32_t c);
+
+char32_t to_lower(char32_t c);  // the simple lower-case mapping
+// The canonical decomposition (NFD) of one code point, appended to `out`.
+void append_decomposition(char32_t c, std::vector<char32_t>& out);
+
+void append_utf8(char32_t c, std::string& out);
+std::string to_utf8(const std::vector<char32_t>& code_points);
+
+// Valid UTF-8 text from any bytes: every maximal ill-formed subsequence becomes one U+FFFD, as Python's
+// bytes.decode("utf-8", "replace") and Hugging Face's decoders do.
+std::string replace_invalid_utf8(std::string_view bytes);
+
+}  // namespace heptapod::unicode
