@@ -63,7 +63,11 @@ TEST(ByteBpe, MergesByRankAndDecodesTheExactBytes) {
   EXPECT_EQ(bpe.encode("hell"), (std::vector<int>{258}));
   EXPECT_TRUE(bpe.table().is_special(260));  // neither a byte nor a merge's result
   EXPECT_FALSE(bpe.table().is_special(259));
-  EXPECT_EQ(bpe.decode({259, 260, ' ', 259}), "hello hello");  // specials decode to nothing
+  // A special token is read as written, and written back.
+  EXPECT_EQ(bpe.encode("hello<|endoftext|>hello"), (std::vector<int>{259, 260, 259}));
+  EXPECT_EQ(bpe.encode("<|endoftext|"), bpe.encode(std::string("<|endoftext") + "|"));
+  EXPECT_EQ(bpe.encode("<|endoftext|").size(), 12u);
+  EXPECT_EQ(bpe.decode({259, 260, ' ', 259}), "hello<|endoftext|> hello");
   // Any bytes, valid UTF-8 or not, come back exactly; text output replaces the ill-formed ones.
   const std::string bytes = "a\xe4\xb8 \xff\xed\xa0\x80hello\xf0\x9f";
   EXPECT_EQ(bpe.decode_bytes(bpe.encode(bytes)), bytes);
@@ -120,7 +124,10 @@ TEST(WordPiece, TokenizesAsBertsAlgorithm) {
   EXPECT_EQ(pieces_of(w, "  hello\t\n world\xe3\x80\x80!"), (Parts{"hello", "world", "!"}));
   EXPECT_EQ(pieces_of(w, "\xce\xa3\xce\x9f\xce\xa3"), (Parts{"\xcf\x83\xce\xbf\xcf\x82"}));  // final sigma
   EXPECT_EQ(pieces_of(w, std::string(101, 'a')), (Parts{"[UNK]"}));
-  EXPECT_EQ(pieces_of(w, "[CLS]"), (Parts{"[UNK]", "[UNK]", "[UNK]"}));  // text is text: "[", "cls", "]"
+  // Special tokens as written, case and all; anything else in brackets is punctuation and words.
+  EXPECT_EQ(pieces_of(w, "hello [MASK][SEP]world"), (Parts{"hello", "[MASK]", "[SEP]", "world"}));
+  EXPECT_EQ(pieces_of(w, "[mask]"), (Parts{"[UNK]", "[UNK]", "[UNK]"}));
+  EXPECT_EQ(w.decode(w.encode("[CLS] hello [MASK]")), "[CLS] hello [MASK]");
   const WordPiece cased = small_wordpiece(false);
   EXPECT_EQ(pieces_of(cased, "Hello caf\xc3\xa9 hello"), (Parts{"Hello", "caf\xc3\xa9", "hello"}));
   EXPECT_EQ(w.decode(w.encode("unaffable cats, hello")), "unaffable cats , hello");

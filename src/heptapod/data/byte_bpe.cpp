@@ -141,8 +141,13 @@ ByteBpe::ByteBpe(std::vector<std::string> pieces, const std::vector<std::string>
     made[static_cast<std::size_t>(m)] = true;
     merges_.push_back(rule);
   }
+  std::vector<std::string> specials;
   for (int id = 0; id < table_.size(); ++id)
-    if (!made[static_cast<std::size_t>(id)]) table_.mark_special(id);
+    if (!made[static_cast<std::size_t>(id)]) {
+      table_.mark_special(id);
+      specials.push_back(table_.piece(id));
+    }
+  set_text_specials(std::move(specials), where);
 }
 
 ByteBpe ByteBpe::from_files(const std::string& vocab_path, const std::string& merges_path) {
@@ -195,16 +200,18 @@ void ByteBpe::encode_part(std::string_view bytes, std::vector<int>& out) const {
   out.insert(out.end(), symbols.begin(), symbols.end());
 }
 
-std::vector<int> ByteBpe::encode(std::string_view text) const {
-  std::vector<int> ids;
+void ByteBpe::encode_text(std::string_view text, std::vector<int>& ids) const {
   for (const auto& [begin, end] : gpt2_pretokenize(text)) encode_part(text.substr(begin, end - begin), ids);
-  return ids;
 }
 
 std::string ByteBpe::decode_bytes(const std::vector<int>& ids) const {
   std::string bytes;
   for (int id : ids) {
-    if (!table_.contains(id) || table_.is_special(id)) continue;
+    if (!table_.contains(id)) continue;
+    if (table_.is_special(id)) {
+      bytes += table_.piece(id);
+      continue;
+    }
     for (char32_t c : decode_utf8(table_.piece(id))) {
       const int b = symbol_byte(c);
       if (b >= 0) bytes += static_cast<char>(b);

@@ -3,7 +3,8 @@
 // printable characters of GPT-2's byte-to-unicode map, and adjacent symbols merge by the rank of their merge
 // rule. Decoding maps pieces back to the exact bytes, so any text round-trips; text output replaces bytes that
 // are not valid UTF-8 (a sample cut inside a character) with U+FFFD. Pieces that are neither a byte nor a
-// merge's result (<|endoftext|>) are special: text never tokenizes to them, and they decode to nothing.
+// merge's result (<|endoftext|>) are special: text names them only as they are written, and they decode to
+// that text.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,6 @@ class ByteBpe : public Tokenizer {
   // pieces in id order and merge rules "left right" by rank; `where` names their origin in errors.
   ByteBpe(std::vector<std::string> pieces, const std::vector<std::string>& merges, const std::string& where);
 
-  std::vector<int> encode(std::string_view text) const override;
   std::string decode(const std::vector<int>& ids) const override;
   std::string decode_bytes(const std::vector<int>& ids) const;  // the exact bytes, valid UTF-8 or not
   std::string serialize() const override;
@@ -34,6 +34,7 @@ class ByteBpe : public Tokenizer {
   struct Merge {
     int rank, merged;
   };
+  void encode_text(std::string_view text, std::vector<int>& out) const override;
   void encode_part(std::string_view bytes, std::vector<int>& out) const;
 
   std::vector<std::string> merges_;                   // "left right" by rank

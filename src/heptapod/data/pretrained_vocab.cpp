@@ -172,6 +172,7 @@ BertVocabulary bert_vocabulary(const std::string& dir) {
             config_path + ": \"tokenizer_class\": \"" + type + "\" is not supported (BERT's WordPiece is "
                           "BertTokenizer)");
   }
+  o.text_specials = {o.unk_piece, cls, sep, pad, mask};
   auto tokenizer = std::make_shared<WordPiece>(WordPiece::from_file(dir + "/vocab.txt", o));
   auto id = [&](const std::string& piece, const char* role) {
     const int found = tokenizer->table().id_of(piece);

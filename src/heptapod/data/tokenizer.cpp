@@ -25,6 +25,35 @@ int PieceTable::id_of(std::string_view piece) const {
   return it == by_piece_.end() ? -1 : it->second;
 }
 
+void Tokenizer::set_text_specials(std::vector<std::string> pieces, const std::string& where) {
+  for (const std::string& piece : pieces) {
+    const int id = table_.id_of(piece);
+    require(id >= 0 && table_.is_special(id), where + ": the special token \"" + piece +
+                                                  "\" is not a special piece of the vocabulary");
+  }
+  text_specials_ = std::move(pieces);
+}
+
+std::vector<int> Tokenizer::encode(std::string_view text) const {
+  std::vector<int> ids;
+  std::size_t done = 0;
+  while (done < text.size()) {
+    std::size_t at = std::string_view::npos, length = 0;  // the next special token: earliest, then longest
+    for (const std::string& s : text_specials_) {
+      const std::size_t found = s.empty() ? std::string_view::npos : text.find(s, done);
+      if (found < at || (found == at && found != std::string_view::npos && s.size() > length)) {
+        at = found;
+        length = s.size();
+      }
+    }
+    encode_text(text.substr(done, at == std::string_view::npos ? std::string_view::npos : at - done), ids);
+    if (at == std::string_view::npos) break;
+    ids.push_back(table_.id_of(std::string(text.substr(at, length))));
+    done = at + length;
+  }
+  return ids;
+}
+
 std::vector<std::string> pieces_from_id_map(const std::string& text, const std::string& where) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   require(!j.is_discarded() && j.is_object(), where + ": not a JSON object of piece -> id");
@@ -65,6 +94,7 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const std::string& text, const st
       o.split_cjk = j.at("split_cjk").get<bool>();
       o.unk_piece = j.at("unk_piece").get<std::string>();
       o.max_word_chars = j.at("max_word_chars").get<int>();
+      o.text_specials = j.at("text_specials").get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
       throw Error(where + ": the WordPiece tokenizer's options are incomplete (" + e.what() + ")");
     }

@@ -31,20 +31,33 @@ class PieceTable {
   std::unordered_map<std::string, int> by_piece_;
 };
 
+// Special tokens written in the text ("<|endoftext|>", "[MASK]") become their ids, as Hugging Face's tokenizers
+// read them (case-sensitive, the longest first where two start at one place); the text between them is
+// tokenized as text. Decoding writes them back as they are written, so text survives a round trip.
 class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
-  virtual std::vector<int> encode(std::string_view text) const = 0;
-  // Valid UTF-8 text; special pieces and ids out of range decode to nothing.
+  std::vector<int> encode(std::string_view text) const;
+  // Valid UTF-8 text; ids out of range decode to nothing.
   virtual std::string decode(const std::vector<int>& ids) const = 0;
   // JSON text from which tokenizer_from_json makes the same tokenizer.
   virtual std::string serialize() const = 0;
   // "byte-bpe" or "wordpiece".
   virtual const char* kind() const = 0;
   const PieceTable& table() const { return table_; }
+  // The special tokens read in text, as their pieces.
+  const std::vector<std::string>& text_specials() const { return text_specials_; }
 
  protected:
+  // Text without special tokens, its ids appended to `out`.
+  virtual void encode_text(std::string_view text, std::vector<int>& out) const = 0;
+  // Pieces of the table that text may name; each must be a special piece.
+  void set_text_specials(std::vector<std::string> pieces, const std::string& where);
+
   PieceTable table_;
+
+ private:
+  std::vector<std::string> text_specials_;
 };
 
 // The tokenizer serialize() wrote; `where` names its origin in errors.

@@ -66,7 +66,8 @@ class Vocabulary {
   std::string piece(int id) const;
   int id_of(const std::string& piece) const;  // -1 when the vocabulary has no such piece
   int size() const;  // 0 when empty()
-  // Whether text never tokenizes to this id: a control or unknown piece, or one SentencePiece lacks.
+  // Whether the id is special, one that ordinary text never tokenizes to: a control or unknown piece, or one
+  // SentencePiece lacks; a pre-trained tokenizer's special piece (which text names only by writing it whole).
   bool is_special(int id) const;
   // Whether the piece begins a word (SentencePiece's and GPT-2's: it starts with the space's symbol;
   // WordPiece's: it is not a "##" continuation). Whole-word masking groups a word's pieces by it.

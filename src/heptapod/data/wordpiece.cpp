@@ -43,6 +43,7 @@ WordPiece::WordPiece(std::vector<std::string> pieces, const WordPieceOptions& op
   require(options_.max_word_chars >= 1, where + ": the longest word must be at least 1 character");
   for (int id = 0; id < table_.size(); ++id)
     if (id == unk_id_ || is_bracketed(table_.piece(id))) table_.mark_special(id);
+  set_text_specials(options_.text_specials, where);
 }
 
 WordPiece WordPiece::from_file(const std::string& path, const WordPieceOptions& options) {
@@ -133,18 +134,16 @@ void WordPiece::encode_word(const std::vector<char32_t>& word, std::vector<int>&
   }
 }
 
-std::vector<int> WordPiece::encode(std::string_view text) const {
-  std::vector<int> ids;
+void WordPiece::encode_text(std::string_view text, std::vector<int>& ids) const {
   for (const std::string& word : basic_words(text)) encode_word(decode_utf8(word), ids);
-  return ids;
 }
 
 std::string WordPiece::decode(const std::vector<int>& ids) const {
   std::string text;
   for (int id : ids) {
-    if (!table_.contains(id) || table_.is_special(id)) continue;
+    if (!table_.contains(id)) continue;
     const std::string& piece = table_.piece(id);
-    if (piece.rfind("##", 0) == 0 && !text.empty()) {
+    if (piece.rfind("##", 0) == 0 && !text.empty() && !table_.is_special(id)) {
       text += piece.substr(2);
     } else {
       if (!text.empty()) text += ' ';
@@ -161,7 +160,8 @@ std::string WordPiece::serialize() const {
                         {"strip_accents", options_.strip_accents},
                         {"split_cjk", options_.split_cjk},
                         {"unk_piece", options_.unk_piece},
-                        {"max_word_chars", options_.max_word_chars}}
+                        {"max_word_chars", options_.max_word_chars},
+                        {"text_specials", options_.text_specials}}
       .dump();
 }
 

@@ -2,8 +2,9 @@
 // ideographs set apart, lower case with accents stripped for uncased models, every punctuation character a
 // word of its own), then greedy longest-match-first pieces with "##" marking a word's continuation, and the
 // unknown piece for a word that has no match or is over 100 characters. Pieces in brackets ("[CLS]",
-// "[unused0]") and the unknown piece are special: text never tokenizes to them, since brackets are punctuation.
-// Decoding joins the pieces with spaces and glues "##" continuations to what precedes them.
+// "[unused0]") and the unknown piece are special: words never become them, since brackets are punctuation;
+// text names the model's special tokens ([CLS], [SEP], [PAD], [MASK], [UNK]) as they are written. Decoding
+// joins the pieces with spaces and glues "##" continuations to what precedes them.
 #pragma once
 
 #include <string>
@@ -20,6 +21,8 @@ struct WordPieceOptions {
   bool split_cjk = true;      // tokenize_chinese_chars
   std::string unk_piece = "[UNK]";
   int max_word_chars = 100;
+  // The special tokens text may name (the unknown piece among them, or not).
+  std::vector<std::string> text_specials = {"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"};
 };
 
 class WordPiece : public Tokenizer {
@@ -28,7 +31,6 @@ class WordPiece : public Tokenizer {
   static WordPiece from_file(const std::string& vocab_txt_path, const WordPieceOptions& options);
   WordPiece(std::vector<std::string> pieces, const WordPieceOptions& options, const std::string& where);
 
-  std::vector<int> encode(std::string_view text) const override;
   std::string decode(const std::vector<int>& ids) const override;
   std::string serialize() const override;
   const char* kind() const override { return "wordpiece"; }
@@ -38,6 +40,7 @@ class WordPiece : public Tokenizer {
   std::vector<std::string> basic_words(std::string_view text) const;
 
  private:
+  void encode_text(std::string_view text, std::vector<int>& out) const override;
   void encode_word(const std::vector<char32_t>& word, std::vector<int>& out) const;
 
   WordPieceOptions options_;

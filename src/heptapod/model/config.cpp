@@ -176,7 +176,9 @@ void validate(const ModelConfig& c) {
                                           "go together");
   require(c.mask_id < 0 || (c.mask_id < c.src_vocab_size && c.mask_id != c.pad_id),
           "model config: mask_id must be a token id of the vocabulary other than pad_id");
-  require(c.pad_id != c.eos_id, "model config: pad_id and eos_id must differ");
+  // A language model reads no padding (GPT-2 has no padding token and pads with its end token).
+  require(c.pad_id != c.eos_id || c.architecture == Architecture::DecoderOnly,
+          "model config: pad_id and eos_id must differ");
   for (auto [id, field] : {std::pair{c.pad_id, "pad_id"}, {c.bos_id, "bos_id"}, {c.eos_id, "eos_id"}})
     require(id >= 0 && (!c.has_decoder() || id < c.tgt_vocab_size) && (!c.has_encoder() || id < c.src_vocab_size),
             std::string("model config: ") + field + " must be a valid token id in " +

@@ -1,0 +1,269 @@
+// Converted Hugging Face GPT-2 and BERT checkpoints against independent float64 PyTorch references of the
+// two families (tools/make_hf_fixtures.py: random weights under the real state-dict names and config keys):
+// `heptapod convert --from gpt2|bert` writes a model file whose logits, hidden states, pooled vectors and class
+// probabilities match the reference to 1e-5, whose greedy generation is the reference's token for token, and
+// whose own tokenizer turns the reference's texts into its ids and back; and the refusal tables name every
+// configuration the converters cannot express.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "heptapod/data/model_vocab.h"
+#include "heptapod/decode/encoder.h"
+#include "heptapod/decode/generator.h"
+#include "heptapod/io/atomic_file.h"
+#include "heptapod/io/bert_import.h"
+#include "heptapod/io/gpt2_import.h"
+#include "heptapod/io/model_file.h"
+#include "heptapod/io/safetensors.h"
+#include "test_process.h"
+#include "test_util.h"
+
+namespace heptapod {
+namespace {
+
+using test::quoted;
+using test::TempDir;
+
+std::string convert(const std::string& fixture, const std::string& from, TempDir& dir, std::string& log) {
+  const std::string output = dir.file(fixture + ".htp");
+  EXPECT_EQ(test::run_heptapod("convert " + quoted(test::fixture(fixture)) + " --from " + from + " -o " + quoted(output),
+                               dir, log),
+            0)
+      << log;
+  EXPECT_HAS_SUBSTR(log, "with vocabularies");
+  return output;
+}
+
+// The rows t < length of (B, T, D) tensors, the rest zeroed in both.
+double padded_error(std::vector<float> got, std::vector<float> want, const std::vector<int>& len, int T) {
+  const std::size_t B = len.size(), D = want.size() / (B * static_cast<std::size_t>(T));
+  EXPECT_EQ(got.size(), want.size());
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t k = (b * T + static_cast<std::size_t>(len[b])) * D; k < (b + 1) * T * D; ++k) got[k] = want[k] = 0;
+  return test::max_rel_error(got.data(), want.data(), want.size());
+}
+
+TEST(ImportHf, Gpt2MatchesItsReference) {
+  TempDir dir;
+  std::string log;
+  const std::string model_path = convert("gpt2", "gpt2", dir, log);
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("gpt2") + "/reference.safetensors");
+  auto model = load_model(model_path);
+  const ModelConfig& c = model->config();
+  EXPECT_EQ(c.architecture, Architecture::DecoderOnly);
+  EXPECT_EQ(c.activation, Activation::GeluTanh);
+
+  // Teacher-forced logits of the prompts as they are (no start token), every real position.
+  Batch batch;
+  batch.B = static_cast<int>(ref.at("batch/input_ids").shape[0]);
+  batch.T = static_cast<int>(ref.at("batch/input_ids").shape[1]);
+  batch.tgt_in = batch.tgt_out = ref.ints("batch/input_ids");
+  batch.tgt_len = ref.ints("batch/lengths");
+  batch.src_len.assign(static_cast<std::size_t>(batch.B), 0);
+  Arena arena;
+  const float* logits = model->logits(batch, arena);
+  const std::size_t n = static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size;
+  EXPECT_LT(padded_error({logits, logits + n}, ref.floats<float>("expect/logits"), batch.tgt_len, batch.T), 1e-5);
+
+  // The tokenizer: the prompts' ids; greedy generation after the start token, token for token, and its text.
+  const auto prompts = nlohmann::json::parse(ref.metadata("prompts")).get<std::vector<std::string>>();
+  const auto prompt_ids = nlohmann::json::parse(ref.metadata("prompt_ids")).get<std::vector<std::vector<int>>>();
+  const auto texts = nlohmann::json::parse(ref.metadata("greedy_text")).get<std::vector<std::string>>();
+  const std::vector<int> greedy = ref.ints("expect/greedy");
+  const std::size_t steps = greedy.size() / prompts.size();
+  Generator generator(model_path);
+  GenerateOptions o;
+  o.beam = 1;
+  o.max_tokens = static_cast<int>(steps);
+  o.cache = CachePrecision::Float32;
+  const auto outputs = generator.generate(prompts, o);
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    EXPECT_EQ(generator.vocabulary().encode(prompts[i]), prompt_ids[i]) << "prompt " << i;
+    std::vector<int> want = prompt_ids[i];
+    want.insert(want.end(), greedy.begin() + static_cast<long>(i * steps), greedy.begin() + static_cast<long>((i + 1) * steps));
+    EXPECT_EQ(outputs[i].outputs[0].tokens, want) << "prompt " << i;
+    EXPECT_EQ(outputs[i].outputs[0].text, texts[i]) << "prompt " << i;
+  }
+}
+
+// BERT's batch: [CLS] a [SEP] (b [SEP]) with token types, padded.
+Batch bert_batch(const SafetensorsFile& ref) {
+  Batch b;
+  b.B = static_cast<int>(ref.at("batch/input_ids").shape[0]);
+  b.S = static_cast<int>(ref.at("batch/input_ids").shape[1]);
+  b.src = ref.ints("batch/input_ids");
+  b.src_types = ref.ints("batch/token_type_ids");
+  b.src_len = ref.ints("batch/lengths");
+  b.tgt_len.assign(static_cast<std::size_t>(b.B), 0);
+  return b;
+}
+
+// The texts through the model's own WordPiece tokenizer, laid out as BERT lays them out: the batch's ids.
+void expect_tokenized_as_reference(const Encoder& encoder, const SafetensorsFile& ref, const Batch& b) {
+  const auto texts = nlohmann::json::parse(ref.metadata("texts"));
+  ASSERT_EQ(static_cast<int>(texts.size()), b.B);
+  for (int i = 0; i < b.B; ++i) {
+    const auto& t = texts[static_cast<std::size_t>(i)];
+    const EncoderInput in = t.size() == 1 ? encoder.encode_text(t[0].get<std::string>())
+                                          : encoder.encode_pair(t[0].get<std::string>(), t[1].get<std::string>());
+    const auto first = b.src.begin() + static_cast<long>(i) * b.S;
+    EXPECT_EQ(in.tokens, std::vector<int>(first, first + b.src_len[i])) << "text " << i;
+    const auto types = b.src_types.begin() + static_cast<long>(i) * b.S;
+    EXPECT_EQ(in.types, std::vector<int>(types, types + b.src_len[i])) << "text " << i;
+  }
+}
+
+TEST(ImportHf, BertMaskedLmMatchesItsReference) {
+  TempDir dir;
+  std::string log;
+  const std::string model_path = convert("bert", "bert", dir, log);
+  // The pre-training checkpoint's extras are dropped by name, with a notice.
+  for (const char* dropped : {"position_ids", "cls.seq_relationship.weight", "pooler.dense.weight"})
+    EXPECT_HAS_SUBSTR(log, dropped);
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("bert") + "/reference.safetensors");
+  auto model = load_model(model_path);
+  const ModelConfig& c = model->config();
+  EXPECT_TRUE(c.mlm_head);
+  EXPECT_EQ(c.layer_norm_eps, 1e-12f);
+  Batch b = bert_batch(ref);
+  Arena arena;
+  const float* hidden = model->encode(b.src.data(), b.B, b.S, b.src_len.data(), arena, b.src_types.data());
+  const std::size_t rows = static_cast<std::size_t>(b.B) * b.S;
+  EXPECT_LT(padded_error({hidden, hidden + rows * c.d_model}, ref.floats<float>("expect/hidden"), b.src_len, b.S), 1e-5);
+  // The masked-LM head at every real position (as if each were masked).
+  b.mlm_targets.assign(rows, -1);
+  std::vector<float> want;
+  const std::vector<float> all = ref.floats<float>("expect/mlm_logits");
+  for (int i = 0; i < b.B; ++i)
+    for (int t = 0; t < b.src_len[i]; ++t) {
+      const std::size_t r = static_cast<std::size_t>(i) * b.S + t;
+      b.mlm_targets[r] = b.src[r];
+      want.insert(want.end(), all.begin() + static_cast<long>(r * c.src_vocab_size),
+                  all.begin() + static_cast<long>((r + 1) * c.src_vocab_size));
+    }
+  arena.reset();
+  const float* logits = model->logits(b, arena);
+  EXPECT_LT(test::max_rel_error(logits, want.data(), want.size()), 1e-5);
+  expect_tokenized_as_reference(Encoder(model_path), ref, b);
+}
+
+TEST(ImportHf, BertClassifierMatchesItsReference) {
+  TempDir dir;
+  std::string log;
+  const std::string model_path = convert("bert_classifier", "bert", dir, log);
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("bert_classifier") + "/reference.safetensors");
+  auto model = load_model(model_path);
+  const ModelConfig& c = model->config();
+  ASSERT_EQ(c.labels, 3);
+  EXPECT_EQ(c.pooling, Pooling::Cls);
+  Batch b = bert_batch(ref);
+  b.labels.assign(static_cast<std::size_t>(b.B), 0);
+  Arena arena;
+  const float* logits = model->logits(b, arena);
+  EXPECT_LT(test::max_rel_error(logits, ref.floats<float>("expect/class_logits").data(), static_cast<std::size_t>(b.B) * 3),
+            1e-5);
+  EXPECT_LT(test::max_rel_error(model->pooled(), ref.floats<float>("expect/pooled").data(),
+                                static_cast<std::size_t>(b.B) * c.d_model),
+            1e-5);
+  // The Encoder's probabilities and label names, from the texts.
+  Encoder encoder(model_path);
+  expect_tokenized_as_reference(encoder, ref, b);
+  const auto labels = nlohmann::json::parse(ref.metadata("labels")).get<std::vector<std::string>>();
+  EXPECT_EQ(encoder.labels().names(), labels);
+  const auto texts = nlohmann::json::parse(ref.metadata("texts"));
+  std::vector<EncoderInput> inputs;
+  for (const auto& t : texts)
+    inputs.push_back(t.size() == 1 ? encoder.encode_text(t[0].get<std::string>())
+                                   : encoder.encode_pair(t[0].get<std::string>(), t[1].get<std::string>()));
+  ClassifyOptions o;
+  o.top_k = 3;
+  const auto classes = encoder.classify_inputs(inputs, o);
+  const std::vector<float> probs = ref.floats<float>("expect/probs");
+  for (int i = 0; i < b.B; ++i)
+    for (const ClassScore& s : classes[static_cast<std::size_t>(i)].top) {
+      EXPECT_NEAR(s.probability, probs[static_cast<std::size_t>(i) * 3 + s.id], 1e-5) << "text " << i;
+      EXPECT_EQ(s.label, labels[static_cast<std::size_t>(s.id)]);
+    }
+}
+
+// Each configuration a converter cannot express is refused, naming the key.
+TEST(ImportHf, Gpt2ConfigRefusesWhatHeptapodCannotExpress) {
+  const nlohmann::json base = nlohmann::json::parse(read_file(test::fixture("gpt2") + "/config.json"));
+  EXPECT_NO_THROW(gpt2_model_config(base.dump(), "config.json"));
+  const std::vector<std::pair<nlohmann::json, std::string>> refusals = {
+      {{{"scale_attn_by_inverse_layer_idx", true}}, "scale_attn_by_inverse_layer_idx"},
+      {{{"reorder_and_upcast_attn", true}}, "reorder_and_upcast_attn"},
+      {{{"scale_attn_weights", false}}, "scale_attn_weights"},
+      {{{"activation_function", "relu"}}, "activation_function"},
+      {{{"add_cross_attention", true}}, "add_cross_attention"},
+      {{{"model_type", "gpt_neo"}}, "model_type"},
+      {{{"n_embd", 30}}, "divisible"},
+      {{{"n_layer", "two"}}, "n_layer"},
+  };
+  for (const auto& [patch, key] : refusals) {
+    nlohmann::json j = base;
+    j.merge_patch(patch);
+    try {
+      gpt2_model_config(j.dump(), "config.json");
+      ADD_FAILURE() << patch.dump() << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_HAS_SUBSTR(std::string(e.what()), key);
+    }
+  }
+}
+
+TEST(ImportHf, BertConfigRefusesWhatHeptapodCannotExpress) {
+  const nlohmann::json base = nlohmann::json::parse(read_file(test::fixture("bert") + "/config.json"));
+  const BertSpecialIds ids{0, 4, 5, 6};
+  EXPECT_NO_THROW(bert_model_config(base.dump(), "config.json", BertHead::MaskedLm, 0, ids));
+  const std::vector<std::pair<nlohmann::json, std::string>> refusals = {
+      {{{"position_embedding_type", "relative_key"}}, "position_embedding_type"},
+      {{{"is_decoder", true}}, "is_decoder"},
+      {{{"add_cross_attention", true}}, "add_cross_attention"},
+      {{{"hidden_act", "mish"}}, "hidden_act"},
+      {{{"model_type", "roberta"}}, "model_type"},
+      {{{"hidden_size", 30}}, "divisible"},
+  };
+  for (const auto& [patch, key] : refusals) {
+    nlohmann::json j = base;
+    j.merge_patch(patch);
+    try {
+      bert_model_config(j.dump(), "config.json", BertHead::MaskedLm, 0, ids);
+      ADD_FAILURE() << patch.dump() << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_HAS_SUBSTR(std::string(e.what()), key);
+    }
+  }
+  nlohmann::json regression = base;
+  regression["problem_type"] = "regression";
+  EXPECT_THROW(bert_model_config(regression.dump(), "config.json", BertHead::Classifier, 1, ids), Error);
+}
+
+// A tensor the converter has no place for is refused by name; an untied GPT-2 head is refused.
+TEST(ImportHf, UnusedTensorsAndUntiedHeadsAreRefused) {
+  TempDir dir;
+  for (const char* fixture : {"gpt2", "bert"}) {
+    const std::string copy = dir.file(std::string(fixture) + "-extra");
+    std::filesystem::create_directories(copy);
+    for (const auto& e : std::filesystem::directory_iterator(test::fixture(fixture)))
+      std::filesystem::copy_file(e.path(), copy + "/" + e.path().filename().string());
+    const SafetensorsFile f = SafetensorsFile::read(copy + "/model.safetensors");
+    SafetensorsWriter w;
+    for (const auto& e : f.tensors()) w.add(e.name, e.dtype, e.shape, f.data(e));
+    const float extra[2] = {1, 2};
+    w.add(std::string(fixture) == "gpt2" ? "transformer.h.0.attn.q_attn.weight" : "bert.encoder.layer.0.crossattention.x",
+          DType::F32, {2}, extra);
+    w.write(copy + "/model.safetensors");
+    std::string log;
+    EXPECT_NE(test::run_heptapod("convert " + quoted(copy) + " --from " + fixture + " -o " + quoted(dir.file("x.htp")), dir, log), 0);
+    EXPECT_HAS_SUBSTR(log, std::string(fixture) == "gpt2" ? "q_attn" : "crossattention");
+  }
+}
+
+}  // namespace
+}  // namespace heptapod
