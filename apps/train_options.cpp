@@ -23,8 +23,11 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_option("--documents", f->documents,
                   "A language model's documents: lines (each line) or paragraphs (split by blank lines)")
       ->check(CLI::IsMember({"lines", "paragraphs"}));
-  cmd->add_option("--context", c.context, "A language model's context: tokens per training block")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--context", c.context,
+                  "A language model's context: tokens per training block (default 256, or the learned positions "
+                  "of the --init model if fewer)")
+      ->check(CLI::PositiveNumber)
+      ->each([f](const std::string&) { f->context_given = true; });
   cmd->add_option_function<std::string>(
          "--task",
          [&c](const std::string& task) {
@@ -178,6 +181,7 @@ TrainConfig resolve_train_flags(TrainFlags f) {
   if (!f.norm.empty()) m.norm = norm_from_name(f.norm, "--norm");
   if (!f.tie.empty()) m.tie = tying_from_name(f.tie, "--tie");
   c.model = resolve_model_choice(m);
+  if (!f.context_given && init) c.context = std::min(c.context, c.model.position_limit());
   c.vocab_config.model = vocab_model_from_name(f.vocab_model);
   c.joint_vocab = !f.separate_vocab;
   c.schedule.kind = f.schedule.value_or("noam") == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;

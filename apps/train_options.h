@@ -26,6 +26,7 @@ struct TrainFlags {
   std::optional<int> max_positions;      // --max-positions: the learned table's rows
   bool separate_vocab = false;
   bool warmup_given = false, lr_given = false;
+  bool context_given = false;  // else a model to fine-tune with fewer learned positions sets the context
 };
 
 // Registers every option of `heptapod train` on `cmd`, filling *f.

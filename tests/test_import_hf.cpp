@@ -191,6 +191,96 @@ TEST(ImportHf, BertClassifierMatchesItsReference) {
     }
 }
 
+// Sentences of the BERT fixture's words, and labels by a rule a classifier can learn.
+std::string bert_text(std::string& labels) {
+  const char* lines[] = {"the cat sat on the mat", "where is the dog", "the dog is outside", "we like playing",
+                         "it is the cat", "the dog sat outside", "hello, we like the cat", "where is it?"};
+  std::string text;
+  for (int repeat = 0; repeat < 8; ++repeat)
+    for (const char* line : lines) {
+      text += std::string(line) + "\n";
+      labels += std::string(std::string(line).find("dog") != std::string::npos ? "dog" : "other") + "\n";
+    }
+  return text;
+}
+
+// Converted models fine-tune like any other (their configs, special ids and tokenizers survive), and every
+// command reads them: GPT-2 on new text, then generate and quantize; BERT's masked-LM model by masked language
+// modelling, and as a classifier with a fresh head, then classify, embed and score, in float32 and int8.
+TEST(ImportHf, ConvertedModelsFineTuneAndServeEveryCommand) {
+  TempDir dir;
+  std::string log;
+  const std::string gpt2 = convert("gpt2", "gpt2", dir, log), bert = convert("bert", "bert", dir, log);
+  const std::string train = " --steps 6 --batch-tokens 256 --log-every 3 --valid-every 100 --seed 3";
+  const std::string prose = dir.write("prose.txt", "The dog and the fox run into the woods.\nHello, world! It's a test.\n"
+                                                   "We've got 42 apples; they're on the table.\n");
+  ASSERT_EQ(test::run_heptapod("train --text " + quoted(prose) + " --init " + quoted(gpt2) + " -o " + quoted(dir.file("g")) + train,
+                               dir, log),
+            0)
+      << log;
+  const SafetensorsFile tuned = SafetensorsFile::read(dir.file("g/model.htp"));
+  const ModelConfig c = read_model_config(tuned);
+  EXPECT_EQ(to_json(c), to_json(read_model_config(SafetensorsFile::read(gpt2))));
+  EXPECT_EQ(read_vocabularies(tuned, c)->target.serialized(),
+            read_vocabularies(SafetensorsFile::read(gpt2), c)->target.serialized());
+  ASSERT_EQ(test::run_heptapod("quantize -m " + quoted(dir.file("g/model.htp")) + " --to int8 -o " + quoted(dir.file("g8.htp")),
+                               dir, log),
+            0)
+      << log;
+  for (const std::string& model : {dir.file("g/model.htp"), dir.file("g8.htp")}) {
+    ASSERT_EQ(test::run_heptapod("generate -m " + quoted(model) + " --prompt " + quoted("The dog") +
+                                     " --max-tokens 5 --beam 1 -o " + quoted(dir.file("out.txt")),
+                                 dir, log),
+              0)
+        << log;
+    EXPECT_EQ(read_file(dir.file("out.txt")).rfind("The dog", 0), 0u);
+  }
+
+  std::string labels;
+  const std::string text = dir.write("bert.txt", bert_text(labels));
+  const std::string label_file = dir.write("labels.txt", labels);
+  ASSERT_EQ(test::run_heptapod("train --text " + quoted(text) + " --init " + quoted(bert) + " -o " + quoted(dir.file("m")) + train,
+                               dir, log),
+            0)
+      << log;
+  EXPECT_HAS_SUBSTR(read_file(dir.file("m/metrics.jsonl")), "\"loss\"");
+  EXPECT_EQ(read_file(dir.file("m/metrics.jsonl")).find("nan"), std::string::npos);
+  ASSERT_EQ(test::run_heptapod("train --task classify --pooling cls --text " + quoted(text) + " --labels " +
+                                   quoted(label_file) + " --init " + quoted(bert) + " -o " + quoted(dir.file("c")) + train,
+                               dir, log),
+            0)
+      << log;
+  EXPECT_HAS_SUBSTR(log, "with a new head");
+  ASSERT_EQ(test::run_heptapod("quantize -m " + quoted(dir.file("c/model.htp")) + " --to int8 -o " + quoted(dir.file("c8.htp")),
+                               dir, log),
+            0)
+      << log;
+  const std::string in = dir.write("in.txt", "the dog sat on the mat\nwe like the cat [MASK]\n");
+  std::vector<std::vector<ClassScore>> scores;
+  for (const std::string& model : {dir.file("c/model.htp"), dir.file("c8.htp")}) {
+    Encoder encoder(model);
+    ClassifyOptions o;
+    o.top_k = 2;
+    scores.emplace_back();
+    for (const auto& c : encoder.classify({"the dog sat on the mat", "we like the cat"}, o)) scores.back().push_back(c.top[0]);
+    for (const char* command : {"classify", "embed"})
+      ASSERT_EQ(test::run_heptapod(std::string(command) + " -m " + quoted(model) + " -i " + quoted(in) + " -o " +
+                                       quoted(dir.file("out.txt")),
+                                   dir, log),
+                0)
+          << command << ": " << log;
+  }
+  for (std::size_t i = 0; i < scores[0].size(); ++i) {  // int8 weights: the same classes, nearly the same numbers
+    EXPECT_EQ(scores[1][i].id, scores[0][i].id);
+    EXPECT_NEAR(scores[1][i].probability, scores[0][i].probability, 0.05);
+  }
+  ASSERT_EQ(test::run_heptapod("score -m " + quoted(dir.file("m/model.htp")) + " -i " + quoted(in) + " -o " +
+                                   quoted(dir.file("out.txt")),
+                               dir, log),
+            0)
+      << log;
+}
+
 // Each configuration a converter cannot express is refused, naming the key.
 TEST(ImportHf, Gpt2ConfigRefusesWhatHeptapodCannotExpress) {
   const nlohmann::json base = nlohmann::json::parse(read_file(test::fixture("gpt2") + "/config.json"));

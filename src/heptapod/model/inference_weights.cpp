@@ -55,7 +55,9 @@ ComputeType parse_compute_type(const std::string& name, const std::string& what)
 }
 
 bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec) {
-  return spec.role == ParamRole::Matrix || (config.has_decoder() && spec.name == output_projection_name(config));
+  // An encoder's heads (the masked-LM transform, the pooler, the classifier) are small and run in float32.
+  return (spec.role == ParamRole::Matrix && spec.part != ParamPart::Output) ||
+         (config.has_decoder() && spec.name == output_projection_name(config));
 }
 
 std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<const StoredMatrix> parts,

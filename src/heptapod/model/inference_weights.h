@@ -41,8 +41,8 @@ struct StoredMatrix {
 using StoredMatrices = std::map<std::string, StoredMatrix>;
 
 // Whether a parameter of a model with this config may be stored in low precision: the weight matrices (the
-// layers' and the output projection) and an embedding tied to the output projection; not biases, norms or
-// an embedding table that is only looked up.
+// layers' and the output projection) and an embedding tied to the output projection; not biases, norms, an
+// embedding table that is only looked up, or an encoder's heads (which compute in float32).
 bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec);
 
 // Packs `parts` (one input width; stacked, their rows one after the other) for products of `type`: float32 in
