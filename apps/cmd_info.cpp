@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "heptapod/data/tokenizer.h"
 #include "heptapod/core/cpu_info.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/train/communicator.h"
@@ -53,7 +54,9 @@ void print_model(const std::string& path) {
     if (!vocabs->source.empty()) sizes += (c.has_decoder() ? "source " : "") + std::to_string(vocabs->source.size());
     if (!vocabs->target.empty()) sizes += std::string(sizes.empty() ? "" : ", ") + (c.has_encoder() ? "target " : "") +
                                           std::to_string(vocabs->target.size());
-    std::printf("vocab:    %s pieces\n", sizes.c_str());
+    const Vocabulary& one = vocabs->source.empty() ? vocabs->target : vocabs->source;
+    std::printf("vocab:    %s pieces (%s)\n", sizes.c_str(),
+                one.tokenizer() ? one.tokenizer()->kind() : one.heptapod_ids() ? "SentencePiece" : "SentencePiece, own ids");
   }
   std::printf("stored:   %s\n", compute_type_name(stored_precision(file).type));
   std::printf("config:   %s\n", to_json(c).c_str());

@@ -39,12 +39,13 @@ int run_vocab(const VocabFlags& f) {
 }  // namespace
 
 Runner add_vocab_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("vocab", "Train a SentencePiece vocabulary from raw text files");
+  auto* cmd = root.add_subcommand("vocab", "Train a vocabulary (SentencePiece, or a byte-level BPE) from raw text files");
   auto f = std::make_shared<VocabFlags>();
   cmd->add_option("inputs", f->inputs, "Text files, one sentence per line (all are joined)")->required();
   cmd->add_option("-o,--output", f->output, "Vocabulary file to write")->required();
-  cmd->add_option("--size", f->config.size, "Number of pieces (bpe, unigram)")->check(CLI::PositiveNumber);
-  cmd->add_option("--model", f->model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
+  cmd->add_option("--size", f->config.size, "Number of pieces (bpe, unigram, byte-bpe)")->check(CLI::PositiveNumber);
+  cmd->add_option("--model", f->model, "bpe, unigram, char, word (space-separated symbols), or byte-bpe (GPT-2's byte-level BPE)")
+      ->check(CLI::IsMember({"bpe", "unigram", "char", "word", "byte-bpe"}));
   cmd->add_option("--character-coverage", f->config.character_coverage, "Share of characters kept (rest -> unk)")
       ->check(CLI::Range(0.98, 1.0) & kFinite);
   cmd->add_flag("--byte-fallback", f->config.byte_fallback,

@@ -73,7 +73,8 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--byte-fallback", c.vocab_config.byte_fallback,
                 "A vocabulary trained here spells unseen characters as UTF-8 bytes instead of unk");
-  cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram, char, or word (space-separated symbols)")->check(CLI::IsMember({"bpe", "unigram", "char", "word"}));
+  cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram, char, word (space-separated symbols), or byte-bpe (GPT-2's byte-level BPE)")
+      ->check(CLI::IsMember({"bpe", "unigram", "char", "word", "byte-bpe"}));
   cmd->add_flag("--separate-vocab", f->separate_vocab, "Train separate source and target vocabularies");
   cmd->add_option("--init", c.init_model,
                   "Fine-tune this model file: its architecture, weights and vocabularies, a fresh optimizer")

@@ -12,6 +12,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/byte_bpe.h"
+#include "heptapod/data/byte_bpe_training.h"
 #include "heptapod/data/unicode_text.h"
 #include "heptapod/data/vocabulary.h"
 #include "heptapod/data/wordpiece.h"
@@ -84,6 +85,32 @@ TEST(Unicode, ReplacesIllFormedUtf8AsPythonDoes) {
   EXPECT_EQ(unicode::replace_invalid_utf8("\xed\xa0\x80"), r + r + r);      // a surrogate: no valid prefix
   EXPECT_EQ(unicode::replace_invalid_utf8("\xc0\xaf"), r + r);              // overlong
   EXPECT_EQ(unicode::replace_invalid_utf8("\x80\xff" "a"), r + r + "a");
+}
+
+// Worked out by hand: the parts "ab", " ab" (twice) and "abc" hold (a, b) 4 times, then (Ġ, ab) twice; (ab, c)
+// once, which ends the training.
+TEST(ByteBpe, TrainsTheMostFrequentPairsFirst) {
+  const std::vector<std::string> specials = {"<pad>", "<s>", "</s>", "<unk>"};
+  const ByteBpe bpe = train_byte_bpe({"ab ab ab", "abc"}, 1000, specials);
+  ASSERT_EQ(bpe.table().size(), 4 + 256 + 2);
+  EXPECT_EQ(bpe.table().piece(260), "ab");
+  EXPECT_EQ(bpe.table().piece(261), byte_symbol(' ') + "ab");
+  for (int id = 0; id < 4; ++id) EXPECT_TRUE(bpe.table().is_special(id));
+  EXPECT_EQ(bpe.encode("ab abc"), (std::vector<int>{260, 261, 4 + 'c'}));
+  const Vocabulary v = Vocabulary::from_tokenizer(std::make_shared<ByteBpe>(bpe));
+  EXPECT_TRUE(v.heptapod_ids());
+  // A size limit stops it early; any text, unseen characters included, round-trips.
+  EXPECT_EQ(train_byte_bpe({"ab ab ab", "abc"}, 261, specials).table().size(), 261);
+  VocabConfig config;
+  config.model = VocabConfig::Model::ByteBpe;
+  config.size = 300;
+  const std::vector<std::string> corpus = {"the cat sat on the mat", "the dog sat on the log", "that is that"};
+  const Vocabulary trained = Vocabulary::train(corpus, config);
+  EXPECT_EQ(trained.serialized(), Vocabulary::train(corpus, config).serialized());  // deterministic
+  const std::string text = "the caf\xc3\xa9 \xf0\x9f\x98\x80 sat\n\tthat";
+  EXPECT_EQ(trained.decode(trained.encode(text)), text);
+  EXPECT_LT(trained.encode("the cat sat on the mat").size(), 10u);
+  EXPECT_THROW(train_byte_bpe({"x"}, 100, specials), Error);  // fewer pieces than the bytes
 }
 
 TEST(ByteBpe, RefusesIncompleteVocabularies) {

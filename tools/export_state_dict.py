@@ -33,7 +33,8 @@
 # (torch.load unpickles the whole checkpoint: a fairseq >= 0.10 one may hold omegaconf objects, so run this where
 # omegaconf, or fairseq itself, is installed.)
 # A Hugging Face MarianMT snapshot with only pytorch_model.bin: export it to model.safetensors beside its
-# config.json, vocab.json, source.spm and target.spm, then `heptapod convert DIR --from marian`.
+# config.json, vocab.json, source.spm and target.spm, then `heptapod convert DIR --from marian`; a GPT-2 or
+# BERT snapshot likewise (beside config.json and its tokenizer files), then `--from gpt2` or `--from bert`.
 #
 # Runs with Debian's interpreter and python3-torch (1.13); only torch and the standard library are used
 # (no safetensors package: the format is written by hand, see docs/model-format.md for the layout):

@@ -330,3 +330,31 @@ def test_a_classifier_trains_and_classifies_as_the_cli(tmp_path):
         assert [fields[0], fields[2]] == [label for label, _ in r["top"]]
         assert [float(fields[1]), float(fields[3])] == pytest.approx([p for _, p in r["top"]], abs=1e-6)
         assert r["labels"] == [fields[0]]
+
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+
+
+def test_converted_gpt2_and_bert_give_the_clis_bytes(tmp_path):
+    """Converted Hugging Face models load like any other: the GPT-2 fixture's greedy continuations and the
+    BERT classifier's classes are the CLI's, read through the tokenizers inside the model files."""
+    gpt2, bert = str(tmp_path / "gpt2.htp"), str(tmp_path / "bert.htp")
+    cli("convert", os.path.join(FIXTURES, "gpt2"), "--from", "gpt2", "-o", gpt2)
+    cli("convert", os.path.join(FIXTURES, "bert_classifier"), "--from", "bert", "-o", bert)
+    prompts = ["The dog and the fox", "Hello! It's a  test."]
+    (tmp_path / "prompts.txt").write_text("\n".join(prompts) + "\n")
+    text = cli("generate", "-m", gpt2, "-i", str(tmp_path / "prompts.txt"), "--beam", "1", "--max-tokens", "8",
+               "--threads", "1")
+    generator = heptapod.Generator(gpt2, threads=1)
+    results = generator.generate(prompts, beam=1, max_tokens=8)
+    assert text.splitlines() == [r["outputs"][0]["text"] for r in results]
+    assert generator.decode(generator.encode("caf\u00e9 \U0001F600 <|endoftext|>")) == "caf\u00e9 \U0001F600 <|endoftext|>"
+    texts = ["the cat sat on the mat", "where is the [MASK] dog?"]
+    (tmp_path / "texts.txt").write_text("\n".join(texts) + "\n")
+    out = cli("classify", "-m", bert, "-i", str(tmp_path / "texts.txt"), "--top-k", "3", "--threads", "1")
+    encoder = heptapod.Encoder(bert, threads=1)
+    assert encoder.labels == ["negative", "neutral", "positive"]
+    for line, r in zip(out.splitlines(), encoder.classify(texts, top_k=3)):
+        fields = line.split("\t")
+        assert fields[0::2] == [label for label, _ in r["top"]]
+        assert [float(x) for x in fields[1::2]] == pytest.approx([p for _, p in r["top"]], abs=1e-6)

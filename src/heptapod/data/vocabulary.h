@@ -26,7 +26,9 @@ class Tokenizer;
 inline constexpr int kPadId = 0, kBosId = 1, kEosId = 2, kUnkId = 3;
 
 struct VocabConfig {
-  enum class Model { Bpe, Unigram, Char, Word } model = Model::Bpe;
+  // ByteBpe: GPT-2's byte-level BPE (data/byte_bpe_training.h), Heptapod's specials first, then the 256 bytes;
+  // the others are SentencePiece's.
+  enum class Model { Bpe, Unigram, Char, Word, ByteBpe } model = Model::Bpe;
   int size = 8000;                   // ignored for Char and Word: every character (word) seen becomes a piece
   float character_coverage = 1.0f;   // below 1, the rarest characters map to unk
   int max_training_sentences = 2000000;  // sampled when the corpus is larger
@@ -39,7 +41,7 @@ struct VocabConfig {
   std::uint64_t seed = 1;
 };
 
-VocabConfig::Model vocab_model_from_name(const std::string& name);  // "bpe", "unigram", "char", "word"
+VocabConfig::Model vocab_model_from_name(const std::string& name);  // "bpe", "unigram", "char", "word", "byte-bpe"
 
 // A model's own token ids: pieces[id] is the piece of that id; unk_id stands for pieces not in the table.
 struct VocabIds {
@@ -72,9 +74,9 @@ class Vocabulary {
   // Whether the piece begins a word (SentencePiece's and GPT-2's: it starts with the space's symbol;
   // WordPiece's: it is not a "##" continuation). Whole-word masking groups a word's pieces by it.
   bool starts_word(int id) const;
-  // Whether the ids are Heptapod's (pad 0, bos 1, eos 2, unk 3: a SentencePiece model trained by
-  // `heptapod vocab`) rather than a pre-trained model's own.
-  bool heptapod_ids() const { return processor_ && !ids_; }
+  // Whether the ids are Heptapod's (pad 0, bos 1, eos 2, unk 3: a vocabulary trained by `heptapod vocab`)
+  // rather than a pre-trained model's own.
+  bool heptapod_ids() const;
   // The pre-trained tokenizer, or null for SentencePiece.
   const Tokenizer* tokenizer() const { return tokenizer_.get(); }
   const std::string& serialized() const { return serialized_; }
