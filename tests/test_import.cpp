@@ -163,7 +163,7 @@ TEST(Import, MarianConfigRefusesWhatHeptapodCannotExpress) {
       {R"({"normalize_before": true})", "normalize_before"},
       {R"({"static_position_embeddings": false})", "learned positions"},
       {R"({"decoder_ffn_dim": 64})", "decoder_ffn_dim"},
-      {R"({"activation_function": "gelu_new"})", "gelu_new"},
+      {R"({"activation_function": "mish"})", "mish"},
       {R"({"normalize_embedding": true})", "normalize_embedding"},
       {R"({"model_type": "bart"})", "bart"},
   };

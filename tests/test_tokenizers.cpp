@@ -109,7 +109,7 @@ TEST(ByteBpe, TrainsTheMostFrequentPairsFirst) {
   EXPECT_EQ(trained.serialized(), Vocabulary::train(corpus, config).serialized());  // deterministic
   const std::string text = "the caf\xc3\xa9 \xf0\x9f\x98\x80 sat\n\tthat";
   EXPECT_EQ(trained.decode(trained.encode(text)), text);
-  EXPECT_LT(trained.encode("the cat sat on the mat").size(), 10u);
+  EXPECT_LT(trained.encode("the cat sat on the mat").size(), 12u);  // of 22 bytes
   EXPECT_THROW(train_byte_bpe({"x"}, 100, specials), Error);  // fewer pieces than the bytes
 }
 

@@ -125,8 +125,9 @@ Vocabulary Vocabulary::from_tokenizer(std::shared_ptr<const Tokenizer> tokenizer
 }
 
 Vocabulary Vocabulary::from_serialized(const std::string& blob, VocabIds ids, const std::string& where) {
-  require(!is_tokenizer_json(blob), where + ": a " + tokenizer_from_json(blob, where)->kind() +
-                                        " tokenizer has its own ids; an id table is for SentencePiece models");
+  if (is_tokenizer_json(blob))
+    throw Error(where + ": a " + tokenizer_from_json(blob, where)->kind() +
+                " tokenizer has its own ids; an id table is for SentencePiece models");
   Vocabulary v;
   v.processor_ = load_processor(blob, where);
   const int n = static_cast<int>(ids.pieces.size());
