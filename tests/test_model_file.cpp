@@ -458,7 +458,7 @@ TEST(ModelFileDamage, MalformedTensorEntries) {
       {[&](ordered_json& h) { h[name] = 5; }, {name, "is not an object"}},
       {[&](ordered_json& h) { h[name].erase("dtype"); }, {name, "has no dtype"}},
       {[&](ordered_json& h) { h[name]["dtype"] = 32; }, {name, "has no dtype"}},
-      {[&](ordered_json& h) { h[name]["dtype"] = "F16"; }, {name, "unsupported dtype \"F16\""}},
+      {[&](ordered_json& h) { h[name]["dtype"] = "U16"; }, {name, "unsupported dtype \"U16\""}},
       {[&](ordered_json& h) { h[name].erase("shape"); }, {name, "has no shape"}},
       {[&](ordered_json& h) { h[name]["shape"] = ordered_json::array({-8}); },
        {name, "negative or non-integer dimension"}},

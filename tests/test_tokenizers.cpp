@@ -13,7 +13,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/data/byte_bpe.h"
 #include "heptapod/data/byte_bpe_training.h"
-#include "heptapod/data/unicode_text.h"
+#include "heptapod/data/utf8.h"
 #include "heptapod/data/vocabulary.h"
 #include "heptapod/data/wordpiece.h"
 #include "heptapod/io/atomic_file.h"
@@ -78,13 +78,13 @@ TEST(ByteBpe, MergesByRankAndDecodesTheExactBytes) {
 // Python's bytes.decode("utf-8", "replace"): one U+FFFD per maximal ill-formed subsequence.
 TEST(Unicode, ReplacesIllFormedUtf8AsPythonDoes) {
   const std::string r = "\xef\xbf\xbd";
-  EXPECT_EQ(unicode::replace_invalid_utf8("ok"), "ok");
-  EXPECT_EQ(unicode::replace_invalid_utf8("\xe4\xb8"), r);                  // a cut 3-byte character
-  EXPECT_EQ(unicode::replace_invalid_utf8("\xf0\x9f\x98"), r);              // a cut 4-byte one
-  EXPECT_EQ(unicode::replace_invalid_utf8("\xe4\xb8x"), r + "x");
-  EXPECT_EQ(unicode::replace_invalid_utf8("\xed\xa0\x80"), r + r + r);      // a surrogate: no valid prefix
-  EXPECT_EQ(unicode::replace_invalid_utf8("\xc0\xaf"), r + r);              // overlong
-  EXPECT_EQ(unicode::replace_invalid_utf8("\x80\xff" "a"), r + r + "a");
+  EXPECT_EQ(replace_invalid_utf8("ok"), "ok");
+  EXPECT_EQ(replace_invalid_utf8("\xe4\xb8"), r);                  // a cut 3-byte character
+  EXPECT_EQ(replace_invalid_utf8("\xf0\x9f\x98"), r);              // a cut 4-byte one
+  EXPECT_EQ(replace_invalid_utf8("\xe4\xb8x"), r + "x");
+  EXPECT_EQ(replace_invalid_utf8("\xed\xa0\x80"), r + r + r);      // a surrogate: no valid prefix
+  EXPECT_EQ(replace_invalid_utf8("\xc0\xaf"), r + r);              // overlong
+  EXPECT_EQ(replace_invalid_utf8("\x80\xff" "a"), r + r + "a");
 }
 
 // Worked out by hand: the parts "ab", " ab" (twice) and "abc" hold (a, b) 4 times, then (Ġ, ab) twice; (ab, c)
@@ -230,7 +230,7 @@ TEST(RealTokenizers, Gpt2MatchesTheJavaScriptEncoder) {
     const std::vector<int> prefix(ids.begin(), ids.begin() + static_cast<long>(n));
     const std::string bytes = bpe.decode_bytes(prefix);
     ASSERT_EQ(text.compare(0, bytes.size(), bytes), 0);
-    ASSERT_EQ(bpe.decode(prefix), unicode::replace_invalid_utf8(bytes));
+    ASSERT_EQ(bpe.decode(prefix), replace_invalid_utf8(bytes));
   }
   // Every line alone, too (a line is another text: its own pre-tokenization, same merges).
   for (const std::string& line : text_lines(text)) ASSERT_EQ(bpe.decode(bpe.encode(line)), line);

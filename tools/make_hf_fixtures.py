@@ -165,6 +165,19 @@ def pretokenize(text):
     return ["".join(BYTE_SYMBOL[b] for b in w.encode("utf-8")) for w in PRETOKENIZE.findall(text)]
 
 
+def merge_pair(symbols, a, b):
+    """symbols with every occurrence of the pair (a, b), left to right, made one symbol."""
+    out, i = [], 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
+            out.append(a + b)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
 def learn_merges(text, count):
     """Greedy BPE: repeatedly merge the most frequent adjacent pair (ties: the smaller pair), skipping pairs
     whose result is already a symbol, so every merge adds one new id."""
@@ -184,15 +197,7 @@ def learn_merges(text, count):
         symbols.add(a + b)
         new_words = Counter()
         for w, n in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and w[i] == a and w[i + 1] == b:
-                    out.append(a + b)
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            new_words[tuple(out)] += n
+            new_words[tuple(merge_pair(w, a, b))] += n
         words = new_words
     return merges
 
@@ -212,16 +217,7 @@ class ByteBPE:
             rank, _ = min(pairs)
             if rank == math.inf:
                 break
-            a, b = self.merges[rank]
-            out, i = [], 0
-            while i < len(parts):
-                if i + 1 < len(parts) and parts[i] == a and parts[i + 1] == b:
-                    out.append(a + b)
-                    i += 2
-                else:
-                    out.append(parts[i])
-                    i += 1
-            parts = out
+            parts = merge_pair(parts, *self.merges[rank])
         return parts
 
     def encode(self, text):

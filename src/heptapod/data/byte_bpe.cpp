@@ -53,12 +53,7 @@ std::vector<Char> classify(std::string_view text) {
   std::vector<Char> out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
-    std::size_t n = find_invalid_utf8(text.substr(i, std::min<std::size_t>(4, text.size() - i)));
-    // The length of the valid sequence at i (0: an invalid byte, taken alone).
-    std::size_t len = 0;
-    const unsigned char lead = static_cast<unsigned char>(text[i]);
-    const std::size_t want = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
-    if (want > 0 && i + want <= text.size() && (n == std::string_view::npos || n >= want)) len = want;
+    const std::size_t len = utf8_sequence_length(text, i);  // 0: an invalid byte, taken alone
     if (len == 0) {
       out.push_back({0xFFFD, CharClass::Other, i, i + 1});
       ++i;
@@ -220,7 +215,7 @@ std::string ByteBpe::decode_bytes(const std::vector<int>& ids) const {
   return bytes;
 }
 
-std::string ByteBpe::decode(const std::vector<int>& ids) const { return unicode::replace_invalid_utf8(decode_bytes(ids)); }
+std::string ByteBpe::decode(const std::vector<int>& ids) const { return replace_invalid_utf8(decode_bytes(ids)); }
 
 std::string ByteBpe::serialize() const {
   return nlohmann::json{{"tokenizer", kind()}, {"pieces", table_.pieces()}, {"merges", merges_}}.dump();

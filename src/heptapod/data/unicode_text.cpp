@@ -88,39 +88,4 @@ std::string to_utf8(const std::vector<char32_t>& code_points) {
   return out;
 }
 
-std::string replace_invalid_utf8(std::string_view bytes) {
-  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
-  std::string out;
-  out.reserve(bytes.size());
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(bytes[k]); };
-  for (std::size_t i = 0; i < bytes.size();) {
-    const std::size_t bad = find_invalid_utf8(bytes.substr(i));
-    if (bad == std::string_view::npos) {
-      out.append(bytes.substr(i));
-      break;
-    }
-    out.append(bytes.substr(i, bad));
-    i += bad;
-    // The longest prefix of a well-formed sequence starting here (at least the lead byte) is one U+FFFD.
-    const unsigned c = b(i);
-    std::size_t n = 0;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c == 0xE0) n = 3, lo = 0xA0;
-    else if (c == 0xED) n = 3, hi = 0x9F;
-    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) n = 3;
-    else if (c == 0xF0) n = 4, lo = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3) n = 4;
-    else if (c == 0xF4) n = 4, hi = 0x8F;
-    std::size_t taken = 1;
-    if (n > 0 && i + 1 < bytes.size() && b(i + 1) >= lo && b(i + 1) <= hi) {
-      taken = 2;
-      while (taken < n && i + taken < bytes.size() && b(i + taken) >= 0x80 && b(i + taken) <= 0xBF) ++taken;
-    }
-    out.append(kReplacement);
-    i += taken;
-  }
-  return out;
-}
-
 }  // namespace heptapod::unicode

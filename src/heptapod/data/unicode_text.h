@@ -25,8 +25,4 @@ void append_decomposition(char32_t c, std::vector<char32_t>& out);
 void append_utf8(char32_t c, std::string& out);
 std::string to_utf8(const std::vector<char32_t>& code_points);
 
-// Valid UTF-8 text from any bytes: every maximal ill-formed subsequence becomes one U+FFFD, as Python's
-// bytes.decode("utf-8", "replace") and Hugging Face's decoders do.
-std::string replace_invalid_utf8(std::string_view bytes);
-
 }  // namespace heptapod::unicode

@@ -4,32 +4,61 @@
 namespace heptapod {
 
 namespace {
-// Length of the valid sequence at s[i], or 0 if it is invalid.
-std::size_t sequence_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned c = b(i);
-  if (c < 0x80) return 1;
-  std::size_t n;
+// What a lead byte starts: the sequence's length (0: no sequence) and the range of its second byte.
+struct Lead {
+  std::size_t length = 0;
   unsigned lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c == 0xE0) n = 3, lo = 0xA0;
-  else if (c == 0xED) n = 3, hi = 0x9F;
-  else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) n = 3;
-  else if (c == 0xF0) n = 4, lo = 0x90;
-  else if (c >= 0xF1 && c <= 0xF3) n = 4;
-  else if (c == 0xF4) n = 4, hi = 0x8F;
-  else return 0;
-  if (i + n > s.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k)
-    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+};
+
+Lead lead_of(unsigned c) {
+  if (c < 0x80) return {1};
+  if (c >= 0xC2 && c <= 0xDF) return {2};
+  if (c == 0xE0) return {3, 0xA0, 0xBF};
+  if (c == 0xED) return {3, 0x80, 0x9F};
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return {3};
+  if (c == 0xF0) return {4, 0x90, 0xBF};
+  if (c >= 0xF1 && c <= 0xF3) return {4};
+  if (c == 0xF4) return {4, 0x80, 0x8F};
+  return {};
+}
+
+// The number of bytes at s[i] that begin a well-formed sequence (at least 1): the whole sequence when it is
+// valid, else its longest valid prefix (Unicode's "maximal subpart"), or the lone byte.
+std::size_t well_formed_prefix(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const Lead lead = lead_of(b(i));
+  if (lead.length <= 1 || i + 1 >= s.size() || b(i + 1) < lead.lo || b(i + 1) > lead.hi) return 1;
+  std::size_t n = 2;
+  while (n < lead.length && i + n < s.size() && b(i + n) >= 0x80 && b(i + n) <= 0xBF) ++n;
   return n;
 }
 }  // namespace
 
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const std::size_t n = lead_of(static_cast<unsigned char>(s[i])).length;
+  return n > 0 && well_formed_prefix(s, i) == n ? n : 0;
+}
+
+std::string replace_invalid_utf8(std::string_view bytes) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(bytes.size());
+  for (std::size_t i = 0; i < bytes.size();) {
+    const std::size_t n = utf8_sequence_length(bytes, i);
+    if (n > 0) {
+      out.append(bytes.substr(i, n));
+      i += n;
+    } else {
+      out.append(kReplacement);
+      i += well_formed_prefix(bytes, i);
+    }
+  }
+  return out;
+}
+
 std::size_t find_invalid_utf8(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = sequence_length(text, i);
+    const std::size_t n = utf8_sequence_length(text, i);
     if (n == 0) return i;
     i += n;
   }
@@ -39,7 +68,7 @@ std::size_t find_invalid_utf8(std::string_view text) {
 std::vector<char32_t> decode_utf8(std::string_view text) {
   std::vector<char32_t> out;
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = sequence_length(text, i);
+    const std::size_t n = utf8_sequence_length(text, i);
     if (n == 0) {
       out.push_back(0xFFFD);
       ++i;

@@ -12,6 +12,13 @@ namespace heptapod {
 // U+10FFFF are invalid), or std::string_view::npos when the text is valid.
 std::size_t find_invalid_utf8(std::string_view text);
 
+// The length of the valid UTF-8 sequence at text[i] (i < text.size()), or 0 when none starts there.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
+
+// Valid UTF-8 text from any bytes: every maximal ill-formed subsequence becomes one U+FFFD, as Python's
+// bytes.decode("utf-8", "replace") and Hugging Face's decoders do.
+std::string replace_invalid_utf8(std::string_view bytes);
+
 // Code points of valid UTF-8 text (call find_invalid_utf8 first).
 std::vector<char32_t> decode_utf8(std::string_view text);
 
