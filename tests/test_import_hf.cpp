@@ -39,6 +39,18 @@ std::string convert(const std::string& fixture, const std::string& from, TempDir
   return output;
 }
 
+// A fixture converted into `dir`, its reference, and the model file loaded.
+struct Converted {
+  std::string path;
+  SafetensorsFile reference;
+  std::unique_ptr<Transformer<float>> model;
+};
+
+Converted convert_and_load(const std::string& fixture, const std::string& from, TempDir& dir, std::string& log) {
+  const std::string path = convert(fixture, from, dir, log);
+  return {path, SafetensorsFile::read(test::fixture(fixture) + "/reference.safetensors"), load_model(path)};
+}
+
 // The rows t < length of (B, T, D) tensors, the rest zeroed in both.
 double padded_error(std::vector<float> got, std::vector<float> want, const std::vector<int>& len, int T) {
   const std::size_t B = len.size(), D = want.size() / (B * static_cast<std::size_t>(T));
@@ -51,9 +63,10 @@ double padded_error(std::vector<float> got, std::vector<float> want, const std::
 TEST(ImportHf, Gpt2MatchesItsReference) {
   TempDir dir;
   std::string log;
-  const std::string model_path = convert("gpt2", "gpt2", dir, log);
-  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("gpt2") + "/reference.safetensors");
-  auto model = load_model(model_path);
+  const Converted converted = convert_and_load("gpt2", "gpt2", dir, log);
+  const std::string& model_path = converted.path;
+  const SafetensorsFile& ref = converted.reference;
+  const auto& model = converted.model;
   const ModelConfig& c = model->config();
   EXPECT_EQ(c.architecture, Architecture::DecoderOnly);
   EXPECT_EQ(c.activation, Activation::GeluTanh);
@@ -121,12 +134,13 @@ void expect_tokenized_as_reference(const Encoder& encoder, const SafetensorsFile
 TEST(ImportHf, BertMaskedLmMatchesItsReference) {
   TempDir dir;
   std::string log;
-  const std::string model_path = convert("bert", "bert", dir, log);
+  const Converted converted = convert_and_load("bert", "bert", dir, log);
+  const std::string& model_path = converted.path;
+  const SafetensorsFile& ref = converted.reference;
+  const auto& model = converted.model;
   // The pre-training checkpoint's extras are dropped by name, with a notice.
   for (const char* dropped : {"position_ids", "cls.seq_relationship.weight", "pooler.dense.weight"})
     EXPECT_HAS_SUBSTR(log, dropped);
-  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("bert") + "/reference.safetensors");
-  auto model = load_model(model_path);
   const ModelConfig& c = model->config();
   EXPECT_TRUE(c.mlm_head);
   EXPECT_EQ(c.layer_norm_eps, 1e-12f);
@@ -155,9 +169,10 @@ TEST(ImportHf, BertMaskedLmMatchesItsReference) {
 TEST(ImportHf, BertClassifierMatchesItsReference) {
   TempDir dir;
   std::string log;
-  const std::string model_path = convert("bert_classifier", "bert", dir, log);
-  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("bert_classifier") + "/reference.safetensors");
-  auto model = load_model(model_path);
+  const Converted converted = convert_and_load("bert_classifier", "bert", dir, log);
+  const std::string& model_path = converted.path;
+  const SafetensorsFile& ref = converted.reference;
+  const auto& model = converted.model;
   const ModelConfig& c = model->config();
   ASSERT_EQ(c.labels, 3);
   EXPECT_EQ(c.pooling, Pooling::Cls);
