@@ -259,6 +259,12 @@ TEST(ImportHf, ConvertedModelsFineTuneAndServeEveryCommand) {
             0)
       << log;
   EXPECT_HAS_SUBSTR(read_file(dir.file("m/metrics.jsonl")), "\"loss\"");
+  // Text the vocabulary knows nothing of has nothing to mask: refused, not trained into NaN.
+  const std::string unknown = dir.write("unknown.txt", "zzz qqq\nxxx\n");
+  EXPECT_NE(test::run_heptapod("train --text " + quoted(unknown) + " --init " + quoted(bert) + " -o " + quoted(dir.file("u")) + train,
+                               dir, log),
+            0);
+  EXPECT_HAS_SUBSTR(log, "nothing to mask");
   EXPECT_EQ(read_file(dir.file("m/metrics.jsonl")).find("nan"), std::string::npos);
   ASSERT_EQ(test::run_heptapod("train --task classify --pooling cls --text " + quoted(text) + " --labels " +
                                    quoted(label_file) + " --init " + quoted(bert) + " -o " + quoted(dir.file("c")) + train,

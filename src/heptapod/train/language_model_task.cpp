@@ -64,6 +64,13 @@ void LanguageModelTask::prepare(int rank) {
       c.train_text, c.documents, vocab(), (fs::path(cache_dir_) / "train.cache").string()));
   tokenize_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   require(corpus_->size() > 0, c.train_text + " holds no text to train on");
+  if (masked()) {  // masking chooses among ordinary tokens: text of unknown words alone teaches nothing
+    bool ordinary = false;
+    for (std::size_t d = 0; d < corpus_->size() && !ordinary; ++d)
+      for (const int id : corpus_->target(d)) ordinary = ordinary || !vocab().is_special(id);
+    require(ordinary, c.train_text + ": every token of it is unknown to the vocabulary or special, so masked "
+                      "language modelling has nothing to mask");
+  }
 }
 
 void LanguageModelTask::prepare_validation() {
