@@ -42,11 +42,12 @@ void print_model(const std::string& path) {
   if (c.learned_positions > 0) std::printf("positions: learned, %d\n", c.position_limit());
   else std::printf("positions: sinusoidal\n");
   if (c.architecture == Architecture::EncoderOnly)
-    std::printf("encoder:  %d token types%s; head: %s\n", c.token_types, c.embedding_norm ? ", embedding norm" : "",
+    std::printf("encoder:  %d token types%s; head: %s%s\n", c.token_types, c.embedding_norm ? ", embedding norm" : "",
                 c.mlm_head     ? "masked language model"
                 : c.labels > 0 ? (std::to_string(c.labels) + (c.multi_label ? " classes (multi-label), " : " classes, ") +
                                   pooling_name(c.pooling) + " pooling").c_str()
-                               : "none");
+                               : "none",
+                c.pooler ? " (and a [CLS] pooler for classifiers fine-tuned from it)" : "");
   if (!vocabs) {
     std::printf("vocab:    none in the file\n");
   } else {

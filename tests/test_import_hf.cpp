@@ -20,6 +20,7 @@
 #include "heptapod/io/gpt2_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
+#include "heptapod/model/parameter_layout.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -139,11 +140,16 @@ TEST(ImportHf, BertMaskedLmMatchesItsReference) {
   const SafetensorsFile& ref = converted.reference;
   const auto& model = converted.model;
   // The pre-training checkpoint's extras are dropped by name, with a notice.
-  for (const char* dropped : {"position_ids", "cls.seq_relationship.weight", "pooler.dense.weight"})
-    EXPECT_HAS_SUBSTR(log, dropped);
+  for (const char* dropped : {"position_ids", "cls.seq_relationship.weight"}) EXPECT_HAS_SUBSTR(log, dropped);
+  EXPECT_EQ(log.find("pooler"), std::string::npos);
   const ModelConfig& c = model->config();
   EXPECT_TRUE(c.mlm_head);
   EXPECT_EQ(c.layer_norm_eps, 1e-12f);
+  // The pre-training checkpoint's pooler is kept, for the classifiers fine-tuned from it.
+  EXPECT_TRUE(c.pooler);
+  const SafetensorsFile checkpoint = SafetensorsFile::read(test::fixture("bert") + "/model.safetensors");
+  EXPECT_EQ(SafetensorsFile::read(model_path).floats<float>(pooler_prefix() + "/weight"),
+            checkpoint.floats<float>("bert.pooler.dense.weight"));
   Batch b = bert_batch(ref);
   Arena arena;
   const float* hidden = model->encode(b.src.data(), b.B, b.S, b.src_len.data(), arena, b.src_types.data());
@@ -272,6 +278,12 @@ TEST(ImportHf, ConvertedModelsFineTuneAndServeEveryCommand) {
             0)
       << log;
   EXPECT_HAS_SUBSTR(log, "with a new head");
+  {  // its pooler starts from the pre-trained one (a few small steps away), not from a random draw
+    const auto before = SafetensorsFile::read(bert).floats<float>(pooler_prefix() + "/weight");
+    const auto after = SafetensorsFile::read(dir.file("c/model.htp")).floats<float>(pooler_prefix() + "/weight");
+    ASSERT_EQ(before.size(), after.size());
+    for (std::size_t i = 0; i < before.size(); ++i) ASSERT_NEAR(after[i], before[i], 0.02) << i;
+  }
   ASSERT_EQ(test::run_heptapod("quantize -m " + quoted(dir.file("c/model.htp")) + " --to int8 -o " + quoted(dir.file("c8.htp")),
                                dir, log),
             0)

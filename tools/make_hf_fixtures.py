@@ -37,7 +37,8 @@
 # The checkpoints hold what the families' state dicts hold beyond the weights, for the converter to ignore or
 # check: GPT-2's lm_head.weight (a copy of transformer.wte.weight) and per-layer attn.bias (U8 (1, 1, 32, 32)
 # lower triangle) and attn.masked_bias (F32 scalar -1e4); BERT's bert.embeddings.position_ids (I64 (1, 64)),
-# the masked-LM head's tied cls.predictions.decoder.{weight,bias} and the unused pooler and next-sentence head.
+# the masked-LM head's tied cls.predictions.decoder.{weight,bias}, the pooler (kept for classifiers fine-tuned
+# from the model) and the next-sentence head (dropped).
 # Deterministic: the same bytes on every run.
 
 import json

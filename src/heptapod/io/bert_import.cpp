@@ -10,7 +10,7 @@
 namespace heptapod {
 
 ModelConfig bert_model_config(const std::string& text, const std::string& where, BertHead head, int labels,
-                              const BertSpecialIds& ids) {
+                              const BertSpecialIds& ids, bool pooler) {
   const nlohmann::json j = parse_config_object(text, where);
   const ConfigReader r{j, where};
   const std::string type = r.text("model_type", "");
@@ -40,6 +40,7 @@ ModelConfig bert_model_config(const std::string& text, const std::string& where,
                                        "\" is not supported (Heptapod's BERT has absolute learned positions)");
   r.refuse_unless("is_decoder", false, false, "a causal BERT");
   r.refuse_unless("add_cross_attention", false, false, "cross-attention in an encoder");
+  c.pooler = pooler && head != BertHead::Classifier;  // a classifier's follows its pooling
   if (head == BertHead::MaskedLm) {
     c.mlm_head = true;
     c.mask_id = ids.mask;
@@ -105,7 +106,8 @@ BertImport import_bert(const std::string& dir, const BertSpecialIds& ids) {
   }
   const BertHead head = mlm ? BertHead::MaskedLm : classifier ? BertHead::Classifier : BertHead::None;
   BertImport out;
-  const ModelConfig c = bert_model_config(config_text, config_path, head, labels, ids);
+  const bool pooler = f.find(p + "pooler.dense.weight") != nullptr;
+  const ModelConfig c = bert_model_config(config_text, config_path, head, labels, ids, pooler);
   if (classifier) out.labels = label_names(parse_config_object(config_text, config_path), labels, config_path);
   out.model = std::make_unique<Transformer<float>>(c);
   StateDictCopier copy(f, *out.model);
@@ -141,10 +143,8 @@ BertImport import_bert(const std::string& dir, const BertSpecialIds& ids) {
     copy.require_tied("cls.predictions.decoder.weight", e + "word_embeddings.weight");
     copy.require_tied("cls.predictions.decoder.bias", "cls.predictions.bias");
   }
-  if (classifier) {
-    copy.copy_linear(p + "pooler.dense", pooler_prefix());
-    copy.copy_linear("classifier", classifier_prefix());
-  }
+  if (c.has_pooler()) copy.copy_linear(p + "pooler.dense", pooler_prefix());
+  if (classifier) copy.copy_linear("classifier", classifier_prefix());
   // Dropped by name: what only pre-training read, and the positions buffer.
   auto drop = [&](const std::string& name, const std::string& why) {
     if (!copy.has(name)) return;
@@ -154,10 +154,6 @@ BertImport import_bert(const std::string& dir, const BertSpecialIds& ids) {
   drop(e + "position_ids", "a buffer of the positions 0, 1, ...; Heptapod counts them itself");
   drop("cls.seq_relationship.weight", "the next-sentence head of pre-training");
   drop("cls.seq_relationship.bias", "the next-sentence head of pre-training");
-  if (!classifier) {
-    drop(p + "pooler.dense.weight", "the [CLS] pooler, which only a classifier reads; fine-tuning one trains it anew");
-    drop(p + "pooler.dense.bias", "the [CLS] pooler's bias");
-  }
   copy.require_all_used({}, "BERT model");
   return out;
 }

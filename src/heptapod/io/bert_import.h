@@ -2,9 +2,10 @@
 // BertForSequenceClassification (config.json and model.safetensors from a model directory). BERT is an
 // encoder-only model: word, position and token-type embeddings summed under a layer norm, post-norm layers
 // with separate q/k/v, the exact GELU, its epsilon from the config; the masked-LM head (transform, norm, the
-// tied decoder, a bias) or a classifier (the tanh pooler on [CLS], then one logit per label). The pre-training
-// checkpoints' next-sentence head and position_ids buffer, and a pooler no head reads, are dropped with a
-// notice; any other tensor left over, and every config value Heptapod cannot express, is refused by name.
+// tied decoder, a bias) or a classifier (the tanh pooler on [CLS], then one logit per label); a pooler without
+// a classifier is kept for the classifiers fine-tuned from the model. The pre-training checkpoints'
+// next-sentence head and position_ids buffer are dropped with a notice; any other tensor left over, and every
+// config value Heptapod cannot express, is refused by name.
 #pragma once
 
 #include <memory>
@@ -24,9 +25,9 @@ struct BertSpecialIds {
 enum class BertHead { None, MaskedLm, Classifier };
 
 // The model config a BERT config.json describes, for a checkpoint with `head` (a classifier of `labels`
-// classes); `where` names the file in errors.
+// classes) and, or not, a pooler; `where` names the file in errors.
 ModelConfig bert_model_config(const std::string& config_json, const std::string& where, BertHead head, int labels,
-                              const BertSpecialIds& ids);
+                              const BertSpecialIds& ids, bool pooler = false);
 
 struct BertImport {
   std::unique_ptr<Transformer<float>> model;

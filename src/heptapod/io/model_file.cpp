@@ -274,8 +274,10 @@ template <typename T>
 void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params) {
   for (std::size_t i = 0; i < params.specs().size(); ++i) {
     const ParamSpec& spec = params.specs()[i];
-    if (spec.part == ParamPart::Output) continue;
     const TensorEntry* e = file.find(spec.name);
+    // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
+    const bool pooler = spec.name.rfind(pooler_prefix() + "/", 0) == 0 && e && e->shape == spec.shape;
+    if (spec.part == ParamPart::Output && !pooler) continue;
     require(e != nullptr, file.where() + ": missing tensor \"" + spec.name + "\"");
     require(e->dtype == DType::F32 && e->shape == spec.shape,
             file.where() + ": tensor \"" + spec.name + "\" is not F32 of shape " + shape_text(spec.shape));

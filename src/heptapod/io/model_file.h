@@ -66,7 +66,8 @@ void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, con
 
 // Copies the parameters that are not part of an output layer or head (ParamPart::Output) from a model file
 // whose other parameters may differ: an encoder fine-tuned with another head than the one it was trained
-// with. Each copied tensor must be there, F32, with the right shape and finite values.
+// with; and the [CLS] pooler when both have one. Each copied tensor must be there, F32, with the right shape
+// and finite values.
 template <typename T>
 void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params);
 

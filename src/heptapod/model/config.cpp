@@ -170,6 +170,9 @@ void validate(const ModelConfig& c) {
   require(!(c.mlm_head && c.labels > 0), "model config: a model has one head: mlm_head or labels, not both");
   require(c.labels > 0 || (!c.multi_label && c.pooling == Pooling::Mean && !c.sentence_pairs),
           "model config: pooling, multi_label and sentence_pairs belong to a classifier (labels > 0)");
+  require(!c.pooler || (encoder_only && c.labels == 0),
+          "model config: pooler (a pre-trained encoder's [CLS] pooler) belongs to an encoder-only model without a "
+          "classifier (a classifier's pooling says whether it has one)");
   require(!c.sentence_pairs || c.token_types >= 2,
           "model config: a classifier of sentence pairs (sentence_pairs) needs token_types >= 2");
   require(c.mlm_head == (c.mask_id >= 0), "model config: the masked-language-model head (mlm_head) and its mask_id "
@@ -229,6 +232,7 @@ std::string to_json(const ModelConfig& c) {
   if (c.pooling != paper.pooling) j["pooling"] = pooling_name(c.pooling);
   if (c.multi_label != paper.multi_label) j["multi_label"] = c.multi_label;
   if (c.sentence_pairs != paper.sentence_pairs) j["sentence_pairs"] = c.sentence_pairs;
+  if (c.pooler != paper.pooler) j["pooler"] = c.pooler;
   return j.dump();
 }
 
@@ -318,6 +322,7 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("pooling")) c.pooling = pooling_from_name(get_string("pooling"), where + ": model config field \"pooling\"");
   if (j.contains("multi_label")) get_bool("multi_label", c.multi_label);
   if (j.contains("sentence_pairs")) get_bool("sentence_pairs", c.sentence_pairs);
+  if (j.contains("pooler")) get_bool("pooler", c.pooler);
   get_int("pad_id", c.pad_id);
   get_int("bos_id", c.bos_id);
   get_int("eos_id", c.eos_id);

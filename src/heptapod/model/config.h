@@ -68,11 +68,16 @@ struct ModelConfig {
   // A classifier of sentence pairs ("first<TAB>second" lines, the second of token type 1): what it was
   // trained on, so every command reads its inputs as pairs (data/encoder_input.h).
   bool sentence_pairs = false;
+  // A pre-trained encoder's [CLS] pooler kept without a classifier (a converted BERT pre-training checkpoint's):
+  // a classifier fine-tuned from it with [CLS] pooling starts from it. A classifier has a pooler when its
+  // pooling is Cls (has_pooler()).
+  bool pooler = false;
   int pad_id = 0;
   int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;
 
   bool has_final_norm() const { return norm == NormPosition::Pre || final_norm; }
+  bool has_pooler() const { return pooler || (labels > 0 && pooling == Pooling::Cls); }
   // The positions a sequence may use: learned_positions - position_offset, or unbounded for the sinusoids.
   int position_limit() const { return learned_positions > 0 ? learned_positions - position_offset : 1 << 30; }
   // The longest source (with its end token under source_eos) and target (after the start token) that fit.

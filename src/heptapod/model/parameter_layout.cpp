@@ -120,11 +120,9 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
     norm(mlm_norm_prefix());
     add(mlm_output_bias_name(), {c.src_vocab_size}, Init::Zero, ParamRole::Bias);
   }
-  if (c.labels > 0) {  // a classifier: BERT's pooler for [CLS] pooling, then one logit per class
-    stack = Stack::Encoder;
-    if (c.pooling == Pooling::Cls) linear(pooler_prefix(), C, C);
-    linear(classifier_prefix(), c.labels, C);
-  }
+  stack = Stack::Encoder;
+  if (c.has_pooler()) linear(pooler_prefix(), C, C);  // BERT's, for [CLS] pooling
+  if (c.labels > 0) linear(classifier_prefix(), c.labels, C);  // a classifier: one logit per class
   return specs;
 }
 

@@ -118,6 +118,7 @@ ModelConfig ClassificationTask::resolve_model(const ModelConfig& requested) cons
   for (const auto& classes : train_.classes) multi = multi || classes.size() > 1;
   m.multi_label = multi || requested.multi_label;
   m.pooling = config_.pooling;
+  m.pooler = false;  // a pre-trained encoder's pooler becomes this classifier's when its pooling is cls
   require(!config_.sentence_pairs || m.token_types >= 2,
           "train: --pairs needs a model with token types (the second segment's), which this one lacks");
   m.sentence_pairs = config_.sentence_pairs;

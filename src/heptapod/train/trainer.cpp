@@ -70,6 +70,7 @@ ModelConfig body_of(ModelConfig c) {
   c.labels = 0;
   c.pooling = Pooling::Mean;
   c.multi_label = false;
+  c.pooler = false;
   return c;
 }
 
