@@ -180,6 +180,9 @@ TEST(PretrainedTokenizers, SurviveSerialization) {
   EXPECT_EQ(wp2.fingerprint(), wp.fingerprint());
   EXPECT_THROW(Vocabulary::from_serialized("{\"tokenizer\": \"wordpiece\", \"pieces\": [\"a\"]}", "damaged"), Error);
   EXPECT_THROW(Vocabulary::from_serialized("{\"tokenizer\": \"unigram\"}", "unknown"), Error);
+  for (const char* damaged : {"{\"tokenizer\": 3}", "{\"tokenizer\": \"byte-bpe\", \"pieces\": [\"a\"], \"merges\": []}",
+                              "{\"tokenizer\": \"byte-bpe\", \"pieces\": 1, \"merges\": []}", "{not json"})
+    EXPECT_THROW(Vocabulary::from_serialized(damaged, "damaged"), Error) << damaged;
 }
 
 // ------------------------------------------------------------------------- the real vocabularies

@@ -84,7 +84,7 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const std::string& text, const st
     }
     return out;
   };
-  const std::string kind = j.value("tokenizer", "");
+  const std::string kind = j.contains("tokenizer") && j["tokenizer"].is_string() ? j["tokenizer"].get<std::string>() : "";
   if (kind == "byte-bpe") return std::make_unique<ByteBpe>(strings("pieces"), strings("merges"), where);
   if (kind == "wordpiece") {
     WordPieceOptions o;
