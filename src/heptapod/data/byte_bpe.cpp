@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/text_file.h"
 #include "heptapod/data/unicode_text.h"
 #include "heptapod/data/utf8.h"
 #include "heptapod/io/atomic_file.h"
@@ -23,7 +24,7 @@ const std::array<std::string, 256>& byte_symbols() {
     char32_t next = 256;
     for (int b = 0; b < 256; ++b) {
       const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-      unicode::append_utf8(printable ? static_cast<char32_t>(b) : next++, s[static_cast<std::size_t>(b)]);
+      append_utf8(printable ? static_cast<char32_t>(b) : next++, s[static_cast<std::size_t>(b)]);
     }
     return s;
   }();
@@ -59,7 +60,7 @@ std::vector<Char> classify(std::string_view text) {
       ++i;
       continue;
     }
-    const char32_t c = decode_utf8(text.substr(i, len))[0];
+    const char32_t c = utf8_code_point(text, i, len);
     const CharClass cls = unicode::is_letter(c)        ? CharClass::Letter
                           : unicode::is_number(c)      ? CharClass::Number
                           : unicode::is_white_space(c) ? CharClass::Space
@@ -131,8 +132,7 @@ ByteBpe::ByteBpe(std::vector<std::string> pieces, const std::vector<std::string>
     require(l >= 0 && r >= 0 && m >= 0, where + ": merge " + std::to_string(rank + 1) + " \"" + rule +
                                             "\" names a piece the vocabulary lacks (\"" +
                                             (l < 0 ? left : r < 0 ? right : left + right) + "\")");
-    const std::uint64_t key = static_cast<std::uint64_t>(l) << 32 | static_cast<std::uint32_t>(r);
-    by_pair_.emplace(key, Merge{static_cast<int>(rank), m});  // the first rule of a pair ranks it
+    by_pair_.emplace(bpe_pair(l, r), Merge{static_cast<int>(rank), m});  // the first rule of a pair ranks it
     made[static_cast<std::size_t>(m)] = true;
     merges_.push_back(rule);
   }
@@ -147,19 +147,9 @@ ByteBpe::ByteBpe(std::vector<std::string> pieces, const std::vector<std::string>
 
 ByteBpe ByteBpe::from_files(const std::string& vocab_path, const std::string& merges_path) {
   std::vector<std::string> pieces = pieces_from_id_map(read_file(vocab_path), vocab_path);
-  std::vector<std::string> merges;
-  const std::string text = read_file(merges_path);
-  std::size_t line_no = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t eol = text.find('\n', at);
-    if (eol == std::string::npos) eol = text.size();
-    std::string line = text.substr(at, eol - at);
-    at = eol + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
-    merges.push_back(std::move(line));
-  }
+  std::vector<std::string> merges = read_lines(merges_path);
+  if (!merges.empty() && merges.front().rfind("#version", 0) == 0) merges.erase(merges.begin());
+  std::erase(merges, std::string());
   return ByteBpe(std::move(pieces), merges, vocab_path + " and " + merges_path);
 }
 
@@ -171,7 +161,7 @@ void ByteBpe::encode_part(std::string_view bytes, std::vector<int>& out) const {
     int best_rank = INT_MAX, merged = -1;
     std::uint64_t best_key = 0;
     for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
-      const std::uint64_t key = static_cast<std::uint64_t>(symbols[i]) << 32 | static_cast<std::uint32_t>(symbols[i + 1]);
+      const std::uint64_t key = bpe_pair(symbols[i], symbols[i + 1]);
       const auto it = by_pair_.find(key);
       if (it != by_pair_.end() && it->second.rank < best_rank) {
         best_rank = it->second.rank;
@@ -182,8 +172,7 @@ void ByteBpe::encode_part(std::string_view bytes, std::vector<int>& out) const {
     if (merged < 0) break;
     std::size_t w = 0;  // every occurrence of the pair, left to right
     for (std::size_t i = 0; i < symbols.size(); ++i) {
-      if (i + 1 < symbols.size() &&
-          (static_cast<std::uint64_t>(symbols[i]) << 32 | static_cast<std::uint32_t>(symbols[i + 1])) == best_key) {
+      if (i + 1 < symbols.size() && bpe_pair(symbols[i], symbols[i + 1]) == best_key) {
         symbols[w++] = merged;
         ++i;
       } else {
@@ -213,6 +202,10 @@ std::string ByteBpe::decode_bytes(const std::vector<int>& ids) const {
     }
   }
   return bytes;
+}
+
+bool ByteBpe::starts_word(int id) const {
+  return table_.contains(id) && table_.piece(id).rfind(byte_symbol(' '), 0) == 0;
 }
 
 std::string ByteBpe::decode(const std::vector<int>& ids) const { return replace_invalid_utf8(decode_bytes(ids)); }

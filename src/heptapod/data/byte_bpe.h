@@ -29,6 +29,7 @@ class ByteBpe : public Tokenizer {
   std::string decode_bytes(const std::vector<int>& ids) const;  // the exact bytes, valid UTF-8 or not
   std::string serialize() const override;
   const char* kind() const override { return "byte-bpe"; }
+  bool starts_word(int id) const override;
 
  private:
   struct Merge {
@@ -41,6 +42,11 @@ class ByteBpe : public Tokenizer {
   std::unordered_map<std::uint64_t, Merge> by_pair_;  // (left id << 32 | right id) -> its rule
   int byte_id_[256] = {};                             // the piece of each byte
 };
+
+// The key of an adjacent pair of piece ids (merges, and the training's counts).
+inline std::uint64_t bpe_pair(int left, int right) {
+  return static_cast<std::uint64_t>(left) << 32 | static_cast<std::uint32_t>(right);
+}
 
 // GPT-2's pre-tokenization: the byte ranges [begin, end) the text is cut into. Bytes that are not valid UTF-8
 // count as characters of the "other" class.

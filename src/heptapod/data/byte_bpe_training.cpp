@@ -13,9 +13,7 @@ namespace heptapod {
 
 namespace {
 
-using Pair = std::uint64_t;  // left id << 32 | right id
-
-Pair pair_of(int left, int right) { return static_cast<Pair>(left) << 32 | static_cast<std::uint32_t>(right); }
+using Pair = std::uint64_t;  // bpe_pair(left id, right id)
 
 struct Part {
   std::vector<int> symbols;
@@ -51,7 +49,7 @@ ByteBpe train_byte_bpe(const std::vector<std::string>& texts, int size, const st
   auto add_pairs = [&](int part, long long sign) {
     const Part& p = parts[static_cast<std::size_t>(part)];
     for (std::size_t i = 0; i + 1 < p.symbols.size(); ++i) {
-      const Pair key = pair_of(p.symbols[i], p.symbols[i + 1]);
+      const Pair key = bpe_pair(p.symbols[i], p.symbols[i + 1]);
       pair_counts[key] += sign * p.count;
       if (sign > 0) holders[key].push_back(part);
     }
@@ -97,7 +95,7 @@ ByteBpe train_byte_bpe(const std::vector<std::string>& texts, int size, const st
       bool has = false;
       for (std::size_t i = 0; i + 1 < p.symbols.size() && !has; ++i) has = p.symbols[i] == left && p.symbols[i + 1] == right;
       if (!has) continue;
-      for (std::size_t i = 0; i + 1 < p.symbols.size(); ++i) changed.insert(pair_of(p.symbols[i], p.symbols[i + 1]));
+      for (std::size_t i = 0; i + 1 < p.symbols.size(); ++i) changed.insert(bpe_pair(p.symbols[i], p.symbols[i + 1]));
       add_pairs(part, -1);
       std::size_t w = 0;
       for (std::size_t i = 0; i < p.symbols.size(); ++i) {
@@ -110,7 +108,7 @@ ByteBpe train_byte_bpe(const std::vector<std::string>& texts, int size, const st
       }
       p.symbols.resize(w);
       add_pairs(part, 1);
-      for (std::size_t i = 0; i + 1 < p.symbols.size(); ++i) changed.insert(pair_of(p.symbols[i], p.symbols[i + 1]));
+      for (std::size_t i = 0; i + 1 < p.symbols.size(); ++i) changed.insert(bpe_pair(p.symbols[i], p.symbols[i + 1]));
     }
     pair_counts.erase(key);
     for (const Pair c : changed) {

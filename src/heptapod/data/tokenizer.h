@@ -44,6 +44,9 @@ class Tokenizer {
   virtual std::string serialize() const = 0;
   // "byte-bpe" or "wordpiece".
   virtual const char* kind() const = 0;
+  // Whether the piece of `id` begins a word (a byte-level piece: after the space's symbol; a WordPiece: not a
+  // "##" continuation).
+  virtual bool starts_word(int id) const = 0;
   const PieceTable& table() const { return table_; }
   // The special tokens read in text, as their pieces.
   const std::vector<std::string>& text_specials() const { return text_specials_; }

@@ -22,7 +22,4 @@ char32_t to_lower(char32_t c);  // the simple lower-case mapping
 // The canonical decomposition (NFD) of one code point, appended to `out`.
 void append_decomposition(char32_t c, std::vector<char32_t>& out);
 
-void append_utf8(char32_t c, std::string& out);
-std::string to_utf8(const std::vector<char32_t>& code_points);
-
 }  // namespace heptapod::unicode

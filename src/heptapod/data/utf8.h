@@ -19,6 +19,12 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
 // bytes.decode("utf-8", "replace") and Hugging Face's decoders do.
 std::string replace_invalid_utf8(std::string_view bytes);
 
+// The code point of the n-byte valid sequence at text[i] (n from utf8_sequence_length).
+char32_t utf8_code_point(std::string_view text, std::size_t i, std::size_t n);
+
+// Appends the UTF-8 bytes of code point c.
+void append_utf8(char32_t c, std::string& out);
+
 // Code points of valid UTF-8 text (call find_invalid_utf8 first).
 std::vector<char32_t> decode_utf8(std::string_view text);
 

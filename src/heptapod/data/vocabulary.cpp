@@ -254,10 +254,8 @@ bool Vocabulary::heptapod_ids() const {
 }
 
 bool Vocabulary::starts_word(int id) const {
-  const std::string p = piece(id);
-  if (tokenizer_ && std::string_view(tokenizer_->kind()) == "wordpiece") return p.rfind("##", 0) != 0;
-  static const std::string space_symbols[] = {"\xe2\x96\x81", "\xc4\xa0"};  // U+2581 (SentencePiece), U+0120 (GPT-2)
-  return p.rfind(space_symbols[tokenizer_ ? 1 : 0], 0) == 0;
+  if (tokenizer_) return tokenizer_->starts_word(id);
+  return piece(id).rfind("\xe2\x96\x81", 0) == 0;  // SentencePiece's space symbol, U+2581
 }
 
 std::uint64_t Vocabulary::fingerprint() const {

@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/text_file.h"
 #include "heptapod/data/unicode_text.h"
 #include "heptapod/data/utf8.h"
-#include "heptapod/io/atomic_file.h"
 
 namespace heptapod {
 
@@ -47,23 +47,11 @@ WordPiece::WordPiece(std::vector<std::string> pieces, const WordPieceOptions& op
 }
 
 WordPiece WordPiece::from_file(const std::string& path, const WordPieceOptions& options) {
-  const std::string text = read_file(path);
-  std::vector<std::string> pieces;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t eol = text.find('\n', at);
-    if (eol == std::string::npos) eol = text.size();
-    std::string line = text.substr(at, eol - at);
-    at = eol + 1;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    require(find_invalid_utf8(line) == std::string::npos,
-            path + ":" + std::to_string(pieces.size() + 1) + ": not valid UTF-8");
-    pieces.push_back(std::move(line));
-  }
-  return WordPiece(std::move(pieces), options, path);
+  return WordPiece(read_lines(path), options, path);
 }
 
-std::vector<std::string> WordPiece::basic_words(std::string_view text) const {
-  std::vector<std::string> words;
+std::vector<std::vector<char32_t>> WordPiece::basic_words(std::string_view text) const {
+  std::vector<std::vector<char32_t>> words;
   std::vector<char32_t> word;  // the word being read, as code points
   auto finish = [&] {
     if (word.empty()) return;
@@ -81,11 +69,11 @@ std::vector<std::string> WordPiece::basic_words(std::string_view text) const {
         run.push_back(c);
         continue;
       }
-      if (!run.empty()) words.push_back(unicode::to_utf8(run));
+      if (!run.empty()) words.push_back(std::move(run));
       run.clear();
-      words.push_back(unicode::to_utf8({c}));
+      words.push_back({c});
     }
-    if (!run.empty()) words.push_back(unicode::to_utf8(run));
+    if (!run.empty()) words.push_back(std::move(run));
     word.clear();
   };
   for (char32_t c : decode_utf8(text)) {
@@ -117,7 +105,7 @@ void WordPiece::encode_word(const std::vector<char32_t>& word, std::vector<int>&
     std::size_t end = word.size();
     for (; end > start; --end) {
       std::string piece = start > 0 ? "##" : "";
-      for (std::size_t k = start; k < end; ++k) unicode::append_utf8(word[k], piece);
+      for (std::size_t k = start; k < end; ++k) append_utf8(word[k], piece);
       const int id = table_.id_of(piece);
       if (id >= 0 && !table_.is_special(id)) {
         found = id;
@@ -135,7 +123,7 @@ void WordPiece::encode_word(const std::vector<char32_t>& word, std::vector<int>&
 }
 
 void WordPiece::encode_text(std::string_view text, std::vector<int>& ids) const {
-  for (const std::string& word : basic_words(text)) encode_word(decode_utf8(word), ids);
+  for (const std::vector<char32_t>& word : basic_words(text)) encode_word(word, ids);
 }
 
 std::string WordPiece::decode(const std::vector<int>& ids) const {

@@ -34,12 +34,12 @@ class WordPiece : public Tokenizer {
   std::string decode(const std::vector<int>& ids) const override;
   std::string serialize() const override;
   const char* kind() const override { return "wordpiece"; }
+  bool starts_word(int id) const override { return table_.contains(id) && table_.piece(id).rfind("##", 0) != 0; }
   const WordPieceOptions& options() const { return options_; }
 
-  // The basic tokenizer's words, before WordPiece cuts them.
-  std::vector<std::string> basic_words(std::string_view text) const;
-
  private:
+  // The basic tokenizer's words as code points, before WordPiece cuts them.
+  std::vector<std::vector<char32_t>> basic_words(std::string_view text) const;
   void encode_text(std::string_view text, std::vector<int>& out) const override;
   void encode_word(const std::vector<char32_t>& word, std::vector<int>& out) const;
 

@@ -45,24 +45,6 @@ void require_utf8(std::string_view text, const std::string& where) {
 
 namespace {
 
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
 // Decodes the code point starting at s[i] of valid UTF-8 and returns its byte length.
 int next_code_point(std::string_view s, std::size_t i, char32_t& cp) {
   const auto b = static_cast<unsigned char>(s[i]);
@@ -78,7 +60,7 @@ int next_code_point(std::string_view s, std::size_t i, char32_t& cp) {
 std::string to_utf8(std::u32string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char32_t c : text) append_utf8(out, c);
+  for (char32_t c : text) append_utf8(c, out);
   return out;
 }
 

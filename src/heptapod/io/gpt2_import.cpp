@@ -54,8 +54,9 @@ ModelConfig gpt2_model_config(const std::string& text, const std::string& where)
 
 std::unique_ptr<Transformer<float>> import_gpt2(const std::string& dir) {
   const std::string config_path = dir + "/config.json";
-  const nlohmann::json j = parse_config_object(read_file(config_path), config_path);
-  const ModelConfig c = gpt2_model_config(read_file(config_path), config_path);
+  const std::string config_text = read_file(config_path);
+  const nlohmann::json j = parse_config_object(config_text, config_path);
+  const ModelConfig c = gpt2_model_config(config_text, config_path);
   const SafetensorsFile f = SafetensorsFile::read(dir + "/model.safetensors");
   auto model = std::make_unique<Transformer<float>>(c);
   StateDictCopier copy(f, *model);
