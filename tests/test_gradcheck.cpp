@@ -30,6 +30,7 @@
 #include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/layer_norm.h"
 #include "heptapod/layers/linear.h"
+#include "heptapod/layers/relative_positions.h"
 #include "heptapod/layers/sublayer.h"
 #include "heptapod/model/batch.h"
 #include "heptapod/model/initialize.h"
@@ -379,11 +380,12 @@ struct DistanceTerm final : ScoreTerm<double> {
   std::vector<Vec> block_grads;  // per (sentence, head): (2 * max, D)
   explicit DistanceTerm(int sentences) : block_grads(static_cast<std::size_t>(sentences) * kHeads) {}
   const double* row(int h, int d) const { return table.data() + (static_cast<long>(h) * 2 * kMaxDistance + d + kMaxDistance) * kD; }
-  void add(int, int h, const double* q, int ldq, int lq, int lk, double* scores) const override {
+  void add(int, int h, const double* q, int ldq, const double*, int, int lq, int lk, double* scores) const override {
     for (int i = 0; i < lq; ++i)
       for (int j = 0; j < lk; ++j) scores[i * lk + j] += dot(q + static_cast<long>(i) * ldq, row(h, lk - lq + i - j), kD);
   }
-  void backward(int b, int h, const double* q, int ldq, const double* ds, int lq, int lk, double* dq) override {
+  void backward(int b, int h, const double* q, int ldq, const double*, int, const double* ds, int lq, int lk, double* dq,
+                double*) override {
     Vec& g = block_grads[static_cast<std::size_t>(b) * kHeads + h];
     g.assign(static_cast<std::size_t>(2) * kMaxDistance * kD, 0.0);
     for (int i = 0; i < lq; ++i)
@@ -439,6 +441,99 @@ TEST(GradCheck, CausalAttentionWithKeysBeforeTheQueriesAndAScoreTerm) {
   p.add_checks(t, "attn");
   gradcheck(t, loss);
 }
+
+// Transformer-XL's relative-position terms (layers/relative_positions.h), with keys before the queries (its
+// memory) and without, and a clamp on the distances.
+struct RelativeParams {
+  Vec w_r = uniform(static_cast<std::size_t>(kC) * kC, 95), u = uniform(kC, 96), v = uniform(kC, 97);
+  Vec dw_r = uniform(w_r.size(), 98), du = uniform(kC, 99), dv = uniform(kC, 100);  // accumulated into
+  RelativePositionParams<double> params(int clamp) {
+    return {w_r.data(), u.data(), v.data(), dw_r.data(), du.data(), dv.data(), clamp};
+  }
+};
+
+// The relative shift gives each (query, key) pair exactly u . k_j + (q_i + v) . W_r R(min(p_i - j, clamp)),
+// R the [sin | cos] encoding written out here, and leaves the keys a query cannot see alone.
+TEST(RelativePositions, ShiftedProductsEqualThePerPairTerms) {
+  constexpr int D = kC / kHeads;
+  for (const int clamp : {0, 2}) {
+    const std::vector<int> query_len = {3}, key_len = {5};  // 2 keys before the queries
+    const Sequences queries(query_len.data(), 1), keys(key_len.data(), 1);
+    const AttentionShape shape(queries, keys, true);
+    RelativeParams p;
+    const RelativePositionTerm<double> term(p.params(clamp), kC, kHeads, shape);
+    const Vec q = uniform(3 * kC, 101), k = uniform(5 * kC, 102);
+    for (int h = 0; h < kHeads; ++h) {
+      Vec scores(15, 0.0);
+      term.add(0, h, q.data() + h * D, kC, k.data() + h * D, kC, 3, 5, scores.data());
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 5; ++j) {
+          const int p_i = 2 + i;
+          double want = 0;
+          if (j <= p_i) {
+            const int d = clamp > 0 ? std::min(p_i - j, clamp) : p_i - j;
+            Vec enc(kC);
+            for (int f = 0; f < kC / 2; ++f) {
+              const double angle = d / std::pow(10000.0, 2.0 * f / kC);
+              enc[f] = std::sin(angle);
+              enc[kC / 2 + f] = std::cos(angle);
+            }
+            for (int e = 0; e < D; ++e) {
+              const int o = h * D + e;
+              const double r = dot(p.w_r.data() + static_cast<long>(o) * kC, enc.data(), kC);
+              want += p.u[o] * k[j * kC + o] + (q[i * kC + o] + p.v[o]) * r;
+            }
+          }
+          EXPECT_NEAR(scores[i * 5 + j], want, 1e-12) << "clamp " << clamp << ", head " << h << ", (" << i << ", " << j << ")";
+        }
+    }
+  }
+}
+
+void check_relative_attention(const std::vector<int>& query_len, const std::vector<int>& key_len, int clamp) {
+  const int B = static_cast<int>(query_len.size());
+  const Sequences queries(query_len.data(), B), keys(key_len.data(), B);
+  const int Nq = queries.rows(), Nk = keys.rows();
+  AttentionParams p;
+  const MultiHeadAttention<double> attn = p.attn();
+  const AttentionShape shape(queries, keys, true);
+  RelativeParams rel;
+  const DropoutSite drop{0.2f, 7, 3};
+  Vec xq = uniform(static_cast<std::size_t>(Nq) * kC, 103), xkv = uniform(static_cast<std::size_t>(Nk) * kC, 104);
+  const Vec R = uniform(xq.size(), 105);
+  Arena arena;
+  auto loss = [&] {
+    arena.reset();
+    AttentionSaved<double> saved;
+    Vec y(xq.size());
+    const RelativePositionTerm<double> term(rel.params(clamp), kC, kHeads, shape);
+    attention_forward<double>(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data(), OutputBias::Add, nullptr,
+                              &term);
+    return dot(y.data(), R.data(), y.size());
+  };
+  arena.reset();
+  AttentionSaved<double> saved;
+  Vec y(xq.size());
+  RelativePositionTerm<double> term(rel.params(clamp), kC, kHeads, shape);
+  attention_forward<double>(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data(), OutputBias::Add, nullptr,
+                            &term);
+  Vec dxq(xq.size(), kNaN), dxkv(xkv.size(), 0.0);
+  const Vec dw_r0 = rel.dw_r, du0 = rel.du, dv0 = rel.dv;
+  attention_backward<double>(attn, R.data(), xq.data(), xkv.data(), shape, drop, saved, arena, dxq.data(), false,
+                             dxkv.data(), BiasGrad::Compute, nullptr, &term);
+  term.finish_backward();
+  std::vector<Checked> t = {{"xq", xq.data(), xq.size(), dxq},
+                            {"xkv", xkv.data(), xkv.size(), dxkv},
+                            {"W_r", rel.w_r.data(), rel.w_r.size(), delta(rel.dw_r.data(), dw_r0)},
+                            {"u", rel.u.data(), rel.u.size(), delta(rel.du.data(), du0)},
+                            {"v", rel.v.data(), rel.v.size(), delta(rel.dv.data(), dv0)}};
+  p.add_checks(t, "attn");
+  gradcheck(t, loss);
+}
+
+TEST(GradCheck, RelativeAttentionWithMemory) { check_relative_attention({3, 2, 1}, {5, 2, 4}, 0); }
+TEST(GradCheck, RelativeAttentionWithoutMemory) { check_relative_attention({4, 2}, {4, 2}, 0); }
+TEST(GradCheck, RelativeAttentionClamped) { check_relative_attention({3, 2}, {6, 2}, 2); }
 
 // The key offset means what a longer causal self-attention means: queries that are the last rows of their
 // keys attend exactly as those rows do in causal self-attention over all the keys.

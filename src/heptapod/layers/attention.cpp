@@ -92,7 +92,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
     T* probs = saved.probs + blk.s_off;  // (lq, lk)
     block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, probs,
                   blk.lk);
-    if (term) term->add(bh / H, bh % H, saved.q + blk.q_off, ldq, blk.lq, blk.lk, probs);
+    if (term) term->add(bh / H, bh % H, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, blk.lq, blk.lk, probs);
     kernels::attention_softmax_forward(probs, blk.lq, blk.lk, s.causal(), scale);
     T* dropped = saved.dropped + blk.s_off;  // (lq, lk)
     if (dropped != probs)
@@ -140,8 +140,10 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
     kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
     // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
     block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, ldkv, dq + blk.q_off, ldq);
-    if (term) term->backward(bh / H, bh % H, saved.q + blk.q_off, ldq, ds, blk.lq, blk.lk, dq + blk.q_off);
     block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, ldq, dk + blk.k_off, ldkv);
+    if (term)
+      term->backward(bh / H, bh % H, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, ds, blk.lq, blk.lk,
+                     dq + blk.q_off, dk + blk.k_off);
   }
   if (self) {
     stacked_backward(saved.stacked, std::span<const Linear<T>* const>(attn.self_parts()), dq, xq, Nq, dxq,

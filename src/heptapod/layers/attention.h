@@ -88,11 +88,13 @@ template <typename T>
 class ScoreTerm {
  public:
   virtual ~ScoreTerm() = default;
-  // q: (lq, D) the block's queries, rows ldq apart. scores: (lq, lk) the raw products, added to.
-  virtual void add(int b, int h, const T* q, int ldq, int lq, int lk, T* scores) const = 0;
-  // ds: (lq, lk) the loss's gradient at the raw scores. dq: (lq, D), rows ldq apart, accumulated: the term's
-  // gradient with respect to the queries.
-  virtual void backward(int b, int h, const T* q, int ldq, const T* ds, int lq, int lk, T* dq) = 0;
+  // q: (lq, D) the block's queries, rows ldq apart; k: (lk, D) its keys, rows ldk apart. scores: (lq, lk) the
+  // raw products, added to.
+  virtual void add(int b, int h, const T* q, int ldq, const T* k, int ldk, int lq, int lk, T* scores) const = 0;
+  // ds: (lq, lk) the loss's gradient at the raw scores. dq: (lq, D), rows ldq apart, and dk: (lk, D), rows
+  // ldk apart, accumulated: the term's gradients with respect to the queries and the keys.
+  virtual void backward(int b, int h, const T* q, int ldq, const T* k, int ldk, const T* ds, int lq, int lk, T* dq,
+                        T* dk) = 0;
 };
 
 // Cross-attention's keys and values projected by the caller (the Transformer runs every decoder layer's k|v

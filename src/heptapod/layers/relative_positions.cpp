@@ -1,0 +1,135 @@
+// Transformer-XL's relative-position score terms: the distances' projected encodings, the relative shift,
+// and per-block gradients summed after the parallel loop.
+#include "heptapod/layers/relative_positions.h"
+
+#include <algorithm>
+
+#include "heptapod/core/error.h"
+#include "heptapod/kernels/block_gemm.h"
+#include "heptapod/kernels/embedding.h"
+
+namespace heptapod {
+
+using kernels::block_gemm;
+using kernels::Trans;
+
+template <typename T>
+RelativePositionTerm<T>::RelativePositionTerm(const RelativePositionParams<T>& params, int C, int heads,
+                                              const AttentionShape& shape)
+    : params_(params), C_(C), H_(heads), D_(C / heads), P_(std::max(1, shape.k().longest)) {
+  require(shape.causal(), "relative positions: Transformer-XL's attention is causal");
+  require(C % 2 == 0 && C % heads == 0, "relative positions: d_model must be even and divisible by the heads");
+  std::vector<T> table(static_cast<std::size_t>(P_) * C);  // (P, C) distances 0 .. P - 1
+  kernels::sinusoid_table<T>(P_, C, kernels::SinusoidLayout::Halves, 0, table.data());
+  encodings_.resize(table.size());
+  for (int t = 0; t < P_; ++t) {
+    int d = P_ - 1 - t;
+    if (params.clamp_length > 0) d = std::min(d, params.clamp_length);
+    std::copy_n(table.begin() + static_cast<long>(d) * C, C, encodings_.begin() + static_cast<long>(t) * C);
+  }
+  projected_.resize(encodings_.size());
+  block_gemm<T>(Trans::No, Trans::Yes, P_, C, C, encodings_.data(), C, params.w_r, C, projected_.data(), C);
+  grads_.assign(static_cast<std::size_t>(shape.count()) * heads * (2 * D_ + P_ * D_), T(0));
+}
+
+template <typename T>
+void RelativePositionTerm<T>::add(int, int h, const T* q, int ldq, const T* k, int ldk, int lq, int lk,
+                                  T* scores) const {
+  const int D = D_, P = P_;
+  const T* u = params_.u + static_cast<long>(h) * D;
+  const T* v = params_.v + static_cast<long>(h) * D;
+  std::vector<T> qv(static_cast<std::size_t>(lq) * D);  // (lq, D) q + v
+  for (int i = 0; i < lq; ++i)
+    for (int e = 0; e < D; ++e) qv[static_cast<std::size_t>(i) * D + e] = q[static_cast<long>(i) * ldq + e] + v[e];
+  std::vector<T> g(static_cast<std::size_t>(lq) * P);  // (lq, P) (q_i + v) . r of distance P - 1 - t
+  block_gemm<T>(Trans::No, Trans::Yes, lq, P, D, qv.data(), D, projected_.data() + static_cast<long>(h) * D, C_,
+                g.data(), P);
+  for (int j = 0; j < lk; ++j) {
+    T content = 0;  // u . k_j
+    for (int e = 0; e < D; ++e) content += u[e] * k[static_cast<long>(j) * ldk + e];
+    for (int i = lk - lq > j ? 0 : j - (lk - lq); i < lq; ++i) scores[static_cast<long>(i) * lk + j] += content;
+  }
+  for (int i = 0; i < lq; ++i) {
+    const int p = lk - lq + i;  // the query's position among the keys: it sees keys 0 .. p
+    const T* row = g.data() + static_cast<long>(i) * P + (P - 1 - p);
+    T* s = scores + static_cast<long>(i) * lk;
+    for (int j = 0; j <= p; ++j) s[j] += row[j];
+  }
+}
+
+template <typename T>
+T* RelativePositionTerm<T>::block_grad(int b, int h) {
+  const std::size_t per = static_cast<std::size_t>(2 * D_ + P_ * D_);
+  return grads_.data() + (static_cast<std::size_t>(b) * H_ + h) * per;
+}
+
+template <typename T>
+void RelativePositionTerm<T>::backward(int b, int h, const T* q, int ldq, const T* k, int ldk, const T* ds, int lq,
+                                       int lk, T* dq, T* dk) {
+  const int D = D_, P = P_;
+  T* du = block_grad(b, h);
+  T* dv = du + D;
+  T* dr = dv + D;  // (P, D)
+  const T* u = params_.u + static_cast<long>(h) * D;
+  const T* v = params_.v + static_cast<long>(h) * D;
+  // u . k_j: every visible query's score gradient lands on u and on k_j.
+  for (int j = 0; j < lk; ++j) {
+    T column = 0;
+    for (int i = lk - lq > j ? 0 : j - (lk - lq); i < lq; ++i) column += ds[static_cast<long>(i) * lk + j];
+    for (int e = 0; e < D; ++e) {
+      du[e] += column * k[static_cast<long>(j) * ldk + e];
+      dk[static_cast<long>(j) * ldk + e] += column * u[e];
+    }
+  }
+  // The position term: the score gradients shifted back onto the distances, then through the product.
+  std::vector<T> dg(static_cast<std::size_t>(lq) * P, T(0));  // (lq, P)
+  for (int i = 0; i < lq; ++i) {
+    const int p = lk - lq + i;
+    std::copy_n(ds + static_cast<long>(i) * lk, p + 1, dg.begin() + static_cast<long>(i) * P + (P - 1 - p));
+  }
+  std::vector<T> dqv(static_cast<std::size_t>(lq) * D);  // (lq, D) the gradient at q + v
+  block_gemm<T>(Trans::No, Trans::No, lq, D, P, dg.data(), P, projected_.data() + static_cast<long>(h) * D, C_,
+                dqv.data(), D);
+  std::vector<T> qv(static_cast<std::size_t>(lq) * D);  // (lq, D) q + v
+  for (int i = 0; i < lq; ++i)
+    for (int e = 0; e < D; ++e) {
+      const std::size_t at = static_cast<std::size_t>(i) * D + e;
+      dq[static_cast<long>(i) * ldq + e] += dqv[at];
+      dv[e] += dqv[at];
+      qv[at] = q[static_cast<long>(i) * ldq + e] + v[e];
+    }
+  std::vector<T> drb(static_cast<std::size_t>(P) * D);  // (P, D) this block's share of dr
+  block_gemm<T>(Trans::Yes, Trans::No, P, D, lq, dg.data(), P, qv.data(), D, drb.data(), D);
+  for (std::size_t i = 0; i < drb.size(); ++i) dr[i] += drb[i];
+}
+
+template <typename T>
+void RelativePositionTerm<T>::finish_backward() {
+  if (grads_.empty()) return;
+  const int D = D_, P = P_;
+  const std::size_t per = static_cast<std::size_t>(2 * D + P * D);
+  const std::size_t blocks = grads_.size() / per;
+  std::vector<T> dr(static_cast<std::size_t>(P) * C_, T(0));  // (P, C) the gradient at r, all heads
+  for (std::size_t bh = 0; bh < blocks; ++bh) {
+    const int h = static_cast<int>(bh % static_cast<std::size_t>(H_));
+    const T* g = grads_.data() + bh * per;
+    for (int e = 0; e < D; ++e) {
+      if (params_.du) params_.du[h * D + e] += g[e];
+      if (params_.dv) params_.dv[h * D + e] += g[D + e];
+    }
+    for (int t = 0; t < P; ++t)
+      for (int e = 0; e < D; ++e) dr[static_cast<std::size_t>(t) * C_ + h * D + e] += g[2 * D + t * D + e];
+  }
+  // r = R W_r^T: dW_r (C, C) += dr^T R.
+  if (params_.dw_r) {
+    std::vector<T> dw(static_cast<std::size_t>(C_) * C_);
+    block_gemm<T>(Trans::Yes, Trans::No, C_, C_, P, dr.data(), C_, encodings_.data(), C_, dw.data(), C_);
+    for (std::size_t i = 0; i < dw.size(); ++i) params_.dw_r[i] += dw[i];
+  }
+  std::fill(grads_.begin(), grads_.end(), T(0));
+}
+
+template class RelativePositionTerm<float>;
+template class RelativePositionTerm<double>;
+
+}  // namespace heptapod
