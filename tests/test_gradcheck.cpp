@@ -909,6 +909,24 @@ TEST(GradCheck, ModelDecoderOnlyLearnedPositionsUnscaledWithDropout) {
   check_model(one_stack_config(c, Architecture::DecoderOnly, 11), true);
 }
 
+// Transformer-XL's relative positions in a decoder-only model: W_r per layer, u and v shared by the layers or
+// per layer, distances clamped or not.
+TEST(GradCheck, ModelDecoderOnlyRelativePositionsSharedBiases) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Pre;
+  c.relative_positions = true;
+  check_model(one_stack_config(c, Architecture::DecoderOnly, 11), false);
+}
+
+TEST(GradCheck, ModelDecoderOnlyRelativePositionsUntiedClampedWithDropout) {
+  ModelConfig c = tiny_config();
+  c.relative_positions = true;
+  c.untie_relative = true;
+  c.clamp_length = 2;
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
+  check_model(one_stack_config(c, Architecture::DecoderOnly, 11), true);
+}
+
 // Encoder-only models (BERT): token types, the embedding norm, learned positions and the masked-LM head
 // (transform, activation, norm, the embedding table as the output layer, a bias) over the masked positions.
 ModelConfig tiny_encoder(NormPosition norm, bool types, bool embedding_norm, Activation activation) {

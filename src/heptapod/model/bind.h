@@ -7,6 +7,7 @@
 #include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/layer_norm.h"
 #include "heptapod/layers/linear.h"
+#include "heptapod/layers/relative_positions.h"
 #include "heptapod/model/config.h"
 #include "heptapod/model/parameter_layout.h"
 #include "heptapod/model/parameter_store.h"
@@ -45,6 +46,7 @@ struct LayerParams {
   MultiHeadAttention<T> self_attn, cross_attn;
   LayerNorm<T> self_attn_norm, cross_attn_norm, ffn_norm;
   FeedForward<T> ffn;
+  RelativePositionParams<T> relative;  // Transformer-XL's (config.relative_positions), else empty
 };
 
 // Layer `index` of `stack`, with cross-attention or without, under the names of parameter_layout().
@@ -60,6 +62,11 @@ LayerParams<T> bind_layer(ParameterStore<T>& p, const ModelConfig& c, Stack stac
   }
   l.ffn_norm = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
   l.ffn = bind_feed_forward(p, prefix + "/ffn", c);
+  if (c.relative_positions) {
+    const std::string w = relative_projection_name(stack, index), u = relative_bias_name(c, stack, index, "u"),
+                      v = relative_bias_name(c, stack, index, "v");
+    l.relative = {p.value(w), p.value(u), p.value(v), p.grad(w), p.grad(u), p.grad(v), c.clamp_length};
+  }
   return l;
 }
 

@@ -170,6 +170,12 @@ void validate(const ModelConfig& c) {
   require(!(c.mlm_head && c.labels > 0), "model config: a model has one head: mlm_head or labels, not both");
   require(c.labels > 0 || (!c.multi_label && c.pooling == Pooling::Mean && !c.sentence_pairs),
           "model config: pooling, multi_label and sentence_pairs belong to a classifier (labels > 0)");
+  require(!c.relative_positions || (c.architecture == Architecture::DecoderOnly && c.learned_positions == 0),
+          "model config: relative_positions (Transformer-XL's) belong to a decoder-only model without learned "
+          "positions");
+  require(c.clamp_length >= 0, "model config: clamp_length must be 0 (none) or positive");
+  require(c.relative_positions || (c.clamp_length == 0 && !c.untie_relative),
+          "model config: clamp_length and untie_relative belong to relative_positions");
   require(!c.pooler || (encoder_only && c.labels == 0),
           "model config: pooler (a pre-trained encoder's [CLS] pooler) belongs to an encoder-only model without a "
           "classifier (a classifier's pooling says whether it has one)");
@@ -233,6 +239,9 @@ std::string to_json(const ModelConfig& c) {
   if (c.multi_label != paper.multi_label) j["multi_label"] = c.multi_label;
   if (c.sentence_pairs != paper.sentence_pairs) j["sentence_pairs"] = c.sentence_pairs;
   if (c.pooler != paper.pooler) j["pooler"] = c.pooler;
+  if (c.relative_positions != paper.relative_positions) j["relative_positions"] = c.relative_positions;
+  if (c.clamp_length != paper.clamp_length) j["clamp_length"] = c.clamp_length;
+  if (c.untie_relative != paper.untie_relative) j["untie_relative"] = c.untie_relative;
   return j.dump();
 }
 
@@ -323,6 +332,9 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("multi_label")) get_bool("multi_label", c.multi_label);
   if (j.contains("sentence_pairs")) get_bool("sentence_pairs", c.sentence_pairs);
   if (j.contains("pooler")) get_bool("pooler", c.pooler);
+  if (j.contains("relative_positions")) get_bool("relative_positions", c.relative_positions);
+  if (j.contains("clamp_length")) get_int("clamp_length", c.clamp_length);
+  if (j.contains("untie_relative")) get_bool("untie_relative", c.untie_relative);
   get_int("pad_id", c.pad_id);
   get_int("bos_id", c.bos_id);
   get_int("eos_id", c.eos_id);

@@ -50,6 +50,13 @@ struct ModelConfig {
   // position_offset + p for position p, instead of the sinusoids; sequences are then at most
   // position_limit() long.
   int learned_positions = 0;
+  // Transformer-XL's relative positions (decoder-only): each attention's scores gain
+  // u . k_j + (q_i + v) . W_r R(p_i - j) (layers/relative_positions.h) instead of positions added to the
+  // embeddings; distances past clamp_length (> 0) use its encoding; u and v per layer (untie_relative) or one
+  // pair for the stack's layers.
+  bool relative_positions = false;
+  int clamp_length = 0;
+  bool untie_relative = false;
   bool source_eos = false;                   // every source sequence ends with eos_id (Marian, fairseq)
   // Encoder-only models (BERT): segment (token type) embeddings of this many types added to the embedding
   // sum (0: none; BERT: 2), a layer norm over that sum before its dropout (BERT's), and the masked-language-

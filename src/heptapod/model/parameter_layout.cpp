@@ -37,6 +37,11 @@ std::string mlm_transform_prefix() { return "encoder/mlm/transform"; }
 std::string mlm_norm_prefix() { return "encoder/mlm/norm"; }
 std::string mlm_output_bias_name() { return "encoder/mlm/output_bias"; }
 std::string pooler_prefix() { return "encoder/pooler"; }
+std::string relative_projection_name(Stack stack, int layer) { return layer_prefix(stack, layer) + "/self_attn/r_proj/weight"; }
+std::string relative_bias_name(const ModelConfig& c, Stack stack, int layer, const char* which) {
+  return c.untie_relative ? layer_prefix(stack, layer) + "/self_attn/relative_" + which
+                          : std::string(stack_name(stack)) + "/relative/" + which;
+}
 std::string classifier_prefix() { return "encoder/classifier"; }
 
 std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
@@ -74,6 +79,11 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
     for (layer = 0; layer < count; ++layer) {
       const std::string p = layer_prefix(s, layer);
       attention(p + "/self_attn", false);
+      if (c.relative_positions) {
+        add(relative_projection_name(s, layer), {C, C}, Init::Xavier, ParamRole::Matrix);
+        if (c.untie_relative)
+          for (const char* which : {"u", "v"}) add(relative_bias_name(c, s, layer, which), {C}, Init::Zero, ParamRole::Bias);
+      }
       norm(p + "/self_attn_norm");
       if (cross) {
         attention(p + "/cross_attn", true);
@@ -105,6 +115,8 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
     if (s == Stack::Encoder && c.token_types > 0)
       add(token_type_table_name(), {c.token_types, C}, Init::Embedding, ParamRole::Embedding);
     if (c.embedding_norm && has) norm(embedding_norm_prefix(s));
+    if (c.relative_positions && has && !c.untie_relative)
+      for (const char* which : {"u", "v"}) add(relative_bias_name(c, s, 0, which), {C}, Init::Zero, ParamRole::Bias);
   }
   part = ParamPart::Layer;
   if (c.has_encoder()) layers(Stack::Encoder, c.encoder_layers, false);

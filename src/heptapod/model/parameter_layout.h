@@ -57,6 +57,11 @@ std::string mlm_transform_prefix();
 std::string mlm_norm_prefix();
 std::string mlm_output_bias_name();
 std::string pooler_prefix();      // a classifier's [CLS] pooler
+// Transformer-XL's relative positions: a layer's projection of the distances' encodings (its
+// "<layer>/self_attn/r_proj/weight") and the content and position biases u and v, the layer's own
+// (untie_relative) or the stack's ("decoder/relative/u").
+std::string relative_projection_name(Stack stack, int layer);
+std::string relative_bias_name(const ModelConfig& config, Stack stack, int layer, const char* which);  // "u", "v"
 std::string classifier_prefix();  // a classifier's output layer, (labels, C)
 std::string embedding_norm_prefix(Stack stack);
 

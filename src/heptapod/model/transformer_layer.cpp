@@ -47,7 +47,9 @@ T* TransformerLayer<T>::forward(const T* x, const AttentionShape& self_shape, co
   return sublayers(
       x, self_shape.q().rows(), ctx, arena,
       [&](const T* in, T* out, OutputBias bias) {
-        attention_forward(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out, bias);
+        if (config_.relative_positions) self_term_.emplace(p_.relative, config_.d_model, config_.n_heads, self_shape);
+        attention_forward<T>(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out, bias, nullptr,
+                             self_term_ ? &*self_term_ : nullptr);
       },
       [&](const T* in, T* out, OutputBias bias) {
         attention_forward(p_.cross_attn, in, cross->encoder_output, *cross->shape, cross_drop, arena, cross_saved_,
@@ -105,8 +107,10 @@ void TransformerLayer<T>::backward(const T* dy, const AttentionShape& self_shape
                     site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), self_sub_, arena, dx,
                     p_.self_attn.out_proj.db, [&](const T* dout, T* din, bool accumulate) {
                       const T* in = self_sub_.inner_input;
-                      attention_backward(p_.self_attn, dout, in, in, self_shape, self_drop, self_saved_, arena, din,
-                                         accumulate, din, BiasGrad::Done);
+                      attention_backward<T>(p_.self_attn, dout, in, in, self_shape, self_drop, self_saved_, arena,
+                                            din, accumulate, din, BiasGrad::Done, nullptr,
+                                            self_term_ ? &*self_term_ : nullptr);
+                      if (self_term_) self_term_->finish_backward();
                     });
 }
 

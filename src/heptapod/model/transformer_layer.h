@@ -4,6 +4,8 @@
 // cached decoding of one position, and backward() is the forward pass read in reverse.
 #pragma once
 
+#include <optional>
+
 #include <vector>
 
 #include "heptapod/layers/attention.h"
@@ -75,6 +77,7 @@ class TransformerLayer {
   LayerParams<T> p_;
   SublayerSaved<T> self_sub_, cross_sub_, ffn_sub_;
   AttentionSaved<T> self_saved_, cross_saved_;
+  std::optional<RelativePositionTerm<T>> self_term_;  // the last forward's relative-position terms, if any
   FeedForwardSaved<T> ffn_saved_;
   Linear<T> step_qkv_, step_kv_;  // (3C, C) and, with cross-attention, (2C, C): see prepare_steps()
   Arena step_stacked_;            // their weights and biases when the model is not packed

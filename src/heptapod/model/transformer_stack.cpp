@@ -68,6 +68,11 @@ DropoutSite TransformerStack<T>::embedding_site(const DropoutContext& ctx) const
 
 template <typename T>
 const T* TransformerStack<T>::position_rows(int length) {
+  if (config_.relative_positions) {  // the attention scores carry the positions: none added to the embeddings
+    const std::size_t cells = static_cast<std::size_t>(std::max(length, 1)) * config_.d_model;
+    if (no_positions_.size() < cells) no_positions_.assign(cells, T(0));
+    return no_positions_.data();
+  }
   if (!learned_) return positions_.table(std::max(length, 1));
   require(length <= config_.position_limit(),
           "a sequence of " + std::to_string(length) + " positions is longer than the model's learned positions (" +

@@ -71,6 +71,7 @@ class TransformerStack {
   PositionalTable<T>& positions_;
   const T* learned_ = nullptr;  // (learned_positions, C) with learned positions, else null
   T* dlearned_ = nullptr;       // its gradient
+  std::vector<T> no_positions_;  // zeros added for relative positions (the embedding kernels add a table)
   const T* types_ = nullptr;    // (token_types, C) token type embeddings, or null
   T* dtypes_ = nullptr;         // their gradient
   bool has_embedding_norm_ = false;
