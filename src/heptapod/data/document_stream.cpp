@@ -30,20 +30,31 @@ void DocumentStream::read(std::int64_t begin, int count, int* out) const {
 }
 
 Batch DocumentStream::batch(const std::vector<std::int64_t>& blocks, int context) const {
-  Batch b;
-  b.B = static_cast<int>(blocks.size());
+  std::vector<std::int64_t> begins;
   std::vector<int> lengths;
-  for (const std::int64_t block : blocks)
+  for (const std::int64_t block : blocks) {
+    begins.push_back(block * context);
     lengths.push_back(static_cast<int>(std::min<std::int64_t>(context, size_ - 1 - block * context)));
+  }
+  return windows(begins, lengths);
+}
+
+Batch DocumentStream::windows(const std::vector<std::int64_t>& begins, int length) const {
+  return windows(begins, std::vector<int>(begins.size(), length));
+}
+
+Batch DocumentStream::windows(const std::vector<std::int64_t>& begins, const std::vector<int>& lengths) const {
+  Batch b;
+  b.B = static_cast<int>(begins.size());
   b.T = *std::max_element(lengths.begin(), lengths.end());
   b.tgt_in.assign(static_cast<std::size_t>(b.B) * b.T, pad_);
   b.tgt_out.assign(b.tgt_in.size(), pad_);
   b.tgt_len = lengths;
   b.src_len.assign(b.B, 0);
-  std::vector<int> tokens(context + 1);  // (length + 1) a block's inputs and its last target
+  std::vector<int> tokens(static_cast<std::size_t>(b.T) + 1);  // (length + 1) a window's inputs and its last target
   for (int i = 0; i < b.B; ++i) {
     const int length = lengths[i];
-    read(blocks[i] * context, length + 1, tokens.data());
+    read(begins[i], length + 1, tokens.data());
     std::copy_n(tokens.begin(), length, b.tgt_in.begin() + static_cast<long>(i) * b.T);
     std::copy_n(tokens.begin() + 1, length, b.tgt_out.begin() + static_cast<long>(i) * b.T);
   }

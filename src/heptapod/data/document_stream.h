@@ -27,10 +27,15 @@ class DocumentStream {
   std::int64_t blocks(int context) const { return size_ > 1 ? (size_ - 2) / context + 1 : 0; }
   // The batch of the given blocks: inputs tgt_in, next tokens tgt_out, no source.
   Batch batch(const std::vector<std::int64_t>& blocks, int context) const;
+  // The batch of windows of `length` inputs starting at each of `begins` (each within the stream, with its
+  // next tokens: begin + length < size()).
+  Batch windows(const std::vector<std::int64_t>& begins, int length) const;
 
  private:
   // Where document d starts in the stream.
   std::int64_t start(std::size_t d) const { return corpus_.token_offset(d) + 2 * static_cast<std::int64_t>(d); }
+  // Windows [begins[i], + lengths[i]) as a batch's inputs, each with its next tokens as targets.
+  Batch windows(const std::vector<std::int64_t>& begins, const std::vector<int>& lengths) const;
   const ParallelCorpus& corpus_;
   int bos_, eos_, pad_;
   std::int64_t size_ = 0;

@@ -26,6 +26,10 @@ struct Batch {
   // An encoder-only classifier's: each sentence's class (B), or its classes as 0/1 (B, labels) for a
   // multi-label model.
   std::vector<int> labels;
+  // Transformer-XL's training over parallel streams: the group of streams whose next segments these sentences
+  // are (its segment memory continues them; -1: no streams), and whether they are the streams' first.
+  int stream_group = -1;
+  bool stream_start = false;
   // The terms of the loss: the target tokens, an encoder's masked tokens, or a classifier's sentences.
   long long target_tokens() const;
 };

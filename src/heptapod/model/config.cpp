@@ -176,6 +176,9 @@ void validate(const ModelConfig& c) {
   require(c.clamp_length >= 0, "model config: clamp_length must be 0 (none) or positive");
   require(c.relative_positions || (c.clamp_length == 0 && !c.untie_relative),
           "model config: clamp_length and untie_relative belong to relative_positions");
+  require(c.memory_length >= 0, "model config: memory_length must be 0 (none) or positive");
+  require(c.relative_positions || c.memory_length == 0,
+          "model config: memory_length (Transformer-XL's segment memory) needs relative_positions");
   require(!c.pooler || (encoder_only && c.labels == 0),
           "model config: pooler (a pre-trained encoder's [CLS] pooler) belongs to an encoder-only model without a "
           "classifier (a classifier's pooling says whether it has one)");
@@ -242,6 +245,7 @@ std::string to_json(const ModelConfig& c) {
   if (c.relative_positions != paper.relative_positions) j["relative_positions"] = c.relative_positions;
   if (c.clamp_length != paper.clamp_length) j["clamp_length"] = c.clamp_length;
   if (c.untie_relative != paper.untie_relative) j["untie_relative"] = c.untie_relative;
+  if (c.memory_length != paper.memory_length) j["memory_length"] = c.memory_length;
   return j.dump();
 }
 
@@ -335,6 +339,7 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("relative_positions")) get_bool("relative_positions", c.relative_positions);
   if (j.contains("clamp_length")) get_int("clamp_length", c.clamp_length);
   if (j.contains("untie_relative")) get_bool("untie_relative", c.untie_relative);
+  if (j.contains("memory_length")) get_int("memory_length", c.memory_length);
   get_int("pad_id", c.pad_id);
   get_int("bos_id", c.bos_id);
   get_int("eos_id", c.eos_id);

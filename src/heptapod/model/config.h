@@ -53,10 +53,13 @@ struct ModelConfig {
   // Transformer-XL's relative positions (decoder-only): each attention's scores gain
   // u . k_j + (q_i + v) . W_r R(p_i - j) (layers/relative_positions.h) instead of positions added to the
   // embeddings; distances past clamp_length (> 0) use its encoding; u and v per layer (untie_relative) or one
-  // pair for the stack's layers.
+  // pair for the stack's layers. memory_length: Transformer-XL's segment memory, the last M layer inputs of
+  // each stream that every segment attends over (model/segment_memory.h); the length training used, and the
+  // default of scoring and generation (0: segments see only themselves).
   bool relative_positions = false;
   int clamp_length = 0;
   bool untie_relative = false;
+  int memory_length = 0;
   bool source_eos = false;                   // every source sequence ends with eos_id (Marian, fairseq)
   // Encoder-only models (BERT): segment (token type) embeddings of this many types added to the embedding
   // sum (0: none; BERT: 2), a layer norm over that sum before its dropout (BERT's), and the masked-language-

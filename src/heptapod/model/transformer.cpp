@@ -186,8 +186,10 @@ LossTotals Transformer<T>::loss(const T* logits, T label_smoothing, T grad_scale
 }
 
 template <typename T>
-T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena) {
+T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena, SegmentMemory<T>* memory) {
   const ModelConfig& c = config_;
+  require(!memory || (c.architecture == Architecture::DecoderOnly && c.relative_positions),
+          "a segment memory needs a decoder-only model with relative positions");
   batch_ = std::make_unique<PackedBatch>(b);
   const PackedBatch& p = *batch_;
   const int Nt = p.tgt.rows();
@@ -200,7 +202,8 @@ T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& are
     }
     project_cross_keys_values(arena);
   }
-  hidden_ = decoder_->forward(p.tgt_in.data(), nullptr, p.tgt, p.decoder_self, cross_, ctx, arena);  // (Nt, C)
+  hidden_ = decoder_->forward(p.tgt_in.data(), nullptr, p.tgt, p.decoder_self, cross_, ctx, arena, nullptr,
+                              memory);  // (Nt, C)
 
   // Output projection: logits (Nt, V) = hidden W_out^T (+ b).
   T* logits = arena.alloc<T>(static_cast<std::size_t>(Nt) * c.tgt_vocab_size);
@@ -372,11 +375,12 @@ void Transformer<T>::prepare_for_batches() {
 }
 
 template <typename T>
-LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& options, Arena& arena) {
+LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& options, Arena& arena,
+                                            SegmentMemory<T>* memory) {
   require(!packed_for_inference(), "forward_backward: the model was packed for inference");
   validate_batch(b, config_);
   const DropoutContext ctx{options.training, options.seed};
-  T* logits = forward(b, ctx, arena);  // (N, V): N the loss's rows
+  T* logits = forward(b, ctx, arena, memory);  // (N, V): N the loss's rows
   const double normalizer = options.grad_normalizer > 0 ? options.grad_normalizer : static_cast<double>(b.target_tokens());
   const LossTotals totals = loss(logits, static_cast<T>(options.label_smoothing), static_cast<T>(1.0 / normalizer),
                                  logits, nullptr);
@@ -385,9 +389,10 @@ LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& o
 }
 
 template <typename T>
-LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena& arena, T* row_nll) {
+LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena& arena, T* row_nll,
+                                    SegmentMemory<T>* memory) {
   validate_batch(b, config_);
-  const T* logits = forward(b, DropoutContext{}, arena);  // (N, V)
+  const T* logits = forward(b, DropoutContext{}, arena, memory);  // (N, V)
   std::vector<T> nll(row_nll ? loss_rows() : 0);          // (N)
   const LossTotals totals = loss(logits, static_cast<T>(label_smoothing), T(0), nullptr, row_nll ? nll.data() : nullptr);
   if (row_nll && decoder_) batch_->tgt.unpack(nll.data(), 1, b.T, row_nll);
@@ -401,10 +406,10 @@ LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena
 }
 
 template <typename T>
-T* Transformer<T>::logits(const Batch& b, Arena& arena) {
+T* Transformer<T>::logits(const Batch& b, Arena& arena, SegmentMemory<T>* memory) {
   validate_batch(b, config_);
   if (!decoder_) return forward(b, DropoutContext{}, arena);  // (Nm, V): the masked positions in order
-  const T* packed = forward(b, DropoutContext{}, arena);  // (Nt, V)
+  const T* packed = forward(b, DropoutContext{}, arena, memory);  // (Nt, V)
   T* padded = arena.alloc<T>(static_cast<std::size_t>(b.B) * b.T * config_.tgt_vocab_size);  // (B*T, V)
   batch_->tgt.unpack(packed, config_.tgt_vocab_size, b.T, padded);
   return padded;

@@ -55,14 +55,18 @@ class Transformer {
   // One micro-batch: forward, loss, backward. Parameter gradients are accumulated (+=). A decoder-only
   // model reads the batch's target side alone; an encoder-only model's loss is its head's: the masked-LM
   // head's over the batch's mlm_targets, or the classifier's over its labels (cross-entropy, or per class
-  // binary cross-entropy for a multi-label model).
-  LossTotals forward_backward(const Batch& batch, const StepOptions& options, Arena& arena);
+  // binary cross-entropy for a multi-label model). memory (a decoder-only model with relative positions):
+  // Transformer-XL's segment memory of the batch's streams, one per sentence, read before the batch and then
+  // advanced past it; it gets no gradient.
+  LossTotals forward_backward(const Batch& batch, const StepOptions& options, Arena& arena,
+                              SegmentMemory<T>* memory = nullptr);
   // Forward and loss only (no dropout). row_nll: optional (B*T) -log p(target) per position (an encoder-only
-  // model: (B*S), zero where nothing is masked).
-  LossTotals evaluate(const Batch& batch, float label_smoothing, Arena& arena, T* row_nll = nullptr);
+  // model: (B*S), zero where nothing is masked). memory: as forward_backward's.
+  LossTotals evaluate(const Batch& batch, float label_smoothing, Arena& arena, T* row_nll = nullptr,
+                      SegmentMemory<T>* memory = nullptr);
   // Logits (B*T, V) carved from the arena (no dropout); padding positions are zeros. An encoder-only model's:
   // (Nm, V) at its masked positions (mlm_targets >= 0), in row-major order, or a classifier's (B, labels).
-  T* logits(const Batch& batch, Arena& arena);
+  T* logits(const Batch& batch, Arena& arena, SegmentMemory<T>* memory = nullptr);
   // A classifier's pooled vectors of the last forward pass, (B, C): what its output layer reads; null for
   // other models.
   const T* pooled() const { return classifier_ ? classifier_->pooled() : nullptr; }
@@ -107,7 +111,7 @@ class Transformer {
  private:
   // -> logits (N, V): N the batch's real target positions (batch_->tgt.rows()), an encoder-only model's
   // masked positions (batch_->mlm_rows) or its sentences (a classifier, V its labels).
-  T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena);
+  T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena, SegmentMemory<T>* memory = nullptr);
   // The loss of forward()'s logits, their gradient (times grad_scale) into dlogits when not null (it may be
   // the logits), and each row's -log p into row_nll when not null.
   LossTotals loss(const T* logits, T label_smoothing, T grad_scale, T* dlogits, T* row_nll) const;

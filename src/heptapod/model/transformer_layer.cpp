@@ -1,6 +1,8 @@
 // The Transformer layer: the forward pass, the cached step and, read in reverse, the backward pass.
 #include "heptapod/model/transformer_layer.h"
 
+#include <algorithm>
+
 #include "heptapod/core/error.h"
 
 namespace heptapod {
@@ -39,22 +41,81 @@ T* TransformerLayer<T>::sublayers(const T* x, int N, const DropoutContext& ctx, 
 
 template <typename T>
 T* TransformerLayer<T>::forward(const T* x, const AttentionShape& self_shape, const CrossInput<T>* cross,
-                                const DropoutContext& ctx, Arena& arena) {
+                                const DropoutContext& ctx, Arena& arena, const MemoryInput<T>* memory) {
   require((cross != nullptr) == cross_attention_, "transformer layer: cross input given to a layer without "
                                                   "cross-attention, or missing");
+  if (memory) memory_ = *memory;
+  else memory_.reset();
+  const AttentionShape& shape = memory ? *memory->shape : self_shape;
   const DropoutSite self_drop = site(ctx, SublayerSlot::SelfAttention, DropoutKind::Attention);
   const DropoutSite cross_drop = site(ctx, SublayerSlot::CrossAttention, DropoutKind::Attention);
   return sublayers(
       x, self_shape.q().rows(), ctx, arena,
       [&](const T* in, T* out, OutputBias bias) {
-        if (config_.relative_positions) self_term_.emplace(p_.relative, config_.d_model, config_.n_heads, self_shape);
-        attention_forward<T>(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out, bias, nullptr,
-                             self_term_ ? &*self_term_ : nullptr);
+        if (config_.relative_positions) self_term_.emplace(p_.relative, config_.d_model, config_.n_heads, shape);
+        if (memory_) memory_attention_forward(in, out, bias, self_drop, arena);
+        else
+          attention_forward<T>(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out, bias, nullptr,
+                               self_term_ ? &*self_term_ : nullptr);
       },
       [&](const T* in, T* out, OutputBias bias) {
         attention_forward(p_.cross_attn, in, cross->encoder_output, *cross->shape, cross_drop, arena, cross_saved_,
                           out, bias, cross->projected);
       });
+}
+
+template <typename T>
+void TransformerLayer<T>::memory_attention_forward(const T* in, T* out, OutputBias bias, const DropoutSite& drop,
+                                                   Arena& arena) {
+  const MemoryInput<T>& m = *memory_;
+  const int C = config_.d_model;
+  const Sequences& seg = m.shape->q();
+  const T* mem = m.rows;  // (Nm, C): pre-norm reads it through the same norm as the segment's rows
+  if (config_.norm == NormPosition::Pre) {
+    // The norm's backward reads its input again, and the memory moves on after this layer: a copy.
+    const std::size_t count = static_cast<std::size_t>(m.memory->rows()) * C;
+    T* rows = arena.alloc<T>(count);  // (Nm, C)
+    std::copy_n(m.rows, count, rows);
+    mem = layer_norm_forward(p_.self_attn_norm, rows, m.memory->rows(), arena, memory_norm_);
+  }
+  memory_keys_ = arena.alloc<T>(static_cast<std::size_t>(m.keys->rows()) * C);  // (Nk, C)
+  for (int b = 0; b < seg.count(); ++b) {
+    T* keys = memory_keys_ + static_cast<std::size_t>(m.keys->start[b]) * C;
+    std::copy_n(mem + static_cast<std::size_t>(m.memory->start[b]) * C, static_cast<std::size_t>(m.memory->len[b]) * C,
+                keys);
+    std::copy_n(in + static_cast<std::size_t>(seg.start[b]) * C, static_cast<std::size_t>(seg.len[b]) * C,
+                keys + static_cast<std::size_t>(m.memory->len[b]) * C);
+  }
+  attention_forward<T>(p_.self_attn, in, memory_keys_, *m.shape, drop, arena, self_saved_, out, bias, nullptr,
+                       self_term_ ? &*self_term_ : nullptr);
+}
+
+template <typename T>
+void TransformerLayer<T>::memory_attention_backward(const T* dout, T* din, bool accumulate, const DropoutSite& drop,
+                                                    Arena& arena) {
+  const MemoryInput<T>& m = *memory_;
+  const int C = config_.d_model;
+  const Sequences& seg = m.shape->q();
+  const std::size_t key_count = static_cast<std::size_t>(m.keys->rows()) * C;
+  T* dkeys = arena.alloc<T>(key_count);  // (Nk, C) the keys' and values' input rows' gradient
+  std::fill_n(dkeys, key_count, T(0));
+  attention_backward<T>(p_.self_attn, dout, self_sub_.inner_input, memory_keys_, *m.shape, drop, self_saved_, arena,
+                        din, accumulate, dkeys, BiasGrad::Done, nullptr, self_term_ ? &*self_term_ : nullptr);
+  const bool pre = config_.norm == NormPosition::Pre;
+  T* dmem = pre ? arena.alloc<T>(static_cast<std::size_t>(m.memory->rows()) * C) : nullptr;  // (Nm, C)
+  for (int b = 0; b < seg.count(); ++b) {
+    const T* dk = dkeys + static_cast<std::size_t>(m.keys->start[b]) * C;
+    if (pre)
+      std::copy_n(dk, static_cast<std::size_t>(m.memory->len[b]) * C,
+                  dmem + static_cast<std::size_t>(m.memory->start[b]) * C);
+    dk += static_cast<std::size_t>(m.memory->len[b]) * C;
+    T* d = din + static_cast<std::size_t>(seg.start[b]) * C;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(seg.len[b]) * C; ++i) d[i] += dk[i];
+  }
+  if (!pre || m.memory->rows() == 0) return;
+  // The norm's parameters see the memory rows too; the gradient at the memory itself goes nowhere.
+  T* unused = arena.alloc<T>(static_cast<std::size_t>(m.memory->rows()) * C);  // (Nm, C)
+  layer_norm_backward(p_.self_attn_norm, dmem, m.memory->rows(), memory_norm_, unused, false);
 }
 
 template <typename T>
@@ -107,10 +168,14 @@ void TransformerLayer<T>::backward(const T* dy, const AttentionShape& self_shape
   sublayer_backward(config_.norm, p_.self_attn_norm, dself_out, N,
                     site(ctx, SublayerSlot::SelfAttention, DropoutKind::Residual), self_sub_, arena, dx,
                     p_.self_attn.out_proj.db, [&](const T* dout, T* din, bool accumulate) {
-                      const T* in = self_sub_.inner_input;
-                      attention_backward<T>(p_.self_attn, dout, in, in, self_shape, self_drop, self_saved_, arena,
-                                            din, accumulate, din, BiasGrad::Done, nullptr,
-                                            self_term_ ? &*self_term_ : nullptr);
+                      if (memory_) {
+                        memory_attention_backward(dout, din, accumulate, self_drop, arena);
+                      } else {
+                        const T* in = self_sub_.inner_input;
+                        attention_backward<T>(p_.self_attn, dout, in, in, self_shape, self_drop, self_saved_, arena,
+                                              din, accumulate, din, BiasGrad::Done, nullptr,
+                                              self_term_ ? &*self_term_ : nullptr);
+                      }
                       if (self_term_) self_term_->finish_backward();
                     });
 }

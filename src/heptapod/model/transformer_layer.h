@@ -32,6 +32,16 @@ struct CrossInput {
   T* dencoder_output = nullptr;
 };
 
+// What a layer's self-attention reads from Transformer-XL's segment memory (model/segment_memory.h): the
+// memory rows of every stream, attended before the segment's own rows and given no gradient.
+template <typename T>
+struct MemoryInput {
+  const T* rows = nullptr;                // (memory->rows(), C) the layer's memory, stream after stream
+  const Sequences* memory = nullptr;      // its rows per stream
+  const Sequences* keys = nullptr;        // per stream: the memory's rows, then the segment's
+  const AttentionShape* shape = nullptr;  // queries: the segment's rows; keys: `keys` (causal)
+};
+
 template <typename T>
 class TransformerLayer {
  public:
@@ -41,11 +51,12 @@ class TransformerLayer {
   bool has_cross_attention() const { return cross_attention_; }
 
   // x: (N, C), N = self_shape.q().rows() -> returns (N, C) from the arena; saves what backward needs. cross:
-  // given exactly when the layer has cross-attention.
+  // given exactly when the layer has cross-attention. memory: Transformer-XL's memory before the segment (its
+  // shape then replaces self_shape), or null.
   T* forward(const T* x, const AttentionShape& self_shape, const CrossInput<T>* cross, const DropoutContext& ctx,
-             Arena& arena);
+             Arena& arena, const MemoryInput<T>* memory = nullptr);
   // dy: (N, C) -> dx: (N, C) assigned, with the forward pass's shapes and cross input. Uses the state saved by
-  // the last forward.
+  // the last forward (its memory included; the memory's rows get no gradient).
   void backward(const T* dy, const AttentionShape& self_shape, const CrossInput<T>* cross, const DropoutContext& ctx,
                 Arena& arena, T* dx);
 
@@ -64,6 +75,11 @@ class TransformerLayer {
 
  private:
   DropoutSite site(const DropoutContext& ctx, SublayerSlot slot, DropoutKind kind) const;
+  // Self-attention over the memory and the segment: in (N, C), the sub-layer's inner input -> out (N, C).
+  void memory_attention_forward(const T* in, T* out, OutputBias bias, const DropoutSite& drop, Arena& arena);
+  // dout (N, C) -> din (N, C) assigned or accumulated: the segment rows' gradient; the memory rows' is dropped
+  // (a pre-norm layer's norm parameters still get theirs).
+  void memory_attention_backward(const T* dout, T* din, bool accumulate, const DropoutSite& drop, Arena& arena);
   // The residual sub-layers in order around self(in, out, bias) and, with cross-attention, cross(in, out,
   // bias); the feed-forward network is the same for forward() and step(). x: (N, C) -> (N, C).
   template <typename SelfAttention, typename CrossAttention>
@@ -78,6 +94,9 @@ class TransformerLayer {
   SublayerSaved<T> self_sub_, cross_sub_, ffn_sub_;
   AttentionSaved<T> self_saved_, cross_saved_;
   std::optional<RelativePositionTerm<T>> self_term_;  // the last forward's relative-position terms, if any
+  std::optional<MemoryInput<T>> memory_;  // the last forward's memory, if any
+  T* memory_keys_ = nullptr;              // (memory_->keys->rows(), C) what its keys and values were projected from
+  LayerNormSaved<T> memory_norm_;         // pre-norm: the norm of the memory rows
   FeedForwardSaved<T> ffn_saved_;
   Linear<T> step_qkv_, step_kv_;  // (3C, C) and, with cross-attention, (2C, C): see prepare_steps()
   Arena step_stacked_;            // their weights and biases when the model is not packed

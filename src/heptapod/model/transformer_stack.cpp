@@ -83,8 +83,22 @@ const T* TransformerStack<T>::position_rows(int length) {
 template <typename T>
 T* TransformerStack<T>::forward(const int* tokens, const int* types, const Sequences& seq,
                                 const AttentionShape& self_shape, std::span<const CrossInput<T>> cross,
-                                const DropoutContext& ctx, Arena& arena, Arena* layer_scratch) {
+                                const DropoutContext& ctx, Arena& arena, Arena* layer_scratch,
+                                SegmentMemory<T>* memory) {
   require(cross.empty() || cross.size() == layers_.size(), "transformer stack: one cross input per layer");
+  if (memory) {
+    require(memory->layers() == layer_count() && memory->d_model() == config_.d_model,
+            "transformer stack: the segment memory was made for another model");
+    memory->check_streams(seq.count());
+  }
+  const bool remembers = memory && memory->rows() > 0;
+  if (remembers) {
+    std::vector<int> keys(memory->lengths());  // (B) memory rows, then the segment's, per stream
+    for (int b = 0; b < seq.count(); ++b) keys[b] += seq.len[b];
+    memory_rows_ = std::make_unique<Sequences>(memory->lengths().data(), seq.count());
+    memory_keys_ = std::make_unique<Sequences>(keys.data(), seq.count());
+    memory_shape_ = std::make_unique<AttentionShape>(seq, *memory_keys_, true);
+  }
   const long N = seq.rows();
   T* x = nullptr;  // (N, C)
   if (!types_ && !has_embedding_norm_) {
@@ -102,8 +116,15 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
     layer_scratch->reset();
     return x;
   };
-  for (std::size_t i = 0; i < layers_.size(); ++i)
-    x = keep(layers_[i]->forward(x, self_shape, cross.empty() ? nullptr : &cross[i], ctx, layer_arena));
+  for (int i = 0; i < layer_count(); ++i) {
+    const MemoryInput<T> input{remembers ? memory->layer(i) : nullptr, memory_rows_.get(), memory_keys_.get(),
+                               memory_shape_.get()};
+    T* y = layers_[i]->forward(x, self_shape, cross.empty() ? nullptr : &cross[i], ctx, layer_arena,
+                               remembers ? &input : nullptr);
+    if (memory) memory->append(i, x, seq);
+    x = keep(y);
+  }
+  if (memory) memory->commit(seq);
   if (has_final_norm_) x = keep(layer_norm_forward(final_norm_, x, N, layer_arena, final_saved_));
   return x;  // (N, C)
 }

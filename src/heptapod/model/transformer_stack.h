@@ -13,6 +13,7 @@
 #include "heptapod/layers/embedding.h"
 #include "heptapod/layers/layer_norm.h"
 #include "heptapod/model/positional_table.h"
+#include "heptapod/model/segment_memory.h"
 #include "heptapod/model/transformer_layer.h"
 
 namespace heptapod {
@@ -36,10 +37,12 @@ class TransformerStack {
   // tokens: (seq.rows()) at their positions in seq, types: (seq.rows()) their token types or null (all type
   // 0; a stack with token types only) -> returns the stack's output (seq.rows(), C), final norm applied. cross: one input per layer with cross-attention, empty otherwise. Training keeps every layer's
   // activations in `arena` for backward; inference (layer_scratch given) runs each layer in the scratch arena
-  // and keeps only its output, so memory does not grow with depth.
+  // and keeps only its output, so memory does not grow with depth. memory: Transformer-XL's segment memory,
+  // one stream per sequence of seq, which every layer attends over first and which then takes this segment's
+  // layer inputs; null for none.
   T* forward(const int* tokens, const int* types, const Sequences& seq, const AttentionShape& self_shape,
              std::span<const CrossInput<T>> cross, const DropoutContext& ctx, Arena& arena,
-             Arena* layer_scratch = nullptr);
+             Arena* layer_scratch = nullptr, SegmentMemory<T>* memory = nullptr);
   // The forward pass in reverse down to the embedding: dy (N, C), the gradient at the stack's output ->
   // returns the gradient at the embedding's output (N, C), from the arena. stage_done() runs after the final
   // norm (when there is one) and after each layer, last layer first: the gradients they write are complete.
@@ -79,6 +82,10 @@ class TransformerStack {
   LayerNormSaved<T> embedding_saved_;
   Embedding<T> embedding_;
   std::vector<std::unique_ptr<TransformerLayer<T>>> layers_;
+  // The last forward's memory layout (read again by backward): the memory's rows and the keys (memory then
+  // segment) per stream, and the attention shape over them.
+  std::unique_ptr<Sequences> memory_rows_, memory_keys_;
+  std::unique_ptr<AttentionShape> memory_shape_;
   bool has_final_norm_ = false;
   LayerNorm<T> final_norm_;
   LayerNormSaved<T> final_saved_;

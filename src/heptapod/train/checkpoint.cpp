@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <utility>
 
 #include "heptapod/core/checksum.h"
@@ -58,27 +59,38 @@ void read_moment(const SafetensorsFile& f, const std::string& name, std::vector<
   out = std::move(values);
 }
 
-// The checksum of what a checkpoint restores: parameters and both Adam moments, as decimal text.
-std::string values_checksum(const Transformer<float>& model, const Adam<float>& adam) {
+// The checksum of what a checkpoint restores: parameters, both Adam moments and the task's state tensors
+// (by name: name -> values), as decimal text.
+std::string values_checksum(const Transformer<float>& model, const Adam<float>& adam,
+                            const std::map<std::string, std::vector<float>>& task_state) {
   std::uint64_t h = checksum_words(kChecksumSeed, model.parameters().values(), model.parameters().size() * sizeof(float));
   h = checksum_words(h, adam.first_moment().data(), adam.first_moment().size() * sizeof(float));
   h = checksum_words(h, adam.second_moment().data(), adam.second_moment().size() * sizeof(float));
+  for (const auto& [name, values] : task_state) h = checksum_words(h, values.data(), values.size() * sizeof(float));
   return std::to_string(h);
 }
 
 }  // namespace
 
+std::string task_state_name(const std::string& name) { return "extra/task/" + name; }
+
 void save_checkpoint(const std::string& path, const Transformer<float>& model, const Adam<float>& adam,
-                     const TrainState& state, const std::string& resume_key, const ModelVocabularies& vocabs) {
+                     const TrainState& state, const std::string& resume_key, const ModelVocabularies& vocabs,
+                     const std::vector<TaskStateTensor>& task_state) {
   std::vector<ExtraTensor> extras = vocabulary_tensors(vocabs);
   const auto n = static_cast<std::int64_t>(adam.first_moment().size());
   extras.push_back({"extra/adam/m", DType::F32, {n}, adam.first_moment().data()});
   extras.push_back({"extra/adam/v", DType::F32, {n}, adam.second_moment().data()});
+  std::map<std::string, std::vector<float>> checked;
+  for (const TaskStateTensor& t : task_state) {
+    extras.push_back({task_state_name(t.name), DType::F32, t.shape, t.values.data()});
+    checked[task_state_name(t.name)] = t.values;
+  }
   save_model(path, model,
              {{"train_state", state_to_json(state)},
               {"resume_key", resume_key},
               {"adam_steps", std::to_string(adam.steps())},
-              {"values_checksum", values_checksum(model, adam)}},
+              {"values_checksum", values_checksum(model, adam, checked)}},
              extras);
 }
 
@@ -90,8 +102,11 @@ std::string load_checkpoint(const std::string& path, Transformer<float>& model, 
   read_moment(f, "extra/adam/v", adam.second_moment());
   adam.set_steps(std::stol(f.metadata("adam_steps")));
   state = state_from_json(f.metadata("train_state"), path);
+  std::map<std::string, std::vector<float>> task_state;
+  for (const TensorEntry& e : f.tensors())
+    if (e.name.rfind(task_state_name(""), 0) == 0) task_state[e.name] = f.floats<float>(e.name);
   const auto saved = f.metadata().find("values_checksum");  // absent from checkpoints of earlier builds
-  require(saved == f.metadata().end() || saved->second == values_checksum(model, adam),
+  require(saved == f.metadata().end() || saved->second == values_checksum(model, adam, task_state),
           path + ": damaged checkpoint: its parameters or optimizer moments changed since it was written "
                  "(checksum mismatch)");
   return f.metadata("resume_key");

@@ -26,8 +26,18 @@ struct TrainState {
   long long target_tokens = 0;        // target tokens trained on
 };
 
+// A tensor of a training task's own state that a checkpoint keeps beside TrainState (Transformer-XL's segment
+// memories), float32, stored as task_state_name(name).
+struct TaskStateTensor {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::vector<float> values;
+};
+std::string task_state_name(const std::string& name);
+
 void save_checkpoint(const std::string& path, const Transformer<float>& model, const Adam<float>& adam,
-                     const TrainState& state, const std::string& resume_key, const ModelVocabularies& vocabs);
+                     const TrainState& state, const std::string& resume_key, const ModelVocabularies& vocabs,
+                     const std::vector<TaskStateTensor>& task_state = {});
 
 // Restores model parameters, optimizer state and training state from a checkpoint written by
 // save_checkpoint; returns the resume key it was written with. The model must have the checkpoint's config

@@ -104,8 +104,29 @@ ModelConfig LanguageModelTask::resolve_model(const ModelConfig& requested) const
   return m;
 }
 
+void LanguageModelTask::set_update_size(int micro_batches) {
+  if (!remembers() || masked()) return;
+  const DocumentStream stream(*corpus_, resolve_model(config_.model));
+  streams_ = std::make_unique<SegmentStreams>(stream.size(), micro_batches, streams_per_batch(), config_.context);
+  memory_loss_ = std::make_unique<SegmentMemoryLoss>(micro_batches);
+}
+
+std::vector<TaskStateTensor> LanguageModelTask::checkpoint_state(GradientReducer* ranks) const {
+  return memory_loss_ ? memory_loss_->checkpoint_state(config_.model, ranks) : std::vector<TaskStateTensor>{};
+}
+
+void LanguageModelTask::restore_state(const SafetensorsFile& checkpoint) {
+  if (memory_loss_) memory_loss_->restore_state(config_.model, checkpoint);
+}
+
 std::string LanguageModelTask::data_summary() const {
   const std::int64_t tokens = corpus_->token_offset(corpus_->size());
+  if (streams_)
+    return corpus_->stats().summary() + ", " + std::to_string(tokens) + " tokens as " +
+           std::to_string(streams_->groups() * streams_per_batch()) + " streams of " +
+           std::to_string(streams_->stream_length()) + " in segments of " + std::to_string(config_.context) +
+           " with a memory of " + std::to_string(config_.model.memory_length) +
+           (corpus_->from_cache() ? " [cached]" : " [tokenized in " + format_duration(tokenize_seconds_) + "]");
   return corpus_->stats().summary() + ", " + std::to_string(tokens) + " tokens in blocks of " +
          std::to_string(config_.context) +
          (corpus_->from_cache() ? " [cached]" : " [tokenized in " + format_duration(tokenize_seconds_) + "]");
@@ -123,6 +144,21 @@ std::int64_t LanguageModelTask::block_count(const DocumentStream& stream) const 
 
 bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const ModelConfig& model, Batch& batch) {
   const DocumentStream stream(*corpus_, model);
+  if (streams_) {  // the streams in order, segment after segment
+    while (true) {
+      if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
+      if (state.batch_in_epoch < static_cast<std::uint64_t>(streams_->batches_per_epoch())) {
+        const SegmentStreams::Segment s = streams_->segment(static_cast<std::int64_t>(state.batch_in_epoch));
+        batch = stream.windows(s.begins, s.length);
+        batch.stream_group = s.group;
+        batch.stream_start = s.first;
+        ++state.batch_in_epoch;
+        return true;
+      }
+      ++state.epoch;
+      state.batch_in_epoch = 0;
+    }
+  }
   const int context = config_.context;
   const std::int64_t per_batch = std::max(1, config_.batch_tokens / context);
   while (true) {
@@ -153,19 +189,9 @@ bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const Mode
 
 ValidationReport LanguageModelTask::validate(Transformer<float>& model, Arena& arena) {
   if (masked()) return validate_masked(model, arena);
-  const DocumentStream stream(*dev_->corpus, model.config());
-  const int context = config_.context;
-  const std::int64_t per_batch = std::max(1, config_.batch_tokens / context), blocks = stream.blocks(context);
-  double nll = 0;
-  long long tokens = 0;
-  for (std::int64_t first = 0; first < blocks; first += per_batch) {
-    std::vector<std::int64_t> batch;
-    for (std::int64_t b = first; b < std::min(blocks, first + per_batch); ++b) batch.push_back(b);
-    arena.reset();
-    const LossTotals t = model.evaluate(stream.batch(batch, context), 0.0f, arena);
-    nll += t.nll;
-    tokens += t.tokens;
-  }
+  const LossTotals totals = dev_loss(model, arena);
+  const double nll = totals.nll;
+  const long long tokens = totals.tokens;
   ValidationReport report;
   const double ce = tokens > 0 ? nll / static_cast<double>(tokens) : 0.0;
   const double bits = nll / std::log(2.0);
@@ -176,6 +202,31 @@ ValidationReport LanguageModelTask::validate(Transformer<float>& model, Arena& a
   std::snprintf(summary, sizeof summary, "ce %.4f ppl %.2f bpc %.4f bpb %.4f", ce, std::exp(ce), bpc, bpb);
   report.summary = summary;
   return report;
+}
+
+LossTotals LanguageModelTask::dev_loss(Transformer<float>& model, Arena& arena) {
+  const DocumentStream stream(*dev_->corpus, model.config());
+  const int context = config_.context;
+  LossTotals totals;
+  if (remembers()) {  // the dev text's own streams, from an empty memory
+    const SegmentStreams streams(stream.size(), 1, streams_per_batch(), context);
+    const ModelConfig& c = model.config();
+    SegmentMemory<float> memory(c.decoder_layers, c.d_model, c.memory_length);
+    for (std::int64_t i = 0; i < streams.batches_per_epoch(); ++i) {
+      const SegmentStreams::Segment s = streams.segment(i);
+      arena.reset();
+      totals += model.evaluate(stream.windows(s.begins, s.length), 0.0f, arena, nullptr, &memory);
+    }
+    return totals;
+  }
+  const std::int64_t per_batch = std::max(1, config_.batch_tokens / context), blocks = stream.blocks(context);
+  for (std::int64_t first = 0; first < blocks; first += per_batch) {
+    std::vector<std::int64_t> batch;
+    for (std::int64_t b = first; b < std::min(blocks, first + per_batch); ++b) batch.push_back(b);
+    arena.reset();
+    totals += model.evaluate(stream.batch(batch, context), 0.0f, arena);
+  }
+  return totals;
 }
 
 // The dev text's blocks under masks that depend on the block alone, the same at every validation: the

@@ -123,10 +123,14 @@ struct Trainer::Run {
   // last: the run's final update, whose metrics line is written whatever log_every says.
   void log(const UpdateStats& u, long long update_tokens, double lr, double seconds, bool last);
   bool validate();  // false: early stopping
-  // Writes the checkpoint of the current step and keeps only the newest max(keep_checkpoints, average_last).
+  // Writes the checkpoint of the current step and keeps only the newest max(keep_checkpoints, average_last):
+  // a collective call (every rank gives the task's state; rank 0 writes).
   void checkpoint() {
+    const std::vector<TaskStateTensor> task_state = task->checkpoint_state(comm->size() > 1 ? comm : nullptr);
     checkpointed_step = static_cast<long long>(state.step);
-    save_checkpoint(checkpoint_path(checkpoint_dir, state.step), *model, *adam, state, key, task->vocabularies());
+    if (comm->rank() > 0) return;
+    save_checkpoint(checkpoint_path(checkpoint_dir, state.step), *model, *adam, state, key, task->vocabularies(),
+                    task_state);
     const auto all = list_checkpoints(checkpoint_dir);
     const std::size_t keep = std::max(c.keep_checkpoints, c.average_last);
     for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i]);
@@ -176,6 +180,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   TrainConfig keyed = c;
   keyed.accumulate = c.accumulate * ranks;
   r.key = resume_key(keyed);
+  r.task->set_update_size(keyed.accumulate);
 
   if (rank == 0)
     log_line("training data: " + r.task->data_summary() +
@@ -194,6 +199,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     std::string saved_key;
     try {
       saved_key = load_checkpoint(last, *r.model, *r.adam, r.state);
+      r.task->restore_state(SafetensorsFile::read(last));
     } catch (const Error& e) {
       throw Error(std::string(e.what()) + "; move it away to resume from " +
                   (existing.size() > 1 ? existing[existing.size() - 2] : std::string("the start")));
@@ -305,7 +311,7 @@ bool Trainer::update() {
     // Rank 0 validates and writes the checkpoint; its early-stopping decision holds for every rank.
     const bool go_on = r.comm->broadcast(rank == 0 ? r.validate() : 1) != 0;
     r.task->check_intact();  // no checkpoint from batches a shrunken cache fed as zeros
-    if (rank == 0) r.checkpoint();
+    r.checkpoint();
     if (!go_on) {
       r.stop_reason = "early stopping";
       return false;
@@ -371,8 +377,9 @@ TrainResult Trainer::finish() {
   result.stop_reason = r.stop_reason;
   result.state = state;
   result.model_path = (fs::path(c.output_dir) / "model.htp").string();
-  if (r.comm->rank() > 0) return result;  // rank 0 writes
+  // Every rank knows whether the last step has its checkpoint (they all run update() alike).
   if (state.step > r.first_step && static_cast<long long>(state.step) != r.checkpointed_step) r.checkpoint();
+  if (r.comm->rank() > 0) return result;  // rank 0 writes
   char detail[96];
   std::snprintf(detail, sizeof detail, "done (%s), %s this run", r.stop_reason.c_str(),
                 format_duration(state.elapsed_seconds - r.run_start_elapsed).c_str());

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,7 @@
 #include "heptapod/train/checkpoint.h"
 #include "heptapod/train/train_config.h"
 #include "heptapod/train/training_loss.h"
+#include "heptapod/train/update_step.h"
 
 namespace heptapod {
 
@@ -44,6 +46,15 @@ class TrainingTask {
   // false once max_epochs (> 0) are done.
   virtual bool next_batch(TrainState& state, int max_epochs, const ModelConfig& model, Batch& batch) = 0;
   virtual const TrainingLoss& loss() const = 0;
+  // The micro-batches of every update (accumulate x ranks), told after prepare() and before the first
+  // next_batch() or loss(): a task whose batches continue one another (Transformer-XL's streams, one group per
+  // micro-batch) lays its data out by it.
+  virtual void set_update_size(int /*micro_batches*/) {}
+  // What a checkpoint keeps of the task beyond TrainState (Transformer-XL's segment memories), every rank's:
+  // a collective call, on every rank, with `ranks` (null for a run of one process); restore_state() takes it
+  // back from a checkpoint (after set_update_size()).
+  virtual std::vector<TaskStateTensor> checkpoint_state(GradientReducer* /*ranks*/) const { return {}; }
+  virtual void restore_state(const SafetensorsFile& /*checkpoint*/) {}
   virtual bool validates() const = 0;
   // Evaluates the model on the validation data (prepare_validation() first, validates() true).
   virtual ValidationReport validate(Transformer<float>& model, Arena& arena) = 0;
