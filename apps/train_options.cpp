@@ -2,6 +2,7 @@
 #include "train_options.h"
 
 #include <map>
+#include <utility>
 
 #include "commands.h"
 #include "heptapod/io/model_file.h"
@@ -58,9 +59,21 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
       ->check(CLI::Range(0.0, 1.0) & kFinite);
   cmd->add_flag("--whole-word-mask", c.whole_word_mask, "An encoder's masked language modelling: mask whole words");
   cmd->add_option("--positions", f->positions,
-                  "sinusoidal (the paper's; the default but for encoder-only models) or learned (a table per "
-                  "stack, as GPT-2 and BERT; an encoder-only model's default)")
-      ->check(CLI::IsMember({"sinusoidal", "learned"}));
+                  "sinusoidal (the paper's; the default but for encoder-only models), learned (a table per "
+                  "stack, as GPT-2 and BERT; an encoder-only model's default) or relative (Transformer-XL's, "
+                  "decoder-only: in the attention scores, any length)")
+      ->check(CLI::IsMember({"sinusoidal", "learned", "relative"}));
+  cmd->add_option("--memory", f->model.memory_length,
+                  "With --positions relative: Transformer-XL's segment memory, the last M hidden states of every "
+                  "layer that each --context segment attends over; the text is read as parallel streams "
+                  "(--batch-tokens / --context of them per micro-batch), segment after segment (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--clamp-length", f->model.clamp_length,
+                  "With --positions relative: distances past this use its encoding (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--untie-relative", f->model.untie_relative,
+                "With --positions relative: each layer its own content and position biases (u, v) instead of "
+                "one pair for all");
   cmd->add_option("--max-positions", f->max_positions,
                   "With --positions learned: the table's rows, the longest sequence (default: --context for a "
                   "language model or an encoder, 1024 otherwise)")
@@ -174,6 +187,12 @@ TrainConfig resolve_train_flags(TrainFlags f) {
                                 : kind == Architecture::EncoderOnly && !init ? "learned"
                                                                               : "";
   require(!f.max_positions || positions == "learned", "--max-positions needs --positions learned");
+  const bool relative = positions == "relative" || (positions.empty() && init && init->relative_positions);
+  for (const auto& [given, option] : {std::pair{f.model.memory_length.has_value(), "--memory"},
+                                      std::pair{f.model.clamp_length.has_value(), "--clamp-length"},
+                                      std::pair{f.model.untie_relative, "--untie-relative"}})
+    require(!given || relative, std::string(option) + " needs --positions relative (Transformer-XL's, decoder-only)");
+  m.relative_positions = positions == "relative";
   if (positions == "sinusoidal") m.learned_positions = 0;
   if (positions == "learned")
     m.learned_positions = f.max_positions.value_or(init && init->learned_positions > 0 ? init->learned_positions

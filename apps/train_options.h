@@ -22,7 +22,7 @@ struct TrainFlags {
   std::string norm, tie;
   std::optional<std::string> architecture;
   std::string documents = "lines";
-  std::string positions;                 // --positions: "sinusoidal" or "learned"; empty: the model's own
+  std::string positions;                 // --positions: "sinusoidal", "learned" or "relative"; empty: the model's own
   std::optional<int> max_positions;      // --max-positions: the learned table's rows
   bool separate_vocab = false;
   bool warmup_given = false, lr_given = false;

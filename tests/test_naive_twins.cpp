@@ -80,28 +80,32 @@ void check_attend_cached() {
 
       const float scale = 1.0f / std::sqrt(static_cast<float>(D));
       const int stride = count + 3;
-      std::vector<float> scores(static_cast<std::size_t>(H) * stride, -9.0f), out(C, kNaN<float>);  // (H, stride), (C)
-      auto scores0 = scores, out0 = out;
-      k::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, D, scale, scores.data(), stride,
-                       out.data());
-      nv::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, D, scale, scores0.data(),
-                        stride, out0.data());
+      // Without and with additive score terms (Transformer-XL's positions), (H, stride).
+      const auto bias = uniform<float>(static_cast<std::size_t>(H) * stride, ++seed, -2.0, 2.0);
+      for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
+        std::vector<float> scores(static_cast<std::size_t>(H) * stride, -9.0f), out(C, kNaN<float>);  // (H, stride), (C)
+        auto scores0 = scores, out0 = out;
+        k::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, D, scale, scores.data(), stride,
+                         out.data(), b);
+        nv::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, D, scale, scores0.data(),
+                          stride, out0.data(), b);
 
-      const std::string what = "attend_cached H=" + std::to_string(H) + " D=" + std::to_string(D) +
-                               " count=" + std::to_string(count);
-      std::vector<float> probs, probs0;  // (H, count): the scores without their padding
-      for (int h = 0; h < H; ++h)
-        for (int j = 0; j < stride; ++j) {
-          const std::size_t i = static_cast<std::size_t>(h) * stride + j;
-          if (j < count) {
-            probs.push_back(scores[i]);
-            probs0.push_back(scores0[i]);
-          } else {
-            ASSERT_EQ(scores[i], -9.0f) << what << ": wrote score padding at head " << h << " column " << j;
+        const std::string what = "attend_cached H=" + std::to_string(H) + " D=" + std::to_string(D) +
+                                 " count=" + std::to_string(count) + (b ? " with bias" : "");
+        std::vector<float> probs, probs0;  // (H, count): the scores without their padding
+        for (int h = 0; h < H; ++h)
+          for (int j = 0; j < stride; ++j) {
+            const std::size_t i = static_cast<std::size_t>(h) * stride + j;
+            if (j < count) {
+              probs.push_back(scores[i]);
+              probs0.push_back(scores0[i]);
+            } else {
+              ASSERT_EQ(scores[i], -9.0f) << what << ": wrote score padding at head " << h << " column " << j;
+            }
           }
-        }
-      expect_close(probs, probs0, 1e-5, what + " scores", 0.1);
-      expect_close(out, out0, 1e-5, what + " out", 0.1);
+        expect_close(probs, probs0, 1e-5, what + " scores", 0.1);
+        expect_close(out, out0, 1e-5, what + " out", 0.1);
+      }
     }
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "heptapod/core/arena.h"
+#include "heptapod/decode/incremental_decoder.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/segment_memory.h"
 #include "heptapod/model/transformer.h"
@@ -222,6 +223,48 @@ TEST(XlModel, NoGradientReachesTheMemory) {
     }
     EXPECT_LT(worst_held, 1e-6) << prefix << ": the gradient is not the one with the memory held constant";
     EXPECT_GT(largest_through, 1e-4) << prefix << ": the memory's own computation makes no difference to check";
+  }
+}
+
+// Cached decoding of a relative model (the incremental decoder adds the position terms through
+// kernels::attend_cached): a prefill of the first tokens and then one token per step give the logits of one
+// full pass over the joined text, for both models, float32 cache.
+TEST(XlModel, CachedDecodingGivesTheFullPassLogits) {
+  const SafetensorsFile f = SafetensorsFile::read(test::fixture("xl_model.safetensors"));
+  for (const char* prefix : {"post/", "pre/"}) {
+    FixtureModel<float> m(f, prefix);
+    const int V = m.model.config().tgt_vocab_size, T = kSegment * kSegments;
+    const std::vector<int> text = joined(m, false);  // (B, 15)
+    Batch whole;
+    whole.B = kStreams;
+    whole.T = T;
+    whole.tgt_in = text;
+    whole.tgt_out = joined(m, true);
+    whole.tgt_len.assign(kStreams, T);
+    whole.src_len.assign(kStreams, 0);
+    Arena arena;
+    const float* full = m.model.logits(whole, arena);  // (B*T, V)
+    const std::vector<float> want(full, full + static_cast<std::size_t>(kStreams) * T * V);
+
+    IncrementalDecoder decoder(m.model);
+    decoder.start(nullptr, kStreams, 0, std::vector<int>(kStreams, 0).data(), 1, T, CachePrecision::Float32);
+    const int prefill = 4;
+    std::vector<std::vector<int>> runs(kStreams);
+    for (int r = 0; r < kStreams; ++r) runs[r].assign(text.begin() + r * T, text.begin() + r * T + prefill);
+    const float* logits = decoder.feed_logits(runs);  // (rows, V) after each row's last token
+    double worst = 0;
+    auto compare = [&](const float* got, int position) {
+      for (int r = 0; r < kStreams; ++r)
+        for (int v = 0; v < V; ++v)
+          worst = std::max(worst, static_cast<double>(std::abs(got[r * V + v] - want[(static_cast<std::size_t>(r) * T + position) * V + v])));
+    };
+    compare(logits, prefill - 1);
+    for (int t = prefill; t < T; ++t) {
+      std::vector<int> tokens(kStreams);
+      for (int r = 0; r < kStreams; ++r) tokens[r] = text[r * T + t];
+      compare(decoder.step_logits(tokens), t);
+    }
+    EXPECT_LT(worst, 1e-4) << prefix;
   }
 }
 

@@ -46,6 +46,13 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   free_slots_.clear();
   slots_made_ = 0;
   model_.prepare_decoding();
+  // A relative model's distance projections up to the longest run (per layer, from its current weights).
+  relative_projected_.clear();
+  for (int li = 0; li < config_.decoder_layers && config_.relative_positions; ++li) {
+    std::vector<float> encodings;
+    relative_projected_.emplace_back();
+    relative_encodings(*model_.relative_positions(li), config_.d_model, max_steps, encodings, relative_projected_.back());
+  }
   // Room for every row at every position: what a search from start() can need at most (unwritten pages cost
   // nothing). Joining rows later may grow it.
   const long L = config_.decoder_layers, C = config_.d_model;
@@ -213,8 +220,18 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
       offsets[j] = cross ? (cross_offset_[sentence] + j) * 2L * C : (history[j] * L + li) * 2 * C;
     thread_local std::vector<float> scores;  // (H, key_cap) this query's attention probabilities
     scores.resize(static_cast<std::size_t>(H) * key_cap);
-    kernels::attend_cached(q + static_cast<long>(i) * ldq, keys, keys + C, offsets.data(), count, H, D, scale,
-                           scores.data(), key_cap, o);
+    const float* query = q + static_cast<long>(i) * ldq;  // (C)
+    const float* bias = nullptr;                           // (H, key_cap) a relative model's position terms
+    if (!cross && !relative_projected_.empty()) {
+      thread_local std::vector<float> shifted, terms;  // (C) q + u; (H, key_cap)
+      shifted.assign(query, query + C);
+      terms.resize(static_cast<std::size_t>(H) * key_cap);
+      relative_step_terms(*model_.relative_positions(li), relative_projected_[li].data(), max_steps_, C, H,
+                          query_position_[i], shifted.data(), terms.data(), key_cap);
+      query = shifted.data();
+      bias = terms.data();
+    }
+    kernels::attend_cached(query, keys, keys + C, offsets.data(), count, H, D, scale, scores.data(), key_cap, o, bias);
     if (!probs_out || last_query_[r] != i) continue;
     float* a = probs_out + static_cast<long>(r) * S_;  // (S) this row's alignment: only this thread writes it
     for (int h = 0; h < H; ++h)

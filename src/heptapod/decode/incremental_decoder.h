@@ -12,6 +12,7 @@
 #include "heptapod/core/arena.h"
 #include "heptapod/core/page_buffer.h"
 #include "heptapod/layers/attention_step.h"
+#include "heptapod/layers/relative_positions.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {
@@ -143,6 +144,9 @@ class IncrementalDecoder final : private AttentionCache<float> {
   NextTokens next_;
   std::vector<float> stage_;  // (<= kStageRows, 2C): source keys|values before they are stored
   std::vector<int> ones_;     // (rows) one token per row
+  // A relative model's (Transformer-XL's): per decoder layer, W_r R of the distances max_steps_ - 1 .. 0,
+  // (max_steps_, C) (layers/relative_positions.h); empty for other models.
+  std::vector<std::vector<float>> relative_projected_;
 };
 
 }  // namespace heptapod

@@ -7,6 +7,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/block_gemm.h"
 #include "heptapod/kernels/embedding.h"
+#include "heptapod/kernels/vector_math.h"
 
 namespace heptapod {
 
@@ -14,21 +15,47 @@ using kernels::block_gemm;
 using kernels::Trans;
 
 template <typename T>
+void relative_encodings(const RelativePositionParams<T>& params, int C, int P, std::vector<T>& encodings,
+                        std::vector<T>& projected) {
+  const int longest = params.clamp_length > 0 ? std::min(P, params.clamp_length + 1) : P;
+  std::vector<T> table(static_cast<std::size_t>(longest) * C);  // (longest, C) distances 0 .. longest - 1
+  kernels::sinusoid_table<T>(longest, C, kernels::SinusoidLayout::Halves, 0, table.data());
+  encodings.resize(static_cast<std::size_t>(P) * C);
+  for (int t = 0; t < P; ++t) {
+    const int d = std::min(P - 1 - t, longest - 1);
+    std::copy_n(table.begin() + static_cast<long>(d) * C, C, encodings.begin() + static_cast<long>(t) * C);
+  }
+  projected.resize(encodings.size());
+  block_gemm<T>(Trans::No, Trans::Yes, P, C, C, encodings.data(), C, params.w_r, C, projected.data(), C);
+}
+
+void relative_step_terms(const RelativePositionParams<float>& params, const float* projected, int P, int C, int H,
+                         int p, float* q, float* bias, int stride) {
+  const int D = C / H;
+  std::vector<float> qv(static_cast<std::size_t>(C));  // (C) q + v
+  for (int c = 0; c < C; ++c) {
+    qv[c] = q[c] + params.v[c];
+    q[c] += params.u[c];
+  }
+  // Key j's distance p - j sits at row P - 1 - p + j: the rows from P - 1 - p on, in key order.
+  const float* rows = projected + static_cast<long>(P - 1 - p) * C;
+  for (int h = 0; h < H; ++h)
+    for (int j = 0; j <= p; ++j)
+      bias[static_cast<long>(h) * stride + j] = kernels::dot(qv.data() + h * D, rows + static_cast<long>(j) * C + h * D, D);
+}
+
+template void relative_encodings<float>(const RelativePositionParams<float>&, int, int, std::vector<float>&,
+                                        std::vector<float>&);
+template void relative_encodings<double>(const RelativePositionParams<double>&, int, int, std::vector<double>&,
+                                         std::vector<double>&);
+
+template <typename T>
 RelativePositionTerm<T>::RelativePositionTerm(const RelativePositionParams<T>& params, int C, int heads,
                                               const AttentionShape& shape)
     : params_(params), C_(C), H_(heads), D_(C / heads), P_(std::max(1, shape.k().longest)) {
   require(shape.causal(), "relative positions: Transformer-XL's attention is causal");
   require(C % 2 == 0 && C % heads == 0, "relative positions: d_model must be even and divisible by the heads");
-  std::vector<T> table(static_cast<std::size_t>(P_) * C);  // (P, C) distances 0 .. P - 1
-  kernels::sinusoid_table<T>(P_, C, kernels::SinusoidLayout::Halves, 0, table.data());
-  encodings_.resize(table.size());
-  for (int t = 0; t < P_; ++t) {
-    int d = P_ - 1 - t;
-    if (params.clamp_length > 0) d = std::min(d, params.clamp_length);
-    std::copy_n(table.begin() + static_cast<long>(d) * C, C, encodings_.begin() + static_cast<long>(t) * C);
-  }
-  projected_.resize(encodings_.size());
-  block_gemm<T>(Trans::No, Trans::Yes, P_, C, C, encodings_.data(), C, params.w_r, C, projected_.data(), C);
+  relative_encodings(params, C, P_, encodings_, projected_);
   grads_.assign(static_cast<std::size_t>(shape.count()) * heads * (2 * D_ + P_ * D_), T(0));
 }
 

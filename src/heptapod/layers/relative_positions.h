@@ -26,6 +26,18 @@ struct RelativePositionParams {
   int clamp_length = 0;    // > 0: longer distances use this one's encoding
 };
 
+// The encodings R of the distances P - 1 down to 0 (row t: distance P - 1 - t, clamped): encodings (P, C); and
+// their projections W_r R: projected (P, C).
+template <typename T>
+void relative_encodings(const RelativePositionParams<T>& params, int C, int P, std::vector<T>& encodings,
+                        std::vector<T>& projected);
+
+// Cached decoding's terms for one query row at position p (it sees keys 0 .. p), in the form
+// kernels::attend_cached takes them: q (C) becomes q + u, and bias (H, stride) row h gets (q_h + v_h) . r_(p - j)
+// at key j <= p. projected: (P, C) from relative_encodings, P > p.
+void relative_step_terms(const RelativePositionParams<float>& params, const float* projected, int P, int C, int H,
+                         int p, float* q, float* bias, int stride);
+
 template <typename T>
 class RelativePositionTerm final : public ScoreTerm<T> {
  public:

@@ -83,6 +83,11 @@ class Transformer {
   // One position for each of `rows` hypotheses: tokens and positions (rows) -> the decoder's output (rows, C)
   // (final norm applied), carved from the arena; attention reads cached keys and values through `cache`.
   T* decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena);
+  // A model with relative positions: decoder layer `layer`'s position terms (Transformer-XL's u, v, W_r), which
+  // cached decoding adds itself; null for other models.
+  const RelativePositionParams<T>* relative_positions(int layer) const {
+    return config_.relative_positions ? &decoder_->layer(layer).params().relative : nullptr;
+  }
   // Vocabulary entries [v0, v0 + n) of the logits hidden W_out^T (+ b) alone: hidden (rows, C) -> logits
   // (rows, n); v0 one of output_column_blocks() (which an encoder-only model, without an output layer, has
   // none of).

@@ -121,7 +121,6 @@ void TransformerLayer<T>::memory_attention_backward(const T* dout, T* din, bool 
 template <typename T>
 T* TransformerLayer<T>::step(const T* x, int rows, AttentionCache<T>& cache, Arena& arena) {
   require(step_qkv_.out > 0, "transformer layer: step() before prepare_steps()");
-  require(!config_.relative_positions, "transformer layer: cached decoding of relative positions is not built yet");
   return sublayers(
       x, rows, DropoutContext{}, arena,
       [&](const T* in, T* out, OutputBias bias) {

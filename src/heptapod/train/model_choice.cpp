@@ -33,6 +33,13 @@ ModelConfig resolve_model_choice(const ModelChoice& m) {
         c.activation = Activation::Gelu;
       }
     }
+    require(!m.relative_positions || kind == Architecture::DecoderOnly,
+            "--positions relative: Transformer-XL's relative positions belong to a decoder-only model (--arch "
+            "decoder-only)");
+    c.relative_positions = m.relative_positions;
+    c.untie_relative = m.untie_relative;
+    c.clamp_length = m.clamp_length.value_or(0);
+    c.memory_length = m.memory_length.value_or(0);
   } else {
     c = read_model_config(SafetensorsFile::read(m.init_model));
     if (m.architecture)
@@ -62,6 +69,14 @@ ModelConfig resolve_model_choice(const ModelChoice& m) {
     if (m.tie) agree("--tie", tying_name(*m.tie), tying_name(c.tie_embeddings));
     auto positions = [](int learned) { return learned > 0 ? "learned, " + std::to_string(learned) : std::string("sinusoidal"); };
     if (m.learned_positions) agree("--positions", positions(*m.learned_positions), positions(c.learned_positions));
+    if (m.relative_positions) agree("--positions", "relative", c.relative_positions ? "relative" : positions(c.learned_positions));
+    if (m.clamp_length) agree("--clamp-length", std::to_string(*m.clamp_length), std::to_string(c.clamp_length));
+    if (m.untie_relative) agree("--untie-relative", "on", c.untie_relative ? "on" : "off");
+    if (m.memory_length) {  // a training choice, not the weights': fine-tuning may change it
+      require(c.relative_positions, "--memory: the model to fine-tune (--init " + m.init_model +
+                                        ") has no relative positions, which Transformer-XL's memory needs");
+      c.memory_length = *m.memory_length;
+    }
   }
   if (m.dropout) c.dropout = *m.dropout;
   if (m.attention_dropout) c.attention_dropout = *m.attention_dropout;

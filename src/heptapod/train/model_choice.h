@@ -20,6 +20,11 @@ struct ModelChoice {
   std::optional<int> d_model, heads, d_ff, encoder_layers, decoder_layers;
   std::optional<NormPosition> norm;
   std::optional<int> learned_positions;  // --positions learned [--max-positions N]; 0: --positions sinusoidal
+  // Transformer-XL's (--positions relative): relative positions, --clamp-length, --untie-relative; --memory
+  // may also be set when fine-tuning a relative model.
+  bool relative_positions = false;
+  std::optional<int> clamp_length, memory_length;
+  bool untie_relative = false;
   std::optional<EmbeddingTying> tie;
   // Regularisation: applied to a fresh model and to a fine-tuned one alike.
   std::optional<float> dropout, attention_dropout, activation_dropout, embedding_dropout;

@@ -56,15 +56,17 @@ class NewDirectory {
   std::string dir_;
 };
 
-// The config without its dropout rates: what fine-tuning must keep.
-ModelConfig without_dropout(ModelConfig c) {
+// The config without what a fine-tuning run may choose anew (dropout rates, the segment memory): what it
+// must keep.
+ModelConfig without_training_choices(ModelConfig c) {
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0;
+  c.memory_length = 0;
   return c;
 }
 
 // The config without its dropout and an encoder's head: what a model fine-tuned with another head keeps.
 ModelConfig body_of(ModelConfig c) {
-  c = without_dropout(c);
+  c = without_training_choices(c);
   c.mlm_head = false;
   c.mask_id = -1;
   c.labels = 0;
@@ -213,7 +215,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     const ModelConfig init = read_model_config(file);
     require(to_json(body_of(init)) == to_json(body_of(c.model)),
             "--init " + c.init_model + ": the model config to train differs from the file's (sizes, norms, tying)");
-    const bool new_head = to_json(without_dropout(init)) != to_json(without_dropout(c.model));
+    const bool new_head = to_json(without_training_choices(init)) != to_json(without_training_choices(c.model));
     if (new_head) {  // an encoder given another head: the body's weights, a fresh head
       initialize_parameters(r.model->parameters(), c.model, c.seed);
       load_body_parameters(file, r.model->parameters());

@@ -132,7 +132,7 @@ void values_block(const float* p, int stride, const E* values, const long* offse
 
 template <typename E>
 void attend_avx512(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out) {
+                   float scale, float* scores, int score_stride, float* out, const float* bias) {
   const int C = H * D;
   auto request = [&](int first, int n) {  // the keys and values of positions [first, first + n)
     prefetch_vectors(keys, offsets + first, n, C);
@@ -147,7 +147,8 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
       const E* kh = k + h * D;
       __m512 acc = _mm512_mul_ps(_mm512_loadu_ps(qh), load16(kh));
       for (int d = 16; d < D; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(qh + d), load16(kh + d), acc);
-      scores[static_cast<long>(h) * score_stride + j] = simd::horizontal_sum(acc);
+      const long at = static_cast<long>(h) * score_stride + j;
+      scores[at] = simd::horizontal_sum(acc) + (bias ? bias[at] : 0.0f);
     }
   }
   for (int h = 0; h < H; ++h) {
@@ -165,16 +166,18 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
 
 template <typename E>
 void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out) {
+                   float scale, float* scores, int score_stride, float* out, const float* bias) {
 #if defined(__AVX512F__)
   if (D % 16 == 0 && H * D % 64 == 0) return attend_avx512(q, keys, values, offsets, count, H, D, scale, scores,
-                                                           score_stride, out);
+                                                           score_stride, out, bias);
 #endif
   prefetch_vectors(keys, offsets, count, H * D);
   prefetch_vectors(values, offsets, count, H * D);
   for (int h = 0; h < H; ++h) {
     float* s = scores + static_cast<long>(h) * score_stride;
     head_scores(q + h * D, keys + h * D, offsets, count, D, s);
+    if (bias)
+      for (int j = 0; j < count; ++j) s[j] += bias[static_cast<long>(h) * score_stride + j];
     softmax_in_place(s, count, scale);
     head_values(s, values + h * D, offsets, count, D, out + h * D);
   }

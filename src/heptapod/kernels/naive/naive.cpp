@@ -233,14 +233,15 @@ double stored_value(half x) { return from_half_scalar(x); }
 
 template <typename E>
 void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out) {
-  // Per head h: p (count) = softmax(scale * q_h . k_j,h), out_h (D) = sum_j p[j] v_j,h; k_j,h = keys +
-  // offsets[j] + h * D, likewise v_j,h.
+                   float scale, float* scores, int score_stride, float* out, const float* bias) {
+  // Per head h: p (count) = softmax(scale * (q_h . k_j,h + bias_h,j)), out_h (D) = sum_j p[j] v_j,h; k_j,h =
+  // keys + offsets[j] + h * D, likewise v_j,h.
   for (int h = 0; h < H; ++h) {
     std::vector<double> p(count);
     for (int j = 0; j < count; ++j) {
       double s = 0;
       for (int d = 0; d < D; ++d) s += static_cast<double>(q[h * D + d]) * stored_value(keys[offsets[j] + h * D + d]);
+      if (bias) s += bias[static_cast<long>(h) * score_stride + j];
       p[j] = scale * s;
     }
     const double max_p = *std::max_element(p.begin(), p.end());
@@ -284,9 +285,9 @@ HEPTAPOD_INSTANTIATE(double)
 #undef HEPTAPOD_INSTANTIATE
 
 template void attend_cached<float>(const float*, const float*, const float*, const long*, int, int, int, float, float*,
-                                   int, float*);
+                                   int, float*, const float*);
 template void attend_cached<half>(const float*, const half*, const half*, const long*, int, int, int, float, float*,
-                                  int, float*);
+                                  int, float*, const float*);
 
 float max_value(const float* x, long n) {
   float m = -INFINITY;

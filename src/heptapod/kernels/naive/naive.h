@@ -57,7 +57,7 @@ void dropout_add(const T* x, T* delta, long n, float p, std::uint64_t seed, std:
 // E: float or half (the cached vectors' storage), as kernels::attend_cached.
 template <typename E>
 void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out);
+                   float scale, float* scores, int score_stride, float* out, const float* bias = nullptr);
 
 // The row primitives of kernels/vector_math.h, in index order.
 float max_value(const float* x, long n);
