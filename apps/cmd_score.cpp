@@ -6,7 +6,9 @@
 // accuracy and macro-F1.
 #include <cmath>
 #include <cstdio>
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +38,8 @@ struct ScoreFlags {
   std::uint64_t seed = 1;
   int threads = 0;
   int window = 10000;
+  // A language model's text as one stream (decode/stream_scoring.h): --segment, --memory, --sliding-window.
+  std::optional<int> segment, memory, sliding_window;
 };
 
 // The whole input's figures: into --summary as one JSON object (atomically), when given; called before the
@@ -77,11 +81,58 @@ std::string format_scores(const ScoreFlags& f, const std::vector<SentenceScore>&
   return text.str();
 }
 
+// The whole text's figures of a language model: stderr and --summary.
+void report_text(const ScoreFlags& f, std::size_t lines, long long tokens, double log_prob, const TextLength& length,
+                 nlohmann::json extra = nlohmann::json::object()) {
+  const double bits = -log_prob / std::log(2.0), perplexity = std::exp(-log_prob / std::max(tokens, 1LL));
+  std::fprintf(stderr, "%zu lines, %lld tokens: perplexity %.4f, bits per character %.4f, bits per byte %.4f\n", lines,
+               tokens, perplexity, length.per_character(bits), length.per_byte(bits));
+  extra.update({{"lines", lines}, {"tokens", tokens}, {"log_prob", log_prob}, {"perplexity", perplexity},
+                {"bits_per_character", length.per_character(bits)}, {"bits_per_byte", length.per_byte(bits)}});
+  write_summary(f, extra);
+}
+
+// A language model over a text read as one token stream (--segment with or without --memory, or
+// --sliding-window): the whole input at once, one score per line (its tokens and end token given the text
+// before it), then the figures with the time the scoring took.
+int score_stream(const ScoreFlags& f, Generator& generator) {
+  StreamScoring options;
+  options.segment = f.segment.value_or(0);
+  options.window = f.sliding_window.value_or(0);
+  require(!f.memory || f.segment, "--memory goes with --segment");
+  options.memory = f.memory.value_or(f.segment ? generator.config().memory_length : 0);
+  validate(options, generator.config());
+  LineWindows input(f.input);
+  std::vector<std::string> lines, window;
+  while (input.next(static_cast<std::size_t>(f.window), window)) lines.insert(lines.end(), window.begin(), window.end());
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<SentenceScore> scores = generator.score_stream(lines, options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double log_prob = 0;
+  long long tokens = 0;
+  TextLength length;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    log_prob += scores[i].log_prob;
+    tokens += scores[i].tokens;
+    length.add(lines[i]);
+  }
+  stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
+    emit(format_scores(f, scores));
+    std::fprintf(stderr, "scored in %.2f s (%.0f tokens/s)\n", seconds, tokens / std::max(seconds, 1e-9));
+    report_text(f, lines.size(), tokens, log_prob, length,
+                {{"mode", options.window > 0 ? "sliding-window" : options.memory > 0 ? "memory" : "blocks"},
+                 {"segment", options.segment}, {"memory", options.memory}, {"window", options.window},
+                 {"seconds", seconds}, {"tokens_per_second", tokens / std::max(seconds, 1e-9)}});
+  });
+  return 0;
+}
+
 // A language model over the lines of a text, window by window; then the whole text's figures.
 int score_text(const ScoreFlags& f) {
   require(f.source.empty() && f.target.empty(),
           f.model + " is a decoder-only model (a language model): score its text with --input, not --source/--target");
   Generator generator(f.model, f.translator);
+  if (f.segment || f.sliding_window || f.memory) return score_stream(f, generator);
   LineWindows input(f.input);
   LineProgress progress(f.input, f.output);
   double log_prob = 0;
@@ -103,12 +154,7 @@ int score_text(const ScoreFlags& f) {
       emit(format_scores(f, scores));
       progress.update(input.lines_read(), input.bytes_read());
     }
-    const double bits = -log_prob / std::log(2.0), perplexity = std::exp(-log_prob / std::max(tokens, 1LL));
-    std::fprintf(stderr, "%zu lines, %lld tokens: perplexity %.4f, bits per character %.4f, bits per byte %.4f\n",
-                 input.lines_read(), tokens, perplexity, length.per_character(bits), length.per_byte(bits));
-    write_summary(f, {{"lines", input.lines_read()}, {"tokens", tokens}, {"log_prob", log_prob},
-                      {"perplexity", perplexity}, {"bits_per_character", length.per_character(bits)},
-                      {"bits_per_byte", length.per_byte(bits)}});
+    report_text(f, input.lines_read(), tokens, log_prob, length);
   });
   progress.finish(input.lines_read(), input.bytes_read());
   return 0;
@@ -224,6 +270,9 @@ int score_encoder(const ScoreFlags& f) {
 int run_score(const ScoreFlags& f) {
   set_num_threads(f.threads);
   const Architecture kind = read_model_config(SafetensorsFile::read(f.model)).architecture;
+  require(!(f.segment || f.memory || f.sliding_window) || kind == Architecture::DecoderOnly,
+          "score: --segment, --memory and --sliding-window score a language model's text as one stream; " + f.model +
+              " is " + (kind == Architecture::EncoderOnly ? "an encoder-only" : "an encoder-decoder") + " model");
   if (kind == Architecture::EncoderOnly) return score_encoder(f);
   require(f.labels.empty(), "score: --labels is for a classifier (an encoder-only model)");
   require(!f.pairs, "score: --pairs is for an encoder-only model's sentence pairs");
@@ -283,6 +332,19 @@ Runner add_score_command(CLI::App& root) {
   cmd->add_option("--window", f->window, "Pairs read and scored together before their results are written")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--segment", f->segment,
+                  "A language model: score the input as one token stream (its lines as documents, end to end) in "
+                  "segments of this many tokens, each over the memory of the text before it (a Transformer-XL "
+                  "model; see --memory) or alone")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--memory", f->memory,
+                  "With --segment: the hidden states of the text before each segment that it attends over (a model "
+                  "trained with --positions relative; default: its training memory; 0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--sliding-window", f->sliding_window,
+                  "A language model: score the input as one token stream, every token from the this many tokens "
+                  "before it, one forward pass per token (the vanilla baseline of Transformer-XL's evaluation)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--per-token", f->per_token, "Also print each target token's log-probability (end token last)");
   cmd->add_flag("--normalize", f->normalize, "Print the log-probability per target token instead of the total");
   add_precision_options(cmd, f->translator);

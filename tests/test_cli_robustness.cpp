@@ -358,6 +358,17 @@ std::vector<Subcommand> table(const Files& f) {
         {"--positions", K::Choice},
         {"--max-positions", K::Positive}},
        f.out},
+      {"train --positions relative",
+       [&] {  // the short text as 4 streams: segments of 4, 16 tokens per micro-batch
+         Arguments a = plus(text_train("decoder-only"), {{"--positions", "relative"}, {"--memory", "8"}, {"--clamp-length", "16"}});
+         for (auto& [option, value] : a) {
+           if (option == "--batch-tokens") value = "16";
+           if (option == "--context") value = "4";
+         }
+         return a;
+       }(),
+       {{"--memory", K::NonNegative}, {"--clamp-length", K::NonNegative}, {"--untie-relative", K::Flag}},
+       f.out},
       {"train --arch encoder-only",
        text_train("encoder-only"),
        {{"--mask-rate", K::UnitInterval}, {"--whole-word-mask", K::Flag}},
@@ -457,6 +468,10 @@ std::vector<Subcommand> table(const Files& f) {
       {"score --input",
        {{"--model", f.lm}, {"--input", f.in}, {"--output", f.out}},
        rows({{{"--input", K::LenientText}, {"--summary", K::Output}}}),
+       f.out},
+      {"score --segment",
+       {{"--model", f.lm}, {"--input", f.in}, {"--output", f.out}, {"--segment", "4"}},
+       {{"--segment", K::Positive}, {"--memory", K::NonNegative}, {"--sliding-window", K::Positive}},
        f.out},
       {"score --input (encoder)",
        {{"--model", f.encoder}, {"--input", f.in}, {"--output", f.out}},
@@ -621,6 +636,18 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"train --arch decoder-only", {{"--freeze", "encoder"}}, "--freeze"},
       {"train", {{"--text", f.in}}, "--text"},
       {"train", {{"--max-positions", "64"}}, "--max-positions"},
+      {"train", {{"--memory", "8"}}, "--memory"},
+      {"train", {{"--positions", "relative"}}, "--positions relative"},
+      {"train --arch encoder-only", {{"--positions", "relative"}}, "--positions relative"},
+      {"train --arch decoder-only", {{"--clamp-length", "4"}}, "--clamp-length"},
+      {"train --arch decoder-only", {{"--untie-relative", std::nullopt}}, "--untie-relative"},
+      {"train --positions relative", {{"--positions", "learned"}}, "--memory"},
+      {"train --positions relative", {{"--batch-tokens", "100000"}}, "parallel streams"},
+      {"score --segment", {{"--memory", "8"}}, "--memory"},
+      {"score --segment", {{"--segment", std::nullopt}, {"--memory", "0"}}, "--memory"},
+      {"score --segment", {{"--sliding-window", "4"}}, "--sliding-window"},
+      {"score --input (encoder)", {{"--segment", "4"}}, "--segment"},
+      {"score", {{"--sliding-window", "4"}}, "--sliding-window"},
       {"train", {{"--positions", "learned"}, {"--max-positions", "10"}}, "--max-length"},
       {"train --arch decoder-only", {{"--positions", "learned"}, {"--max-positions", "4"}}, "--context"},
       {"train --init", {{"--vocab", f.vocab}}, "--init"},

@@ -158,4 +158,30 @@ std::vector<SentenceScore> Generator::score(const std::vector<std::string>& text
   return score_tokens(*model_, std::vector<std::vector<int>>(texts.size()), tokens, batch_tokens);
 }
 
+std::vector<SentenceScore> Generator::score_stream(const std::vector<std::string>& texts,
+                                                   const StreamScoring& options) {
+  const ModelConfig& c = config();
+  std::vector<int> stream;  // each text as bos, its tokens, eos
+  std::vector<std::size_t> starts;  // each text's bos in the stream
+  for (const std::string& text : texts) {
+    starts.push_back(stream.size());
+    stream.push_back(c.bos_id);
+    const std::vector<int> tokens = vocabs_.target.encode(text);
+    stream.insert(stream.end(), tokens.begin(), tokens.end());
+    stream.push_back(c.eos_id);
+  }
+  const std::vector<double> log_probs = stream_log_probs(*model_, stream, options);  // of stream[1 ..]
+  std::vector<SentenceScore> out(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const std::size_t end = i + 1 < texts.size() ? starts[i + 1] : stream.size();  // past the text's eos
+    SentenceScore& s = out[i];
+    for (std::size_t t = starts[i] + 1; t < end; ++t) {  // its tokens and eos; its bos is not its own
+      s.token_log_probs.push_back(log_probs[t - 1]);
+      s.log_prob += log_probs[t - 1];
+    }
+    s.tokens = static_cast<int>(s.token_log_probs.size());
+  }
+  return out;
+}
+
 }  // namespace heptapod

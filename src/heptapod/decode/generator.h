@@ -19,6 +19,7 @@
 #include "heptapod/decode/inference_model.h"
 #include "heptapod/decode/sampling_search.h"
 #include "heptapod/decode/scoring.h"
+#include "heptapod/decode/stream_scoring.h"
 
 namespace heptapod {
 
@@ -72,6 +73,10 @@ class Generator {
   // Each text's log-probability as a document (start token, its tokens, end token: what training reads),
   // token by token, end token included.
   std::vector<SentenceScore> score(const std::vector<std::string>& texts, int batch_tokens = 4096);
+  // The texts as documents end to end in one token stream, scored as `options` says (decode/stream_scoring.h:
+  // segments with Transformer-XL's memory, fixed blocks, or a sliding window): each text's score counts its
+  // tokens and end token given what the mode lets them see of the stream before them.
+  std::vector<SentenceScore> score_stream(const std::vector<std::string>& texts, const StreamScoring& options);
 
   const ModelConfig& config() const { return model_->config(); }
   const Vocabulary& vocabulary() const { return vocabs_.target; }

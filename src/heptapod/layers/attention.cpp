@@ -45,6 +45,20 @@ Block block(const AttentionShape& s, int bh, int H, int D, int ldq, int ldkv) {
           q_row * H * D + h * D, s.score_offset(b, h, H)};
 }
 
+// Columns [n0, n0 + n) of a packed projection over x (N rows) -> y (N, n): the columns alone where the packing
+// allows, else all of them and a copy.
+template <typename T>
+void packed_columns(const Linear<T>& l, const T* x, int N, int n0, int n, Arena& arena, T* y) {
+  if (n0 % linear_column_align(l) == 0) {
+    linear_forward_columns(l, x, N, n0, n, y);
+    return;
+  }
+  T* all = arena.alloc<T>(static_cast<std::size_t>(N) * l.out);  // (N, out)
+  linear_forward(l, x, N, all);
+  for (int r = 0; r < N; ++r)
+    std::copy_n(all + static_cast<std::size_t>(r) * l.out + n0, n, y + static_cast<std::size_t>(r) * n);
+}
+
 }  // namespace
 
 template <typename T>
@@ -63,11 +77,20 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
     saved.k = saved.q + C;
     saved.ldq = saved.ldkv = 3 * C;
   } else {
+    // A self-attention packed as q|k|v whose keys are other rows (Transformer-XL's memory and segment) reads
+    // its column blocks; else its own projections.
+    const bool packed_self = attn.qkv.packed != nullptr;
     saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
-    linear_forward(attn.q_proj, xq, Nq, saved.q);
+    if (packed_self) packed_columns(attn.qkv, xq, Nq, 0, C, arena, saved.q);
+    else linear_forward(attn.q_proj, xq, Nq, saved.q);
     if (projected) {
       saved.k = projected->kv;
       saved.ldkv = projected->ld;
+    } else if (packed_self) {
+      T* kv = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
+      packed_columns(attn.qkv, xkv, Nk, C, 2 * C, arena, kv);
+      saved.k = kv;
+      saved.ldkv = 2 * C;
     } else {
       saved.stacked = stacked_projection(attn, false, arena);
       T* kv = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
