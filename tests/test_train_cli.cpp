@@ -86,6 +86,19 @@ TEST(TrainCli, ResumeAfterKillReproducesTheUninterruptedRun) {
   expect_kill_and_resume_exact(dir, [](const std::string& out) { return train_args(out, 60); });
 }
 
+// Transformer-XL over parallel streams: the segment memories are in the checkpoints, so a resume continues each
+// stream where it was, with the memory it had.
+TEST(TrainCli, TransformerXlResumesAfterKillExactly) {
+  TempDir dir;
+  expect_kill_and_resume_exact(dir, [](const std::string& out) {
+    return "train --arch decoder-only --text " + quoted(data("numbers.train.en")) + " --valid-text " +
+           quoted(data("numbers.dev.en")) + " -o " + quoted(out) +
+           " --preset tiny --layers 2 --vocab-size 120 --positions relative --memory 12 --clamp-length 20 --context 8"
+           " --batch-tokens 64 --dropout 0.1 --attention-dropout 0.1 --warmup 20 --threads 2 --log-every 5"
+           " --valid-every 20 --steps 60";
+  });
+}
+
 // An encoder's options: tiny, 60 updates, logged every 5, checkpointed every 20.
 const char* kEncoderRun =
     " --preset tiny --layers 2 --vocab-size 120 --context 24 --batch-tokens 512 --warmup 20 --threads 2"

@@ -16,6 +16,7 @@
 
 #include "heptapod/core/arena.h"
 #include "heptapod/decode/incremental_decoder.h"
+#include "heptapod/decode/stream_scoring.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/segment_memory.h"
 #include "heptapod/model/transformer.h"
@@ -266,6 +267,69 @@ TEST(XlModel, CachedDecodingGivesTheFullPassLogits) {
     }
     EXPECT_LT(worst, 1e-4) << prefix;
   }
+}
+
+// -log p of stream[begin + 1 .. begin + length] from one plain pass over stream[begin .. begin + length).
+std::vector<double> window_nll(Transformer<float>& model, const std::vector<int>& stream, long begin, int length) {
+  Batch b;
+  b.B = 1;
+  b.T = length;
+  b.tgt_in.assign(stream.begin() + begin, stream.begin() + begin + length);
+  b.tgt_out.assign(stream.begin() + begin + 1, stream.begin() + begin + length + 1);
+  b.tgt_len = {length};
+  b.src_len = {0};
+  std::vector<float> nll(static_cast<std::size_t>(length));
+  Arena arena;
+  model.evaluate(b, 0.0f, arena, nll.data());
+  return std::vector<double>(nll.begin(), nll.end());
+}
+
+// Stream scoring (decode/stream_scoring.h) against plain passes: segments over a memory longer than the text
+// are one pass over the whole text; fixed blocks are separate passes; the sliding window's every target is the
+// last of its own pass over the window before it.
+TEST(XlModel, StreamScoringModesEqualTheirPlainPasses) {
+  const SafetensorsFile f = SafetensorsFile::read(test::fixture("xl_model.safetensors"));
+  FixtureModel<float> m(f, "pre/");
+  const std::vector<int> joined_text = joined(m, false);
+  std::vector<int> stream(joined_text.begin(), joined_text.begin() + kSegment * kSegments);  // stream 0's 15 inputs
+  stream.push_back(joined(m, true)[kSegment * kSegments - 1]);                              // and its last target
+  const long n = static_cast<long>(stream.size());
+  auto expect_near = [](const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-5) << what << " target " << i;
+  };
+  std::vector<double> whole = window_nll(m.model, stream, 0, static_cast<int>(n - 1));
+  for (double& x : whole) x = -x;  // log p
+
+  StreamScoring memory;
+  memory.segment = 4;
+  memory.memory = 16;
+  expect_near(stream_log_probs(m.model, stream, memory), whole, "segments of 4 over a memory of 16");
+  StreamScoring wide;
+  wide.window = 32;
+  expect_near(stream_log_probs(m.model, stream, wide), whole, "a window wider than the text");
+
+  StreamScoring blocks;
+  blocks.segment = 4;
+  std::vector<double> separate;
+  for (long begin = 0; begin < n - 1; begin += 4)
+    for (const double x : window_nll(m.model, stream, begin, static_cast<int>(std::min<long>(4, n - 1 - begin))))
+      separate.push_back(-x);
+  expect_near(stream_log_probs(m.model, stream, blocks), separate, "blocks of 4");
+
+  StreamScoring sliding;
+  sliding.window = 3;
+  sliding.batch_tokens = 7;  // two windows per batch: batches of several windows and a last one alone
+  std::vector<double> each;  // target t from the (up to) 3 inputs before it
+  for (long t = 1; t < n; ++t) {
+    const long begin = std::max(0L, t - 3);
+    each.push_back(-window_nll(m.model, stream, begin, static_cast<int>(t - begin)).back());
+  }
+  expect_near(stream_log_probs(m.model, stream, sliding), each, "a sliding window of 3");
+  // The memory matters: a short one scores the last segment differently from the whole pass.
+  StreamScoring short_memory = memory;
+  short_memory.memory = 2;
+  EXPECT_GT(std::abs(stream_log_probs(m.model, stream, short_memory).back() - whole.back()), 1e-4);
 }
 
 }  // namespace

@@ -96,6 +96,31 @@ TEST(MpiTrain, ALanguageModelOnTwoRanksEqualsOneRankAccumulatingTwo) {
       4);
 }
 
+// Transformer-XL: one stream group per micro-batch, each with its memory on the rank that computes it; a run
+// checkpointed on 2 ranks (the memories gathered) resumes on 1 rank accumulating 2 as if never moved.
+std::string xl_args(const std::string& out, int accumulate, int steps) {
+  return "train --arch decoder-only --text " + quoted(test::data_file("numbers.train.en")) + " -o " + quoted(out) +
+         " --preset tiny --layers 2 --vocab-size 120 --context 8 --positions relative --memory 12 --batch-tokens 64"
+         " --warmup 20 --threads 1 --log-every 5 --valid-every 10 --dropout 0.1 --steps " + std::to_string(steps) +
+         " --accumulate " + std::to_string(accumulate);
+}
+
+TEST(MpiTrain, TransformerXlOnTwoRanksEqualsOneRankAccumulatingTwo) {
+  expect_two_ranks_equal_one_accumulating_two(
+      [](const std::string& out, int accumulate) { return xl_args(out, accumulate, 20); }, 4);
+}
+
+TEST(MpiTrain, TransformerXlResumesItsMemoriesOnAnotherRankCount) {
+  TempDir dir;
+  std::string log;
+  ASSERT_EQ(test::run_heptapod(xl_args(dir.file("one"), 2, 30), dir, log), 0) << log;
+  ASSERT_EQ(train_ranks(2, xl_args(dir.file("moved"), 1, 20), log, dir), 0) << log;
+  ASSERT_EQ(test::run_heptapod(xl_args(dir.file("moved"), 2, 30), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "resuming from");
+  EXPECT_EQ(losses(dir.file("one")), losses(dir.file("moved")));
+  EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("moved") + "/model.htp"));
+}
+
 // An encoder (masked language modelling): the masks follow the data order, so they too are the same.
 TEST(MpiTrain, AnEncoderOnTwoRanksEqualsOneRankAccumulatingTwo) {
   expect_two_ranks_equal_one_accumulating_two(
