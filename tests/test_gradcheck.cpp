@@ -16,6 +16,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -405,41 +406,54 @@ struct DistanceTerm final : ScoreTerm<double> {
   }
 };
 
-// Causal attention whose keys begin with positions before the queries (Transformer-XL's memory, a cache):
-// every query sees all of them and the keys up to its own position; with a score term added.
-TEST(GradCheck, CausalAttentionWithKeysBeforeTheQueriesAndAScoreTerm) {
-  const std::vector<int> query_len = {3, 2, 1}, key_len = {5, 2, 4};  // 2, 0 and 3 keys before the queries
-  const Sequences queries(query_len.data(), 3), keys(key_len.data(), 3);
+// Finite differences of causal attention whose keys may begin before the queries (Transformer-XL's memory, a
+// cache), with a score term: term(shape) gives the term for a forward pass (made anew where it reads
+// parameters that the check perturbs); term_checks(checks) adds the term's own parameters' gradients after
+// the backward pass.
+template <typename Term, typename TermChecks>
+void check_attention_with_term(const std::vector<int>& query_len, const std::vector<int>& key_len, float dropout,
+                               unsigned seed, Term&& term, TermChecks&& term_checks) {
+  const int B = static_cast<int>(query_len.size());
+  const Sequences queries(query_len.data(), B), keys(key_len.data(), B);
   const int Nq = queries.rows(), Nk = keys.rows();
   AttentionParams p;
   const MultiHeadAttention<double> attn = p.attn();
   const AttentionShape shape(queries, keys, true);
-  DistanceTerm term(3);
-  const DropoutSite drop{0.0f, 7, 3};
-  Vec xq = uniform(static_cast<std::size_t>(Nq) * kC, 91), xkv = uniform(static_cast<std::size_t>(Nk) * kC, 92);
-  const Vec R = uniform(xq.size(), 93);
+  const DropoutSite drop{dropout, 7, 3};
+  Vec xq = uniform(static_cast<std::size_t>(Nq) * kC, seed), xkv = uniform(static_cast<std::size_t>(Nk) * kC, seed + 1);
+  const Vec R = uniform(xq.size(), seed + 2);
   Arena arena;
   auto loss = [&] {
     arena.reset();
     AttentionSaved<double> saved;
     Vec y(xq.size());
     attention_forward<double>(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data(), OutputBias::Add, nullptr,
-                              &term);
+                              &term(shape));
     return dot(y.data(), R.data(), y.size());
   };
   arena.reset();
   AttentionSaved<double> saved;
   Vec y(xq.size());
+  ScoreTerm<double>& forward_term = term(shape);
   attention_forward<double>(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data(), OutputBias::Add, nullptr,
-                            &term);
+                            &forward_term);
   Vec dxq(xq.size(), kNaN), dxkv(xkv.size(), 0.0);
   attention_backward<double>(attn, R.data(), xq.data(), xkv.data(), shape, drop, saved, arena, dxq.data(), false,
-                             dxkv.data(), BiasGrad::Compute, nullptr, &term);
-  std::vector<Checked> t = {{"xq", xq.data(), xq.size(), dxq},
-                            {"xkv", xkv.data(), xkv.size(), dxkv},
-                            {"term table", term.table.data(), term.table.size(), term.table_gradient()}};
+                             dxkv.data(), BiasGrad::Compute, nullptr, &forward_term);
+  std::vector<Checked> t = {{"xq", xq.data(), xq.size(), dxq}, {"xkv", xkv.data(), xkv.size(), dxkv}};
+  term_checks(t);
   p.add_checks(t, "attn");
   gradcheck(t, loss);
+}
+
+// Keys before the queries: every query sees all of them and the keys up to its own position.
+TEST(GradCheck, CausalAttentionWithKeysBeforeTheQueriesAndAScoreTerm) {
+  DistanceTerm term(3);
+  check_attention_with_term(
+      {3, 2, 1}, {5, 2, 4}, 0.0f, 91, [&](const AttentionShape&) -> ScoreTerm<double>& { return term; },
+      [&](std::vector<Checked>& t) {
+        t.push_back({"term table", term.table.data(), term.table.size(), term.table_gradient()});
+      });  // 2, 0 and 3 keys before the queries
 }
 
 // Transformer-XL's relative-position terms (layers/relative_positions.h), with keys before the queries (its
@@ -491,44 +505,21 @@ TEST(RelativePositions, ShiftedProductsEqualThePerPairTerms) {
 }
 
 void check_relative_attention(const std::vector<int>& query_len, const std::vector<int>& key_len, int clamp) {
-  const int B = static_cast<int>(query_len.size());
-  const Sequences queries(query_len.data(), B), keys(key_len.data(), B);
-  const int Nq = queries.rows(), Nk = keys.rows();
-  AttentionParams p;
-  const MultiHeadAttention<double> attn = p.attn();
-  const AttentionShape shape(queries, keys, true);
   RelativeParams rel;
-  const DropoutSite drop{0.2f, 7, 3};
-  Vec xq = uniform(static_cast<std::size_t>(Nq) * kC, 103), xkv = uniform(static_cast<std::size_t>(Nk) * kC, 104);
-  const Vec R = uniform(xq.size(), 105);
-  Arena arena;
-  auto loss = [&] {
-    arena.reset();
-    AttentionSaved<double> saved;
-    Vec y(xq.size());
-    const RelativePositionTerm<double> term(rel.params(clamp), kC, kHeads, shape);
-    attention_forward<double>(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data(), OutputBias::Add, nullptr,
-                              &term);
-    return dot(y.data(), R.data(), y.size());
-  };
-  arena.reset();
-  AttentionSaved<double> saved;
-  Vec y(xq.size());
-  RelativePositionTerm<double> term(rel.params(clamp), kC, kHeads, shape);
-  attention_forward<double>(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data(), OutputBias::Add, nullptr,
-                            &term);
-  Vec dxq(xq.size(), kNaN), dxkv(xkv.size(), 0.0);
-  const Vec dw_r0 = rel.dw_r, du0 = rel.du, dv0 = rel.dv;
-  attention_backward<double>(attn, R.data(), xq.data(), xkv.data(), shape, drop, saved, arena, dxq.data(), false,
-                             dxkv.data(), BiasGrad::Compute, nullptr, &term);
-  term.finish_backward();
-  std::vector<Checked> t = {{"xq", xq.data(), xq.size(), dxq},
-                            {"xkv", xkv.data(), xkv.size(), dxkv},
-                            {"W_r", rel.w_r.data(), rel.w_r.size(), delta(rel.dw_r.data(), dw_r0)},
-                            {"u", rel.u.data(), rel.u.size(), delta(rel.du.data(), du0)},
-                            {"v", rel.v.data(), rel.v.size(), delta(rel.dv.data(), dv0)}};
-  p.add_checks(t, "attn");
-  gradcheck(t, loss);
+  std::optional<RelativePositionTerm<double>> term;
+  Vec dw_r0, du0, dv0;
+  check_attention_with_term(
+      query_len, key_len, 0.2f, 103,
+      [&](const AttentionShape& shape) -> ScoreTerm<double>& {
+        dw_r0 = rel.dw_r, du0 = rel.du, dv0 = rel.dv;  // what the gradients accumulate onto
+        return term.emplace(rel.params(clamp), kC, kHeads, shape);
+      },
+      [&](std::vector<Checked>& t) {
+        term->finish_backward();
+        t.push_back({"W_r", rel.w_r.data(), rel.w_r.size(), delta(rel.dw_r.data(), dw_r0)});
+        t.push_back({"u", rel.u.data(), rel.u.size(), delta(rel.du.data(), du0)});
+        t.push_back({"v", rel.v.data(), rel.v.size(), delta(rel.dv.data(), dv0)});
+      });
 }
 
 TEST(GradCheck, RelativeAttentionWithMemory) { check_relative_attention({3, 2, 1}, {5, 2, 4}, 0); }

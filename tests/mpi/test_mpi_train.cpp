@@ -78,6 +78,22 @@ void expect_two_ranks_equal_one_accumulating_two(const std::function<std::string
       << "the model files differ";
 }
 
+// Runs args(out, accumulate, steps) on 1 rank accumulating 2 to `total` updates, and into "mixed" on 2 ranks
+// accumulating 1 to `first`, then on 1 rank accumulating 2 from its checkpoint to `total`: the same loss records
+// and the same model file.
+void expect_resume_on_another_rank_count(const TempDir& dir,
+                                         const std::function<std::string(const std::string&, int, int)>& args,
+                                         int first, int total) {
+  std::string log;
+  ASSERT_EQ(test::run_heptapod(args(dir.file("one"), 2, total), dir, log), 0) << log;
+  ASSERT_EQ(train_ranks(2, args(dir.file("mixed"), 1, first), log, dir), 0) << log;
+  ASSERT_EQ(test::run_heptapod(args(dir.file("mixed"), 2, total), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "resuming from");
+  EXPECT_EQ(losses(dir.file("one")), losses(dir.file("mixed")));
+  EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("mixed") + "/model.htp"))
+      << "the model files differ";
+}
+
 TEST(MpiTrain, TwoRanksEqualOneRankAccumulatingTwo) {
   expect_two_ranks_equal_one_accumulating_two(
       [](const std::string& out, int accumulate) { return train_args(out, 40, accumulate); }, 8);
@@ -112,13 +128,9 @@ TEST(MpiTrain, TransformerXlOnTwoRanksEqualsOneRankAccumulatingTwo) {
 
 TEST(MpiTrain, TransformerXlResumesItsMemoriesOnAnotherRankCount) {
   TempDir dir;
-  std::string log;
-  ASSERT_EQ(test::run_heptapod(xl_args(dir.file("one"), 2, 30), dir, log), 0) << log;
-  ASSERT_EQ(train_ranks(2, xl_args(dir.file("moved"), 1, 20), log, dir), 0) << log;
-  ASSERT_EQ(test::run_heptapod(xl_args(dir.file("moved"), 2, 30), dir, log), 0) << log;
-  EXPECT_HAS_SUBSTR(log, "resuming from");
-  EXPECT_EQ(losses(dir.file("one")), losses(dir.file("moved")));
-  EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("moved") + "/model.htp"));
+  expect_resume_on_another_rank_count(dir, [](const std::string& out, int accumulate, int steps) {
+    return xl_args(out, accumulate, steps);
+  }, 20, 30);
 }
 
 // An encoder (masked language modelling): the masks follow the data order, so they too are the same.
@@ -137,11 +149,9 @@ TEST(MpiTrain, AnEncoderOnTwoRanksEqualsOneRankAccumulatingTwo) {
 TEST(MpiTrain, ResumesOnAnotherRankCountWithTheSameUpdateSizeOnly) {
   TempDir dir;
   std::string log;
-  ASSERT_EQ(test::run_heptapod(train_args(dir.file("one"), 40, 2), dir, log), 0) << log;
-  ASSERT_EQ(train_ranks(2, train_args(dir.file("mixed"), 20, 1), log, dir), 0) << log;
-  ASSERT_EQ(test::run_heptapod(train_args(dir.file("mixed"), 40, 2), dir, log), 0) << log;
-  EXPECT_HAS_SUBSTR(log, "resuming from");
-  EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("mixed") + "/model.htp"));
+  expect_resume_on_another_rank_count(dir, [](const std::string& out, int accumulate, int steps) {
+    return train_args(out, steps, accumulate);
+  }, 20, 40);
   EXPECT_EQ(test::run_heptapod(train_args(dir.file("mixed"), 60, 1), dir, log), 1);
   EXPECT_HAS_SUBSTR(log, "the data, batching or optimiser settings differ");
 }
