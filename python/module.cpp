@@ -204,6 +204,14 @@ class PyGenerator {
     return score_dicts(calls_.run([&] { return generator_.score(texts, batch_tokens); }));
   }
 
+  py::list score_stream(const std::vector<std::string>& texts, int segment, std::optional<int> memory, int window) {
+    StreamScoring options;
+    options.segment = segment;
+    options.window = window;
+    options.memory = memory.value_or(segment > 0 ? generator_.config().memory_length : 0);
+    return score_dicts(calls_.run([&] { return generator_.score_stream(texts, options); }));
+  }
+
   py::object config() const { return json_to_python(nlohmann::json::parse(to_json(generator_.config()))); }
   std::string compute_type() const { return compute_type_name(generator_.precision().type); }
   std::vector<int> encode(const std::string& text) const { return generator_.vocabulary().encode(text); }
@@ -456,6 +464,12 @@ PYBIND11_MODULE(heptapod, m) {
       .def("score", &PyGenerator::score, py::arg("texts"), py::arg("batch_tokens") = 4096,
            "One dict per text, scored as a document (start token, tokens, end token): {'log_prob', 'tokens', "
            "'token_log_probs'} (natural log, end token included), as `heptapod score -i` prints them")
+      .def("score_stream", &PyGenerator::score_stream, py::arg("texts"), py::arg("segment") = 0,
+           py::arg("memory") = py::none(), py::arg("window") = 0,
+           "The texts as documents end to end in one token stream, as `heptapod score --segment/--memory/"
+           "--sliding-window` reads them: in segments of `segment` tokens over a memory of `memory` (a "
+           "Transformer-XL model; default its training memory; 0: fixed blocks), or every token from the "
+           "`window` tokens before it. One dict per text, as score() gives them")
       .def("encode", &PyGenerator::encode, py::arg("text"))
       .def("decode", &PyGenerator::decode, py::arg("ids"))
       .def_property_readonly("config", &PyGenerator::config)

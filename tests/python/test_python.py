@@ -266,6 +266,24 @@ def test_a_language_model_trains_and_generates_the_clis_bytes(tmp_path):
         heptapod.Generator(_translation_model(tmp_path))
 
 
+def test_transformer_xl_trains_and_scores_a_stream_as_the_cli(tmp_path):
+    out = str(tmp_path / "xl")
+    result = heptapod.train(None, None, out, arch="decoder-only", text=os.path.join(DATA, "numbers.train.en"),
+                            preset="tiny", layers=2, d_model=32, d_ff=64, vocab_size=100, context=8,
+                            batch_tokens=64, positions="relative", memory=8, clamp_length=20, steps=4, threads=1)
+    generator = heptapod.Generator(result["model"], threads=1)
+    assert generator.config["memory_length"] == 8
+    lines = open(TARGETS).read().splitlines()[:20]
+    (tmp_path / "text.txt").write_text("\n".join(lines) + "\n")
+    for options, flags in [(dict(segment=8), ["--segment", "8"]), (dict(segment=8, memory=0), ["--segment", "8", "--memory", "0"]),
+                           (dict(window=6), ["--sliding-window", "6"])]:
+        scored = cli("score", "-m", result["model"], "-i", str(tmp_path / "text.txt"), "--threads", "1", *flags)
+        scores = generator.score_stream(lines, **options)
+        assert [float(x) for x in scored.split()] == pytest.approx([s["log_prob"] for s in scores], abs=1e-5)
+    with pytest.raises(heptapod.Error, match="--memory"):
+        generator.score_stream(lines, window=6, memory=4)
+
+
 def _translation_model(tmp_path):
     path = str(tmp_path / "translation.htp")
     subprocess.run([os.environ["HEPTAPOD_MAKE_MODEL"], path], check=True, capture_output=True)
