@@ -40,6 +40,10 @@ void print_model(const std::string& path) {
   std::printf("shape:    %lld parameters, %s layers, d_model %d, %d heads, d_ff %d, %s-norm\n", parameter_count(c),
               layers.c_str(), c.d_model, c.n_heads, c.d_ff, norm_name(c.norm));
   if (c.learned_positions > 0) std::printf("positions: learned, %d\n", c.position_limit());
+  else if (c.relative_positions)
+    std::printf("positions: relative (Transformer-XL), u and v %s, clamp %s; segment memory %d\n",
+                c.untie_relative ? "per layer" : "shared", c.clamp_length > 0 ? std::to_string(c.clamp_length).c_str() : "none",
+                c.memory_length);
   else std::printf("positions: sinusoidal\n");
   if (c.architecture == Architecture::EncoderOnly)
     std::printf("encoder:  %d token types%s; head: %s%s\n", c.token_types, c.embedding_norm ? ", embedding norm" : "",
