@@ -5,7 +5,8 @@
 # - evaluation per character at attention lengths 800 and 1800 (ATTENTION): Transformer-XL scores segments of
 #   128 over a memory of attention - 128 (`heptapod score --segment 128 --memory M`); the vanilla model slides a
 #   window of the attention length (`--sliding-window A`), one pass per character, over its first N_WINDOW
-#   (default 60) positions after the first window; the ratio is the speed-up;
+#   (default 60) positions after the first window; Transformer-XL over the first N_XL (default 40000)
+#   characters; the ratio of the times per character is the speed-up;
 # - training tokens/s at equal segments of 128 (STEPS updates of 2048 tokens each, default 40): the memory's cost.
 # Needs examples/xl-bible/run.sh's data (it prepares it if missing).
 #   bench/xl.sh          # OUT (default runs/bench/xl) keeps models, inputs and the JSON summaries
@@ -51,20 +52,25 @@ echo
 echo "| attention length | Transformer-XL ms/char (segment 128, memory A - 128) | vanilla ms/char (sliding window A) | speed-up |"
 echo "|---|---|---|---|"
 for A in ${ATTENTION:-800 1800}; do
-  # Enough held-out text for N_WINDOW windows after the first and for several segments.
-  python3 - "$out/test.lines" "$out/text.$A" "$A" "${N_WINDOW:-60}" <<'PY'
+  # The held-out text's first verses: enough for N_WINDOW windows after the first (vanilla), and N_XL
+  # characters (default 40000) for Transformer-XL.
+  first_verses() {  # characters, output
+    python3 - "$out/test.lines" "$2" "$1" <<'PY'
 import sys
-src, dst, a, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-need, out = a + n, []
+src, dst, need = sys.argv[1], sys.argv[2], int(sys.argv[3])
+out = []
 for line in open(src):
     out.append(line)
     need -= len(line) + 1  # its characters and the end token between documents
     if need <= 0: break
 open(dst, "w").writelines(out)
 PY
-  "$heptapod" score -m "$out/xl/model.htp" -i "$out/text.$A" -o /dev/null --segment 128 --memory $((A - 128)) \
+  }
+  first_verses $((A + ${N_WINDOW:-60})) "$out/window.$A"
+  first_verses "${N_XL:-40000}" "$out/segments.$A"
+  "$heptapod" score -m "$out/xl/model.htp" -i "$out/segments.$A" -o /dev/null --segment 128 --memory $((A - 128)) \
     --summary "$out/xl.$A.json" 2> /dev/null
-  "$heptapod" score -m "$out/vanilla/model.htp" -i "$out/text.$A" -o /dev/null --sliding-window "$A" \
+  "$heptapod" score -m "$out/vanilla/model.htp" -i "$out/window.$A" -o /dev/null --sliding-window "$A" \
     --summary "$out/vanilla.$A.json" 2> /dev/null
   read -r xs xt <<< "$(seconds "$out/xl.$A.json")"
   read -r vs vt <<< "$(seconds "$out/vanilla.$A.json")"

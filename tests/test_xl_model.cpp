@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "heptapod/core/arena.h"
+#include "heptapod/core/error.h"
 #include "heptapod/decode/incremental_decoder.h"
 #include "heptapod/decode/stream_scoring.h"
 #include "heptapod/io/safetensors.h"
@@ -329,7 +330,44 @@ TEST(XlModel, StreamScoringModesEqualTheirPlainPasses) {
   // The memory matters: a short one scores the last segment differently from the whole pass.
   StreamScoring short_memory = memory;
   short_memory.memory = 2;
-  EXPECT_GT(std::abs(stream_log_probs(m.model, stream, short_memory).back() - whole.back()), 1e-4);
+  const std::vector<double> short_scores = stream_log_probs(m.model, stream, short_memory);
+  EXPECT_GT(std::abs(short_scores.back() - whole.back()), 1e-4);
+  // Packed for inference (q|k|v as one matrix, read by column blocks over the memory), int8 included.
+  for (const ComputeType type : {ComputeType::Float32, ComputeType::Int8}) {
+    FixtureModel<float> packed(f, "pre/");
+    packed.model.pack_for_inference(InferencePrecision{type});
+    for (const StreamScoring& o : {short_memory, sliding}) {
+      const std::vector<double> got = stream_log_probs(packed.model, stream, o);
+      const std::vector<double> want = stream_log_probs(m.model, stream, o);
+      for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_NEAR(got[i], want[i], type == ComputeType::Int8 ? 0.05 : 2e-5) << "packed, target " << i;
+    }
+  }
+}
+
+// Inference's memory of keys and values gives what the memory of hidden states gives (which projects them
+// again in every segment).
+TEST(XlModel, AMemoryOfKeysAndValuesEqualsOneOfHiddenStates) {
+  const SafetensorsFile f = SafetensorsFile::read(test::fixture("xl_model.safetensors"));
+  for (const char* prefix : {"post/", "pre/"}) {
+    FixtureModel<double> m(f, prefix);
+    const int V = m.model.config().tgt_vocab_size;
+    SegmentMemory<double> hidden = m.memory();
+    SegmentMemory<double> keys_values(m.model.config().decoder_layers, m.model.config().d_model, kMemory,
+                                      MemoryContent::KeysValues);
+    Arena arena;
+    for (int s = 0; s < kSegments; ++s) {
+      arena.reset();
+      const double* a = m.model.logits(m.segment(s), arena, &hidden);
+      const std::vector<double> want(a, a + static_cast<std::size_t>(kStreams) * kSegment * V);
+      arena.reset();
+      EXPECT_LE(deviation(m.model.logits(m.segment(s), arena, &keys_values), want), 1e-12)
+          << prefix << " segment " << s;
+    }
+    StepOptions options;
+    arena.reset();
+    EXPECT_THROW(m.model.forward_backward(m.segment(0), options, arena, &keys_values), Error);
+  }
 }
 
 }  // namespace

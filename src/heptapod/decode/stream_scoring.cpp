@@ -68,7 +68,7 @@ std::vector<double> stream_log_probs(Transformer<float>& model, const std::vecto
   const ModelConfig& c = model.config();
   const int per_batch = std::max(1, o.batch_tokens / std::max(o.segment, o.window));
   if (o.segment > 0 && o.memory > 0) {  // one segment after another over the memory of the text before it
-    SegmentMemory<float> memory(c.decoder_layers, c.d_model, o.memory);
+    SegmentMemory<float> memory(c.decoder_layers, c.d_model, o.memory, MemoryContent::KeysValues);
     for (long begin = 0; begin < n - 1; begin += o.segment) {
       const int length = static_cast<int>(std::min<long>(o.segment, n - 1 - begin));
       score_windows(model, stream, {{begin, length}}, &memory, arena,

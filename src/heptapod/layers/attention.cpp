@@ -62,6 +62,19 @@ void packed_columns(const Linear<T>& l, const T* x, int N, int n0, int n, Arena&
 }  // namespace
 
 template <typename T>
+void project_keys_values(const MultiHeadAttention<T>& attn, const T* x, int N, Arena& arena, T* kv,
+                         Linear<T>* stacked) {
+  const int C = attn.q_proj.out;
+  if (attn.qkv.packed) {
+    packed_columns(attn.qkv, x, N, C, 2 * C, arena, kv);
+    return;
+  }
+  const Linear<T> s = stacked_projection(attn, false, arena);
+  linear_forward(s, x, N, kv);
+  if (stacked) *stacked = s;
+}
+
+template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& s,
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y, OutputBias out_bias,
                        const ProjectedKeysValues<T>* projected, const ScoreTerm<T>* term) {
@@ -79,22 +92,15 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
   } else {
     // A self-attention packed as q|k|v whose keys are other rows (Transformer-XL's memory and segment) reads
     // its column blocks; else its own projections.
-    const bool packed_self = attn.qkv.packed != nullptr;
     saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
-    if (packed_self) packed_columns(attn.qkv, xq, Nq, 0, C, arena, saved.q);
+    if (attn.qkv.packed) packed_columns(attn.qkv, xq, Nq, 0, C, arena, saved.q);
     else linear_forward(attn.q_proj, xq, Nq, saved.q);
     if (projected) {
       saved.k = projected->kv;
       saved.ldkv = projected->ld;
-    } else if (packed_self) {
-      T* kv = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
-      packed_columns(attn.qkv, xkv, Nk, C, 2 * C, arena, kv);
-      saved.k = kv;
-      saved.ldkv = 2 * C;
     } else {
-      saved.stacked = stacked_projection(attn, false, arena);
       T* kv = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
-      linear_forward(saved.stacked, xkv, Nk, kv);
+      project_keys_values(attn, xkv, Nk, arena, kv, &saved.stacked);
       saved.k = kv;
       saved.ldkv = 2 * C;
     }
@@ -179,6 +185,10 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
   }
 }
 
+template void project_keys_values<float>(const MultiHeadAttention<float>&, const float*, int, Arena&, float*,
+                                         Linear<float>*);
+template void project_keys_values<double>(const MultiHeadAttention<double>&, const double*, int, Arena&, double*,
+                                          Linear<double>*);
 template void attention_forward<float>(const MultiHeadAttention<float>&, const float*, const float*,
                                        const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<float>&,
                                        float*, OutputBias, const ProjectedKeysValues<float>*,

@@ -108,6 +108,12 @@ struct ProjectedKeysValues {
   int ld = 0;
 };
 
+// The keys and values of rows x (N, C) -> kv (N, 2C), k | v per row: a packed self-attention's column blocks
+// of its q|k|v, else the k and v projections stacked (into `stacked` when given, for backward).
+template <typename T>
+void project_keys_values(const MultiHeadAttention<T>& attn, const T* x, int N, Arena& arena, T* kv,
+                         Linear<T>* stacked = nullptr);
+
 // xq: (Nq, C), xkv: (Nk, C) (the same pointer for self-attention), Nq = q().rows(), Nk = k().rows() ->
 // y: (Nq, C) assigned (without the output projection's bias with OutputBias::Skip). Cross-attention reads its
 // keys and values from `projected` when given (xkv unused). `term`, when given, is added to the raw scores.

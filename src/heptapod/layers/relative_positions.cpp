@@ -51,11 +51,18 @@ template void relative_encodings<double>(const RelativePositionParams<double>&, 
 
 template <typename T>
 RelativePositionTerm<T>::RelativePositionTerm(const RelativePositionParams<T>& params, int C, int heads,
-                                              const AttentionShape& shape)
+                                              const AttentionShape& shape, RelativeTables<T>* cached)
     : params_(params), C_(C), H_(heads), D_(C / heads), P_(std::max(1, shape.k().longest)) {
   require(shape.causal(), "relative positions: Transformer-XL's attention is causal");
   require(C % 2 == 0 && C % heads == 0, "relative positions: d_model must be even and divisible by the heads");
-  relative_encodings(params, C, P_, encodings_, projected_);
+  RelativeTables<T>& tables = cached ? *cached : own_;
+  if (tables.P < P_) {
+    relative_encodings(params, C, P_, tables.encodings, tables.projected);
+    tables.P = P_;
+  }
+  const std::size_t first = static_cast<std::size_t>(tables.P - P_) * C;  // the rows of distances P - 1 .. 0
+  encodings_ = tables.encodings.data() + first;
+  projected_ = tables.projected.data() + first;
   grads_.assign(static_cast<std::size_t>(shape.count()) * heads * (2 * D_ + P_ * D_), T(0));
 }
 
@@ -65,22 +72,25 @@ void RelativePositionTerm<T>::add(int, int h, const T* q, int ldq, const T* k, i
   const int D = D_, P = P_;
   const T* u = params_.u + static_cast<long>(h) * D;
   const T* v = params_.v + static_cast<long>(h) * D;
-  std::vector<T> qv(static_cast<std::size_t>(lq) * D);  // (lq, D) q + v
+  // Per-thread buffers (blocks run concurrently), kept from block to block.
+  thread_local std::vector<T> qv, g, content;
+  qv.resize(static_cast<std::size_t>(lq) * D);  // (lq, D) q + v
   for (int i = 0; i < lq; ++i)
     for (int e = 0; e < D; ++e) qv[static_cast<std::size_t>(i) * D + e] = q[static_cast<long>(i) * ldq + e] + v[e];
-  std::vector<T> g(static_cast<std::size_t>(lq) * P);  // (lq, P) (q_i + v) . r of distance P - 1 - t
-  block_gemm<T>(Trans::No, Trans::Yes, lq, P, D, qv.data(), D, projected_.data() + static_cast<long>(h) * D, C_,
+  g.resize(static_cast<std::size_t>(lq) * P);  // (lq, P) (q_i + v) . r of distance P - 1 - t
+  block_gemm<T>(Trans::No, Trans::Yes, lq, P, D, qv.data(), D, projected_ + static_cast<long>(h) * D, C_,
                 g.data(), P);
+  content.resize(static_cast<std::size_t>(lk));  // (lk) u . k_j
   for (int j = 0; j < lk; ++j) {
-    T content = 0;  // u . k_j
-    for (int e = 0; e < D; ++e) content += u[e] * k[static_cast<long>(j) * ldk + e];
-    for (int i = lk - lq > j ? 0 : j - (lk - lq); i < lq; ++i) scores[static_cast<long>(i) * lk + j] += content;
+    T sum = 0;
+    for (int e = 0; e < D; ++e) sum += u[e] * k[static_cast<long>(j) * ldk + e];
+    content[j] = sum;
   }
   for (int i = 0; i < lq; ++i) {
     const int p = lk - lq + i;  // the query's position among the keys: it sees keys 0 .. p
     const T* row = g.data() + static_cast<long>(i) * P + (P - 1 - p);
     T* s = scores + static_cast<long>(i) * lk;
-    for (int j = 0; j <= p; ++j) s[j] += row[j];
+    for (int j = 0; j <= p; ++j) s[j] += row[j] + content[j];
   }
 }
 
@@ -99,15 +109,17 @@ void RelativePositionTerm<T>::backward(int b, int h, const T* q, int ldq, const 
   T* dr = dv + D;  // (P, D)
   const T* u = params_.u + static_cast<long>(h) * D;
   const T* v = params_.v + static_cast<long>(h) * D;
-  // u . k_j: every visible query's score gradient lands on u and on k_j.
-  for (int j = 0; j < lk; ++j) {
-    T column = 0;
-    for (int i = lk - lq > j ? 0 : j - (lk - lq); i < lq; ++i) column += ds[static_cast<long>(i) * lk + j];
-    for (int e = 0; e < D; ++e) {
-      du[e] += column * k[static_cast<long>(j) * ldk + e];
-      dk[static_cast<long>(j) * ldk + e] += column * u[e];
-    }
+  // u . k_j: every visible query's score gradient lands on u and on k_j (summed row by row, in order).
+  std::vector<T> column(static_cast<std::size_t>(lk), T(0));  // (lk)
+  for (int i = 0; i < lq; ++i) {
+    const T* d = ds + static_cast<long>(i) * lk;
+    for (int j = 0; j <= lk - lq + i; ++j) column[j] += d[j];
   }
+  for (int j = 0; j < lk; ++j)
+    for (int e = 0; e < D; ++e) {
+      du[e] += column[j] * k[static_cast<long>(j) * ldk + e];
+      dk[static_cast<long>(j) * ldk + e] += column[j] * u[e];
+    }
   // The position term: the score gradients shifted back onto the distances, then through the product.
   std::vector<T> dg(static_cast<std::size_t>(lq) * P, T(0));  // (lq, P)
   for (int i = 0; i < lq; ++i) {
@@ -115,7 +127,7 @@ void RelativePositionTerm<T>::backward(int b, int h, const T* q, int ldq, const 
     std::copy_n(ds + static_cast<long>(i) * lk, p + 1, dg.begin() + static_cast<long>(i) * P + (P - 1 - p));
   }
   std::vector<T> dqv(static_cast<std::size_t>(lq) * D);  // (lq, D) the gradient at q + v
-  block_gemm<T>(Trans::No, Trans::No, lq, D, P, dg.data(), P, projected_.data() + static_cast<long>(h) * D, C_,
+  block_gemm<T>(Trans::No, Trans::No, lq, D, P, dg.data(), P, projected_ + static_cast<long>(h) * D, C_,
                 dqv.data(), D);
   std::vector<T> qv(static_cast<std::size_t>(lq) * D);  // (lq, D) q + v
   for (int i = 0; i < lq; ++i)
@@ -150,7 +162,7 @@ void RelativePositionTerm<T>::finish_backward() {
   // r = R W_r^T: dW_r (C, C) += dr^T R.
   if (params_.dw_r) {
     std::vector<T> dw(static_cast<std::size_t>(C_) * C_);
-    block_gemm<T>(Trans::Yes, Trans::No, C_, C_, P, dr.data(), C_, encodings_.data(), C_, dw.data(), C_);
+    block_gemm<T>(Trans::Yes, Trans::No, C_, C_, P, dr.data(), C_, encodings_, C_, dw.data(), C_);
     for (std::size_t i = 0; i < dw.size(); ++i) params_.dw_r[i] += dw[i];
   }
   std::fill(grads_.begin(), grads_.end(), T(0));

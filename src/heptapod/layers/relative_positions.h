@@ -38,12 +38,22 @@ void relative_encodings(const RelativePositionParams<T>& params, int C, int P, s
 void relative_step_terms(const RelativePositionParams<float>& params, const float* projected, int P, int C, int H,
                          int p, float* q, float* bias, int stride);
 
+// relative_encodings' tables for up to P distances, kept from one forward pass to the next while the weights
+// stay as they are (a model packed for inference): a pass over at most P keys reads their last rows.
+template <typename T>
+struct RelativeTables {
+  int P = 0;
+  std::vector<T> encodings, projected;  // (P, C) each
+};
+
 template <typename T>
 class RelativePositionTerm final : public ScoreTerm<T> {
  public:
   // For attention of `shape` (causal): the projected encodings of the distances 0 .. P - 1, P the longest
-  // key run, computed once for every block.
-  RelativePositionTerm(const RelativePositionParams<T>& params, int C, int heads, const AttentionShape& shape);
+  // key run, computed once for every block; or read from `cached`, grown to P first where it has fewer
+  // (the caller vouches that the weights have not changed since it was filled).
+  RelativePositionTerm(const RelativePositionParams<T>& params, int C, int heads, const AttentionShape& shape,
+                       RelativeTables<T>* cached = nullptr);
 
   void add(int b, int h, const T* q, int ldq, const T* k, int ldk, int lq, int lk, T* scores) const override;
   void backward(int b, int h, const T* q, int ldq, const T* k, int ldk, const T* ds, int lq, int lk, T* dq,
@@ -56,8 +66,9 @@ class RelativePositionTerm final : public ScoreTerm<T> {
 
   RelativePositionParams<T> params_;
   int C_, H_, D_, P_;
-  std::vector<T> encodings_;  // (P, C) row t: R of distance P - 1 - t (clamped)
-  std::vector<T> projected_;  // (P, C) row t: r = W_r R of that distance
+  RelativeTables<T> own_;       // the tables when nothing is cached
+  const T* encodings_ = nullptr;  // (P, C) row t: R of distance P - 1 - t (clamped)
+  const T* projected_ = nullptr;  // (P, C) row t: r = W_r R of that distance
   std::vector<T> grads_;      // (B H, 2 D + P D) per block
 };
 

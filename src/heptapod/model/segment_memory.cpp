@@ -9,8 +9,9 @@
 namespace heptapod {
 
 template <typename T>
-SegmentMemory<T>::SegmentMemory(int layers, int d_model, int capacity)
-    : C_(d_model), capacity_(capacity), rows_(static_cast<std::size_t>(layers)) {
+SegmentMemory<T>::SegmentMemory(int layers, int d_model, int capacity, MemoryContent content)
+    : C_(d_model), capacity_(capacity), content_(content), rows_(static_cast<std::size_t>(layers)),
+      spare_(static_cast<std::size_t>(layers)) {
   require(layers > 0 && d_model > 0 && capacity > 0, "segment memory: needs layers, a width and a capacity > 0");
 }
 
@@ -41,25 +42,30 @@ std::vector<int> SegmentMemory<T>::grown(const Sequences& seg) const {
 }
 
 template <typename T>
-void SegmentMemory<T>::append(int l, const T* x, const Sequences& seg) {
+void SegmentMemory<T>::append(int l, const T* x, const Sequences& seg, long ld) {
   check_streams(seg.count());
   const std::vector<int> after = grown(seg);
+  const long W = width();
+  if (ld == 0) ld = W;
   const std::vector<T>& old = rows_[l];
-  std::vector<T> next(static_cast<std::size_t>(std::accumulate(after.begin(), after.end(), 0L)) * C_);  // (rows, C)
+  // (rows, W) written into the layer's spare buffer, which then trades places with its rows: no allocation
+  // once the memory is full.
+  std::vector<T>& next = spare_[l];
+  next.resize(static_cast<std::size_t>(std::accumulate(after.begin(), after.end(), 0L)) * W);
   long old_start = 0, next_start = 0;  // rows
   for (int b = 0; b < seg.count(); ++b) {
     const int kept = lengths_.empty() ? 0 : lengths_[b];
     // The last after[b] rows of old rows [old_start, + kept) followed by the segment's rows of stream b.
     const int from_segment = std::min(after[b], seg.len[b]);
     const int from_old = after[b] - from_segment;
-    std::copy_n(old.data() + (old_start + kept - from_old) * C_, static_cast<long>(from_old) * C_,
-                next.data() + next_start * C_);
-    std::copy_n(x + (static_cast<long>(seg.start[b]) + seg.len[b] - from_segment) * C_,
-                static_cast<long>(from_segment) * C_, next.data() + (next_start + from_old) * C_);
+    std::copy_n(old.data() + (old_start + kept - from_old) * W, static_cast<long>(from_old) * W,
+                next.data() + next_start * W);
+    const T* rows = x + (static_cast<long>(seg.start[b]) + seg.len[b] - from_segment) * ld;
+    for (int r = 0; r < from_segment; ++r) std::copy_n(rows + r * ld, W, next.data() + (next_start + from_old + r) * W);
     old_start += kept;
     next_start += after[b];
   }
-  rows_[l] = std::move(next);
+  rows_[l].swap(next);
 }
 
 template <typename T>
@@ -79,8 +85,8 @@ void SegmentMemory<T>::restore(const std::vector<int>& lengths, std::vector<std:
     total += n;
   }
   for (const auto& r : rows)
-    require(r.size() == static_cast<std::size_t>(total) * C_, where + ": a layer's memory is not (" +
-                                                                   std::to_string(total) + ", " + std::to_string(C_) + ")");
+    require(r.size() == static_cast<std::size_t>(total) * width(),
+            where + ": a layer's memory is not (" + std::to_string(total) + ", " + std::to_string(width()) + ")");
   lengths_ = lengths;
   rows_ = std::move(rows);
 }

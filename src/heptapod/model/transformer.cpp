@@ -378,6 +378,8 @@ template <typename T>
 LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& options, Arena& arena,
                                             SegmentMemory<T>* memory) {
   require(!packed_for_inference(), "forward_backward: the model was packed for inference");
+  require(!memory || memory->content() == MemoryContent::HiddenStates,
+          "forward_backward: training reads a memory of hidden states (keys and values are inference's)");
   validate_batch(b, config_);
   const DropoutContext ctx{options.training, options.seed};
   T* logits = forward(b, ctx, arena, memory);  // (N, V): N the loss's rows

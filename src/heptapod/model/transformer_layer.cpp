@@ -52,7 +52,10 @@ T* TransformerLayer<T>::forward(const T* x, const AttentionShape& self_shape, co
   return sublayers(
       x, self_shape.q().rows(), ctx, arena,
       [&](const T* in, T* out, OutputBias bias) {
-        if (config_.relative_positions) self_term_.emplace(p_.relative, config_.d_model, config_.n_heads, shape);
+        // A packed model's weights no longer change: its distance tables serve every pass.
+        if (config_.relative_positions)
+          self_term_.emplace(p_.relative, config_.d_model, config_.n_heads, shape,
+                             p_.self_attn.qkv.packed ? &relative_tables_ : nullptr);
         if (memory_) memory_attention_forward(in, out, bias, self_drop, arena);
         else
           attention_forward<T>(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out, bias, nullptr,
@@ -70,6 +73,22 @@ void TransformerLayer<T>::memory_attention_forward(const T* in, T* out, OutputBi
   const MemoryInput<T>& m = *memory_;
   const int C = config_.d_model;
   const Sequences& seg = m.shape->q();
+  if (m.keys_values) {  // the memory's keys and values as they were projected, then the segment's
+    segment_kv_ = arena.alloc<T>(static_cast<std::size_t>(seg.rows()) * 2 * C);  // (N, 2C)
+    project_keys_values(p_.self_attn, in, seg.rows(), arena, segment_kv_);
+    memory_keys_ = arena.alloc<T>(static_cast<std::size_t>(m.keys->rows()) * 2 * C);  // (Nk, 2C)
+    for (int b = 0; b < seg.count(); ++b) {
+      T* keys = memory_keys_ + static_cast<std::size_t>(m.keys->start[b]) * 2 * C;
+      std::copy_n(m.rows + static_cast<std::size_t>(m.memory->start[b]) * 2 * C,
+                  static_cast<std::size_t>(m.memory->len[b]) * 2 * C, keys);
+      std::copy_n(segment_kv_ + static_cast<std::size_t>(seg.start[b]) * 2 * C, static_cast<std::size_t>(seg.len[b]) * 2 * C,
+                  keys + static_cast<std::size_t>(m.memory->len[b]) * 2 * C);
+    }
+    const ProjectedKeysValues<T> projected{memory_keys_, nullptr, 2 * C};
+    attention_forward<T>(p_.self_attn, in, memory_keys_, *m.shape, drop, arena, self_saved_, out, bias, &projected,
+                         self_term_ ? &*self_term_ : nullptr);
+    return;
+  }
   const T* mem = m.rows;  // (Nm, C): pre-norm reads it through the same norm as the segment's rows
   if (config_.norm == NormPosition::Pre) {
     // The norm's backward reads its input again, and the memory moves on after this layer: a copy.
@@ -94,6 +113,7 @@ template <typename T>
 void TransformerLayer<T>::memory_attention_backward(const T* dout, T* din, bool accumulate, const DropoutSite& drop,
                                                     Arena& arena) {
   const MemoryInput<T>& m = *memory_;
+  require(!m.keys_values, "transformer layer: a keys-and-values memory is inference's (it has no backward)");
   const int C = config_.d_model;
   const Sequences& seg = m.shape->q();
   const std::size_t key_count = static_cast<std::size_t>(m.keys->rows()) * C;
@@ -116,6 +136,12 @@ void TransformerLayer<T>::memory_attention_backward(const T* dout, T* din, bool 
   // The norm's parameters see the memory rows too; the gradient at the memory itself goes nowhere.
   T* unused = arena.alloc<T>(static_cast<std::size_t>(m.memory->rows()) * C);  // (Nm, C)
   layer_norm_backward(p_.self_attn_norm, dmem, m.memory->rows(), memory_norm_, unused, false);
+}
+
+template <typename T>
+std::pair<const T*, long> TransformerLayer<T>::segment_keys_values() const {
+  if (memory_ && memory_->keys_values) return {segment_kv_, 2L * config_.d_model};
+  return {self_saved_.k, self_saved_.ldkv};  // the plain pass's q | k | v rows: their k | v columns
 }
 
 template <typename T>

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <optional>
-
+#include <utility>
 #include <vector>
 
 #include "heptapod/layers/attention.h"
@@ -37,6 +37,7 @@ struct CrossInput {
 template <typename T>
 struct MemoryInput {
   const T* rows = nullptr;                // (memory->rows(), C) the layer's memory, stream after stream
+  bool keys_values = false;               // rows are (memory->rows(), 2C): their keys | values (inference)
   const Sequences* memory = nullptr;      // its rows per stream
   const Sequences* keys = nullptr;        // per stream: the memory's rows, then the segment's
   const AttentionShape* shape = nullptr;  // queries: the segment's rows; keys: `keys` (causal)
@@ -70,6 +71,10 @@ class TransformerLayer {
   // Cross-attention's k|v projection stacked (2C, C): the encoder output's keys and values a decoder caches.
   const Linear<T>& cross_kv_projection() const { return step_kv_; }
 
+  // The last forward's self-attention keys | values of its own rows, (N, 2C), rows `ld` apart: what a
+  // keys-and-values segment memory keeps.
+  std::pair<const T*, long> segment_keys_values() const;
+
   LayerParams<T>& params() { return p_; }
   const LayerParams<T>& params() const { return p_; }
 
@@ -94,8 +99,11 @@ class TransformerLayer {
   SublayerSaved<T> self_sub_, cross_sub_, ffn_sub_;
   AttentionSaved<T> self_saved_, cross_saved_;
   std::optional<RelativePositionTerm<T>> self_term_;  // the last forward's relative-position terms, if any
+  RelativeTables<T> relative_tables_;  // a packed model's distance tables, kept across passes
   std::optional<MemoryInput<T>> memory_;  // the last forward's memory, if any
   T* memory_keys_ = nullptr;              // (memory_->keys->rows(), C) what its keys and values were projected from
+                                          // ((Nk, 2C): the keys and values themselves with a keys-and-values memory)
+  T* segment_kv_ = nullptr;               // (N, 2C) with a keys-and-values memory: the segment's own
   LayerNormSaved<T> memory_norm_;         // pre-norm: the norm of the memory rows
   FeedForwardSaved<T> ffn_saved_;
   Linear<T> step_qkv_, step_kv_;  // (3C, C) and, with cross-attention, (2C, C): see prepare_steps()

@@ -117,11 +117,17 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
     return x;
   };
   for (int i = 0; i < layer_count(); ++i) {
-    const MemoryInput<T> input{remembers ? memory->layer(i) : nullptr, memory_rows_.get(), memory_keys_.get(),
-                               memory_shape_.get()};
+    const bool keys_values = memory && memory->content() == MemoryContent::KeysValues;
+    const MemoryInput<T> input{remembers ? memory->layer(i) : nullptr, keys_values, memory_rows_.get(),
+                               memory_keys_.get(), memory_shape_.get()};
     T* y = layers_[i]->forward(x, self_shape, cross.empty() ? nullptr : &cross[i], ctx, layer_arena,
                                remembers ? &input : nullptr);
-    if (memory) memory->append(i, x, seq);
+    if (keys_values) {
+      const auto [kv, ld] = layers_[i]->segment_keys_values();
+      memory->append(i, kv, seq, ld);
+    } else if (memory) {
+      memory->append(i, x, seq);
+    }
     x = keep(y);
   }
   if (memory) memory->commit(seq);

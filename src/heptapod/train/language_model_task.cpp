@@ -211,7 +211,7 @@ LossTotals LanguageModelTask::dev_loss(Transformer<float>& model, Arena& arena) 
   if (remembers()) {  // the dev text's own streams, from an empty memory
     const SegmentStreams streams(stream.size(), 1, streams_per_batch(), context);
     const ModelConfig& c = model.config();
-    SegmentMemory<float> memory(c.decoder_layers, c.d_model, c.memory_length);
+    SegmentMemory<float> memory(c.decoder_layers, c.d_model, c.memory_length, MemoryContent::KeysValues);
     for (std::int64_t i = 0; i < streams.batches_per_epoch(); ++i) {
       const SegmentStreams::Segment s = streams.segment(i);
       arena.reset();
