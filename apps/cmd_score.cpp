@@ -338,7 +338,7 @@ Runner add_score_command(CLI::App& root) {
                   "model; see --memory) or alone")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--memory", f->memory,
-                  "With --segment: the hidden states of the text before each segment that it attends over (a model "
+                  "With --segment: the positions of the text before each segment that it attends over (a model "
                   "trained with --positions relative; default: its training memory; 0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--sliding-window", f->sliding_window,

@@ -18,9 +18,11 @@
 #include "heptapod/core/error.h"
 #include "heptapod/decode/incremental_decoder.h"
 #include "heptapod/decode/stream_scoring.h"
+#include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/segment_memory.h"
 #include "heptapod/model/transformer.h"
+#include "test_process.h"
 #include "test_util.h"
 
 namespace heptapod {
@@ -343,6 +345,36 @@ TEST(XlModel, StreamScoringModesEqualTheirPlainPasses) {
         EXPECT_NEAR(got[i], want[i], type == ComputeType::Int8 ? 0.05 : 2e-5) << "packed, target " << i;
     }
   }
+}
+
+// A low-precision model file (heptapod quantize) keeps the distance projections W_r in float32 and loads them:
+// its stream scores follow the float model's, and differ from the same model with W_r zeroed.
+TEST(XlModel, AQuantizedModelFileKeepsItsPositionTerms) {
+  const SafetensorsFile f = SafetensorsFile::read(test::fixture("xl_model.safetensors"));
+  FixtureModel<float> m(f, "pre/");
+  test::TempDir dir;
+  save_model(dir.file("float.htp"), m.model);
+  save_low_precision_model(SafetensorsFile::read(dir.file("float.htp")), InferencePrecision{ComputeType::Int8},
+                           dir.file("int8.htp"));
+  const SafetensorsFile quantized = SafetensorsFile::read(dir.file("int8.htp"));
+  EXPECT_EQ(quantized.at("decoder/layers/0/self_attn/r_proj/weight").dtype, DType::F32);
+  const auto loaded = load_inference_model(quantized, stored_precision(quantized));
+  const std::vector<int> text = joined(m, false);
+  StreamScoring o;
+  o.segment = 5;
+  o.memory = 4;
+  const std::vector<double> want = stream_log_probs(m.model, text, o), got = stream_log_probs(*loaded, text, o);
+  double worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
+  EXPECT_LT(worst, 0.05);
+  for (int l = 0; l < m.model.config().decoder_layers; ++l) {
+    float* w_r = m.model.parameters().value("decoder/layers/" + std::to_string(l) + "/self_attn/r_proj/weight");
+    std::fill_n(w_r, 16 * 16, 0.0f);
+  }
+  const std::vector<double> without = stream_log_probs(m.model, text, o);
+  double moved = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) moved = std::max(moved, std::abs(without[i] - want[i]));
+  EXPECT_GT(moved, 10 * worst) << "W_r makes no difference to check";
 }
 
 // Inference's memory of keys and values gives what the memory of hidden states gives (which projects them

@@ -151,6 +151,7 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
   T* dk = self ? dq + C : projected ? projected->dkv : arena.alloc<T>(static_cast<std::size_t>(Nk) * ldkv);
   T* dv = dk + C;
   linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false, out_bias);
+  if (term) term->begin_backward();
 
   const T scale = T(1) / std::sqrt(T(D));
 #pragma omp parallel for schedule(dynamic)

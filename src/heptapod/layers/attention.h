@@ -91,6 +91,8 @@ class ScoreTerm {
   // q: (lq, D) the block's queries, rows ldq apart; k: (lk, D) its keys, rows ldk apart. scores: (lq, lk) the
   // raw products, added to.
   virtual void add(int b, int h, const T* q, int ldq, const T* k, int ldk, int lq, int lk, T* scores) const = 0;
+  // Called once by attention_backward before its parallel loop: room for what backward() accumulates.
+  virtual void begin_backward() {}
   // ds: (lq, lk) the loss's gradient at the raw scores. dq: (lq, D), rows ldq apart, and dk: (lk, D), rows
   // ldk apart, accumulated: the term's gradients with respect to the queries and the keys.
   virtual void backward(int b, int h, const T* q, int ldq, const T* k, int ldk, const T* ds, int lq, int lk, T* dq,

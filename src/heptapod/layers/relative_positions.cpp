@@ -32,7 +32,8 @@ void relative_encodings(const RelativePositionParams<T>& params, int C, int P, s
 void relative_step_terms(const RelativePositionParams<float>& params, const float* projected, int P, int C, int H,
                          int p, float* q, float* bias, int stride) {
   const int D = C / H;
-  std::vector<float> qv(static_cast<std::size_t>(C));  // (C) q + v
+  thread_local std::vector<float> qv;  // (C) q + v (called inside the decoder's parallel loop)
+  qv.resize(static_cast<std::size_t>(C));
   for (int c = 0; c < C; ++c) {
     qv[c] = q[c] + params.v[c];
     q[c] += params.u[c];
@@ -63,7 +64,7 @@ RelativePositionTerm<T>::RelativePositionTerm(const RelativePositionParams<T>& p
   const std::size_t first = static_cast<std::size_t>(tables.P - P_) * C;  // the rows of distances P - 1 .. 0
   encodings_ = tables.encodings.data() + first;
   projected_ = tables.projected.data() + first;
-  grads_.assign(static_cast<std::size_t>(shape.count()) * heads * (2 * D_ + P_ * D_), T(0));
+  blocks_ = shape.count() * heads;
 }
 
 template <typename T>
@@ -92,6 +93,11 @@ void RelativePositionTerm<T>::add(int, int h, const T* q, int ldq, const T* k, i
     T* s = scores + static_cast<long>(i) * lk;
     for (int j = 0; j <= p; ++j) s[j] += row[j] + content[j];
   }
+}
+
+template <typename T>
+void RelativePositionTerm<T>::begin_backward() {
+  grads_.assign(static_cast<std::size_t>(blocks_) * (2 * D_ + P_ * D_), T(0));
 }
 
 template <typename T>
@@ -165,7 +171,7 @@ void RelativePositionTerm<T>::finish_backward() {
     block_gemm<T>(Trans::Yes, Trans::No, C_, C_, P, dr.data(), C_, encodings_, C_, dw.data(), C_);
     for (std::size_t i = 0; i < dw.size(); ++i) params_.dw_r[i] += dw[i];
   }
-  std::fill(grads_.begin(), grads_.end(), T(0));
+  std::vector<T>().swap(grads_);  // until the next backward pass
 }
 
 template class RelativePositionTerm<float>;

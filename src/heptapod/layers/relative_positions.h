@@ -49,13 +49,14 @@ struct RelativeTables {
 template <typename T>
 class RelativePositionTerm final : public ScoreTerm<T> {
  public:
-  // For attention of `shape` (causal): the projected encodings of the distances 0 .. P - 1, P the longest
-  // key run, computed once for every block; or read from `cached`, grown to P first where it has fewer
-  // (the caller vouches that the weights have not changed since it was filled).
+  // For attention of `shape` (causal): the projected encodings of the distances P - 1 down to 0, P the
+  // longest key run, computed once for every block; or read from `cached`, grown to P first where it has
+  // fewer (the caller vouches that the weights have not changed since it was filled).
   RelativePositionTerm(const RelativePositionParams<T>& params, int C, int heads, const AttentionShape& shape,
                        RelativeTables<T>* cached = nullptr);
 
   void add(int b, int h, const T* q, int ldq, const T* k, int ldk, int lq, int lk, T* scores) const override;
+  void begin_backward() override;
   void backward(int b, int h, const T* q, int ldq, const T* k, int ldk, const T* ds, int lq, int lk, T* dq,
                 T* dk) override;
   // Sums the blocks' gradients into dw_r, du and dv (after attention_backward() returns).
@@ -69,7 +70,8 @@ class RelativePositionTerm final : public ScoreTerm<T> {
   RelativeTables<T> own_;       // the tables when nothing is cached
   const T* encodings_ = nullptr;  // (P, C) row t: R of distance P - 1 - t (clamped)
   const T* projected_ = nullptr;  // (P, C) row t: r = W_r R of that distance
-  std::vector<T> grads_;      // (B H, 2 D + P D) per block
+  int blocks_ = 0;            // B H
+  std::vector<T> grads_;      // (B H, 2 D + P D) per block, made by begin_backward()
 };
 
 }  // namespace heptapod

@@ -173,6 +173,8 @@ void validate(const ModelConfig& c) {
   require(!c.relative_positions || (c.architecture == Architecture::DecoderOnly && c.learned_positions == 0),
           "model config: relative_positions (Transformer-XL's) belong to a decoder-only model without learned "
           "positions");
+  require(!c.relative_positions || c.d_model % 2 == 0,
+          "model config: relative_positions need an even d_model (the distances' [sin | cos] halves)");
   require(c.clamp_length >= 0, "model config: clamp_length must be 0 (none) or positive");
   require(c.relative_positions || (c.clamp_length == 0 && !c.untie_relative),
           "model config: clamp_length and untie_relative belong to relative_positions");

@@ -410,7 +410,7 @@ LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena
 template <typename T>
 T* Transformer<T>::logits(const Batch& b, Arena& arena, SegmentMemory<T>* memory) {
   validate_batch(b, config_);
-  if (!decoder_) return forward(b, DropoutContext{}, arena);  // (Nm, V): the masked positions in order
+  if (!decoder_) return forward(b, DropoutContext{}, arena, memory);  // (Nm, V): the masked positions in order
   const T* packed = forward(b, DropoutContext{}, arena, memory);  // (Nt, V)
   T* padded = arena.alloc<T>(static_cast<std::size_t>(b.B) * b.T * config_.tgt_vocab_size);  // (B*T, V)
   batch_->tgt.unpack(packed, config_.tgt_vocab_size, b.T, padded);

@@ -67,6 +67,26 @@ T* TransformerLayer<T>::forward(const T* x, const AttentionShape& self_shape, co
       });
 }
 
+namespace {
+
+// Per stream, its memory rows and then its segment rows, each `width` wide: memory (Nm, width) and segment
+// (N, width) -> (Nk, width) from the arena, in m.keys' layout.
+template <typename T>
+T* join_memory_and_segment(const MemoryInput<T>& m, const T* memory, const T* segment, int width, Arena& arena) {
+  const Sequences& seg = m.shape->q();
+  T* out = arena.alloc<T>(static_cast<std::size_t>(m.keys->rows()) * width);
+  for (int b = 0; b < seg.count(); ++b) {
+    T* rows = out + static_cast<std::size_t>(m.keys->start[b]) * width;
+    std::copy_n(memory + static_cast<std::size_t>(m.memory->start[b]) * width,
+                static_cast<std::size_t>(m.memory->len[b]) * width, rows);
+    std::copy_n(segment + static_cast<std::size_t>(seg.start[b]) * width, static_cast<std::size_t>(seg.len[b]) * width,
+                rows + static_cast<std::size_t>(m.memory->len[b]) * width);
+  }
+  return out;
+}
+
+}  // namespace
+
 template <typename T>
 void TransformerLayer<T>::memory_attention_forward(const T* in, T* out, OutputBias bias, const DropoutSite& drop,
                                                    Arena& arena) {
@@ -76,14 +96,7 @@ void TransformerLayer<T>::memory_attention_forward(const T* in, T* out, OutputBi
   if (m.keys_values) {  // the memory's keys and values as they were projected, then the segment's
     segment_kv_ = arena.alloc<T>(static_cast<std::size_t>(seg.rows()) * 2 * C);  // (N, 2C)
     project_keys_values(p_.self_attn, in, seg.rows(), arena, segment_kv_);
-    memory_keys_ = arena.alloc<T>(static_cast<std::size_t>(m.keys->rows()) * 2 * C);  // (Nk, 2C)
-    for (int b = 0; b < seg.count(); ++b) {
-      T* keys = memory_keys_ + static_cast<std::size_t>(m.keys->start[b]) * 2 * C;
-      std::copy_n(m.rows + static_cast<std::size_t>(m.memory->start[b]) * 2 * C,
-                  static_cast<std::size_t>(m.memory->len[b]) * 2 * C, keys);
-      std::copy_n(segment_kv_ + static_cast<std::size_t>(seg.start[b]) * 2 * C, static_cast<std::size_t>(seg.len[b]) * 2 * C,
-                  keys + static_cast<std::size_t>(m.memory->len[b]) * 2 * C);
-    }
+    memory_keys_ = join_memory_and_segment(m, m.rows, segment_kv_, 2 * C, arena);  // (Nk, 2C)
     const ProjectedKeysValues<T> projected{memory_keys_, nullptr, 2 * C};
     attention_forward<T>(p_.self_attn, in, memory_keys_, *m.shape, drop, arena, self_saved_, out, bias, &projected,
                          self_term_ ? &*self_term_ : nullptr);
@@ -97,14 +110,7 @@ void TransformerLayer<T>::memory_attention_forward(const T* in, T* out, OutputBi
     std::copy_n(m.rows, count, rows);
     mem = layer_norm_forward(p_.self_attn_norm, rows, m.memory->rows(), arena, memory_norm_);
   }
-  memory_keys_ = arena.alloc<T>(static_cast<std::size_t>(m.keys->rows()) * C);  // (Nk, C)
-  for (int b = 0; b < seg.count(); ++b) {
-    T* keys = memory_keys_ + static_cast<std::size_t>(m.keys->start[b]) * C;
-    std::copy_n(mem + static_cast<std::size_t>(m.memory->start[b]) * C, static_cast<std::size_t>(m.memory->len[b]) * C,
-                keys);
-    std::copy_n(in + static_cast<std::size_t>(seg.start[b]) * C, static_cast<std::size_t>(seg.len[b]) * C,
-                keys + static_cast<std::size_t>(m.memory->len[b]) * C);
-  }
+  memory_keys_ = join_memory_and_segment(m, mem, in, C, arena);  // (Nk, C)
   attention_forward<T>(p_.self_attn, in, memory_keys_, *m.shape, drop, arena, self_saved_, out, bias, nullptr,
                        self_term_ ? &*self_term_ : nullptr);
 }

@@ -96,8 +96,8 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
     std::vector<int> keys(memory->lengths());  // (B) memory rows, then the segment's, per stream
     for (int b = 0; b < seq.count(); ++b) keys[b] += seq.len[b];
     memory_rows_ = std::make_unique<Sequences>(memory->lengths().data(), seq.count());
-    memory_keys_ = std::make_unique<Sequences>(keys.data(), seq.count());
-    memory_shape_ = std::make_unique<AttentionShape>(seq, *memory_keys_, true);
+    key_runs_ = std::make_unique<Sequences>(keys.data(), seq.count());
+    memory_shape_ = std::make_unique<AttentionShape>(seq, *key_runs_, true);
   }
   const long N = seq.rows();
   T* x = nullptr;  // (N, C)
@@ -119,7 +119,7 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
   for (int i = 0; i < layer_count(); ++i) {
     const bool keys_values = memory && memory->content() == MemoryContent::KeysValues;
     const MemoryInput<T> input{remembers ? memory->layer(i) : nullptr, keys_values, memory_rows_.get(),
-                               memory_keys_.get(), memory_shape_.get()};
+                               key_runs_.get(), memory_shape_.get()};
     T* y = layers_[i]->forward(x, self_shape, cross.empty() ? nullptr : &cross[i], ctx, layer_arena,
                                remembers ? &input : nullptr);
     if (keys_values) {

@@ -39,7 +39,7 @@ class TransformerStack {
   // activations in `arena` for backward; inference (layer_scratch given) runs each layer in the scratch arena
   // and keeps only its output, so memory does not grow with depth. memory: Transformer-XL's segment memory,
   // one stream per sequence of seq, which every layer attends over first and which then takes this segment's
-  // layer inputs; null for none.
+  // layer inputs (or their keys and values); null for none.
   T* forward(const int* tokens, const int* types, const Sequences& seq, const AttentionShape& self_shape,
              std::span<const CrossInput<T>> cross, const DropoutContext& ctx, Arena& arena,
              Arena* layer_scratch = nullptr, SegmentMemory<T>* memory = nullptr);
@@ -84,7 +84,7 @@ class TransformerStack {
   std::vector<std::unique_ptr<TransformerLayer<T>>> layers_;
   // The last forward's memory layout (read again by backward): the memory's rows and the keys (memory then
   // segment) per stream, and the attention shape over them.
-  std::unique_ptr<Sequences> memory_rows_, memory_keys_;
+  std::unique_ptr<Sequences> memory_rows_, key_runs_;
   std::unique_ptr<AttentionShape> memory_shape_;
   bool has_final_norm_ = false;
   LayerNorm<T> final_norm_;

@@ -111,12 +111,13 @@ void LanguageModelTask::set_update_size(int micro_batches) {
   memory_loss_ = std::make_unique<SegmentMemoryLoss>(micro_batches);
 }
 
-std::vector<TaskStateTensor> LanguageModelTask::checkpoint_state(GradientReducer* ranks) const {
-  return memory_loss_ ? memory_loss_->checkpoint_state(config_.model, ranks) : std::vector<TaskStateTensor>{};
+std::vector<TaskStateTensor> LanguageModelTask::checkpoint_state(int rank, int ranks, GradientReducer* reducer) const {
+  return memory_loss_ ? memory_loss_->checkpoint_state(config_.model, rank, ranks, reducer)
+                      : std::vector<TaskStateTensor>{};
 }
 
-void LanguageModelTask::restore_state(const SafetensorsFile& checkpoint) {
-  if (memory_loss_) memory_loss_->restore_state(config_.model, checkpoint);
+void LanguageModelTask::restore_state(const SafetensorsFile& checkpoint, int rank, int ranks) {
+  if (memory_loss_) memory_loss_->restore_state(config_.model, checkpoint, rank, ranks);
 }
 
 std::string LanguageModelTask::data_summary() const {
@@ -208,14 +209,21 @@ LossTotals LanguageModelTask::dev_loss(Transformer<float>& model, Arena& arena) 
   const DocumentStream stream(*dev_->corpus, model.config());
   const int context = config_.context;
   LossTotals totals;
-  if (remembers()) {  // the dev text's own streams, from an empty memory
-    const SegmentStreams streams(stream.size(), 1, streams_per_batch(), context);
+  if (remembers()) {  // the dev text's own streams (as many as its length allows), from an empty memory
+    const int count = static_cast<int>(std::min<std::int64_t>(streams_per_batch(), stream.size() - 1));
+    const SegmentStreams streams(stream.size(), 1, count, context);
     const ModelConfig& c = model.config();
     SegmentMemory<float> memory(c.decoder_layers, c.d_model, c.memory_length, MemoryContent::KeysValues);
     for (std::int64_t i = 0; i < streams.batches_per_epoch(); ++i) {
       const SegmentStreams::Segment s = streams.segment(i);
       arena.reset();
       totals += model.evaluate(stream.windows(s.begins, s.length), 0.0f, arena, nullptr, &memory);
+    }
+    // The last tokens the equal streams leave over (fewer than the streams), so every token is scored.
+    const std::int64_t tail = count * streams.stream_length();
+    if (tail < stream.size() - 1) {
+      arena.reset();
+      totals += model.evaluate(stream.windows({tail}, static_cast<int>(stream.size() - 1 - tail)), 0.0f, arena);
     }
     return totals;
   }

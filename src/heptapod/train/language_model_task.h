@@ -40,8 +40,8 @@ class LanguageModelTask final : public TrainingTask {
     return memory_loss_ ? static_cast<const TrainingLoss&>(*memory_loss_) : loss_;
   }
   void set_update_size(int micro_batches) override;
-  std::vector<TaskStateTensor> checkpoint_state(GradientReducer* ranks) const override;
-  void restore_state(const SafetensorsFile& checkpoint) override;
+  std::vector<TaskStateTensor> checkpoint_state(int rank, int ranks, GradientReducer* reducer) const override;
+  void restore_state(const SafetensorsFile& checkpoint, int rank, int ranks) override;
   bool validates() const override { return dev_ != nullptr; }
   ValidationReport validate(Transformer<float>& model, Arena& arena) override;
   void check_intact() const override { corpus_->check_intact(); }

@@ -45,23 +45,24 @@ LossTotals SegmentMemoryLoss::forward_backward(Transformer<float>& model, const 
   return model.forward_backward(batch, options, arena, &m);
 }
 
-std::vector<TaskStateTensor> SegmentMemoryLoss::checkpoint_state(const ModelConfig& model,
-                                                                GradientReducer* ranks) const {
+std::vector<TaskStateTensor> SegmentMemoryLoss::checkpoint_state(const ModelConfig& model, int rank, int ranks,
+                                                                GradientReducer* reducer) const {
   const int groups = static_cast<int>(memories_.size()), layers = model.decoder_layers, C = model.d_model;
   auto sum = [&](std::vector<float>& v) {
-    if (ranks && !v.empty()) ranks->sum(v.data(), v.size());
+    if (reducer && !v.empty()) reducer->sum(v.data(), v.size());
   };
+  auto mine = [&](int g) { return g % ranks == rank && memories_[g] != nullptr; };
   // Three sums over the ranks: each group's stream count, their lengths, then the rows; a group another
   // rank computes is zeros here.
   std::vector<float> counts(static_cast<std::size_t>(groups), 0.0f);
   for (int g = 0; g < groups; ++g)
-    if (memories_[g]) counts[g] = static_cast<float>(memories_[g]->streams());
+    if (mine(g)) counts[g] = static_cast<float>(memories_[g]->streams());
   sum(counts);
   std::vector<std::size_t> length_at(static_cast<std::size_t>(groups) + 1, 0);
   for (int g = 0; g < groups; ++g) length_at[g + 1] = length_at[g] + static_cast<std::size_t>(counts[g]);
   std::vector<float> lengths(length_at.back(), 0.0f);
   for (int g = 0; g < groups; ++g)
-    if (memories_[g])
+    if (mine(g))
       for (int b = 0; b < memories_[g]->streams(); ++b) lengths[length_at[g] + b] = static_cast<float>(memories_[g]->lengths()[b]);
   sum(lengths);
   std::vector<std::size_t> rows_at(static_cast<std::size_t>(groups) + 1, 0);  // rows of every layer, per group
@@ -71,7 +72,7 @@ std::vector<TaskStateTensor> SegmentMemoryLoss::checkpoint_state(const ModelConf
                                       lengths.begin() + static_cast<long>(length_at[g + 1]), 0.0));
   std::vector<float> rows(rows_at.back() * layers * C, 0.0f);  // per group: (layers, rows, C)
   for (int g = 0; g < groups; ++g)
-    if (memories_[g] && memories_[g]->rows() > 0)
+    if (mine(g) && memories_[g]->rows() > 0)
       for (int l = 0; l < layers; ++l)
         std::copy(memories_[g]->layer_rows(l).begin(), memories_[g]->layer_rows(l).end(),
                   rows.begin() + static_cast<long>((rows_at[g] * layers + (rows_at[g + 1] - rows_at[g]) * l) * C));
@@ -90,9 +91,10 @@ std::vector<TaskStateTensor> SegmentMemoryLoss::checkpoint_state(const ModelConf
   return out;
 }
 
-void SegmentMemoryLoss::restore_state(const ModelConfig& model, const SafetensorsFile& checkpoint) {
+void SegmentMemoryLoss::restore_state(const ModelConfig& model, const SafetensorsFile& checkpoint, int rank,
+                                      int ranks) {
   const int layers = model.decoder_layers, C = model.d_model;
-  for (int g = 0; g < static_cast<int>(memories_.size()); ++g) {
+  for (int g = rank; g < static_cast<int>(memories_.size()); g += ranks) {
     const std::string prefix = task_state_name("memory/" + std::to_string(g) + "/");
     require(checkpoint.find(prefix + "lengths") && checkpoint.find(prefix + "rows"),
             checkpoint.where() + ": the checkpoint holds no segment memory for stream group " + std::to_string(g));

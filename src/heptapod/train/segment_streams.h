@@ -51,10 +51,12 @@ class SegmentMemoryLoss final : public TrainingLoss {
                               Arena& arena) const override;
   long long terms(const Batch& batch) const override { return batch.target_tokens(); }
 
-  // Every group's memory for a checkpoint: a collective call when `ranks` is given (each rank holds the groups
-  // it computes; the others' are zero-filled and summed in).
-  std::vector<TaskStateTensor> checkpoint_state(const ModelConfig& model, GradientReducer* ranks) const;
-  void restore_state(const ModelConfig& model, const SafetensorsFile& checkpoint);
+  // Every group's memory for a checkpoint: a collective call when `reducer` is given. Rank `rank` of `ranks`
+  // computes the groups g with g % ranks == rank and gives theirs; the others' are zeros here, summed in.
+  std::vector<TaskStateTensor> checkpoint_state(const ModelConfig& model, int rank, int ranks,
+                                                GradientReducer* reducer) const;
+  // Takes back this rank's groups (the others stay empty).
+  void restore_state(const ModelConfig& model, const SafetensorsFile& checkpoint, int rank, int ranks);
 
  private:
   SegmentMemory<float>& memory(const ModelConfig& model, int group) const;

@@ -128,7 +128,8 @@ struct Trainer::Run {
   // Writes the checkpoint of the current step and keeps only the newest max(keep_checkpoints, average_last):
   // a collective call (every rank gives the task's state; rank 0 writes).
   void checkpoint() {
-    const std::vector<TaskStateTensor> task_state = task->checkpoint_state(comm->size() > 1 ? comm : nullptr);
+    const std::vector<TaskStateTensor> task_state =
+        task->checkpoint_state(comm->rank(), comm->size(), comm->size() > 1 ? comm : nullptr);
     checkpointed_step = static_cast<long long>(state.step);
     if (comm->rank() > 0) return;
     save_checkpoint(checkpoint_path(checkpoint_dir, state.step), *model, *adam, state, key, task->vocabularies(),
@@ -201,7 +202,6 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     std::string saved_key;
     try {
       saved_key = load_checkpoint(last, *r.model, *r.adam, r.state);
-      r.task->restore_state(SafetensorsFile::read(last));
     } catch (const Error& e) {
       throw Error(std::string(e.what()) + "; move it away to resume from " +
                   (existing.size() > 1 ? existing[existing.size() - 2] : std::string("the start")));
@@ -209,6 +209,7 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     require(saved_key == r.key, "cannot resume from " + last +
                                     ": the data, batching or optimiser settings differ from the run that wrote it (" +
                                     saved_key + " vs " + r.key + "); use another --output directory");
+    r.task->restore_state(SafetensorsFile::read(last), rank, ranks);
     if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(r.state.step));
   } else if (!c.init_model.empty()) {
     const SafetensorsFile file = SafetensorsFile::read(c.init_model);

@@ -51,10 +51,13 @@ class TrainingTask {
   // micro-batch) lays its data out by it.
   virtual void set_update_size(int /*micro_batches*/) {}
   // What a checkpoint keeps of the task beyond TrainState (Transformer-XL's segment memories), every rank's:
-  // a collective call, on every rank, with `ranks` (null for a run of one process); restore_state() takes it
-  // back from a checkpoint (after set_update_size()).
-  virtual std::vector<TaskStateTensor> checkpoint_state(GradientReducer* /*ranks*/) const { return {}; }
-  virtual void restore_state(const SafetensorsFile& /*checkpoint*/) {}
+  // a collective call, on every rank of `ranks` (this one `rank`), with `reducer` (null for a run of one
+  // process), each rank giving the share it computes (micro-batches k with k % ranks == rank); restore_state()
+  // takes back this rank's share from a checkpoint (after set_update_size()).
+  virtual std::vector<TaskStateTensor> checkpoint_state(int /*rank*/, int /*ranks*/, GradientReducer* /*reducer*/) const {
+    return {};
+  }
+  virtual void restore_state(const SafetensorsFile& /*checkpoint*/, int /*rank*/, int /*ranks*/) {}
   virtual bool validates() const = 0;
   // Evaluates the model on the validation data (prepare_validation() first, validates() true).
   virtual ValidationReport validate(Transformer<float>& model, Arena& arena) = 0;
