@@ -145,47 +145,47 @@ std::int64_t LanguageModelTask::block_count(const DocumentStream& stream) const 
 
 bool LanguageModelTask::next_batch(TrainState& state, int max_epochs, const ModelConfig& model, Batch& batch) {
   const DocumentStream stream(*corpus_, model);
-  if (streams_) {  // the streams in order, segment after segment
-    while (true) {
-      if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
-      if (state.batch_in_epoch < static_cast<std::uint64_t>(streams_->batches_per_epoch())) {
-        const SegmentStreams::Segment s = streams_->segment(static_cast<std::int64_t>(state.batch_in_epoch));
-        batch = stream.windows(s.begins, s.length);
-        batch.stream_group = s.group;
-        batch.stream_start = s.first;
-        ++state.batch_in_epoch;
-        return true;
-      }
-      ++state.epoch;
-      state.batch_in_epoch = 0;
-    }
-  }
-  const int context = config_.context;
-  const std::int64_t per_batch = std::max(1, config_.batch_tokens / context);
   while (true) {
     if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
-    if (planned_epoch_ != static_cast<std::int64_t>(state.epoch)) {
-      // The epoch's block order: a permutation drawn from (seed, epoch), as the translation batches are.
-      order_.resize(static_cast<std::size_t>(block_count(stream)));
-      for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<std::int64_t>(i);
-      Rng rng(mix64(config_.seed) ^ mix64(state.epoch + 0x5eed));
-      for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
-      planned_epoch_ = static_cast<std::int64_t>(state.epoch);
-    }
-    const std::uint64_t first = state.batch_in_epoch * static_cast<std::uint64_t>(per_batch);
-    if (first < order_.size()) {
-      const std::size_t end = std::min<std::size_t>(order_.size(), first + per_batch);
-      const std::vector<std::int64_t> blocks(order_.begin() + static_cast<long>(first), order_.begin() + static_cast<long>(end));
-      // A masked batch's draws: keyed by the run's seed and the batch's place in the data order.
-      batch = masked() ? masking(model).batch(stream, blocks, context,
-                                         mix64(config_.seed) ^ mix64(state.epoch * 0x100000001b3ull + state.batch_in_epoch))
-                       : stream.batch(blocks, context);
+    if (streams_ ? segment_batch(state, stream, batch) : block_batch(state, stream, model, batch)) {
       ++state.batch_in_epoch;
       return true;
     }
     ++state.epoch;
     state.batch_in_epoch = 0;
   }
+}
+
+bool LanguageModelTask::segment_batch(const TrainState& state, const DocumentStream& stream, Batch& batch) const {
+  if (state.batch_in_epoch >= static_cast<std::uint64_t>(streams_->batches_per_epoch())) return false;
+  const SegmentStreams::Segment s = streams_->segment(static_cast<std::int64_t>(state.batch_in_epoch));
+  batch = stream.windows(s.begins, s.length);
+  batch.stream_group = s.group;
+  batch.stream_start = s.first;
+  return true;
+}
+
+bool LanguageModelTask::block_batch(const TrainState& state, const DocumentStream& stream, const ModelConfig& model,
+                                    Batch& batch) {
+  const int context = config_.context;
+  const std::int64_t per_batch = std::max(1, config_.batch_tokens / context);
+  if (planned_epoch_ != static_cast<std::int64_t>(state.epoch)) {
+    // The epoch's block order: a permutation drawn from (seed, epoch), as the translation batches are.
+    order_.resize(static_cast<std::size_t>(block_count(stream)));
+    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<std::int64_t>(i);
+    Rng rng(mix64(config_.seed) ^ mix64(state.epoch + 0x5eed));
+    for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
+    planned_epoch_ = static_cast<std::int64_t>(state.epoch);
+  }
+  const std::uint64_t first = state.batch_in_epoch * static_cast<std::uint64_t>(per_batch);
+  if (first >= order_.size()) return false;
+  const std::size_t end = std::min<std::size_t>(order_.size(), first + per_batch);
+  const std::vector<std::int64_t> blocks(order_.begin() + static_cast<long>(first), order_.begin() + static_cast<long>(end));
+  // A masked batch's draws: keyed by the run's seed and the batch's place in the data order.
+  batch = masked() ? masking(model).batch(stream, blocks, context,
+                                     mix64(config_.seed) ^ mix64(state.epoch * 0x100000001b3ull + state.batch_in_epoch))
+                   : stream.batch(blocks, context);
+  return true;
 }
 
 ValidationReport LanguageModelTask::validate(Transformer<float>& model, Arena& arena) {

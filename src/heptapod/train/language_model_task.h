@@ -58,6 +58,10 @@ class LanguageModelTask final : public TrainingTask {
   Vocabulary& vocab() { return masked() ? vocabs_.source : vocabs_.target; }
   const Vocabulary& vocab() const { return masked() ? vocabs_.source : vocabs_.target; }
   std::int64_t block_count(const DocumentStream& stream) const;
+  // Batch state.batch_in_epoch of the epoch state.epoch: the streams' next segments (with a segment memory) or
+  // shuffled blocks; false once the epoch has no more.
+  bool segment_batch(const TrainState& state, const DocumentStream& stream, Batch& batch) const;
+  bool block_batch(const TrainState& state, const DocumentStream& stream, const ModelConfig& model, Batch& batch);
   // The masking of a masked task's blocks, made on first use with the model's mask_id.
   const MaskingPlan& masking(const ModelConfig& model);
   ValidationReport validate_masked(Transformer<float>& model, Arena& arena);
