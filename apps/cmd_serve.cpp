@@ -20,7 +20,7 @@ namespace {
 struct ServeFlags {
   std::vector<std::string> models;
   ServerOptions server;
-  double timeout_seconds = 30, batch_wait_ms = 2;
+  double timeout_seconds = 30, batch_wait_ms = 2, header_timeout_seconds = 10, body_timeout_seconds = 30;
   bool no_batching = false;
   int threads = 0;
 };
@@ -36,6 +36,8 @@ int run_serve(const ServeFlags& f) {
   set_num_threads(f.threads);
   ServerOptions options = f.server;
   options.limits.timeout = std::chrono::milliseconds(static_cast<long long>(f.timeout_seconds * 1000));
+  options.header_timeout = std::chrono::milliseconds(static_cast<long long>(f.header_timeout_seconds * 1000));
+  options.body_timeout = std::chrono::milliseconds(static_cast<long long>(f.body_timeout_seconds * 1000));
   options.queue.max_wait = std::chrono::microseconds(static_cast<long long>(f.batch_wait_ms * 1000));
   if (f.no_batching) options.queue.max_batch_requests = 1;
   std::vector<ModelSpec> specs;
@@ -93,8 +95,19 @@ Runner add_serve_command(CLI::App& root) {
       ->check(CLI::Range(0.001, 3600.0) & kFinite)->capture_default_str();
   cmd->add_option("--api-keys", o.api_keys_file, "File of API keys, one per line: translation then needs one (403)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--http-threads", o.http_threads, "Connection threads (a keep-alive connection holds one)")
+  cmd->add_option("--http-threads", o.http_threads, "Request threads (a request holds one while it is translated)")
       ->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--header-timeout", f->header_timeout_seconds,
+                  "Seconds a request's whole header may take to arrive (408 beyond)")
+      ->check(CLI::Range(0.001, 3600.0) & kFinite)->capture_default_str();
+  cmd->add_option("--body-timeout", f->body_timeout_seconds,
+                  "Seconds a request's whole body may take to arrive, and a reply to be read (408 beyond)")
+      ->check(CLI::Range(0.001, 3600.0) & kFinite)->capture_default_str();
+  cmd->add_option("--max-connections", o.max_connections, "Open connections (a new one beyond gets 503)")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
+  cmd->add_option("--max-connections-per-address", o.max_connections_per_address,
+                  "Open connections from one client address (a new one beyond gets 429; raise it behind a proxy)")
+      ->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("--backlog", o.listen_backlog, "Listen backlog")->check(CLI::Range(1, 65535))->capture_default_str();
   cmd->add_option("--keep-alive", o.keep_alive_seconds, "Seconds an idle keep-alive connection stays open")
       ->check(CLI::Range(0, 3600))->capture_default_str();

@@ -7,8 +7,11 @@
 #   libutf8proc-dev         Unicode categories, case and decomposition for GPT-2's and BERT's tokenizers
 #   nlohmann-json3-dev      JSON for configs and the model file header
 #   libcli11-dev            command-line parsing for the heptapod binary
-#   libcpp-httplib-dev      the HTTP server of heptapod serve (a shared library built with OpenSSL, zlib and
-#                           brotli; its header must see the same CPPHTTPLIB_* definitions, from its pkg-config)
+#   libboost-dev            Boost.Asio and Boost.Beast (header-only): the event-driven HTTP front end of
+#                           heptapod serve (docs/serving.md says why)
+#   libcpp-httplib-dev      an HTTP client for the server's tests and bench/serve_load (a shared library built with
+#                           OpenSSL, zlib and brotli; its header must see the same CPPHTTPLIB_* definitions, from
+#                           its pkg-config); not linked into the product
 #   libopenmpi-dev          distributed training (mpirun -np N heptapod train); optional: without it the binary
 #                           trains in one process and `heptapod info` says so (HEPTAPOD_WITH_MPI=OFF to leave out)
 #   libgtest-dev            unit tests
@@ -62,11 +65,16 @@ endif()
 target_compile_definitions(heptapod_blas INTERFACE
   HEPTAPOD_BLAS_NAME="${HEPTAPOD_BLAS}" HEPTAPOD_BLAS_KIND=${HEPTAPOD_BLAS_KIND})
 
+find_package(Threads REQUIRED)
+find_package(Boost 1.74 REQUIRED)
+add_library(heptapod_asio INTERFACE)
+target_include_directories(heptapod_asio SYSTEM INTERFACE ${Boost_INCLUDE_DIRS})
+target_link_libraries(heptapod_asio INTERFACE Threads::Threads)
+
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED cpp-httplib>=0.11)
 find_library(HTTPLIB_LIBRARY NAMES cpp-httplib HINTS ${HTTPLIB_LIBRARY_DIRS} REQUIRED)
 find_path(HTTPLIB_INCLUDE_DIR httplib.h HINTS ${HTTPLIB_INCLUDE_DIRS} REQUIRED)
-find_package(Threads REQUIRED)
 add_library(heptapod_httplib INTERFACE)
 target_include_directories(heptapod_httplib SYSTEM INTERFACE ${HTTPLIB_INCLUDE_DIR})
 target_compile_options(heptapod_httplib INTERFACE ${HTTPLIB_CFLAGS_OTHER})  # -DCPPHTTPLIB_OPENSSL_SUPPORT ...

@@ -2,7 +2,9 @@
 #include "heptapod/serve/request_body.h"
 
 #include <cmath>
+#include <cctype>
 #include <cstdlib>
+#include <string_view>
 
 #include "heptapod/data/utf8.h"
 
@@ -57,6 +59,45 @@ const nlohmann::json* find(const nlohmann::json& body, const std::string& name) 
   return it == body.end() || it->is_null() ? nullptr : &*it;
 }
 
+nlohmann::json form_fields(const std::multimap<std::string, std::string>& fields) {
+  nlohmann::json body = nlohmann::json::object();
+  for (const auto& [name, value] : fields) {
+    if (!body.contains(name)) {
+      body[name] = value;
+    } else {
+      if (!body[name].is_array()) body[name] = nlohmann::json::array({body[name]});
+      body[name].push_back(value);
+    }
+  }
+  return body;
+}
+
+// The value of parameter `name` of a header value like `form-data; name="q"` or a Content-Type's boundary,
+// unquoted (a backslash escapes the next character in a quoted value); nullopt when absent.
+std::optional<std::string> header_parameter(std::string_view value, std::string_view name) {
+  std::size_t at = value.find(';');
+  while (at != std::string_view::npos) {
+    std::size_t start = at + 1;
+    while (start < value.size() && (value[start] == ' ' || value[start] == '\t')) ++start;
+    const std::size_t eq = value.find('=', start);
+    if (eq == std::string_view::npos) return std::nullopt;
+    std::string key(value.substr(start, eq - start));
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string parsed;
+    std::size_t i = eq + 1;
+    if (i < value.size() && value[i] == '"') {
+      for (++i; i < value.size() && value[i] != '"'; ++i) parsed += value[i] == '\\' && i + 1 < value.size() ? value[++i] : value[i];
+      ++i;
+    } else {
+      for (; i < value.size() && value[i] != ';'; ++i) parsed += value[i];
+      while (!parsed.empty() && (parsed.back() == ' ' || parsed.back() == '\t')) parsed.pop_back();
+    }
+    if (key == name) return parsed;
+    at = value.find(';', i);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::multimap<std::string, std::string> decode_form(const std::string& body) {
@@ -75,21 +116,42 @@ std::multimap<std::string, std::string> decode_form(const std::string& body) {
   return fields;
 }
 
-nlohmann::json form_fields(const std::multimap<std::string, std::string>& fields) {
-  nlohmann::json body = nlohmann::json::object();
-  for (const auto& [name, value] : fields) {
-    if (!body.contains(name)) {
-      body[name] = value;
-    } else {
-      if (!body[name].is_array()) body[name] = nlohmann::json::array({body[name]});
-      body[name].push_back(value);
+std::multimap<std::string, std::string> decode_multipart(std::string_view body, std::string_view content_type) {
+  const HttpError malformed(400, "Invalid request: malformed multipart body");
+  const std::optional<std::string> boundary = header_parameter(content_type, "boundary");
+  if (!boundary || boundary->empty() || boundary->size() > 200) throw malformed;
+  const std::string delimiter = "--" + *boundary, next_delimiter = "\r\n" + delimiter;
+  std::size_t at = body.find(delimiter);
+  if (at == std::string_view::npos) throw malformed;
+  std::multimap<std::string, std::string> fields;
+  for (;;) {
+    at += delimiter.size();
+    if (body.substr(at, 2) == "--") return fields;  // the close delimiter
+    while (at < body.size() && (body[at] == ' ' || body[at] == '\t')) ++at;  // transport padding
+    if (body.substr(at, 2) != "\r\n") throw malformed;
+    const std::size_t headers_end = body.find("\r\n\r\n", at);
+    if (headers_end == std::string_view::npos) throw malformed;
+    std::optional<std::string> name;
+    for (std::size_t line = at + 2; line < headers_end + 2;) {
+      const std::size_t end = body.find("\r\n", line);
+      const std::string_view header = body.substr(line, end - line);
+      const std::size_t colon = header.find(':');
+      std::string key(header.substr(0, colon));
+      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (colon != std::string_view::npos && key == "content-disposition") name = header_parameter(header.substr(colon + 1), "name");
+      line = end + 2;
     }
+    if (!name) throw HttpError(400, "Invalid request: a multipart part has no name");
+    const std::size_t content = headers_end + 4, end = body.find(next_delimiter, content);
+    if (end == std::string_view::npos) throw malformed;
+    fields.emplace(*name, std::string(body.substr(content, end - content)));
+    at = end + 2;
   }
-  return body;
 }
 
 nlohmann::json parse_body(const std::string& body, const std::string& content_type) {
   if (content_type.rfind("application/x-www-form-urlencoded", 0) == 0) return form_fields(decode_form(body));
+  if (content_type.rfind("multipart/form-data", 0) == 0) return form_fields(decode_multipart(body, content_type));
   nlohmann::json parsed;
   try {
     parsed = nlohmann::json::parse(body);

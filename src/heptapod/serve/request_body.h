@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heptapod/core/error.h"
@@ -22,11 +23,13 @@ struct HttpError : Error {
 };
 
 // The body as a JSON object. content_type: the request's Content-Type ("application/json" or empty: JSON;
-// "application/x-www-form-urlencoded": a form). Throws HttpError 400 for malformed JSON, a JSON body that is
-// not an object, or a form with bad %-escapes.
+// "application/x-www-form-urlencoded" or "multipart/form-data; boundary=...": a form). Throws HttpError 400
+// for malformed JSON, a JSON body that is not an object, a form with bad %-escapes or a malformed multipart
+// body.
 nlohmann::json parse_body(const std::string& body, const std::string& content_type);
-// Fields of a multipart form (name -> values), as one JSON object like parse_body's.
-nlohmann::json form_fields(const std::multimap<std::string, std::string>& fields);
+// The fields of a multipart/form-data body (RFC 7578: each part's Content-Disposition name, its content as
+// sent); throws HttpError 400 when the boundary is missing or the parts are malformed.
+std::multimap<std::string, std::string> decode_multipart(std::string_view body, std::string_view content_type);
 // Decodes an application/x-www-form-urlencoded body; throws HttpError 400 on a bad %-escape.
 std::multimap<std::string, std::string> decode_form(const std::string& body);
 

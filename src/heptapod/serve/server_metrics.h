@@ -33,7 +33,10 @@ class Histogram {
 // What the server reads at scrape time.
 struct ServerGauges {
   bool ready = false;
-  int active_connections = 0, pending_connections = 0;
+  int open_connections = 0, requests_in_handlers = 0, requests_waiting = 0;
+  // The front end's cumulative counts: connections refused (per address, all), 408s (header, body), idle
+  // keep-alive connections closed.
+  std::uint64_t refused_per_address = 0, refused_total = 0, header_timeouts = 0, body_timeouts = 0, idle_closed = 0;
   std::vector<std::pair<std::string, QueueStats>> queues;  // model pair -> its queue
 };
 

@@ -1,5 +1,6 @@
-// What `heptapod serve` is configured with: where it listens, how many connections and threads it holds,
-// the limits every request is checked against, and the cross-request batching of each model's queue.
+// What `heptapod serve` is configured with: where it listens, how many connections and threads it holds, the
+// deadlines of a request's header and body, the limits every request is checked against, and the
+// cross-request batching of each model's queue.
 #pragma once
 
 #include <chrono>
@@ -26,11 +27,14 @@ struct RequestLimits {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                   // 0: any free port (Server::port() says which)
-  int http_threads = 256;            // connection threads: a keep-alive connection holds one while open
-  int max_pending_connections = 1024;  // accepted connections waiting for a thread; beyond, accepting waits
+  int http_threads = 256;            // request threads: a request holds one while it is handled
   int listen_backlog = 1024;         // connections the kernel holds before accept
   int keep_alive_seconds = 5;        // an idle keep-alive connection is closed after this
   int keep_alive_requests = 1000;    // requests per connection before it is closed
+  std::chrono::milliseconds header_timeout{10000};  // a whole request header, else 408
+  std::chrono::milliseconds body_timeout{30000};    // a whole request body after its header, else 408
+  int max_connections = 8192;        // open connections; a new one beyond gets 503 and is closed
+  int max_connections_per_address = 256;  // open connections from one client address; beyond, 429
   RequestLimits limits;
   QueueOptions queue;                // per model
   TranslateOptions defaults;         // search options of requests that set none

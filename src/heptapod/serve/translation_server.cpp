@@ -1,8 +1,6 @@
 // The HTTP server: routes, request checks, model lookup, queue submission, replies, logs and metrics.
 #include "heptapod/serve/translation_server.h"
 
-#include <sys/socket.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -10,7 +8,6 @@
 #include <exception>
 #include <filesystem>
 #include <future>
-#include <httplib.h>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -18,7 +15,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/serve/api_keys.h"
-#include "heptapod/serve/connection_pool.h"
+#include "heptapod/serve/http_front_end.h"
 #include "heptapod/serve/request_body.h"
 #include "heptapod/serve/server_metrics.h"
 #include "heptapod/serve/translation_api.h"
@@ -32,29 +29,14 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// cpp-httplib's server with the listen backlog set (the library's build fixes it at 5).
-class BackloggedServer : public httplib::Server {
- public:
-  void set_backlog(int backlog) { ::listen(svr_sock_, backlog); }
-};
-
-// What the log line and the metrics need of the request this thread is serving.
-struct RequestRecord {
-  Clock::time_point start{};
-  std::size_t sentences = 0;
-  double seconds = 0;     // headers read to reply ready
-  bool counted = false;   // in the metrics already
-};
-thread_local RequestRecord current_request;
-
-void send_json(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+HttpResponse json_reply(int status, const json& body) {
+  return {status, "application/json", body.dump(-1, ' ', false, json::error_handler_t::replace), {}};
 }
 
-void send_error(httplib::Response& res, const HttpError& e) {
-  if (e.retry_after > 0) res.set_header("Retry-After", std::to_string(e.retry_after));
-  send_json(res, e.status, {{"error", e.what()}});
+HttpResponse error_reply(const HttpError& e) {
+  HttpResponse r = json_reply(e.status, {{"error", e.what()}});
+  if (e.retry_after > 0) r.headers.emplace_back("Retry-After", std::to_string(e.retry_after));
+  return r;
 }
 
 std::string utc_now() {
@@ -74,6 +56,22 @@ struct ServedTranslator {
 
 enum class Api { LibreTranslate, Native };
 
+FrontEndOptions front_end_options(const ServerOptions& o) {
+  FrontEndOptions f;
+  f.host = o.host;
+  f.port = o.port;
+  f.listen_backlog = o.listen_backlog;
+  f.request_threads = o.http_threads;
+  f.header_timeout = o.header_timeout;
+  f.body_timeout = o.body_timeout;
+  f.keep_alive = std::chrono::seconds(o.keep_alive_seconds);
+  f.keep_alive_requests = o.keep_alive_requests;
+  f.max_connections = o.max_connections;
+  f.max_connections_per_address = o.max_connections_per_address;
+  f.max_body_bytes = o.limits.max_body_bytes;
+  return f;
+}
+
 }  // namespace
 
 struct TranslationServer::Impl {
@@ -81,10 +79,9 @@ struct TranslationServer::Impl {
   std::vector<ComputeType> stored_types;  // per spec: the compute type its weights are stored in
   ServerOptions options;
   std::set<std::string> api_keys;
-  BackloggedServer http;
+  std::unique_ptr<HttpFrontEnd> http;
   int port = -1;
   ServerMetrics metrics;
-  ConnectionCounts connections;
   std::vector<ServedTranslator> models;  // filled before `ready`, read-only after
   std::atomic<bool> ready{false};
   std::mutex stop_mutex;
@@ -94,16 +91,11 @@ struct TranslationServer::Impl {
   void routes();
   void load_models();
   // The body as JSON: the native API takes JSON only, LibreTranslate's also forms.
-  json read_body(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader,
-                 Api api) const;
-  void check_api_key(const httplib::Request& req, const json& body) const;
+  json read_body(const HttpRequest& req, Api api) const;
+  void check_api_key(const HttpRequest& req, const json& body) const;
   const ServedTranslator& find_model(const TranslationCall& call) const;
-  void translate(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader, Api api);
+  void translate(HttpExchange& exchange, Api api);
   ServerGauges gauges() const;
-  // Counts a request in the metrics once its reply is ready, before it is sent, so that a client's next request
-  // already sees it; log() writes its line after the reply went out.
-  void count(const httplib::Request& req, const httplib::Response& res);
-  void log(const httplib::Request& req, const httplib::Response& res);
 };
 
 TranslationServer::TranslationServer(std::vector<ModelSpec> models, const ServerOptions& options)
@@ -120,12 +112,6 @@ TranslationServer::TranslationServer(std::vector<ModelSpec> models, const Server
     impl_->stored_types.push_back(stored_compute_type(file));
   }
   const RequestLimits& l = options.limits;
-  require(options.port >= 0 && options.port <= 65535, "--port must be 0-65535");
-  require(options.http_threads > 0, "--http-threads must be positive");
-  require(options.max_pending_connections > 0, "--max-pending-connections must be positive");
-  require(options.listen_backlog > 0, "--backlog must be positive");
-  require(options.keep_alive_seconds >= 0 && options.keep_alive_requests > 0, "keep-alive settings must be positive");
-  require(l.max_body_bytes > 0, "--max-body-bytes must be positive");
   require(l.max_characters > 0, "--max-characters must be positive");
   require(l.max_sentences > 0, "--max-sentences must be positive");
   require(l.max_beam > 0 && l.max_nbest > 0, "--max-beam and --max-nbest must be positive");
@@ -133,41 +119,24 @@ TranslationServer::TranslationServer(std::vector<ModelSpec> models, const Server
                                                           " is above --max-beam " + std::to_string(l.max_beam) +
                                                           ": every request would be refused");
   require(l.timeout.count() > 0, "--timeout must be positive");
+  impl_->http = std::make_unique<HttpFrontEnd>(front_end_options(options));  // checks the connection options
   impl_->specs = std::move(models);
   impl_->options = options;
   if (!options.api_keys_file.empty()) impl_->api_keys = load_api_keys(options.api_keys_file);
   impl_->routes();
 }
 
-TranslationServer::~TranslationServer() {
-  stop();
-  impl_->http.stop();
-}
+TranslationServer::~TranslationServer() { stop(); }
 
 int TranslationServer::bind() {
-  Impl& s = *impl_;
-  const ServerOptions& o = s.options;
-  if (o.port == 0) {
-    s.port = s.http.bind_to_any_port(o.host);
-    require(s.port > 0, "serve: cannot listen on --host " + o.host + " (not an address of this machine)");
-  } else {
-    require(s.http.bind_to_port(o.host, o.port),
-            "serve: cannot listen on --host " + o.host + " --port " + std::to_string(o.port) +
-                " (the port is in use, or the host not an address of this machine)");
-    s.port = o.port;
-  }
-  s.http.set_backlog(o.listen_backlog);
-  return s.port;
+  impl_->port = impl_->http->bind();
+  return impl_->port;
 }
 
 void TranslationServer::serve() {
   Impl& s = *impl_;
   require(s.port >= 0, "serve: bind() first");
-  std::atomic<bool> listening_done{false};
-  std::thread listener([&] {
-    s.http.listen_after_bind();
-    listening_done = true;
-  });
+  std::thread listener([&] { s.http->run(); });
   std::exception_ptr error;
   try {
     s.load_models();
@@ -178,11 +147,7 @@ void TranslationServer::serve() {
     std::unique_lock lock(s.stop_mutex);
     s.stop_wake.wait(lock, [&] { return s.stop_requested || error; });
   }
-  // httplib's stop() acts only once its loop runs: repeat until the listener has returned.
-  while (!listening_done) {
-    s.http.stop();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  s.http->stop();
   listener.join();
   if (error) std::rethrow_exception(error);
 }
@@ -215,51 +180,21 @@ void TranslationServer::Impl::load_models() {
   ready = true;
 }
 
-json TranslationServer::Impl::read_body(const httplib::Request& req, httplib::Response& res,
-                                        const httplib::ContentReader& reader, Api api) const {
-  const std::size_t limit = options.limits.max_body_bytes;
-  const HttpError too_large(413, "Request body larger than " + std::to_string(limit) + " bytes");
-  std::string body;
-  bool over = false;
-  auto append = [&](const char* data, std::size_t n) {
-    if (body.size() + n > limit) {
-      over = true;
-      return false;
-    }
-    body.append(data, n);
-    return true;
-  };
-  if (req.is_multipart_form_data()) {
-    if (api == Api::Native) throw HttpError(400, "Invalid request: /v1/translate takes a JSON body");
-    std::multimap<std::string, std::string> fields;
-    std::string name;
-    const bool ok = reader(
-        [&](const httplib::MultipartFormData& part) {
-          name = part.name;
-          fields.emplace(name, "");
-          return true;
-        },
-        [&](const char* data, std::size_t n) {
-          if (!append(data, n)) return false;
-          auto it = fields.upper_bound(name);
-          (--it)->second.append(data, n);
-          return true;
-        });
-    if (over || res.status == 413) throw too_large;
-    if (!ok) throw HttpError(400, "Invalid request: malformed multipart body");
-    return form_fields(fields);
+json TranslationServer::Impl::read_body(const HttpRequest& req, Api api) const {
+  const std::string content_type = req.header("Content-Type");
+  if (api == Api::Native) {
+    if (content_type.rfind("multipart/form-data", 0) == 0)
+      throw HttpError(400, "Invalid request: /v1/translate takes a JSON body");
+    return parse_body(req.body, "application/json");
   }
-  const bool ok = reader(append);
-  if (over || res.status == 413) throw too_large;
-  if (!ok) throw HttpError(400, "Invalid request: the body could not be read");
-  return parse_body(body, api == Api::Native ? "application/json" : req.get_header_value("Content-Type"));
+  return parse_body(req.body, content_type);
 }
 
-void TranslationServer::Impl::check_api_key(const httplib::Request& req, const json& body) const {
+void TranslationServer::Impl::check_api_key(const HttpRequest& req, const json& body) const {
   if (api_keys.empty()) return;
   std::string key = string_field(body, "api_key").value_or("");
-  if (key.empty()) key = req.get_header_value("X-API-Key");
-  const std::string auth = req.get_header_value("Authorization");
+  if (key.empty()) key = req.header("X-API-Key");
+  const std::string auth = req.header("Authorization");
   if (key.empty() && auth.rfind("Bearer ", 0) == 0) key = auth.substr(7);
   if (key.empty()) throw HttpError(403, "Please provide an API key (api_key field, X-API-Key or Authorization: Bearer)");
   if (!api_keys.count(key)) throw HttpError(403, "Invalid API key");
@@ -293,15 +228,15 @@ const ServedTranslator& TranslationServer::Impl::find_model(const TranslationCal
   throw HttpError(400, call.target + " is not supported");
 }
 
-void TranslationServer::Impl::translate(const httplib::Request& req, httplib::Response& res,
-                                        const httplib::ContentReader& reader, Api api) {
+void TranslationServer::Impl::translate(HttpExchange& exchange, Api api) {
+  const HttpRequest& req = exchange.request();
   try {
-    const json body = read_body(req, res, reader, api);
+    const json body = read_body(req, api);
     check_api_key(req, body);
     const TranslationCall call =
         api == Api::LibreTranslate ? parse_libretranslate(body, options) : parse_native(body, options);
     const ServedTranslator& model = find_model(call);
-    current_request.sentences = call.lines.size();
+    exchange.set_log_note(std::to_string(call.lines.size()) + " sentences");
     const Clock::time_point deadline = Clock::now() + call.timeout;
     std::future<std::vector<Translation>> future;
     try {
@@ -317,84 +252,43 @@ void TranslationServer::Impl::translate(const httplib::Request& req, httplib::Re
     } catch (const DeadlineExceeded&) {
       throw HttpError(504, timed_out + " (queued)");
     }
-    send_json(res, 200, api == Api::LibreTranslate ? libretranslate_reply(call, out, model.spec)
-                                                   : native_reply(call, out, model.spec));
+    exchange.reply(json_reply(200, api == Api::LibreTranslate ? libretranslate_reply(call, out, model.spec)
+                                                              : native_reply(call, out, model.spec)));
   } catch (const HttpError& e) {
-    send_error(res, e);
+    exchange.reply(error_reply(e));
   } catch (const Error& e) {
-    send_error(res, HttpError(500, std::string("Translation failed: ") + e.what()));
+    exchange.reply(error_reply(HttpError(500, std::string("Translation failed: ") + e.what())));
   }
 }
 
 ServerGauges TranslationServer::Impl::gauges() const {
   ServerGauges g;
   g.ready = ready;
-  g.active_connections = connections.active;
-  g.pending_connections = connections.pending;
+  const FrontEndCounts& c = http->counts();
+  g.open_connections = c.open;
+  g.requests_in_handlers = c.in_handlers;
+  g.requests_waiting = c.waiting;
+  g.refused_per_address = c.refused_per_address;
+  g.refused_total = c.refused_total;
+  g.header_timeouts = c.header_timeouts;
+  g.body_timeouts = c.body_timeouts;
+  g.idle_closed = c.idle_closed;
   if (ready)
     for (const ServedTranslator& m : models) g.queues.emplace_back(m.spec.pair(), m.queue->stats());
   return g;
 }
 
-void TranslationServer::Impl::count(const httplib::Request& req, const httplib::Response& res) {
-  RequestRecord& r = current_request;
-  if (r.counted) return;
-  r.seconds = r.start == Clock::time_point{} ? 0 : std::chrono::duration<double>(Clock::now() - r.start).count();
-  metrics.record_request(req.path, res.status, r.seconds);
-  r.counted = true;
-}
-
-void TranslationServer::Impl::log(const httplib::Request& req, const httplib::Response& res) {
-  count(req, res);  // replies that bypass routing (a body too large, a bad request line)
-  RequestRecord& r = current_request;
-  std::fprintf(stderr, "%s %s %s %s %d %zu sentences %.1f ms\n", utc_now().c_str(), req.remote_addr.c_str(),
-               req.method.c_str(), req.path.c_str(), res.status, r.sentences, r.seconds * 1000);
-  r = RequestRecord{};
-}
-
 void TranslationServer::Impl::routes() {
-  const ServerOptions& o = options;
-  http.new_task_queue = [this] {
-    return new ConnectionPool(options.http_threads, options.max_pending_connections, connections);
-  };
-  http.set_tcp_nodelay(true);
-  http.set_keep_alive_timeout(o.keep_alive_seconds);
-  http.set_keep_alive_max_count(static_cast<std::size_t>(o.keep_alive_requests));
-  http.set_payload_max_length(o.limits.max_body_bytes);
-  http.set_default_headers({{"Access-Control-Allow-Origin", "*"}});
-  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-    current_request = RequestRecord{.start = Clock::now()};
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  http.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) { count(req, res); });
-  http.set_logger([this](const httplib::Request& req, const httplib::Response& res) { log(req, res); });
-  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    if (res.status == 404) send_json(res, 404, {{"error", "Not found: " + req.path}});
-    else if (res.status == 413) send_json(res, 413, {{"error", "Request body too large"}});
-    else send_json(res, res.status, {{"error", "Bad request"}});
-  });
-  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown error";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    send_json(res, 500, {{"error", "Internal error: " + what}});
-  });
-
-  http.Post("/translate", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& r) {
-    translate(req, res, r, Api::LibreTranslate);
-  });
-  http.Post("/v1/translate", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& r) {
-    translate(req, res, r, Api::Native);
-  });
-  http.Get("/languages", [this](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, languages_reply(specs));
-  });
-  http.Get("/frontend/settings", [this](const httplib::Request&, httplib::Response& res) {
+  http->observe([this](const HttpRequestRecord& r) { metrics.record_request(r.path, r.status, r.seconds); },
+                [](const HttpRequestRecord& r) {
+                  std::fprintf(stderr, "%s %s %s %s %d %s %.1f ms\n", utc_now().c_str(), r.remote_address.c_str(),
+                               r.method.c_str(), r.path.c_str(), r.status, r.note.empty() ? "0 sentences" : r.note.c_str(),
+                               r.seconds * 1000);
+                });
+  http->route("POST", "/translate", [this](HttpExchange& x) { translate(x, Api::LibreTranslate); });
+  http->route("POST", "/v1/translate", [this](HttpExchange& x) { translate(x, Api::Native); });
+  http->route("GET", "/languages", [this](HttpExchange& x) { x.reply(json_reply(200, languages_reply(specs))); });
+  http->route("GET", "/frontend/settings", [this](HttpExchange& x) {
     json settings = {{"charLimit", options.limits.max_characters}, {"frontendTimeout", 500},
                      {"apiKeys", !api_keys.empty()},             {"keyRequired", !api_keys.empty()},
                      {"suggestions", false},                      {"filesTranslation", false},
@@ -403,25 +297,17 @@ void TranslationServer::Impl::routes() {
     const std::string src = first.named() ? first.source : "src", tgt = first.named() ? first.target : "tgt";
     settings["language"] = {{"source", {{"code", src}, {"name", language_name(src)}}},
                             {"target", {{"code", tgt}, {"name", language_name(tgt)}}}};
-    send_json(res, 200, settings);
+    x.reply(json_reply(200, settings));
   });
-  http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+  http->route("GET", "/health", [this](HttpExchange& x) {
     json models_json = json::array();
     for (const ModelSpec& m : specs) models_json.push_back(m.pair());
-    send_json(res, ready ? 200 : 503, {{"status", ready ? "ok" : "loading"}, {"models", models_json}});
+    x.reply(json_reply(ready ? 200 : 503, {{"status", ready ? "ok" : "loading"}, {"models", models_json}}));
   });
-  http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics.render(gauges()), "text/plain; version=0.0.4; charset=utf-8");
+  http->route("GET", "/metrics", [this](HttpExchange& x) {
+    x.reply({200, "text/plain; version=0.0.4; charset=utf-8", metrics.render(gauges()), {}});
   });
-  http.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    const std::string_view page = web_page();
-    res.set_content(page.data(), page.size(), "text/html; charset=utf-8");
-  });
-  http.Options(R"(/.*)", [](const httplib::Request&, httplib::Response& res) {
-    res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-    res.set_header("Access-Control-Allow-Headers", "Content-Type, Authorization, X-API-Key");
-    res.status = 204;
-  });
+  http->route("GET", "/", [](HttpExchange& x) { x.reply({200, "text/html; charset=utf-8", std::string(web_page()), {}}); });
 }
 
 }  // namespace heptapod

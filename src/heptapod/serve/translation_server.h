@@ -1,4 +1,4 @@
-// `heptapod serve`: an HTTP translation server (cpp-httplib) over one TranslationQueue per model, so that
+// `heptapod serve`: an HTTP translation server (serve/http_front_end.h) over one TranslationQueue per model, so that
 // concurrent requests share search batches. Endpoints: POST /translate (LibreTranslate's API), POST
 // /v1/translate (native: every option of the CLI), GET /languages, GET /health (200 once every model is
 // loaded), GET /metrics (Prometheus), GET / (the web page). Every request is checked against the limits in
