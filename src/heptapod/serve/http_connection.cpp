@@ -242,9 +242,9 @@ void Connection::on_header(error_code ec) {
     }
     if (ec == http::error::header_limit)
       return fail(431, "Request header larger than " + std::to_string(shared_.options.max_header_bytes) + " bytes", true);
-    if (ec == http::error::end_of_stream || ec == net::error::connection_reset || ec == net::error::operation_aborted ||
-        ec == net::error::eof)
-      return close();
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message || ec == net::error::connection_reset ||
+        ec == net::error::operation_aborted || ec == net::error::eof)
+      return close();  // the client left
     return fail(400, "Bad request: " + ec.message(), true);
   }
   header_read_ = Clock::now();
