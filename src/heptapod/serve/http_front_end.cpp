@@ -7,6 +7,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 
@@ -82,9 +83,10 @@ int HttpFrontEnd::bind() {
   const std::string where = "serve: cannot listen on --host " + o.host +
                             (o.port ? " --port " + std::to_string(o.port) : std::string()) + ": ";
   error_code ec;
-  const net::ip::address address = net::ip::make_address(o.host, ec);
-  require(!ec, where + "not an IP address");
-  const tcp::endpoint endpoint(address, static_cast<unsigned short>(o.port));
+  tcp::resolver resolver(s.io);
+  const auto found = resolver.resolve(o.host, std::to_string(o.port), tcp::resolver::passive, ec);
+  require(!ec && !found.empty(), where + "not an address of this machine");
+  const tcp::endpoint endpoint = found.begin()->endpoint();
   s.acceptor.open(endpoint.protocol(), ec);
   if (!ec) s.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) s.acceptor.bind(endpoint, ec);
