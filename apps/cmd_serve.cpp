@@ -21,6 +21,7 @@ struct ServeFlags {
   std::vector<std::string> models;
   ServerOptions server;
   double timeout_seconds = 30, batch_wait_ms = 2, header_timeout_seconds = 10, body_timeout_seconds = 30;
+  int keep_alive_seconds = 5;
   bool no_batching = false;
   int threads = 0;
 };
@@ -36,15 +37,16 @@ int run_serve(const ServeFlags& f) {
   set_num_threads(f.threads);
   ServerOptions options = f.server;
   options.limits.timeout = std::chrono::milliseconds(static_cast<long long>(f.timeout_seconds * 1000));
-  options.header_timeout = std::chrono::milliseconds(static_cast<long long>(f.header_timeout_seconds * 1000));
-  options.body_timeout = std::chrono::milliseconds(static_cast<long long>(f.body_timeout_seconds * 1000));
+  options.http.header_timeout = std::chrono::milliseconds(static_cast<long long>(f.header_timeout_seconds * 1000));
+  options.http.body_timeout = std::chrono::milliseconds(static_cast<long long>(f.body_timeout_seconds * 1000));
+  options.http.keep_alive = std::chrono::seconds(f.keep_alive_seconds);
   options.queue.max_wait = std::chrono::microseconds(static_cast<long long>(f.batch_wait_ms * 1000));
   if (f.no_batching) options.queue.max_batch_requests = 1;
   std::vector<ModelSpec> specs;
   for (const std::string& m : f.models) specs.push_back(parse_model_spec(m));
   TranslationServer server(specs, options);
   const int port = server.bind();
-  std::fprintf(stderr, "heptapod serve: listening on http://%s:%d (%s)\n", options.host.c_str(), port,
+  std::fprintf(stderr, "heptapod serve: listening on http://%s:%d (%s)\n", options.http.host.c_str(), port,
                f.no_batching ? "each request alone" : "batching across requests");
   std::thread waiter([&] {
     int signal = 0;
@@ -65,10 +67,11 @@ Runner add_serve_command(CLI::App& root) {
   auto f = std::make_shared<ServeFlags>();
   ServerOptions& o = f->server;
   RequestLimits& l = o.limits;
+  FrontEndOptions& h = o.http;
   cmd->add_option("-m,--model", f->models, "Model file, or SRC-TGT=FILE to name its language pair (repeatable)")
       ->required();
-  cmd->add_option("--host", o.host, "Address to listen on")->capture_default_str();
-  cmd->add_option("--port", o.port, "Port (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
+  cmd->add_option("--host", h.host, "Address to listen on")->capture_default_str();
+  cmd->add_option("--port", h.port, "Port (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
   add_search_options(cmd, o.defaults);
   add_precision_options(cmd, o.translator,
                         "int8 for a float32 file, which makes replies independent of batching; else the file's type");
@@ -81,7 +84,7 @@ Runner add_serve_command(CLI::App& root) {
   cmd->add_option("--batch-wait-ms", f->batch_wait_ms, "Under load, how long a batch may wait for more requests")
       ->check(CLI::Range(0.0, 1000.0) & kFinite)->capture_default_str();
   cmd->add_flag("--no-batching", f->no_batching, "Translate each request alone, one at a time");
-  cmd->add_option("--max-body-bytes", l.max_body_bytes, "Largest request body (413 beyond)")
+  cmd->add_option("--max-body-bytes", h.max_body_bytes, "Largest request body (413 beyond)")
       ->check(integer_check<std::size_t>() & CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--max-characters", l.max_characters, "Characters per request (400 beyond)")
       ->check(CLI::PositiveNumber)->capture_default_str();
@@ -95,7 +98,7 @@ Runner add_serve_command(CLI::App& root) {
       ->check(CLI::Range(0.001, 3600.0) & kFinite)->capture_default_str();
   cmd->add_option("--api-keys", o.api_keys_file, "File of API keys, one per line: translation then needs one (403)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--http-threads", o.http_threads, "Request threads (a request holds one while it is translated)")
+  cmd->add_option("--http-threads", h.request_threads, "Request threads (a request holds one while it is translated)")
       ->check(CLI::Range(1, 4096))->capture_default_str();
   cmd->add_option("--header-timeout", f->header_timeout_seconds,
                   "Seconds a request's whole header may take to arrive (408 beyond)")
@@ -103,13 +106,13 @@ Runner add_serve_command(CLI::App& root) {
   cmd->add_option("--body-timeout", f->body_timeout_seconds,
                   "Seconds a request's whole body may take to arrive, and a reply to be read (408 beyond)")
       ->check(CLI::Range(0.001, 3600.0) & kFinite)->capture_default_str();
-  cmd->add_option("--max-connections", o.max_connections, "Open connections (a new one beyond gets 503)")
+  cmd->add_option("--max-connections", h.max_connections, "Open connections (a new one beyond gets 503)")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmd->add_option("--max-connections-per-address", o.max_connections_per_address,
+  cmd->add_option("--max-connections-per-address", h.max_connections_per_address,
                   "Open connections from one client address (a new one beyond gets 429; raise it behind a proxy)")
       ->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmd->add_option("--backlog", o.listen_backlog, "Listen backlog")->check(CLI::Range(1, 65535))->capture_default_str();
-  cmd->add_option("--keep-alive", o.keep_alive_seconds, "Seconds an idle keep-alive connection stays open")
+  cmd->add_option("--backlog", h.listen_backlog, "Listen backlog")->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--keep-alive", f->keep_alive_seconds, "Seconds an idle keep-alive connection stays open")
       ->check(CLI::Range(0, 3600))->capture_default_str();
   return [f] { return run_serve(*f); };
 }

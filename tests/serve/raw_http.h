@@ -51,10 +51,12 @@ class RawConnection {
     }
     return true;
   }
-  // Reads what arrives within `seconds`: until the server closes, or until `done(text read so far)`.
+  // Reads what arrives within `seconds` (after what an earlier read_reply left): until the server closes, or
+  // until `done(text read so far)`.
   // closed() and seconds_to_close() say whether and when (since the connection opened) the server closed it.
   std::string read(double seconds, const std::function<bool(const std::string&)>& done = {}) {
-    std::string text;
+    std::string text = std::move(unread_);
+    unread_.clear();
     const Clock::time_point end =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     while (!closed_ && Clock::now() < end && !(done && done(text))) {
@@ -72,15 +74,22 @@ class RawConnection {
     }
     return text;
   }
-  // One whole reply with a Content-Length body (or none), within `seconds`.
+  // One whole reply with a Content-Length body (or none), within `seconds`; bytes past it (the next reply)
+  // are kept for the next read.
   std::string read_reply(double seconds) {
-    return read(seconds, [](const std::string& text) {
+    auto reply_size = [](const std::string& text) -> std::size_t {
       const std::size_t head_end = text.find("\r\n\r\n");
-      if (head_end == std::string::npos) return false;
+      if (head_end == std::string::npos) return std::string::npos;
       const std::size_t at = text.find("Content-Length: ");
-      const std::size_t length = at < head_end ? std::stoul(text.substr(at + 16)) : 0;
-      return text.size() >= head_end + 4 + length;
-    });
+      const std::size_t size = head_end + 4 + (at < head_end ? std::stoul(text.substr(at + 16)) : 0);
+      return text.size() >= size ? size : std::string::npos;
+    };
+    std::string text = read(seconds, [&](const std::string& t) { return reply_size(t) != std::string::npos; });
+    if (const std::size_t size = reply_size(text); size != std::string::npos) {
+      unread_ = text.substr(size);
+      text.resize(size);
+    }
+    return text;
   }
   bool closed() const { return closed_; }
   double seconds_to_close() const { return closed_after_; }
@@ -91,6 +100,7 @@ class RawConnection {
   Clock::time_point opened_;
   bool closed_ = false;
   double closed_after_ = -1;
+  std::string unread_;  // received past the last reply read_reply returned
 };
 
 }  // namespace heptapod::test

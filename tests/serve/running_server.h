@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -31,8 +32,8 @@ inline ServerOptions int8_server() {
 class RunningServer {
  public:
   RunningServer(std::vector<ModelSpec> models, ServerOptions options) {
-    options.host = "127.0.0.1";
-    options.port = 0;
+    options.http.host = "127.0.0.1";
+    options.http.port = 0;
     server_ = std::make_unique<TranslationServer>(std::move(models), options);
     port_ = server_->bind();
     thread_ = std::thread([this] { server_->serve(); });
@@ -87,6 +88,37 @@ inline Reply get(httplib::Client& client, const std::string& path) {
   r.text = res->body;
   r.body = nlohmann::json::parse(res->body, nullptr, false);
   return r;
+}
+
+// What `heptapod translate` prints for `input` with int8_server()'s settings, one line per input line (a test
+// failure and an empty vector when it fails).
+inline std::vector<std::string> cli_translations(const TempDir& dir, const std::string& model, const std::string& input) {
+  std::string log;
+  const std::string out = dir.file("cli-translations.txt");
+  const int rc = run_heptapod("translate -m " + quoted(model) + " --compute-type int8 --max-extra-length 8 -i " +
+                                  quoted(input) + " -o " + quoted(out),
+                              dir, log);
+  EXPECT_EQ(rc, 0) << log;
+  return rc == 0 ? read_lines(out) : std::vector<std::string>{};
+}
+
+// `clients` threads, each on its own keep-alive connection from `connect`, translate `sources` through
+// LibreTranslate's API (es to en), sentence i by client i % clients: each reply's translatedText, or "HTTP
+// <status><body>" for a failure.
+inline std::vector<std::string> translate_concurrently(const std::function<httplib::Client()>& connect,
+                                                       const std::vector<std::string>& sources, int clients) {
+  std::vector<std::string> got(sources.size());
+  std::vector<std::thread> threads;
+  for (int k = 0; k < clients; ++k)
+    threads.emplace_back([&, k] {
+      httplib::Client c = connect();
+      for (std::size_t i = k; i < sources.size(); i += clients) {
+        const Reply r = post_json(c, "/translate", {{"q", sources[i]}, {"source", "es"}, {"target", "en"}});
+        got[i] = r.status == 200 ? r.body["translatedText"].get<std::string>() : "HTTP " + std::to_string(r.status) + r.text;
+      }
+    });
+  for (auto& t : threads) t.join();
+  return got;
 }
 
 }  // namespace heptapod::test

@@ -28,22 +28,16 @@ TEST(ServerUnderHostileClients, NormalRepliesExactAndHostileConnectionsClosedByD
   test::TempDir dir;
   const std::string model = test::make_model(dir);
   const std::string input = test::data_file("numbers.dev.es");
-  std::string log;
-  ASSERT_EQ(test::run_heptapod("translate -m " + test::quoted(model) + " --compute-type int8 --max-extra-length 8 -i " +
-                                   test::quoted(input) + " -o " + test::quoted(dir.file("cli.txt")),
-                               dir, log),
-            0)
-      << log;
-  const std::vector<std::string> want = read_lines(dir.file("cli.txt"));
+  const std::vector<std::string> want = test::cli_translations(dir, model, input);
   const std::vector<std::string> sources = read_lines(input);
   ASSERT_EQ(want.size(), sources.size());
 
   ServerOptions o = test::int8_server();
-  o.header_timeout = 1000ms;
-  o.body_timeout = 1000ms;
-  o.keep_alive_seconds = 1;
-  o.max_connections_per_address = 20;
-  test::RunningServer server({parse_model_spec("es-en=" + test::make_model(dir))}, o);
+  o.http.header_timeout = 1000ms;
+  o.http.body_timeout = 1000ms;
+  o.http.keep_alive = 1000ms;
+  o.http.max_connections_per_address = 20;
+  test::RunningServer server({parse_model_spec("es-en=" + model)}, o);
 
   // 240 hostile connections over 8 addresses: 30 each, of which the limit admits 20.
   bench::HostileOptions h;
@@ -55,18 +49,7 @@ TEST(ServerUnderHostileClients, NormalRepliesExactAndHostileConnectionsClosedByD
   ASSERT_TRUE(hostile.wait_for([](const bench::HostileStats& s) { return s.slow_loris.opened + s.idle.opened == 240; }, 10s))
       << hostile.stats().first_connect_error;
 
-  constexpr int kClients = 8;
-  std::vector<std::string> got(sources.size());
-  std::vector<std::thread> clients;
-  for (int k = 0; k < kClients; ++k)
-    clients.emplace_back([&, k] {
-      httplib::Client c = server.client();
-      for (std::size_t i = k; i < sources.size(); i += kClients) {
-        const test::Reply r = test::post_json(c, "/translate", {{"q", sources[i]}, {"source", "es"}, {"target", "en"}});
-        got[i] = r.status == 200 ? r.body["translatedText"].get<std::string>() : "HTTP " + std::to_string(r.status) + r.text;
-      }
-    });
-  for (auto& t : clients) t.join();
+  const std::vector<std::string> got = test::translate_concurrently([&] { return server.client(); }, sources, 8);
   for (std::size_t i = 0; i < sources.size(); ++i) EXPECT_EQ(got[i], want[i]) << "line " << i + 1;
 
   // Every hostile connection ends: refused, or closed by its deadline.

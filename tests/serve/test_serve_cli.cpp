@@ -85,40 +85,16 @@ class ServeProcess {
   bool waited_ = false;
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t at = 0;
-  for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1) lines.push_back(text.substr(at, end - at));
-  return lines;
-}
-
 TEST(ServeCli, ConcurrentClientsGetTheBytesOfHeptapodTranslate) {
   test::TempDir dir;
   const std::string model = test::make_model(dir);
   const std::string input = test::data_file("numbers.dev.es");
-  std::string log;
-  ASSERT_EQ(test::run_heptapod("translate -m " + test::quoted(model) + " --compute-type int8 --max-extra-length 8 -i " +
-                                   test::quoted(input) + " -o " + test::quoted(dir.file("cli.txt")),
-                               dir, log),
-            0)
-      << log;
-  const std::vector<std::string> want = lines_of(test::slurp(dir.file("cli.txt")));
+  const std::vector<std::string> want = test::cli_translations(dir, model, input);
   const std::vector<std::string> sources = read_lines(input);
   ASSERT_EQ(want.size(), sources.size());
 
   ServeProcess server({"-m", "es-en=" + model, "--compute-type", "int8", "--max-extra-length", "8"}, dir.file("serve.log"));
-  constexpr int kClients = 16;
-  std::vector<std::string> got(sources.size());
-  std::vector<std::thread> clients;
-  for (int k = 0; k < kClients; ++k)
-    clients.emplace_back([&, k] {
-      httplib::Client c = server.client();
-      for (std::size_t i = k; i < sources.size(); i += kClients) {
-        const test::Reply r = post_json(c, "/translate", {{"q", sources[i]}, {"source", "es"}, {"target", "en"}});
-        got[i] = r.status == 200 ? r.body["translatedText"].get<std::string>() : "HTTP " + std::to_string(r.status) + r.text;
-      }
-    });
-  for (auto& t : clients) t.join();
+  const std::vector<std::string> got = test::translate_concurrently([&] { return server.client(); }, sources, 16);
   for (std::size_t i = 0; i < sources.size(); ++i) EXPECT_EQ(got[i], want[i]) << "line " << i + 1;
   EXPECT_EQ(server.stop(), 0) << server.log();
   // One log line per request.

@@ -27,7 +27,7 @@ class ServerLimits : public ::testing::Test {
     dir_ = new test::TempDir;
     const std::string model = test::make_model(*dir_);
     ServerOptions o = int8_server();
-    o.limits.max_body_bytes = 4096;
+    o.http.max_body_bytes = 4096;
     o.limits.max_characters = 300;
     o.limits.max_sentences = 5;
     o.limits.max_beam = 6;

@@ -87,22 +87,24 @@ std::string ServerMetrics::render(const ServerGauges& gauges) const {
            "} " + std::to_string(count) + "\n";
   help(out, "heptapod_request_duration_seconds", "histogram", "HTTP request latency, from headers read to reply ready");
   for (const auto& [path, h] : latency_) h.render(out, "heptapod_request_duration_seconds", label("path", path));
-  help(out, "heptapod_connections_active", "gauge", "HTTP connections open");
-  out += "heptapod_connections_active " + std::to_string(gauges.open_connections) + "\n";
-  help(out, "heptapod_requests_in_progress", "gauge", "HTTP requests being handled");
-  out += "heptapod_requests_in_progress " + std::to_string(gauges.requests_in_handlers) + "\n";
-  help(out, "heptapod_connections_pending", "gauge", "HTTP requests waiting for a request thread");
-  out += "heptapod_connections_pending " + std::to_string(gauges.requests_waiting) + "\n";
-  help(out, "heptapod_connections_refused_total", "counter",
-       "connections refused at accept: too many from one address (429) or in all (503)");
-  out += "heptapod_connections_refused_total{reason=\"per_address\"} " + std::to_string(gauges.refused_per_address) + "\n";
-  out += "heptapod_connections_refused_total{reason=\"total\"} " + std::to_string(gauges.refused_total) + "\n";
-  help(out, "heptapod_request_timeouts_total", "counter",
-       "requests whose header or body missed its deadline (408, or a silent close when nothing was sent)");
-  out += "heptapod_request_timeouts_total{phase=\"header\"} " + std::to_string(gauges.header_timeouts) + "\n";
-  out += "heptapod_request_timeouts_total{phase=\"body\"} " + std::to_string(gauges.body_timeouts) + "\n";
-  help(out, "heptapod_connections_idle_closed_total", "counter", "keep-alive connections closed after --keep-alive idle seconds");
-  out += "heptapod_connections_idle_closed_total " + std::to_string(gauges.idle_closed) + "\n";
+  if (const FrontEndCounts* c = gauges.connections) {
+    help(out, "heptapod_connections_active", "gauge", "HTTP connections open");
+    out += "heptapod_connections_active " + std::to_string(c->open.load()) + "\n";
+    help(out, "heptapod_requests_in_progress", "gauge", "HTTP requests being handled");
+    out += "heptapod_requests_in_progress " + std::to_string(c->in_handlers.load()) + "\n";
+    help(out, "heptapod_connections_pending", "gauge", "HTTP requests waiting for a request thread");
+    out += "heptapod_connections_pending " + std::to_string(c->waiting.load()) + "\n";
+    help(out, "heptapod_connections_refused_total", "counter",
+         "connections refused at accept: too many from one address (429) or in all (503)");
+    out += "heptapod_connections_refused_total{reason=\"per_address\"} " + std::to_string(c->refused_per_address.load()) + "\n";
+    out += "heptapod_connections_refused_total{reason=\"total\"} " + std::to_string(c->refused_total.load()) + "\n";
+    help(out, "heptapod_request_timeouts_total", "counter",
+         "requests whose header or body missed its deadline (408, or a silent close when nothing was sent)");
+    out += "heptapod_request_timeouts_total{phase=\"header\"} " + std::to_string(c->header_timeouts.load()) + "\n";
+    out += "heptapod_request_timeouts_total{phase=\"body\"} " + std::to_string(c->body_timeouts.load()) + "\n";
+    help(out, "heptapod_connections_idle_closed_total", "counter", "keep-alive connections closed after --keep-alive idle seconds");
+    out += "heptapod_connections_idle_closed_total " + std::to_string(c->idle_closed.load()) + "\n";
+  }
 
   help(out, "heptapod_queue_sentences", "gauge", "sentences waiting in a model's translation queue");
   for (const auto& [model, s] : gauges.queues)

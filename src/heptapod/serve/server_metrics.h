@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "heptapod/serve/http_front_end.h"
 #include "heptapod/serve/translation_queue.h"
 
 namespace heptapod {
@@ -33,10 +34,7 @@ class Histogram {
 // What the server reads at scrape time.
 struct ServerGauges {
   bool ready = false;
-  int open_connections = 0, requests_in_handlers = 0, requests_waiting = 0;
-  // The front end's cumulative counts: connections refused (per address, all), 408s (header, body), idle
-  // keep-alive connections closed.
-  std::uint64_t refused_per_address = 0, refused_total = 0, header_timeouts = 0, body_timeouts = 0, idle_closed = 0;
+  const FrontEndCounts* connections = nullptr;  // the front end's gauges and counts; none: not rendered
   std::vector<std::pair<std::string, QueueStats>> queues;  // model pair -> its queue
 };
 

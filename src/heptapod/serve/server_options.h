@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "heptapod/decode/translator.h"
+#include "heptapod/serve/http_front_end.h"
 #include "heptapod/serve/served_model.h"
 #include "heptapod/serve/translation_queue.h"
 
 namespace heptapod {
 
-// Limits on one request; breaking one is a 4xx reply naming the limit, never a crash.
+// Limits on one request's content (its size is the front end's); breaking one is a 4xx reply naming the limit.
 struct RequestLimits {
-  std::size_t max_body_bytes = 1 << 20;  // 413 beyond
   int max_characters = 20000;            // characters (code points) of all texts of a request; 400 beyond
   int max_sentences = 256;               // lines of all texts of a request; 400 beyond
   int max_beam = 16, max_nbest = 16;     // per-request search options above these are 400
@@ -25,16 +25,7 @@ struct RequestLimits {
 };
 
 struct ServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 8080;                   // 0: any free port (Server::port() says which)
-  int http_threads = 256;            // request threads: a request holds one while it is handled
-  int listen_backlog = 1024;         // connections the kernel holds before accept
-  int keep_alive_seconds = 5;        // an idle keep-alive connection is closed after this
-  int keep_alive_requests = 1000;    // requests per connection before it is closed
-  std::chrono::milliseconds header_timeout{10000};  // a whole request header, else 408
-  std::chrono::milliseconds body_timeout{30000};    // a whole request body after its header, else 408
-  int max_connections = 8192;        // open connections; a new one beyond gets 503 and is closed
-  int max_connections_per_address = 256;  // open connections from one client address; beyond, 429
+  FrontEndOptions http;              // address, connections, deadlines, body size (413)
   RequestLimits limits;
   QueueOptions queue;                // per model
   TranslateOptions defaults;         // search options of requests that set none

@@ -56,22 +56,6 @@ struct ServedTranslator {
 
 enum class Api { LibreTranslate, Native };
 
-FrontEndOptions front_end_options(const ServerOptions& o) {
-  FrontEndOptions f;
-  f.host = o.host;
-  f.port = o.port;
-  f.listen_backlog = o.listen_backlog;
-  f.request_threads = o.http_threads;
-  f.header_timeout = o.header_timeout;
-  f.body_timeout = o.body_timeout;
-  f.keep_alive = std::chrono::seconds(o.keep_alive_seconds);
-  f.keep_alive_requests = o.keep_alive_requests;
-  f.max_connections = o.max_connections;
-  f.max_connections_per_address = o.max_connections_per_address;
-  f.max_body_bytes = o.limits.max_body_bytes;
-  return f;
-}
-
 }  // namespace
 
 struct TranslationServer::Impl {
@@ -119,7 +103,7 @@ TranslationServer::TranslationServer(std::vector<ModelSpec> models, const Server
                                                           " is above --max-beam " + std::to_string(l.max_beam) +
                                                           ": every request would be refused");
   require(l.timeout.count() > 0, "--timeout must be positive");
-  impl_->http = std::make_unique<HttpFrontEnd>(front_end_options(options));  // checks the connection options
+  impl_->http = std::make_unique<HttpFrontEnd>(options.http);  // checks the connection options
   impl_->specs = std::move(models);
   impl_->options = options;
   if (!options.api_keys_file.empty()) impl_->api_keys = load_api_keys(options.api_keys_file);
@@ -264,15 +248,7 @@ void TranslationServer::Impl::translate(HttpExchange& exchange, Api api) {
 ServerGauges TranslationServer::Impl::gauges() const {
   ServerGauges g;
   g.ready = ready;
-  const FrontEndCounts& c = http->counts();
-  g.open_connections = c.open;
-  g.requests_in_handlers = c.in_handlers;
-  g.requests_waiting = c.waiting;
-  g.refused_per_address = c.refused_per_address;
-  g.refused_total = c.refused_total;
-  g.header_timeouts = c.header_timeouts;
-  g.body_timeouts = c.body_timeouts;
-  g.idle_closed = c.idle_closed;
+  g.connections = &http->counts();
   if (ready)
     for (const ServedTranslator& m : models) g.queues.emplace_back(m.spec.pair(), m.queue->stats());
   return g;
