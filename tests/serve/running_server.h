@@ -90,16 +90,21 @@ inline Reply get(httplib::Client& client, const std::string& path) {
   return r;
 }
 
-// What `heptapod translate` prints for `input` with int8_server()'s settings, one line per input line (a test
-// failure and an empty vector when it fails).
-inline std::vector<std::string> cli_translations(const TempDir& dir, const std::string& model, const std::string& input) {
+// The servers' reference: numbers() and what `heptapod translate` prints for them with int8_server()'s
+// settings, one line each (a test failure, and no translations, when it fails).
+struct CliReference {
+  std::vector<std::string> sources, translations;
+};
+inline CliReference cli_reference(const TempDir& dir, const std::string& model) {
   std::string log;
-  const std::string out = dir.file("cli-translations.txt");
+  const std::string input = data_file("numbers.dev.es"), out = dir.file("cli-translations.txt");
   const int rc = run_heptapod("translate -m " + quoted(model) + " --compute-type int8 --max-extra-length 8 -i " +
                                   quoted(input) + " -o " + quoted(out),
                               dir, log);
   EXPECT_EQ(rc, 0) << log;
-  return rc == 0 ? read_lines(out) : std::vector<std::string>{};
+  CliReference r{numbers(), rc == 0 ? read_lines(out) : std::vector<std::string>{}};
+  EXPECT_EQ(r.translations.size(), r.sources.size());
+  return r;
 }
 
 // `clients` threads, each on its own keep-alive connection from `connect`, translate `sources` through

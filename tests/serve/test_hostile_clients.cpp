@@ -27,9 +27,9 @@ double metric(const std::string& page, const std::string& name) {
 TEST(ServerUnderHostileClients, NormalRepliesExactAndHostileConnectionsClosedByDeadlines) {
   test::TempDir dir;
   const std::string model = test::make_model(dir);
-  const std::string input = test::data_file("numbers.dev.es");
-  const std::vector<std::string> want = test::cli_translations(dir, model, input);
-  const std::vector<std::string> sources = read_lines(input);
+  const test::CliReference reference = test::cli_reference(dir, model);
+  const std::vector<std::string>& sources = reference.sources;
+  const std::vector<std::string>& want = reference.translations;
   ASSERT_EQ(want.size(), sources.size());
 
   ServerOptions o = test::int8_server();

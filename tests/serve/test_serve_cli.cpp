@@ -88,9 +88,9 @@ class ServeProcess {
 TEST(ServeCli, ConcurrentClientsGetTheBytesOfHeptapodTranslate) {
   test::TempDir dir;
   const std::string model = test::make_model(dir);
-  const std::string input = test::data_file("numbers.dev.es");
-  const std::vector<std::string> want = test::cli_translations(dir, model, input);
-  const std::vector<std::string> sources = read_lines(input);
+  const test::CliReference reference = test::cli_reference(dir, model);
+  const std::vector<std::string>& sources = reference.sources;
+  const std::vector<std::string>& want = reference.translations;
   ASSERT_EQ(want.size(), sources.size());
 
   ServeProcess server({"-m", "es-en=" + model, "--compute-type", "int8", "--max-extra-length", "8"}, dir.file("serve.log"));
