@@ -216,6 +216,7 @@ void Connection::await_next_request() {
     return read_header();
   }
   phase_ = Phase::Idle;
+  buffer_.shrink_to_fit();  // an idle connection keeps no buffer from its last request
   arm(Clock::now() + shared_.options.keep_alive);
   socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) {
     if (ec) {
