@@ -5,6 +5,13 @@
 # the latency of one sentence through the Translator API in a warm process (serve_load alone). Then the table,
 # with the goals checked (bench/serve_report.py): at 32 clients batching gives >= 3x the throughput of one at a
 # time; at 128 clients it reaches >= 75% of offline; with one client its p50 is <= 1.2x that of the Translator.
+# Then the hostile section (beam 4, batching, 32 clients, the server's default limits): the server alone, then
+# beside HOSTILE_SLOW_LORIS (2000) slow-loris and HOSTILE_IDLE (2000) idle keep-alive connections from
+# 127.0.0.2..9 (serve_load --slow-loris/--idle, reconnecting), with the goals: p50 <= 2x the unloaded p50, no
+# request failed, the server's peak RSS < 500 MB (about 2 minutes more). BASELINE: another heptapod binary (the
+# thread-per-connection front end); set, every server configuration runs with both ("front_end": "event" for
+# BUILD's, "baseline"), side by side in the table, which doubles the time. The baseline may hang its clients
+# under the hostile load (each request gives up after 120 s): its hostile run can take a few minutes.
 #   bench/serve.sh [--compute-type int8|float32|bfloat16] [MODEL] [SENTENCES]
 #   (defaults: int8, runs/demo/model.htp, runs/bible/data/test.es)
 # BUILD (default build) holds apps/heptapod and bench/serve_load; raw results go to OUT/serve/ (OUT default
@@ -37,7 +44,14 @@ warmup=${WARMUP:-2}
 source bench/common.sh
 heptapod=$build/apps/heptapod
 load=$build/bench/serve_load
+hostile_slow_loris=${HOSTILE_SLOW_LORIS:-2000}
+hostile_idle=${HOSTILE_IDLE:-2000}
 need_built "$heptapod" "$load"
+front_ends=(event)
+if [ -n "${BASELINE:-}" ]; then
+  need_built "$BASELINE"
+  front_ends+=(baseline)
+fi
 for f in "$model" "$sentences"; do [ -f "$f" ] || { echo "no $f" >&2; exit 1; }; done
 raw=$out/serve
 rm -rf "$raw"
@@ -63,12 +77,18 @@ json_or_null() {  # FILE: its text, or null when a run wrote none
   cat "$1" 2> /dev/null || echo null
 }
 
-# start_server LOG FLAGS...: starts `heptapod serve` on a free port of 127.0.0.1 and waits until its /health
-# says 200. Sets server_pid and server_url.
+# binary_of FRONT_END: the heptapod binary of the event (BUILD's) or the baseline front end.
+binary_of() {
+  if [ "$1" = baseline ]; then echo "$BASELINE"; else echo "$heptapod"; fi
+}
+
+# start_server LOG FRONT_END FLAGS...: starts `heptapod serve` of that front end on a free port of 127.0.0.1 and
+# waits until its /health says 200. Sets server_pid and server_url.
 start_server() {
-  local log=$1 port="" i
-  shift
-  "$heptapod" serve -m "es-en=$model" --host 127.0.0.1 --port 0 --compute-type "$compute_type" "$@" 2> "$log" &
+  local log=$1 binary port="" i
+  binary=$(binary_of "$2")
+  shift 2
+  "$binary" serve -m "es-en=$model" --host 127.0.0.1 --port 0 --compute-type "$compute_type" "$@" 2> "$log" &
   server_pid=$!
   for i in $(seq 300); do  # 30 s
     port=$(sed -n 's|^heptapod serve: listening on http://127\.0\.0\.1:\([0-9]*\) .*|\1|p' "$log")
@@ -104,19 +124,36 @@ stop_server() {
   server_pid=""
 }
 
-# run_server BEAM CLIENTS batching|one-at-a-time: one server, one load, one record.
+# run_server BEAM CLIENTS batching|one-at-a-time FRONT_END: one server, one load, one record.
 run_server() {
-  local beam=$1 clients=$2 kind=$3 name=server-$3-b$1-c$2 flags=(--beam "$1")
+  local beam=$1 clients=$2 kind=$3 front=$4 name=server-$4-$3-b$1-c$2 flags=(--beam "$1")
   [ "$kind" = batching ] || flags+=(--no-batching)
-  echo "== beam $beam, $clients clients, $kind" >&2
-  start_server "$raw/$name.log" "${flags[@]}"
+  echo "== beam $beam, $clients clients, $kind, $front front end" >&2
+  start_server "$raw/$name.log" "$front" "${flags[@]}"
   local load_rc=0
   "$load" http --url "$server_url" --sentences "$sentences" --clients "$clients" --requests "$(requests_for "$clients")" \
     --max-seconds "$max_seconds" --warmup "$warmup" --beam "$beam" --json "$raw/$name.load.json" || load_rc=$?
   stop_server
-  printf '{"kind": "server", "server": "%s", "beam": %d, "clients": %d, "compute_type": "%s", "peak_rss_mb": %s, "exit_code": %d, "load_exit_code": %d, "load": %s}\n' \
-    "$kind" "$beam" "$clients" "$compute_type" "$server_rss_mb" "$server_rc" "$load_rc" "$(json_or_null "$raw/$name.load.json")" \
+  printf '{"kind": "server", "server": "%s", "front_end": "%s", "beam": %d, "clients": %d, "compute_type": "%s", "peak_rss_mb": %s, "exit_code": %d, "load_exit_code": %d, "load": %s}\n' \
+    "$kind" "$front" "$beam" "$clients" "$compute_type" "$server_rss_mb" "$server_rc" "$load_rc" "$(json_or_null "$raw/$name.load.json")" \
     > "$raw/$name.json"
+}
+
+# run_hostile FRONT_END SLOW_LORIS IDLE: a batching server (beam 4, no limit flags: its defaults hold, and the
+# baseline takes the same command line) under 32 clients, beside that many hostile connections (0 0: the
+# unloaded reference); one record.
+run_hostile() {
+  local front=$1 slow_loris=$2 idle=$3 beam=4 clients=32 name=hostile-$1-s$2-i$3
+  echo "== hostile: $slow_loris slow-loris + $idle idle connections, $clients clients, $front front end" >&2
+  start_server "$raw/$name.log" "$front" --beam "$beam"
+  local load_rc=0
+  "$load" http --url "$server_url" --sentences "$sentences" --clients "$clients" --requests "$(requests_for "$clients")" \
+    --max-seconds "$max_seconds" --warmup "$warmup" --beam "$beam" --slow-loris "$slow_loris" --idle "$idle" \
+    --json "$raw/$name.load.json" || load_rc=$?
+  stop_server
+  printf '{"kind": "hostile", "server": "batching", "front_end": "%s", "beam": %d, "clients": %d, "slow_loris": %d, "idle": %d, "compute_type": "%s", "peak_rss_mb": %s, "exit_code": %d, "load_exit_code": %d, "load": %s}\n' \
+    "$front" "$beam" "$clients" "$slow_loris" "$idle" "$compute_type" "$server_rss_mb" "$server_rc" "$load_rc" \
+    "$(json_or_null "$raw/$name.load.json")" > "$raw/$name.json"
 }
 
 # run_offline BEAM: `heptapod translate` over the whole file, less the time it takes to load the model.
@@ -143,8 +180,17 @@ for beam in "${beams[@]}"; do
   run_offline "$beam"
   run_alone "$beam"
   for clients in "${client_counts[@]}"; do
-    for kind in batching one-at-a-time; do run_server "$beam" "$clients" "$kind"; done
+    for kind in batching one-at-a-time; do
+      for front in "${front_ends[@]}"; do run_server "$beam" "$clients" "$kind" "$front"; done
+    done
   done
+done
+# Thousands of connections need as many descriptors, in the server as in serve_load: the soft limit goes up to
+# the hard one (as a service's LimitNOFILE would set it).
+ulimit -Sn "$(ulimit -Hn)"
+for front in "${front_ends[@]}"; do
+  run_hostile "$front" 0 0
+  run_hostile "$front" "$hostile_slow_loris" "$hostile_idle"
 done
 {
   machine_line

@@ -1,7 +1,8 @@
 // serve_load: the load generator of bench/serve.sh, and its reference in one warm process.
 //   serve_load wait  --url URL [--max-seconds S]
 //   serve_load http  --url URL --sentences FILE --clients N --requests R [--max-seconds S] [--beam B]
-//                    [--warmup W] [--source es --target en] --json OUT
+//                    [--warmup W] [--source es --target en] [--slow-loris L] [--idle I]
+//                    [--hostile-from A,B,...] [--hostile-ramp-seconds H] --json OUT
 //   serve_load alone --model MODEL --sentences FILE --requests R [--max-seconds S] [--beam B]
 //                    [--compute-type T] [--threads T] [--warmup W] --json OUT
 // wait: polls GET /health until it says 200 (exit 1 after S seconds).
@@ -10,6 +11,14 @@
 //   of FILE, taken round-robin across all clients, R requests in all or S seconds, whichever ends first. Each
 //   client first sends W warm-up requests (not timed). A reply other than 200 with a translatedText is an error.
 //   --beam only labels the result (LibreTranslate requests carry no beam: the server's --beam decides).
+//   With --slow-loris or --idle, that many hostile connections (bench/hostile_clients.h: header lines that never
+//   end, keep-alive connections left silent after one GET /health) from the --hostile-from addresses (default
+//   127.0.0.2 ... 127.0.0.9; the clients stay on 127.0.0.1) start H seconds (default 5) before the clients and
+//   stay through the timed load, a new one replacing each the server closes or refuses. The JSON then has
+//   "hostile" (per kind: connections asked, opened, open_at_start, open_now, open_max, refused and closed by
+//   what the server answered, refused_total, closed_total, close_seconds_max/median; the idle ones'
+//   health_status) and "server_metrics" (the server's connection-refusal and request-timeout counters from
+//   GET /metrics after the hostile connections are closed; {} where it has none, null with no reply).
 // alone: the same sentences, one at a time, through heptapod::Translator with the server's defaults
 //   (TranslateOptions{} with search.beam = B): what one request costs without the server.
 // Both print one summary line and write JSON to OUT: requests, errors, seconds, sentences_per_second, p50_ms,
@@ -29,8 +38,11 @@
 #include <latch>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "heptapod/core/error.h"
@@ -39,6 +51,7 @@
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/kernels/threads.h"
 #include "heptapod/model/inference_weights.h"
+#include "hostile_clients.h"
 
 namespace heptapod::bench {
 namespace {
@@ -58,6 +71,13 @@ struct RunOptions {
 struct HttpOptions {
   std::string url, source = "es", target = "en";
   int clients = 1;
+};
+
+// http's hostile connections; none unless slow_loris or idle is set.
+struct HostileFlags {
+  int slow_loris = 0, idle = 0;
+  std::vector<std::string> from = HostileOptions{}.source_addresses;
+  double ramp_seconds = 5;
 };
 
 struct AloneOptions {
@@ -219,6 +239,82 @@ bool wait_healthy(const std::string& url, double max_seconds) {
   return false;
 }
 
+// ---- http beside hostile connections ----
+
+// The host and port of an http://HOST[:PORT][/...] URL.
+std::pair<std::string, int> host_and_port(std::string url) {
+  if (url.starts_with("http://")) url.erase(0, 7);
+  url = url.substr(0, url.find('/'));
+  const std::size_t colon = url.rfind(':');
+  if (colon == std::string::npos) return {url, 80};
+  return {url.substr(0, colon), std::stoi(url.substr(colon + 1))};
+}
+
+json kind_json(int asked, long long open_at_start, const HostileKindStats& s) {
+  json j = {{"connections", asked}, {"opened", s.opened}, {"open_at_start", open_at_start},
+            {"open_now", s.open_now}, {"open_max", s.open_max}, {"refused", s.refused},
+            {"refused_total", s.refused_total()}, {"closed", s.closed}, {"closed_total", s.closed_total()},
+            {"close_seconds_max", s.close_seconds_max}, {"close_seconds_median", s.close_seconds_median}};
+  if (!s.health_status.empty()) {
+    json health = json::object();
+    for (const auto& [status, count] : s.health_status) health[std::to_string(status)] = count;
+    j["health_status"] = health;
+  }
+  return j;
+}
+
+void log_hostile(const char* when, const HostileStats& s) {
+  std::fprintf(stderr, "serve_load http: hostile %s: slow-loris %lld open, %lld refused, %lld closed; "
+               "idle %lld open, %lld refused, %lld closed\n", when, s.slow_loris.open_now, s.slow_loris.refused_total(),
+               s.slow_loris.closed_total(), s.idle.open_now, s.idle.refused_total(), s.idle.closed_total());
+}
+
+// The server's counters of refused connections and request timeouts, "name{labels}" -> value; null when
+// GET /metrics gets no 200.
+json scrape_metrics(const std::string& url) {
+  httplib::Client client = connect(url, 10);
+  client.set_connection_timeout(5);
+  const httplib::Result res = client.Get("/metrics");
+  if (!res || res->status != 200) return nullptr;
+  json counters = json::object();
+  std::istringstream lines(res->body);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t space = line.rfind(' ');
+    if (space != std::string::npos && (line.starts_with("heptapod_connections_refused_total") ||
+                                       line.starts_with("heptapod_request_timeouts_total")))
+      counters[line.substr(0, space)] = std::strtod(line.c_str() + space + 1, nullptr);
+  }
+  return counters;
+}
+
+// run_http with the hostile connections open throughout: started ramp_seconds before it, closed after.
+json run_http_beside_hostile(const HttpOptions& http, const RunOptions& run, const HostileFlags& flags) {
+  HostileOptions o;
+  std::tie(o.host, o.port) = host_and_port(http.url);
+  o.slow_loris = flags.slow_loris;
+  o.idle = flags.idle;
+  o.source_addresses = flags.from;
+  o.reconnect = true;
+  HostileClients hostile(o);
+  std::this_thread::sleep_for(std::chrono::duration<double>(flags.ramp_seconds));
+  const HostileStats at_start = hostile.stats();
+  log_hostile("at the start", at_start);
+  json result = run_http(http, run);
+  const HostileStats at_end = hostile.stats();
+  hostile.stop();
+  log_hostile("at the end", at_end);
+  result["hostile"] = {
+      {"slow_loris", kind_json(o.slow_loris, at_start.slow_loris.open_now, at_end.slow_loris)},
+      {"idle", kind_json(o.idle, at_start.idle.open_now, at_end.idle)},
+      {"source_addresses", o.source_addresses},
+      {"ramp_seconds", flags.ramp_seconds},
+      {"interval_seconds", std::chrono::duration<double>(o.interval).count()},
+      {"reconnect_pause_seconds", std::chrono::duration<double>(o.reconnect_pause).count()},
+      {"first_connect_error", at_end.first_connect_error}};
+  result["server_metrics"] = scrape_metrics(http.url);
+  return result;
+}
+
 // ---- alone ----
 
 json run_alone(const AloneOptions& alone, const RunOptions& run) {
@@ -270,6 +366,7 @@ int main(int argc, char** argv) {
   RunOptions run;
   HttpOptions http;
   AloneOptions alone;
+  HostileFlags hostile;
   double wait_seconds = 60;
 
   auto* wait = app.add_subcommand("wait", "Wait until GET /health says 200");
@@ -283,6 +380,14 @@ int main(int argc, char** argv) {
   load->add_option("--warmup", run.warmup, "Untimed requests per client first")->check(CLI::NonNegativeNumber)->capture_default_str();
   load->add_option("--source", http.source, "LibreTranslate source")->capture_default_str();
   load->add_option("--target", http.target, "LibreTranslate target")->capture_default_str();
+  load->add_option("--slow-loris", hostile.slow_loris, "Hostile connections that never end their request header")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  load->add_option("--idle", hostile.idle, "Hostile keep-alive connections left silent after one GET /health")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  load->add_option("--hostile-from", hostile.from, "Source addresses of the hostile connections, round-robin")
+      ->delimiter(',')->capture_default_str();
+  load->add_option("--hostile-ramp-seconds", hostile.ramp_seconds, "Seconds the hostile connections run before the clients start")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   add_run_options(load, run);
 
   auto* solo = app.add_subcommand("alone", "Time the same sentences one at a time through the Translator API");
@@ -301,7 +406,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (load->parsed()) {
-      const nlohmann::json result = run_http(http, run);
+      const bool beside_hostile = hostile.slow_loris > 0 || hostile.idle > 0;
+      const nlohmann::json result = beside_hostile ? run_http_beside_hostile(http, run, hostile) : run_http(http, run);
       report("http, " + std::to_string(http.clients) + (http.clients == 1 ? " client" : " clients"), result, run.json_path);
       return result["errors"].get<int>() == 0 ? 0 : 2;
     }
