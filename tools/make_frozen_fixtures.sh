@@ -6,6 +6,9 @@
 #
 #   tools/make_frozen_fixtures.sh build/apps/heptapod
 #
+# LABEL=zen4 tools/make_frozen_fixtures.sh BINARY records another machine's training outcomes beside the
+# recorded ones, as <isa>/NAME@LABEL.* (the tests accept either): only the train and mpi2 commands run.
+#
 # The model (model.htp) is trained once: 300 updates of the tiny preset on the numbers corpus. The commands of
 # frozen/commands.txt then run under every ISA this machine runs, into frozen/<isa>/, since kernels may round
 # differently per ISA. They run with --threads 1; the machine's ISA is in each directory's name.
@@ -44,6 +47,8 @@ for isa in baseline avx2 avx512; do
   if ! HEPTAPOD_ISA=$isa "$bin" info >/dev/null 2>&1; then echo "skipping $isa: this machine cannot run it"; continue; fi
   mkdir -p "$out/$isa"
   grep -v '^#' $out/commands.txt | while read -r name kind args; do
+    [ -z "${LABEL:-}" ] || [ "$kind" != stdout ] || continue
+    record=$name${LABEL:+@$LABEL}
     run="$work/$isa-$name"
     args=${args//\{model\}/$out/model.htp}
     args=${args//\{input\}/$out/input.en}
@@ -60,8 +65,8 @@ for isa in baseline avx2 avx512; do
         else
           HEPTAPOD_ISA=$isa "$bin" $args >/dev/null 2>&1 </dev/null
         fi
-        records "$run" > "$out/$isa/$name.metrics.jsonl"
-        sha256sum < "$run/model.htp" | cut -d' ' -f1 > "$out/$isa/$name.model.sha256" ;;
+        records "$run" > "$out/$isa/$record.metrics.jsonl"
+        sha256sum < "$run/model.htp" | cut -d' ' -f1 > "$out/$isa/$record.model.sha256" ;;
     esac
     echo "$isa $name"
   done
