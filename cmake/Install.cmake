@@ -56,7 +56,6 @@ install(TARGETS ${_heptapod_layer_targets} ${_heptapod_isa_targets} heptapod_lib
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/heptapod/ DESTINATION include/heptapod COMPONENT development
         FILES_MATCHING PATTERN "*.h"
-        PATTERN "http_connection.h" EXCLUDE  # the front end's internals (Boost.Asio), included by its .cpp files alone
         REGEX "/kernels/(naive|isa)$" EXCLUDE)
 
 install(EXPORT heptapodTargets NAMESPACE heptapod:: DESTINATION ${HEPTAPOD_INSTALL_CMAKEDIR}
