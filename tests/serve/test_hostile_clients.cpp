@@ -28,9 +28,7 @@ TEST(ServerUnderHostileClients, NormalRepliesExactAndHostileConnectionsClosedByD
   test::TempDir dir;
   const std::string model = test::make_model(dir);
   const test::CliReference reference = test::cli_reference(dir, model);
-  const std::vector<std::string>& sources = reference.sources;
-  const std::vector<std::string>& want = reference.translations;
-  ASSERT_EQ(want.size(), sources.size());
+  ASSERT_EQ(reference.translations.size(), reference.sources.size());
 
   ServerOptions o = test::int8_server();
   o.http.header_timeout = 1000ms;
@@ -49,8 +47,9 @@ TEST(ServerUnderHostileClients, NormalRepliesExactAndHostileConnectionsClosedByD
   ASSERT_TRUE(hostile.wait_for([](const bench::HostileStats& s) { return s.slow_loris.opened + s.idle.opened == 240; }, 10s))
       << hostile.stats().first_connect_error;
 
-  const std::vector<std::string> got = test::translate_concurrently([&] { return server.client(); }, sources, 8);
-  for (std::size_t i = 0; i < sources.size(); ++i) EXPECT_EQ(got[i], want[i]) << "line " << i + 1;
+  const std::vector<std::string> got =
+      test::translate_concurrently([&] { return server.client(); }, reference.sources, 8);
+  EXPECT_EQ(got, reference.translations);
 
   // Every hostile connection ends: refused, or closed by its deadline.
   ASSERT_TRUE(hostile.wait_for(
@@ -67,7 +66,7 @@ TEST(ServerUnderHostileClients, NormalRepliesExactAndHostileConnectionsClosedByD
   EXPECT_EQ(s.slow_loris.closed_total() + s.idle.closed_total(), 160);
   EXPECT_GE(s.slow_loris.close_seconds_median, 0.6);  // the deadline runs from the accept, just before the first byte
   EXPECT_LT(s.slow_loris.close_seconds_max, 3.0);
-  EXPECT_GE(s.idle.close_seconds_median, 0.9);
+  EXPECT_GE(s.idle.close_seconds_median, 0.7);  // the keep-alive timeout runs from the reply's write
   EXPECT_LT(s.idle.close_seconds_max, 3.0);
 
   httplib::Client c = server.client();

@@ -89,19 +89,18 @@ TEST(ServeCli, ConcurrentClientsGetTheBytesOfHeptapodTranslate) {
   test::TempDir dir;
   const std::string model = test::make_model(dir);
   const test::CliReference reference = test::cli_reference(dir, model);
-  const std::vector<std::string>& sources = reference.sources;
-  const std::vector<std::string>& want = reference.translations;
-  ASSERT_EQ(want.size(), sources.size());
+  ASSERT_EQ(reference.translations.size(), reference.sources.size());
 
   ServeProcess server({"-m", "es-en=" + model, "--compute-type", "int8", "--max-extra-length", "8"}, dir.file("serve.log"));
-  const std::vector<std::string> got = test::translate_concurrently([&] { return server.client(); }, sources, 16);
-  for (std::size_t i = 0; i < sources.size(); ++i) EXPECT_EQ(got[i], want[i]) << "line " << i + 1;
+  const std::vector<std::string> got =
+      test::translate_concurrently([&] { return server.client(); }, reference.sources, 16);
+  EXPECT_EQ(got, reference.translations);
   EXPECT_EQ(server.stop(), 0) << server.log();
   // One log line per request.
   const std::string text = server.log();
   std::size_t logged = 0;
   for (std::size_t at = 0; (at = text.find("POST /translate 200 1 sentences", at)) != std::string::npos; ++at) ++logged;
-  EXPECT_EQ(logged, sources.size());
+  EXPECT_EQ(logged, reference.sources.size());
 }
 
 // Clients keep sending (new connection per request) while SIGTERM arrives: every request the server logged

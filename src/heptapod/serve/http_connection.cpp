@@ -37,6 +37,10 @@ std::string seconds_text(std::chrono::milliseconds d) {
 
 std::string text_of(boost::beast::string_view s) { return std::string(s.data(), s.size()); }
 
+// Room in a connection's read buffer beyond the header limit, for a body's framing (a chunk-size line with
+// its extensions, a trailer): without a bound a client could grow the buffer for the whole body deadline.
+constexpr std::size_t kFramingBytes = 16 << 10;
+
 // The answer to one request, handed to its handler on a request thread. Holds the connection alive until the
 // reply is taken. Each call posts to the connection's strand; stream writes wait for their bytes to be written.
 class RequestExchange : public HttpExchange {
@@ -151,7 +155,8 @@ std::vector<std::shared_ptr<Connection>> FrontEndShared::open_connections() {
 // ---- Connection
 
 Connection::Connection(tcp::socket socket, std::string address, FrontEndShared& shared)
-    : socket_(std::move(socket)), timer_(socket_.get_executor()), address_(std::move(address)), shared_(shared),
+    : socket_(std::move(socket)), timer_(socket_.get_executor()),
+      buffer_(shared.options.max_header_bytes + kFramingBytes), address_(std::move(address)), shared_(shared),
       accepted_(Clock::now()) {}
 
 Connection::~Connection() { shared_.closed(address_, this); }
@@ -219,6 +224,7 @@ void Connection::await_next_request() {
   buffer_.shrink_to_fit();  // an idle connection keeps no buffer from its last request
   arm(Clock::now() + shared_.options.keep_alive);
   socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) {
+    if (self->phase_ == Phase::Closed) return;  // closed by stop() while this completion was queued
     if (ec) {
       if (self->deadline_passed_) ++self->shared_.counts.idle_closed;
       return self->close();
@@ -241,7 +247,7 @@ void Connection::on_header(error_code ec) {
       record_request_line();
       return fail(413, "Request body larger than " + std::to_string(shared_.options.max_body_bytes) + " bytes", true);
     }
-    if (ec == http::error::header_limit)
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow)
       return fail(431, "Request header larger than " + std::to_string(shared_.options.max_header_bytes) + " bytes", true);
     if (ec == http::error::end_of_stream || ec == http::error::partial_message || ec == net::error::connection_reset ||
         ec == net::error::operation_aborted || ec == net::error::eof)
@@ -253,6 +259,7 @@ void Connection::on_header(error_code ec) {
   const auto& req = parser_->get();
   record_request_line();
   request_keep_alive_ = req.keep_alive();
+  request_version_ = req.version();
   arm(header_read_ + shared_.options.body_timeout);
   auto read_body = [self = shared_from_this()] {
     if (self->parser_->is_done()) return self->on_body({});
@@ -279,6 +286,8 @@ void Connection::on_body(error_code ec) {
     }
     if (ec == http::error::body_limit)
       return fail(413, "Request body larger than " + std::to_string(shared_.options.max_body_bytes) + " bytes", true);
+    if (ec == http::error::buffer_overflow)
+      return fail(400, "Bad request: a chunk-size line or trailer longer than " + std::to_string(kFramingBytes / 1024) + " KiB", true);
     if (ec == http::error::end_of_stream || ec == net::error::connection_reset || ec == net::error::eof ||
         ec == http::error::partial_message)
       return close();
@@ -338,7 +347,8 @@ void Connection::begin_record(std::string method, std::string path) {
 }
 
 bool Connection::keep_alive() const {
-  return request_keep_alive_ && !close_after_ && !shared_.stopping && served_ + 1 < shared_.options.keep_alive_requests;
+  return request_keep_alive_ && !close_after_ && !shared_.stopping && shared_.options.keep_alive.count() > 0 &&
+         served_ + 1 < shared_.options.keep_alive_requests;
 }
 
 void Connection::fail(int status, const std::string& message, bool close) {
@@ -354,6 +364,7 @@ void Connection::send_reply(HttpResponse response) {
   res.set(http::field::access_control_allow_origin, "*");
   for (const auto& [name, value] : response.headers) res.set(name, value);
   res.keep_alive(keep_alive());
+  if (keep_alive() && request_version_ == 10) res.set(http::field::connection, "keep-alive");
   const std::size_t length = response.body.size();
   if (!head_only_) res.body() = std::move(response.body);
   if (response.status != 204) res.content_length(length);
@@ -385,16 +396,18 @@ void Connection::send_stream_head(int status, const std::string& content_type, c
   arm(Clock::now() + shared_.options.body_timeout);
   http::async_write_header(socket_, *stream_serializer_, [self = shared_from_this(), done](error_code ec, std::size_t) {
     self->disarm();
+    if (ec) self->close();  // a part written: the reply's framing is lost
     done(!ec);
   });
 }
 
 void Connection::send_chunk(std::string_view data, std::function<void(bool)> done) {
-  if (phase_ == Phase::Closed || data.empty()) return done(phase_ != Phase::Closed);
+  if (phase_ == Phase::Closed || data.empty() || head_only_) return done(phase_ != Phase::Closed);
   arm(Clock::now() + shared_.options.body_timeout);
   net::async_write(socket_, http::make_chunk(net::const_buffer(data.data(), data.size())),
                    [self = shared_from_this(), done](error_code ec, std::size_t) {
                      self->disarm();
+                     if (ec) self->close();
                      done(!ec);
                    });
 }
@@ -403,6 +416,7 @@ void Connection::end_stream() {
   if (phase_ == Phase::Closed) return;
   record_.seconds = std::chrono::duration<double>(Clock::now() - header_read_).count();
   if (shared_.on_ready) shared_.on_ready(record_);
+  if (head_only_) return after_reply({});
   arm(Clock::now() + shared_.options.body_timeout);
   net::async_write(socket_, http::make_chunk_last(),
                    [self = shared_from_this()](error_code ec, std::size_t) { self->after_reply(ec); });

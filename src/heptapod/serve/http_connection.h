@@ -96,6 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::steady_timer timer_;
   unsigned deadline_generation_ = 0;
   bool deadline_passed_ = false;
+  // Bytes read and not yet parsed: a header, a chunk-size line or trailer must fit (a body streams through).
   boost::beast::flat_buffer buffer_;
   std::optional<Parser> parser_;
   std::optional<boost::beast::http::response<boost::beast::http::string_body>> reply_;
@@ -107,6 +108,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Clock::time_point accepted_, header_read_;
   int served_ = 0;             // requests answered on this connection
   bool request_keep_alive_ = false, close_after_ = false, head_only_ = false;
+  unsigned request_version_ = 11;  // 10: HTTP/1.0
   HttpRequestRecord record_;
 };
 

@@ -36,12 +36,13 @@ void raise_open_file_limit() {
 }  // namespace
 
 struct HttpFrontEnd::Impl {
+  FrontEndShared shared;  // first: destroyed last, after any handler the event loop still holds
   net::io_context io{1};
   tcp::acceptor acceptor{io};
   net::steady_timer accept_pause{io};
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
-  FrontEndShared shared;
   int port = -1;
+  bool stop_begun = false;  // begin_stop ran (on the event loop): the loop may end once the last connection closed
 
   void accept();
   void on_accept(error_code ec, tcp::socket socket);
@@ -103,7 +104,11 @@ void HttpFrontEnd::run() {
   s.shared.threads = std::make_unique<RequestThreads>(s.shared.options.request_threads, s.shared.counts.waiting,
                                                       s.shared.counts.in_handlers);
   s.work.emplace(s.io.get_executor());
-  s.shared.on_drained = [&s] { net::post(s.io, [&s] { s.work.reset(); }); };
+  s.shared.on_drained = [&s] {
+    net::post(s.io, [&s] {
+      if (s.stop_begun) s.work.reset();
+    });
+  };
   s.accept();
   s.io.run();
   s.shared.threads->shutdown();
@@ -146,6 +151,7 @@ void HttpFrontEnd::Impl::on_accept(error_code ec, tcp::socket socket) {
 }
 
 void HttpFrontEnd::Impl::begin_stop() {
+  stop_begun = true;
   error_code ignored;
   acceptor.close(ignored);
   accept_pause.cancel();

@@ -79,8 +79,12 @@ std::optional<std::string> header_parameter(std::string_view value, std::string_
   while (at != std::string_view::npos) {
     std::size_t start = at + 1;
     while (start < value.size() && (value[start] == ' ' || value[start] == '\t')) ++start;
-    const std::size_t eq = value.find('=', start);
+    const std::size_t eq = value.find('=', start), next = value.find(';', start);
     if (eq == std::string_view::npos) return std::nullopt;
+    if (next < eq) {  // a parameter without a value
+      at = next;
+      continue;
+    }
     std::string key(value.substr(start, eq - start));
     for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     std::string parsed;
@@ -121,16 +125,20 @@ std::multimap<std::string, std::string> decode_multipart(std::string_view body, 
   const std::optional<std::string> boundary = header_parameter(content_type, "boundary");
   if (!boundary || boundary->empty() || boundary->size() > 200) throw malformed;
   const std::string delimiter = "--" + *boundary, next_delimiter = "\r\n" + delimiter;
-  std::size_t at = body.find(delimiter);
+  std::size_t at = body.starts_with(delimiter) ? 0 : body.find(next_delimiter);
   if (at == std::string_view::npos) throw malformed;
+  if (at > 0) at += 2;  // the preamble's line break
   std::multimap<std::string, std::string> fields;
   for (;;) {
     at += delimiter.size();
-    if (body.substr(at, 2) == "--") return fields;  // the close delimiter
+    if (body.substr(at, 2) == "--") {  // the close delimiter, after one part at least
+      if (fields.empty()) throw malformed;
+      return fields;
+    }
     while (at < body.size() && (body[at] == ' ' || body[at] == '\t')) ++at;  // transport padding
     if (body.substr(at, 2) != "\r\n") throw malformed;
     const std::size_t headers_end = body.find("\r\n\r\n", at);
-    if (headers_end == std::string_view::npos) throw malformed;
+    if (headers_end == std::string_view::npos || body.find(next_delimiter, at) < headers_end) throw malformed;
     std::optional<std::string> name;
     for (std::size_t line = at + 2; line < headers_end + 2;) {
       const std::size_t end = body.find("\r\n", line);
@@ -149,9 +157,17 @@ std::multimap<std::string, std::string> decode_multipart(std::string_view body, 
   }
 }
 
+std::string media_type(std::string_view content_type) {
+  std::string type(content_type.substr(0, content_type.find(';')));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return type;
+}
+
 nlohmann::json parse_body(const std::string& body, const std::string& content_type) {
-  if (content_type.rfind("application/x-www-form-urlencoded", 0) == 0) return form_fields(decode_form(body));
-  if (content_type.rfind("multipart/form-data", 0) == 0) return form_fields(decode_multipart(body, content_type));
+  const std::string type = media_type(content_type);
+  if (type == "application/x-www-form-urlencoded") return form_fields(decode_form(body));
+  if (type == "multipart/form-data") return form_fields(decode_multipart(body, content_type));
   nlohmann::json parsed;
   try {
     parsed = nlohmann::json::parse(body);

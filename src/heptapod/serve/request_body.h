@@ -27,6 +27,8 @@ struct HttpError : Error {
 // for malformed JSON, a JSON body that is not an object, a form with bad %-escapes or a malformed multipart
 // body.
 nlohmann::json parse_body(const std::string& body, const std::string& content_type);
+// The media type of a Content-Type value, lower case: "multipart/form-data" of "Multipart/Form-Data; boundary=x".
+std::string media_type(std::string_view content_type);
 // The fields of a multipart/form-data body (RFC 7578: each part's Content-Disposition name, its content as
 // sent); throws HttpError 400 when the boundary is missing or the parts are malformed.
 std::multimap<std::string, std::string> decode_multipart(std::string_view body, std::string_view content_type);

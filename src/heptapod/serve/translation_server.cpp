@@ -167,7 +167,7 @@ void TranslationServer::Impl::load_models() {
 json TranslationServer::Impl::read_body(const HttpRequest& req, Api api) const {
   const std::string content_type = req.header("Content-Type");
   if (api == Api::Native) {
-    if (content_type.rfind("multipart/form-data", 0) == 0)
+    if (media_type(content_type) == "multipart/form-data")
       throw HttpError(400, "Invalid request: /v1/translate takes a JSON body");
     return parse_body(req.body, "application/json");
   }
