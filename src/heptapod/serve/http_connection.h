@@ -68,7 +68,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void send_chunk(std::string_view data, std::function<void(bool)> done);
   void end_stream();
   void set_log_note(std::string note) { record_.note = std::move(note); }
-  const std::string& address() const { return address_; }
   boost::asio::any_io_executor executor() { return socket_.get_executor(); }
 
  private:
