@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,6 +20,8 @@
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+
+#include "heptapod/core/file_limit.h"
 
 namespace heptapod::bench {
 namespace {
@@ -93,14 +94,6 @@ struct KindRecord {
   }
 };
 
-void raise_file_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
-
 sockaddr_in ipv4(const std::string& address, int port) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -144,7 +137,7 @@ struct HostileClients::Engine {
     connections.resize(static_cast<std::size_t>(options.slow_loris + options.idle));
     for (std::size_t i = static_cast<std::size_t>(options.slow_loris); i < connections.size(); ++i)
       connections[i].kind = Kind::idle;
-    raise_file_limit();
+    raise_open_file_limit();
     epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd < 0) throw std::runtime_error(std::string("HostileClients: epoll_create1: ") + std::strerror(errno));
     thread = std::thread([this] { run(); });

@@ -15,7 +15,6 @@
 #include <array>
 #include <exception>
 #include <future>
-#include <nlohmann/json.hpp>
 
 namespace heptapod {
 
@@ -25,10 +24,6 @@ namespace net = boost::asio;
 namespace http = boost::beast::http;
 using error_code = boost::system::error_code;
 using StringResponse = http::response<http::string_body>;
-
-std::string error_json(const std::string& message) {
-  return nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 std::string seconds_text(std::chrono::milliseconds d) {
   const long long ms = d.count();
@@ -81,7 +76,7 @@ class RequestExchange : public HttpExchange {
   // After the handler returned: a handler that gave no reply gets a 500, an unended stream its end.
   void finish(const std::string& failure) {
     if (state_ == State::Open)
-      reply({500, "application/json", error_json(failure.empty() ? "Internal error: the handler gave no reply" : failure), {}});
+      reply(error_response(500, failure.empty() ? "Internal error: the handler gave no reply" : failure));
     else if (state_ == State::Streaming) end_stream();
   }
   bool open() const { return state_ == State::Open; }
@@ -162,8 +157,9 @@ Connection::Connection(tcp::socket socket, std::string address, FrontEndShared& 
 Connection::~Connection() { shared_.closed(address_, this); }
 
 void Connection::refuse(int status) {
-  const std::string body = error_json(status == 429 ? "Too many connections from your address"
-                                                    : "The server has too many connections; retry shortly");
+  const std::string body = error_response(status, status == 429 ? "Too many connections from your address"
+                                                                : "The server has too many connections; retry shortly")
+                               .body;
   const std::string reply = "HTTP/1.1 " + std::string(status == 429 ? "429 Too Many Requests" : "503 Service Unavailable") +
                             "\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\n"
                             "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
@@ -354,23 +350,34 @@ bool Connection::keep_alive() const {
 void Connection::fail(int status, const std::string& message, bool close) {
   if (record_.method.empty()) begin_record("-", "-");  // no request line read
   close_after_ = close;
-  send_reply({status, "application/json", error_json(message), {}});
+  send_reply(error_response(status, message));
+}
+
+// The headers every reply carries: its content type, CORS, the caller's, and whether the connection stays.
+template <class Message>
+void Connection::set_headers(Message& m, const std::string& content_type, const HttpHeaders& headers) const {
+  if (!content_type.empty()) m.set(http::field::content_type, content_type);
+  m.set(http::field::access_control_allow_origin, "*");
+  for (const auto& [name, value] : headers) m.set(name, value);
+  const bool keep = keep_alive();
+  m.keep_alive(keep);
+  if (keep && request_version_ == 10) m.set(http::field::connection, "keep-alive");
+}
+
+void Connection::reply_ready(int status) {
+  record_.status = status;
+  record_.seconds = header_read_ == Clock::time_point{} ? 0 : std::chrono::duration<double>(Clock::now() - header_read_).count();
+  if (shared_.on_ready) shared_.on_ready(record_);
 }
 
 void Connection::send_reply(HttpResponse response) {
   if (phase_ == Phase::Closed) return;
   StringResponse res{static_cast<http::status>(response.status), 11};
-  if (!response.content_type.empty()) res.set(http::field::content_type, response.content_type);
-  res.set(http::field::access_control_allow_origin, "*");
-  for (const auto& [name, value] : response.headers) res.set(name, value);
-  res.keep_alive(keep_alive());
-  if (keep_alive() && request_version_ == 10) res.set(http::field::connection, "keep-alive");
+  set_headers(res, response.content_type, response.headers);
   const std::size_t length = response.body.size();
   if (!head_only_) res.body() = std::move(response.body);
   if (response.status != 204) res.content_length(length);
-  record_.status = response.status;
-  record_.seconds = header_read_ == Clock::time_point{} ? 0 : std::chrono::duration<double>(Clock::now() - header_read_).count();
-  if (shared_.on_ready) shared_.on_ready(record_);
+  reply_ready(response.status);
   write(std::move(res));
 }
 
@@ -385,11 +392,8 @@ void Connection::send_stream_head(int status, const std::string& content_type, c
                                   std::function<void(bool)> done) {
   phase_ = Phase::Writing;
   stream_head_.emplace(static_cast<http::status>(status), 11);
-  stream_head_->set(http::field::content_type, content_type);
-  stream_head_->set(http::field::access_control_allow_origin, "*");
   stream_head_->set(http::field::cache_control, "no-cache");
-  for (const auto& [name, value] : headers) stream_head_->set(name, value);
-  stream_head_->keep_alive(keep_alive());
+  set_headers(*stream_head_, content_type, headers);
   stream_head_->chunked(true);
   stream_serializer_.emplace(*stream_head_);
   record_.status = status;
@@ -414,8 +418,7 @@ void Connection::send_chunk(std::string_view data, std::function<void(bool)> don
 
 void Connection::end_stream() {
   if (phase_ == Phase::Closed) return;
-  record_.seconds = std::chrono::duration<double>(Clock::now() - header_read_).count();
-  if (shared_.on_ready) shared_.on_ready(record_);
+  reply_ready(record_.status);
   if (head_only_) return after_reply({});
   arm(Clock::now() + shared_.options.body_timeout);
   net::async_write(socket_, http::make_chunk_last(),
@@ -445,18 +448,14 @@ void Connection::linger_close() {
   error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_send, ignored);
   arm(Clock::now() + std::chrono::seconds(1));
-  auto drain = std::make_shared<std::function<void()>>();
-  auto sink = std::make_shared<std::array<char, 4096>>();
-  *drain = [self = shared_from_this(), drain, sink] {
-    self->socket_.async_read_some(net::buffer(*sink), [self, drain, sink](error_code ec, std::size_t) {
-      if (ec) {
-        *drain = nullptr;  // breaks the cycle
-        return self->close();
-      }
-      (*drain)();
-    });
-  };
-  (*drain)();
+  drain(std::make_shared<std::array<char, 4096>>());
+}
+
+void Connection::drain(std::shared_ptr<std::array<char, 4096>> sink) {
+  socket_.async_read_some(net::buffer(*sink), [self = shared_from_this(), sink](error_code ec, std::size_t) {
+    if (ec) return self->close();  // the client's end, an error, or the linger deadline
+    self->drain(sink);
+  });
 }
 
 void Connection::close() {

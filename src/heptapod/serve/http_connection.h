@@ -11,6 +11,7 @@
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -89,6 +90,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void record_request_line();  // begin_record from the header read
   bool keep_alive() const;
   void linger_close();
+  void drain(std::shared_ptr<std::array<char, 4096>> sink);  // reads and drops until an error, then closes
+  template <class Message>
+  void set_headers(Message& m, const std::string& content_type, const HttpHeaders& headers) const;
+  void reply_ready(int status);  // the record's status and time, given to the observer
   void close();
 
   tcp::socket socket_;

@@ -3,8 +3,6 @@
 // threads).
 #include "heptapod/serve/http_front_end.h"
 
-#include <sys/resource.h>
-
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -14,6 +12,7 @@
 #include <optional>
 
 #include "heptapod/core/error.h"
+#include "heptapod/core/file_limit.h"
 #include "heptapod/serve/http_connection.h"
 
 namespace heptapod {
@@ -23,15 +22,6 @@ namespace {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
-
-// Open connections need file descriptors: the soft limit is raised to the hard one (often 1024 -> 1048576).
-void raise_open_file_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-// Header lookup of a request read by the HTTP front end.
+// Header lookup of a request read by the HTTP front end; JSON replies.
 #include "heptapod/serve/http_message.h"
 
 #include <cctype>
@@ -15,6 +15,14 @@ std::string HttpRequest::header(std::string_view name) const {
   for (const auto& [key, value] : headers)
     if (same(key)) return value;
   return "";
+}
+
+HttpResponse json_response(int status, const nlohmann::json& body) {
+  return {status, "application/json", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), {}};
+}
+
+HttpResponse error_response(int status, const std::string& message) {
+  return json_response(status, {{"error", message}});
 }
 
 }  // namespace heptapod

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +52,11 @@ class HttpExchange {
 };
 
 using HttpHandler = std::function<void(HttpExchange&)>;
+
+// A JSON reply (invalid UTF-8 in strings replaced, never an exception), and the {"error": message} reply every
+// failure gets, from the front end and the routes alike.
+HttpResponse json_response(int status, const nlohmann::json& body);
+HttpResponse error_response(int status, const std::string& message);
 
 // One line of the request log and one sample of the metrics, given to the front end's observer.
 struct HttpRequestRecord {

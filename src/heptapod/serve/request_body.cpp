@@ -72,6 +72,13 @@ nlohmann::json form_fields(const std::multimap<std::string, std::string>& fields
   return body;
 }
 
+// `text` in ASCII lower case: a media type, a parameter or header name.
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 // The value of parameter `name` of a header value like `form-data; name="q"` or a Content-Type's boundary,
 // unquoted (a backslash escapes the next character in a quoted value); nullopt when absent.
 std::optional<std::string> header_parameter(std::string_view value, std::string_view name) {
@@ -85,8 +92,7 @@ std::optional<std::string> header_parameter(std::string_view value, std::string_
       at = next;
       continue;
     }
-    std::string key(value.substr(start, eq - start));
-    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string key = ascii_lower(value.substr(start, eq - start));
     std::string parsed;
     std::size_t i = eq + 1;
     if (i < value.size() && value[i] == '"') {
@@ -144,8 +150,7 @@ std::multimap<std::string, std::string> decode_multipart(std::string_view body, 
       const std::size_t end = body.find("\r\n", line);
       const std::string_view header = body.substr(line, end - line);
       const std::size_t colon = header.find(':');
-      std::string key(header.substr(0, colon));
-      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string key = ascii_lower(header.substr(0, colon));
       if (colon != std::string_view::npos && key == "content-disposition") name = header_parameter(header.substr(colon + 1), "name");
       line = end + 2;
     }
@@ -158,10 +163,9 @@ std::multimap<std::string, std::string> decode_multipart(std::string_view body, 
 }
 
 std::string media_type(std::string_view content_type) {
-  std::string type(content_type.substr(0, content_type.find(';')));
-  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
-  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return type;
+  std::string_view type = content_type.substr(0, content_type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  return ascii_lower(type);
 }
 
 nlohmann::json parse_body(const std::string& body, const std::string& content_type) {

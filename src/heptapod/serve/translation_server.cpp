@@ -29,12 +29,8 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-HttpResponse json_reply(int status, const json& body) {
-  return {status, "application/json", body.dump(-1, ' ', false, json::error_handler_t::replace), {}};
-}
-
 HttpResponse error_reply(const HttpError& e) {
-  HttpResponse r = json_reply(e.status, {{"error", e.what()}});
+  HttpResponse r = error_response(e.status, e.what());
   if (e.retry_after > 0) r.headers.emplace_back("Retry-After", std::to_string(e.retry_after));
   return r;
 }
@@ -236,7 +232,7 @@ void TranslationServer::Impl::translate(HttpExchange& exchange, Api api) {
     } catch (const DeadlineExceeded&) {
       throw HttpError(504, timed_out + " (queued)");
     }
-    exchange.reply(json_reply(200, api == Api::LibreTranslate ? libretranslate_reply(call, out, model.spec)
+    exchange.reply(json_response(200, api == Api::LibreTranslate ? libretranslate_reply(call, out, model.spec)
                                                               : native_reply(call, out, model.spec)));
   } catch (const HttpError& e) {
     exchange.reply(error_reply(e));
@@ -263,7 +259,7 @@ void TranslationServer::Impl::routes() {
                 });
   http->route("POST", "/translate", [this](HttpExchange& x) { translate(x, Api::LibreTranslate); });
   http->route("POST", "/v1/translate", [this](HttpExchange& x) { translate(x, Api::Native); });
-  http->route("GET", "/languages", [this](HttpExchange& x) { x.reply(json_reply(200, languages_reply(specs))); });
+  http->route("GET", "/languages", [this](HttpExchange& x) { x.reply(json_response(200, languages_reply(specs))); });
   http->route("GET", "/frontend/settings", [this](HttpExchange& x) {
     json settings = {{"charLimit", options.limits.max_characters}, {"frontendTimeout", 500},
                      {"apiKeys", !api_keys.empty()},             {"keyRequired", !api_keys.empty()},
@@ -273,12 +269,12 @@ void TranslationServer::Impl::routes() {
     const std::string src = first.named() ? first.source : "src", tgt = first.named() ? first.target : "tgt";
     settings["language"] = {{"source", {{"code", src}, {"name", language_name(src)}}},
                             {"target", {{"code", tgt}, {"name", language_name(tgt)}}}};
-    x.reply(json_reply(200, settings));
+    x.reply(json_response(200, settings));
   });
   http->route("GET", "/health", [this](HttpExchange& x) {
     json models_json = json::array();
     for (const ModelSpec& m : specs) models_json.push_back(m.pair());
-    x.reply(json_reply(ready ? 200 : 503, {{"status", ready ? "ok" : "loading"}, {"models", models_json}}));
+    x.reply(json_response(ready ? 200 : 503, {{"status", ready ? "ok" : "loading"}, {"models", models_json}}));
   });
   http->route("GET", "/metrics", [this](HttpExchange& x) {
     x.reply({200, "text/plain; version=0.0.4; charset=utf-8", metrics.render(gauges()), {}});
