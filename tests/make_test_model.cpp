@@ -1,17 +1,25 @@
-// make_test_model PATH: writes the tests' small random-weights model (tests/vocab_model.h) to PATH, for tests
-// that run outside GoogleTest (tests/browser). A test tool, not part of the product.
+// make_test_model PATH [KIND]: writes one of the tests' small random-weights models (tests/vocab_model.h) to
+// PATH, for tests that run outside GoogleTest (tests/browser, tests/serve/openai): KIND "translation" (the
+// default), "generation" (a language model with 64 learned positions), "classification" (classes "number"
+// and "word") or "embedding" (a pre-trained encoder). A test tool, not part of the product.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "vocab_model.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: make_test_model PATH\n");
+  const std::string kind = argc >= 3 ? argv[2] : "translation";
+  if (argc < 2 || argc > 3 ||
+      (kind != "translation" && kind != "generation" && kind != "classification" && kind != "embedding")) {
+    std::fprintf(stderr, "usage: make_test_model PATH [translation|generation|classification|embedding]\n");
     return 2;
   }
   try {
-    heptapod::test::make_model(std::string(argv[1]));
+    const std::string path = argv[1];
+    if (kind == "translation") heptapod::test::make_model(path);
+    if (kind == "generation") heptapod::test::make_language_model(path, 64);
+    if (kind == "classification" || kind == "embedding") heptapod::test::make_encoder(path, kind == "classification");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_test_model: %s\n", e.what());
     return 1;

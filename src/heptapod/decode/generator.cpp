@@ -5,29 +5,21 @@
 #include <algorithm>
 
 #include "heptapod/core/error.h"
+#include "heptapod/decode/output_text.h"
 
 namespace heptapod {
 
-namespace {
-
-// An output's new text: its whole text past the prompt's (SentencePiece joins pieces across the seam, so the
-// new tokens alone could lose a leading space), or the new tokens' own text if the whole does not begin with
-// the prompt's.
-std::string new_text(const Vocabulary& vocab, const std::string& prompt_text, std::size_t prompt_tokens,
-                     const std::vector<int>& tokens) {
-  const std::string whole = vocab.decode(tokens);
-  if (whole.compare(0, prompt_text.size(), prompt_text) == 0) return whole.substr(prompt_text.size());
-  return vocab.decode({tokens.begin() + static_cast<long>(prompt_tokens), tokens.end()});
+SearchOptions search_options(const GenerateOptions& o) {
+  SearchOptions s;
+  s.beam = std::max(o.beam, 1);
+  s.nbest = o.nbest;
+  s.length_penalty = o.length_penalty;
+  s.max_extra_length = o.max_tokens;
+  s.cache = o.cache;
+  s.guards = o.guards;
+  s.prompts = true;
+  return s;
 }
-
-// Where the first stop string begins in `text`, or npos.
-std::size_t first_stop(const std::string& text, const std::vector<std::string>& stop) {
-  std::size_t at = std::string::npos;
-  for (const std::string& s : stop) at = std::min(at, text.find(s));
-  return at;
-}
-
-}  // namespace
 
 void validate(const GenerateOptions& o) {
   require(o.max_tokens >= 1, "generate: max_tokens must be at least 1");
@@ -66,85 +58,73 @@ KeptPrompt Generator::keep_prompt(const std::string& prompt, const GenerateOptio
   return kept;
 }
 
+GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std::string new_text, bool stopped) {
+  GeneratedText g;
+  g.end = stopped ? "stop" : h.ended ? "end" : "length";
+  g.new_text = std::move(new_text);
+  g.tokens = h.tokens;
+  g.new_tokens = static_cast<int>(h.tokens.size() - prompt_tokens);
+  g.log_prob = h.log_prob;
+  g.score = h.score;
+  return g;
+}
+
+void warn_at_context(const GeneratedText& g, int context, int max_tokens, std::string& warning) {
+  const std::string note = "stopped at the model's context (" + std::to_string(context) + " positions)";
+  if (g.end == "length" && static_cast<int>(g.tokens.size()) >= context && g.new_tokens < max_tokens &&
+      warning.find(note) == std::string::npos)
+    warning += (warning.empty() ? "" : "; ") + note;
+}
+
 std::vector<Generation> Generator::generate(const std::vector<std::string>& prompts, const GenerateOptions& o) {
   validate(o);
-  const Vocabulary& vocab = vocabs_.target;
+  std::vector<KeptPrompt> kept;
+  kept.reserve(prompts.size());
+  for (const std::string& prompt : prompts) kept.push_back(keep_prompt(prompt, o));
+  return generate_kept(kept, o);
+}
+
+std::vector<Generation> Generator::generate_kept(const std::vector<KeptPrompt>& prompts, const GenerateOptions& o) {
+  validate(o);
   const std::size_t n = prompts.size();
   std::vector<Generation> out(n);
   std::vector<std::vector<int>> tokens(n);  // each prompt's tokens, as kept
-  std::vector<std::string> heads(n);        // and their text
-  const int context = config().position_limit();
+  std::vector<OutputText> texts;            // and its output's text
+  texts.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    KeptPrompt kept = keep_prompt(prompts[i], o);
-    tokens[i] = std::move(kept.tokens);
-    heads[i] = std::move(kept.text);
-    out[i].warning = std::move(kept.warning);
+    require(static_cast<int>(prompts[i].tokens.size()) <= config().max_target_tokens(),
+            "generate: a prompt of " + std::to_string(prompts[i].tokens.size()) + " tokens leaves no room within the " +
+                "model's context of " + std::to_string(config().position_limit()) + " positions");
+    tokens[i] = prompts[i].tokens;
+    texts.emplace_back(vocabs_.target, prompts[i].text, tokens[i].size(), o.stop);
+    out[i].warning = prompts[i].warning;
   }
   // Only a sampled token is final when the hook sees it (beam search shows it candidates).
   const bool streaming = o.stream && o.nbest == 1 && o.beam == 0;
-  std::size_t hold = 0;  // text held back while it may still become a stop string
-  for (const std::string& s : o.stop) hold = std::max(hold, s.size() - 1);
-  std::vector<std::string> emitted(n);  // each prompt's new text streamed so far
-  // Streams text[emitted, ready) when the text still begins with what was streamed (decoding a longer
-  // output can change its end: a byte-fallback character is U+FFFD until its last byte arrives, so that is
-  // held back too), never ending inside a character.
-  auto stream_up_to = [&](std::size_t p, const std::string& text, std::size_t ready, bool final) {
-    static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
-    if (text.compare(0, emitted[p].size(), emitted[p]) != 0) return;
-    const std::size_t unfinished = text.rfind(kReplacement);
-    if (!final && unfinished != std::string::npos && unfinished + kReplacement.size() == text.size())
-      ready = std::min(ready, unfinished);
-    while (ready > emitted[p].size() && ready < text.size() &&
-           (static_cast<unsigned char>(text[ready]) & 0xC0) == 0x80)
-      --ready;
-    if (ready <= emitted[p].size()) return;
-    o.stream(p, std::string_view(text).substr(emitted[p].size(), ready - emitted[p].size()));
-    emitted[p] = text.substr(0, ready);
+  auto emit_to = [&](std::size_t p) {
+    return streaming ? OutputText::Emit([&o, p](std::string_view piece) { o.stream(p, piece); }) : OutputText::Emit();
   };
 
   for (std::size_t b0 = 0; b0 < n; b0 += static_cast<std::size_t>(o.batch_prompts)) {
     const std::size_t b1 = std::min(n, b0 + static_cast<std::size_t>(o.batch_prompts));
     const std::vector<std::vector<int>> sources(b1 - b0), prefixes(tokens.begin() + static_cast<long>(b0),
                                                                      tokens.begin() + static_cast<long>(b1));
-    SearchOptions s;
-    s.beam = std::max(o.beam, 1);
-    s.nbest = o.nbest;
-    s.length_penalty = o.length_penalty;
-    s.max_extra_length = o.max_tokens;
-    s.cache = o.cache;
-    s.guards = o.guards;
-    s.prompts = true;
+    SearchOptions s = search_options(o);
     if (!o.stop.empty() || streaming)
       s.stop_after = [&](int sentence, const std::vector<int>& row) {
         const std::size_t p = b0 + static_cast<std::size_t>(sentence);
-        const std::string text = new_text(vocab, heads[p], tokens[p].size(), row);
-        const std::size_t cut = first_stop(text, o.stop);
-        if (streaming)
-          stream_up_to(p, text, cut != std::string::npos ? cut : text.size() - std::min(hold, text.size()), false);
-        return cut != std::string::npos;
+        return texts[p].advance(row, emit_to(p));
       };
     const auto results = o.beam == 0 ? sample_search(*decoder_, sources, s, o.sampling, prefixes)
                                      : beam_search(*decoder_, sources, s, prefixes);
     for (std::size_t i = 0; i < results.size(); ++i) {
       const std::size_t p = b0 + i;
       for (const Hypothesis& h : results[i]) {
-        GeneratedText g;
-        std::string text = new_text(vocab, heads[p], tokens[p].size(), h.tokens);
-        const std::size_t cut = first_stop(text, o.stop);
-        if (cut != std::string::npos) text.resize(cut);
-        g.end = cut != std::string::npos ? "stop" : h.ended ? "end" : "length";
-        if (g.end == "length" && static_cast<int>(h.tokens.size()) >= context &&
-            static_cast<int>(h.tokens.size() - tokens[p].size()) < o.max_tokens &&
-            out[p].warning.find("stopped at the model's context") == std::string::npos)
-          out[p].warning += std::string(out[p].warning.empty() ? "" : "; ") + "stopped at the model's context (" +
-                            std::to_string(context) + " positions)";
-        g.new_text = std::move(text);
-        g.text = heads[p] + g.new_text;
-        g.tokens = h.tokens;
-        g.new_tokens = static_cast<int>(h.tokens.size() - tokens[p].size());
-        g.log_prob = h.log_prob;
-        g.score = h.score;
-        if (streaming) stream_up_to(p, g.new_text, g.new_text.size(), true);
+        bool stopped = false;
+        std::string text = texts[p].finish(h.tokens, emit_to(p), stopped);
+        GeneratedText g = generated_text(h, tokens[p].size(), std::move(text), stopped);
+        g.text = texts[p].prompt_text() + g.new_text;
+        warn_at_context(g, config().position_limit(), o.max_tokens, out[p].warning);
         out[p].outputs.push_back(std::move(g));
       }
     }

@@ -69,6 +69,8 @@ class Generator {
   explicit Generator(const std::string& model_path, const ModelLoadOptions& options = {});
 
   std::vector<Generation> generate(const std::vector<std::string>& prompts, const GenerateOptions& options);
+  // The same for prompts already kept (keep_prompt), e.g. a server's that checked their length itself.
+  std::vector<Generation> generate_kept(const std::vector<KeptPrompt>& prompts, const GenerateOptions& options);
   KeptPrompt keep_prompt(const std::string& prompt, const GenerateOptions& options) const;
   // Each text's log-probability as a document (start token, its tokens, end token: what training reads),
   // token by token, end token included.
@@ -81,6 +83,8 @@ class Generator {
   const ModelConfig& config() const { return model_->config(); }
   const Vocabulary& vocabulary() const { return vocabs_.target; }
   const InferencePrecision& precision() const { return model_->precision(); }
+  // The loaded model, for what decodes with it beside the Generator's own searches (decode/generation_batch.h).
+  Transformer<float>& model() { return *model_; }
 
  private:
   std::unique_ptr<Transformer<float>> model_;
@@ -90,5 +94,16 @@ class Generator {
 
 // Throws Error naming the first option out of range.
 void validate(const GenerateOptions& options);
+
+// The search a generation runs: options.beam (at least 1) wide, the prompts prefilled, max_tokens counted from
+// their end.
+SearchOptions search_options(const GenerateOptions& options);
+
+// A finished hypothesis as output (`text` left for the caller: the prompt's text and new_text): its new text
+// (cut at a stop string when `stopped`), tokens, scores and why it ended.
+GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std::string new_text, bool stopped);
+// Notes in `warning` (once) that an output which ended by length stopped at the model's context
+// (`context` positions) before max_tokens.
+void warn_at_context(const GeneratedText& g, int context, int max_tokens, std::string& warning);
 
 }  // namespace heptapod

@@ -9,15 +9,6 @@
 
 namespace heptapod {
 
-namespace {
-
-struct SampleRow {
-  std::vector<int> tokens, alignment;
-  double log_prob = 0;
-  std::uint64_t stream = 0;  // the random stream of this sample's draws
-};
-
-// A stream id for sample `index` of a sentence: its tokens and prefix, not where it sits in a batch.
 std::uint64_t sample_stream(const std::vector<int>& source, const std::vector<int>* prefix, int index) {
   std::uint64_t h = mix64(static_cast<std::uint64_t>(index) + 0x5851F42D4C957F2Dull);
   for (int t : source) h = mix64(h ^ static_cast<std::uint32_t>(t));
@@ -27,7 +18,25 @@ std::uint64_t sample_stream(const std::vector<int>& source, const std::vector<in
   return h;
 }
 
-}  // namespace
+int draw_sample(const float* logits, int V, SampleRow& row, int forced, bool end_allowed, const SampleDraw& d,
+                std::vector<float>& model, std::vector<float>& warped) {
+  model.assign(logits, logits + V);
+  int token = forced;
+  if (token < 0) {  // drawn, under the guards
+    apply_repetition_guards(model.data(), V, row.tokens, d.guards);
+    warped = model;
+    for (int id : d.banned) warped[id] = kRemovedLogit;
+    if (!end_allowed) warped[d.end_id] = kRemovedLogit;
+    apply_sampling_warpers(warped.data(), V, d.sampling);
+    const auto step = static_cast<std::uint64_t>(row.tokens.size());  // tokens made: the draw's counter
+    token = draw_token(warped.data(), V, counter_uniform(d.sampling.seed, row.stream, step));
+  }
+  if (token >= 0) {
+    log_softmax(model.data(), V);
+    row.log_prob += model[token];
+  }
+  return token;
+}
 
 std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
                                                    const SearchOptions& o, const SamplingOptions& sampling,
@@ -46,6 +55,7 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
     rows[r].stream = sample_stream(sources[r / o.nbest], prefixes.empty() ? nullptr : &prefixes[r / o.nbest], r % o.nbest);
   const int V = decoder.vocabulary_size();
   std::vector<float> model(V), warped(V);  // (V) one row's log-probabilities, and its logits as drawn from
+  const SampleDraw draw{o.guards, sampling, banned, c.eos_id};
   std::vector<std::vector<int>> prompts = prefill_prompts(decoder, o, prefixes, o.nbest);
   for (int r = 0; r < B * o.nbest; ++r) rows[r].tokens = std::move(prompts[r]);
   while (decoder.rows() > 0) {
@@ -57,24 +67,13 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
     for (int r = 0; r < decoder.rows(); ++r) {
       SampleRow& row = rows[r];
       const int sentence = decoder.sentence_of(r);
-      const int step = static_cast<int>(row.tokens.size());  // tokens made: the draw's counter
-      std::copy_n(logits + static_cast<long>(r) * V, V, model.data());
-      int token = forced_token(prefixes, sentence, row.tokens.size());
-      if (token < 0) {  // drawn, under the guards; a row in its prefix takes the prefix's token as it is
-        apply_repetition_guards(model.data(), V, row.tokens, o.guards);
-        warped = model;
-        for (int id : banned) warped[id] = kRemovedLogit;
-        if (step - prompt_length(o, prefixes, sentence) < o.min_length) warped[c.eos_id] = kRemovedLogit;
-        apply_sampling_warpers(warped.data(), V, sampling);
-        token = draw_token(warped.data(), V, counter_uniform(sampling.seed, row.stream, static_cast<std::uint64_t>(step)));
-      }
+      const int made = static_cast<int>(row.tokens.size()) - prompt_length(o, prefixes, sentence);
+      const int token = draw_sample(logits + static_cast<long>(r) * V, V, row,
+                                    forced_token(prefixes, sentence, row.tokens.size()), made >= o.min_length, draw,
+                                    model, warped);
       // Nothing left to draw (every token banned or guarded against): the sample ends here, as at the limit.
       const bool exhausted = token < 0;
-      if (!exhausted) {
-        log_softmax(model.data(), V);
-        row.log_prob += model[token];
-        row.alignment.push_back(aligned_source_position(decoder, r));
-      }
+      if (!exhausted) row.alignment.push_back(aligned_source_position(decoder, r));
       const bool ended = token == c.eos_id;
       if (!ended && !exhausted) row.tokens.push_back(token);
       const bool stopped = !ended && !exhausted && o.stop_after && o.stop_after(sentence, row.tokens);

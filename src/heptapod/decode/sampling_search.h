@@ -4,12 +4,40 @@
 // index, so its samples are the same whatever else is in its batch and however many threads run.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/decode/logits_processors.h"
 
 namespace heptapod {
+
+// One sample being drawn: its tokens (a prompt's first), each output token's alignment, the log-probability
+// of its drawn tokens, and its random stream.
+struct SampleRow {
+  std::vector<int> tokens, alignment;
+  double log_prob = 0;
+  std::uint64_t stream = 0;
+};
+
+// The random stream of sample `index` of a sentence: keyed by its tokens and prefix, not where it sits in a
+// batch, so continuous batching draws what sample_search draws.
+std::uint64_t sample_stream(const std::vector<int>& source, const std::vector<int>* prefix, int index);
+
+// What every draw of one sentence's samples shares.
+struct SampleDraw {
+  const RepetitionGuards& guards;
+  const SamplingOptions& sampling;
+  const std::vector<int>& banned;  // ids never drawn (banned_output_ids)
+  int end_id = 0;
+};
+
+// Row's next token from its raw logits (V): `forced` (>= 0: a prefix's token, taken as it is) or drawn under
+// the guards and warpers (the end token too when !end_allowed: min_length), the draw keyed by the seed, the
+// row's stream and its token count. Adds the token's log-probability under the guards to row.log_prob.
+// Returns -1 when every token was removed (nothing drawn, nothing added). model and warped: (V) scratch.
+int draw_sample(const float* logits, int V, SampleRow& row, int forced, bool end_allowed, const SampleDraw& draw,
+                std::vector<float>& model, std::vector<float>& warped);
 
 // Draws options.nbest samples for each source (token sequences as beam_search takes them); result[i] holds
 // them best score first. Each hypothesis's log_prob is the model's, under the repetition guards but not the
