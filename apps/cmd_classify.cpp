@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "heptapod/serve/encoder_api.h"
 #include "heptapod/decode/encoder.h"
 #include "heptapod/kernels/threads.h"
 #include "encoder_lines.h"
@@ -28,15 +29,8 @@ struct ClassifyFlags {
 };
 
 std::string format_line(const Classification& c, bool json) {
+  if (json) return classification_json(c).dump() + "\n";  // the server's /v1/classify objects too
   char probability[32];
-  if (json) {
-    nlohmann::json top = nlohmann::json::array();
-    for (const ClassScore& s : c.top) {
-      std::snprintf(probability, sizeof probability, "%.6f", static_cast<double>(s.probability));
-      top.push_back({{"label", s.label}, {"probability", std::stod(probability)}});
-    }
-    return nlohmann::json{{"labels", c.labels}, {"top", top}}.dump() + "\n";
-  }
   std::string line;
   for (const ClassScore& s : c.top) {
     std::snprintf(probability, sizeof probability, "%.6f", static_cast<double>(s.probability));

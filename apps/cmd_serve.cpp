@@ -1,4 +1,4 @@
-// `heptapod serve -m MODEL`: the HTTP translation server (serve/translation_server.h). SIGTERM or SIGINT
+// `heptapod serve -m MODEL`: the HTTP translation server (serve/model_server.h). SIGTERM or SIGINT
 // stops accepting, answers what is in flight and exits 0.
 #include <pthread.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 
 #include "commands.h"
 #include "heptapod/kernels/threads.h"
-#include "heptapod/serve/translation_server.h"
+#include "heptapod/serve/model_server.h"
 #include "precision_options.h"
 #include "search_options.h"
 
@@ -44,7 +44,7 @@ int run_serve(const ServeFlags& f) {
   if (f.no_batching) options.queue.max_batch_requests = 1;
   std::vector<ModelSpec> specs;
   for (const std::string& m : f.models) specs.push_back(parse_model_spec(m));
-  TranslationServer server(specs, options);
+  ModelServer server(specs, options);
   const int port = server.bind();
   std::fprintf(stderr, "heptapod serve: listening on http://%s:%d (%s)\n", options.http.host.c_str(), port,
                f.no_batching ? "each request alone" : "batching across requests");
@@ -63,23 +63,26 @@ int run_serve(const ServeFlags& f) {
 }  // namespace
 
 Runner add_serve_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("serve", "Serve models over HTTP (LibreTranslate's API, a native API, a web page)");
+  auto* cmd = root.add_subcommand("serve", "Serve models of every kind over HTTP (OpenAI's and LibreTranslate's APIs, native APIs, a web page)");
   auto f = std::make_shared<ServeFlags>();
   ServerOptions& o = f->server;
   RequestLimits& l = o.limits;
   FrontEndOptions& h = o.http;
-  cmd->add_option("-m,--model", f->models, "Model file, or SRC-TGT=FILE to name its language pair (repeatable)")
+  cmd->add_option("-m,--model", f->models,
+                  "Model file, or NAME=FILE (a translation model's name is its language pair SRC-TGT); repeatable: "
+                  "each model is served by its kind (translation, generation, classification, embedding)")
       ->required();
   cmd->add_option("--host", h.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", h.port, "Port (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
   add_search_options(cmd, o.defaults);
-  add_precision_options(cmd, o.translator,
+  add_precision_options(cmd, o.load,
                         "int8 for a float32 file, which makes replies independent of batching; else the file's type");
   cmd->add_option("--threads", f->threads, "Compute threads (0: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-batch-sentences", o.queue.max_batch_sentences, "Sentences of one search batch")
+  cmd->add_option("--max-batch-sentences", o.queue.max_batch_sentences,
+                  "Sentences (texts) of one translation (encoder) batch")
       ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--max-queued-sentences", o.queue.max_queued_sentences,
-                  "Sentences waiting per model beyond which requests get 503")
+                  "Sentences, texts or samples waiting per model beyond which requests get 503")
       ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--batch-wait-ms", f->batch_wait_ms, "Under load, how long a batch may wait for more requests")
       ->check(CLI::Range(0.0, 1000.0) & kFinite)->capture_default_str();
@@ -94,11 +97,22 @@ Runner add_serve_command(CLI::App& root) {
       ->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--max-nbest", l.max_nbest, "Most hypotheses a request may ask for")
       ->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--max-prompt-tokens", l.max_prompt_tokens,
+                  "Tokens of a generation prompt (OpenAI's API: 400 beyond; /v1/generate keeps the last ones)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-new-tokens", l.max_new_tokens, "Largest max_tokens a generation request may ask for")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-batch-rows", o.max_batch_rows,
+                  "Samples a language model generates together (its continuous batch; at least --max-nbest)")
+      ->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--max-prefill-tokens", o.max_prefill_tokens,
+                  "Prompt tokens that join a language model's batch in one step")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--timeout", f->timeout_seconds, "Seconds a request may take (504 beyond)")
       ->check(CLI::Range(0.001, 3600.0) & kFinite)->capture_default_str();
-  cmd->add_option("--api-keys", o.api_keys_file, "File of API keys, one per line: translation then needs one (403)")
+  cmd->add_option("--api-keys", o.api_keys_file, "File of API keys, one per line: model requests then need one (403)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--http-threads", h.request_threads, "Request threads (a request holds one while it is translated)")
+  cmd->add_option("--http-threads", h.request_threads, "Request threads (a request holds one while its model works on it)")
       ->check(CLI::Range(1, 4096))->capture_default_str();
   cmd->add_option("--header-timeout", f->header_timeout_seconds,
                   "Seconds a request's whole header may take to arrive (408 beyond)")

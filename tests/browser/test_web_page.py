@@ -3,20 +3,35 @@
 
     test_web_page.py --heptapod BIN --make-model BIN --data tests/data --output DIR
 
-Writes the tests' random-weights model (make_test_model), starts `heptapod serve -m es-en=MODEL --port 0
---compute-type int8 --max-characters N` on 127.0.0.1 and checks, on the page, that the pair select lists
-"Spanish → English"; that a sentence of numbers.dev.es translates to the bytes `heptapod translate` prints for
-it; that ticking "alternatives" lists the CLI's `--nbest` hypotheses 2..K; that two lines (sent with Ctrl+Enter)
-translate line by line; that a request over the server's character limit shows the server's own error message
-and clears the result; and that the browser asked nothing of any address but the server's. Saves screenshots
-to DIR. The browser contacts only 127.0.0.1 (no proxy, other host names unresolvable, no background
-networking) and Selenium Manager is never asked for a driver. Every wait is bounded.
+Writes the tests' four random-weights models (`make_test_model PATH KIND`: translation, generation,
+classification, embedding), starts `heptapod serve -m es-en=MT -m writer=LM -m topics=CLF -m vec=ENC --port 0
+--compute-type int8 --max-characters N` on 127.0.0.1 and checks, on the page:
+- that it shows the four panels, each kind's select listing its model;
+- translation: that the pair select lists "Spanish → English"; that a sentence of numbers.dev.es translates to
+  the bytes `heptapod translate` prints for it; that ticking "alternatives" lists the CLI's `--nbest`
+  hypotheses 2..K; that two lines (sent with Ctrl+Enter) translate line by line; that a request over the
+  server's character limit shows the server's own error message and clears the result;
+- generation (streamed /v1/completions): that a line of numbers.dev.en with temperature 1, seed 7 and 12 tokens
+  ends as the new text `heptapod generate --temperature 1 --top-k 0 --top-p 1 --seed 7 --max-tokens 12` prints,
+  added to the output piece by piece (a MutationObserver counts the additions); that Stop ends a request; that
+  a request beyond the model's context shows the server's error message;
+- classification: that the bars are labelled number and word, in the order and with the percentages (one
+  decimal) of `heptapod classify --top-k 2 --json`, each bar as wide as its probability;
+- embedding: that the dimension and the cosine similarity (4 decimals) of two lines are those of the vectors
+  `heptapod embed` prints;
+- that the browser asked nothing of any address but the server's, and that its console stays clean.
+Then a second, short server holding the translation model alone: its page shows the translation panel only.
+Saves screenshots (the page, the error, each panel, the translation-only page) to DIR. The browser contacts only
+127.0.0.1 (no proxy, other host names unresolvable, no background networking) and Selenium Manager is never
+asked for a driver. Every wait is bounded. The CLI runs with --compute-type int8, as the server does.
 
 Exit status: 0 passed, 1 failed, 77 skipped (no chromium, chromedriver or selenium: CTest's SKIP_RETURN_CODE).
 Runs under Debian's /usr/bin/python3 (python3-selenium), standard library otherwise.
 """
 import argparse
+import decimal
 import json
+import math
 import os
 import re
 import signal
@@ -32,6 +47,10 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 MAX_CHARACTERS = 200  # the server's --max-characters: the sentences are far shorter, the error text longer
 ALTERNATIVES = 3      # the page's default count of alternatives
+SEED = 7              # generation: the seed, temperature and token count typed into the page
+TEMPERATURE = 1
+MAX_TOKENS = 12
+TOO_MANY_TOKENS = 100  # over the test language model's 64 positions, under the server's --max-new-tokens
 WAIT_S = 30           # the longest any single wait on the page may take
 SKIP = 77
 
@@ -83,13 +102,16 @@ def run(command, stdin_text="", timeout=120):
 
 
 class Server:
-    """`heptapod serve` on 127.0.0.1, any free port; stop() sends SIGTERM and checks the exit status 0."""
+    """`heptapod serve` of models ((name, file) pairs) on 127.0.0.1, any free port; stop() sends SIGTERM and checks
+    the exit status 0."""
 
-    def __init__(self, heptapod, model, workdir, extra):
-        self.log_path = os.path.join(workdir, "serve.log")
+    def __init__(self, heptapod, models, workdir, extra, log_name="serve.log"):
+        self.log_path = os.path.join(workdir, log_name)
         self.log_file = open(self.log_path, "wb")
-        self.command = [heptapod, "serve", "-m", "es-en=" + model, "--host", "127.0.0.1", "--port", "0",
-                        "--compute-type", "int8"] + extra
+        self.command = [heptapod, "serve"]
+        for name, path in models:
+            self.command += ["-m", name + "=" + path]
+        self.command += ["--host", "127.0.0.1", "--port", "0", "--compute-type", "int8"] + extra
         log("server: " + " ".join(self.command))
         self.process = subprocess.Popen(self.command, stdout=self.log_file, stderr=subprocess.STDOUT)
         self.url = None
@@ -194,6 +216,38 @@ def cli_nbest(heptapod, model, sentence, k):
     return texts
 
 
+def cli_generation(heptapod, model, prompt):
+    """The new text of `heptapod generate` for prompt at the page's settings (it prints prompt + new text)."""
+    out = run([heptapod, "generate", "-m", model, "--compute-type", "int8", "--prompt", prompt,
+               "--temperature", str(TEMPERATURE), "--top-k", "0", "--top-p", "1", "--seed", str(SEED),
+               "--max-tokens", str(MAX_TOKENS)])
+    check(out.endswith(b"\n"), f"heptapod generate printed {out!r}: no final newline")
+    line = out[:-1].decode("utf-8")
+    check(line.startswith(prompt), f"heptapod generate printed {line!r}, which does not begin with the prompt")
+    return line[len(prompt):]
+
+
+def cli_classes(heptapod, model, text):
+    """`heptapod classify --top-k 2 --json`'s classes of text: [(label, probability)], most probable first."""
+    out = run([heptapod, "classify", "-m", model, "--compute-type", "int8", "--top-k", "2", "--json"], text + "\n")
+    return [(c["label"], c["probability"]) for c in json.loads(out)["top"]]
+
+
+def cli_vectors(heptapod, model, texts):
+    """`heptapod embed`'s vector of each text."""
+    out = run([heptapod, "embed", "-m", model, "--compute-type", "int8"], "\n".join(texts) + "\n")
+    vectors = [json.loads(line) for line in out.decode().splitlines()]
+    check(len(vectors) == len(texts), f"heptapod embed printed {len(vectors)} vectors for {len(texts)} lines")
+    return vectors
+
+
+def percent_shown(probability):
+    """probability as the page shows it: JavaScript's (p * 100).toFixed(1), which rounds the exact binary value
+    half up."""
+    exact = decimal.Decimal(probability * 100)
+    return str(exact.quantize(decimal.Decimal("0.1"), rounding=decimal.ROUND_HALF_UP)) + "%"
+
+
 class Page:
     """The page's elements by their ids, and bounded waits on them."""
 
@@ -214,10 +268,46 @@ class Page:
         return [self.driver.execute_script("return arguments[0].textContent;", item)
                 for item in self.el("alternatives").find_elements("tag name", "li")]
 
-    def set_source(self, text):
+    def displayed(self, element_id):
+        return self.el(element_id).is_displayed()
+
+    def options(self, element_id):
+        from selenium.webdriver.support.ui import Select
+
+        return [o.get_attribute("value") for o in Select(self.el(element_id)).options]
+
+    def set_field(self, element_id, value):
+        """Types value into an input (a number field) in place of what it held."""
+        field = self.el(element_id)
+        field.clear()
+        field.send_keys(value)
+        check(field.get_attribute("value") == value,
+              f"#{element_id} holds {field.get_attribute('value')!r} after typing {value!r}")
+
+    def wait_state(self, element_id, states, what):
+        """Waits (bounded) until the status element's data-state is one of states; returns it."""
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        state = lambda: self.el(element_id).get_attribute("data-state")  # noqa: E731
+        try:
+            WebDriverWait(self.driver, WAIT_S, poll_frequency=0.05).until(lambda d: state() in states)
+        except Exception:
+            raise TestFailure(f"no {what} within {WAIT_S} s: #{element_id} says {self.content(element_id)!r}, "
+                              f"state {state()!r}")
+        return state()
+
+    def run_action(self, button_id, status_id, what):
+        """Clicks the button and waits (bounded) until its status says done or error: the state."""
+        self.driver.execute_script("delete arguments[0].dataset.state;", self.el(status_id))
+        self.el(button_id).click()
+        state = self.wait_state(status_id, ("done", "error"), what)
+        check(self.el(button_id).is_enabled(), f"#{button_id} stays disabled after the reply")
+        return state
+
+    def set_source(self, text, box_id="source"):
         from selenium.webdriver.common.keys import Keys
 
-        box = self.el("source")
+        box = self.el(box_id)
         box.click()
         box.send_keys(Keys.CONTROL, "a")
         box.send_keys(Keys.DELETE)
@@ -248,8 +338,145 @@ class Page:
         return self.state()
 
 
-def check_page(driver, server, heptapod, model, data_dir, output_dir):
+def screenshot_panel(page, panel_id, path):
+    """A screenshot of the panel alone, scrolled into view."""
+    panel = page.el(panel_id)
+    page.driver.execute_script("arguments[0].scrollIntoView();", panel)
+    check(panel.screenshot(path), f"the screenshot of #{panel_id} was not saved")
+    log(f"screenshot: {path}")
+
+
+def check_panels(page, models_by_kind):
+    """Waits (bounded) for the page to list the server's models; checks the panels shown and their selects."""
+    state = page.wait_state("models-status", ("listed", "unlisted", "error"), "model list")
+    check(state == "listed", f"the page did not list the models: {page.content('models-status')!r}, state {state!r}")
+    for kind in ("translation", "generation", "classification", "embedding"):
+        shown = page.displayed(kind + "-panel")
+        check(shown == (kind in models_by_kind),
+              f"the {kind} panel is {'shown' if shown else 'hidden'}; the server holds {sorted(models_by_kind)}")
+        if kind != "translation" and kind in models_by_kind:
+            check(page.options(kind + "-model") == models_by_kind[kind],
+                  f"#{kind}-model lists {page.options(kind + '-model')!r}, not {models_by_kind[kind]!r}")
+
+
+def check_generation(page, server, heptapod, model_name, model, prompt, output_dir):
+    from selenium.webdriver.support.ui import Select
+
+    expected = cli_generation(heptapod, model, prompt)
+    check(expected, f"heptapod generate made no new text for {prompt!r}: nothing to compare")
+    log(f"prompt: {prompt!r}\nCLI new text: {expected!r}")
+    driver = page.driver
+    Select(page.el("generation-model")).select_by_value(model_name)
+    page.set_field("generation-max-tokens", str(MAX_TOKENS))
+    page.set_field("generation-temperature", str(TEMPERATURE))
+    page.set_field("generation-seed", str(SEED))
+    page.set_source(prompt, "generation-prompt")
+    # Each addition to the output, counted from before the click: streamed text arrives in several.
+    driver.execute_script("""
+        const output = arguments[0];
+        const counts = window.heptapodTest = { additions: 0, batches: 0 };
+        counts.add = (records) => {
+          for (const r of records)
+            if (r.type === "characterData" || (r.type === "childList" && r.addedNodes.length)) counts.additions += 1;
+        };
+        counts.observer = new MutationObserver((records) => { counts.batches += 1; counts.add(records); });
+        counts.observer.observe(output, { childList: true, characterData: true, subtree: true });""",
+                          page.el("generation-output"))
+    state = page.run_action("generate", "generation-status", "generation")
+    check(state == "done", f"the generation failed on the page: {page.content('generation-status')!r}")
+    got = page.content("generation-output")
+    check(got == expected, f"the page generated {got!r} after {prompt!r}; heptapod generate says {expected!r}")
+    counts = driver.execute_script("""
+        const counts = window.heptapodTest;
+        counts.add(counts.observer.takeRecords());  // any not yet delivered
+        counts.observer.disconnect();
+        return { additions: counts.additions, batches: counts.batches };""")
+    check(counts["additions"] > 1, f"the output changed {counts['additions']} time(s) while it was generated: "
+                                   "not streamed")
+    check(not page.el("generation-stop").is_enabled(), "Stop stays enabled after the generation")
+    check(page.content("generation-status").startswith("Generated"),
+          f"status {page.content('generation-status')!r}")
+    log(f"page generation matches the CLI, added in {counts['additions']} pieces "
+        f"({counts['batches']} observer callbacks); {page.content('generation-status')!r}")
+    screenshot_panel(page, "generation-panel", os.path.join(output_dir, "web_page_generation.png"))
+
+    # Stop: clicked at once after Generate (one script, no reply can come between), it ends the request.
+    driver.execute_script("arguments[0].click(); arguments[1].click();",
+                          page.el("generate"), page.el("generation-stop"))
+    state = page.wait_state("generation-status", ("stopped", "done", "error"), "stop")
+    check(state == "stopped", f"Stop did not stop: {page.content('generation-status')!r}, state {state!r}")
+    check(page.el("generate").is_enabled() and not page.el("generation-stop").is_enabled(),
+          "the buttons do not return to Generate enabled, Stop disabled after Stop")
+    log("Stop aborts the request")
+
+    # A request the server refuses (beyond the model's context): the server's own message on the page.
+    body = {"model": model_name, "prompt": prompt, "max_tokens": TOO_MANY_TOKENS, "temperature": TEMPERATURE,
+            "seed": SEED, "stream": True, "stream_options": {"include_usage": True}}
+    status, reply = http(server.url + "/v1/completions", body)
+    check(status == 400 and isinstance(reply, dict) and isinstance(reply.get("error"), dict)
+          and reply["error"].get("message"),
+          f"the server answered {TOO_MANY_TOKENS} tokens with {status} {reply!r}, not 400 with an error message")
+    page.set_field("generation-max-tokens", str(TOO_MANY_TOKENS))
+    state = page.run_action("generate", "generation-status", "generation")
+    status_text = page.content("generation-status")
+    check(state == "error", f"{TOO_MANY_TOKENS} tokens are not an error on the page: {status_text!r}")
+    check(reply["error"]["message"] in status_text,
+          f"the page says {status_text!r}, not the server's {reply['error']['message']!r}")
+    check(page.content("generation-output") == "", "the earlier text stays beside the error")
+    log(f"generation error shown: {status_text!r}")
+    page.set_field("generation-max-tokens", str(MAX_TOKENS))
+
+
+def check_classification(page, heptapod, model_name, model, text, output_dir):
+    from selenium.webdriver.support.ui import Select
+
+    expected = cli_classes(heptapod, model, text)
+    check(sorted(label for label, _ in expected) == ["number", "word"],
+          f"heptapod classify --top-k 2 lists {expected!r}, not number and word")
+    Select(page.el("classification-model")).select_by_value(model_name)
+    page.set_source(text, "classification-text")
+    state = page.run_action("classify", "classification-status", "classification")
+    check(state == "done", f"the classification failed on the page: {page.content('classification-status')!r}")
+    rows = page.el("classification-results").find_elements("tag name", "li")
+    check(len(rows) == len(expected), f"the page shows {len(rows)} classes, not {len(expected)}")
+    for row, (label, probability) in zip(rows, expected):
+        part = lambda name: row.find_element("class name", name)  # noqa: E731
+        text_of = lambda name: page.driver.execute_script("return arguments[0].textContent;", part(name))  # noqa
+        shown = (text_of("class-label"), text_of("class-percent"))
+        check(shown == (label, percent_shown(probability)),
+              f"the page shows {shown!r}; heptapod classify says {label!r} {probability!r} "
+              f"({percent_shown(probability)})")
+        fill, track = part("class-fill").rect["width"], part("class-track").rect["width"]
+        check(track > 0 and abs(fill - probability * track) <= 1.5,
+              f"{label}'s bar is {fill} px of {track}: not its probability {probability}")
+    log(f"classes match the CLI: {[(l, percent_shown(p)) for l, p in expected]}")
+    screenshot_panel(page, "classification-panel", os.path.join(output_dir, "web_page_classification.png"))
+
+
+def check_embedding(page, heptapod, model_name, model, texts, output_dir):
+    from selenium.webdriver.support.ui import Select
+
+    a, b = cli_vectors(heptapod, model, texts)
+    cosine = sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    Select(page.el("embedding-model")).select_by_value(model_name)
+    page.set_source(texts[0], "embedding-first")
+    page.set_source(texts[1], "embedding-second")
+    state = page.run_action("embed", "embedding-status", "embedding")
+    check(state == "done", f"the embedding failed on the page: {page.content('embedding-status')!r}")
+    dimension, shown = page.content("embedding-dimension"), page.content("embedding-cosine")
+    check(dimension == str(len(a)), f"the page says dimension {dimension!r}; heptapod embed's is {len(a)}")
+    # Four decimals of the same value; a float's last bit apart (the server's and the CLI's printing) may
+    # only matter at a rounding boundary, hence the 1e-7.
+    check(re.fullmatch(r"-?\d\.\d{4}", shown) and abs(float(shown) - cosine) <= 0.00005 + 1e-7,
+          f"the page shows cosine {shown!r}; from heptapod embed's vectors it is {cosine:.6f}")
+    log(f"embedding matches the CLI: dimension {dimension}, cosine {shown}")
+    screenshot_panel(page, "embedding-panel", os.path.join(output_dir, "web_page_embedding.png"))
+
+
+def check_page(driver, server, heptapod, models, data_dir, output_dir):
     from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    model = models["translation"][1]
 
     with open(os.path.join(data_dir, "numbers.dev.es"), encoding="utf-8") as f:
         sentences = [line.rstrip("\n") for line in f if line.strip()]
@@ -266,6 +493,10 @@ def check_page(driver, server, heptapod, model, data_dir, output_dir):
     check(len(nbest) > 1, f"--nbest {ALTERNATIVES + 1} found one hypothesis only: nothing to compare")
     log(f"sentence: {sentence!r}\nCLI translation: {expected!r}\nCLI alternatives: {nbest[1:]!r}")
 
+    with open(os.path.join(data_dir, "numbers.dev.en"), encoding="utf-8") as f:
+        english = [line.rstrip("\n") for line in f if line.strip()]
+    prompt = next(s for s in english if len(s) <= 40)  # its tokens and 12 more within the model's 64 positions
+
     driver.get_log("performance")  # what the browser's start page asked for (chrome:// only) is not the page's
     driver.get(server.url + "/")
     check(driver.title == "Heptapod translate", f"page title {driver.title!r}")
@@ -275,6 +506,8 @@ def check_page(driver, server, heptapod, model, data_dir, output_dir):
     except Exception:
         raise TestFailure(f"the language list stayed empty for {WAIT_S} s")
     page = Page(driver)
+    check_panels(page, {kind: [name] for kind, (name, _) in models.items()})
+    log("the page shows the four panels")
     pairs = Select(page.el("pair"))
     names = [o.text for o in pairs.options]
     check(names == ["Spanish \u2192 English"], f"the pair select lists {names!r}, not ['Spanish → English']")
@@ -345,7 +578,12 @@ def check_page(driver, server, heptapod, model, data_dir, output_dir):
     page.set_source(sentence)
     check(page.translate() == "done" and page.content("output") == expected, "no translation after the error")
 
-    # 6. Nothing but the server was asked for anything over the network, and no script error.
+    # 6. The other kinds' panels, each against its CLI.
+    check_generation(page, server, heptapod, *models["generation"], prompt, output_dir)
+    check_classification(page, heptapod, *models["classification"], english[1], output_dir)
+    check_embedding(page, heptapod, *models["embedding"], english[:2], output_dir)
+
+    # 7. Nothing but the server was asked for anything over the network, and no script error.
     origin = server.url + "/"
     asked = []
     for entry in driver.get_log("performance"):
@@ -356,12 +594,24 @@ def check_page(driver, server, heptapod, model, data_dir, output_dir):
     check(network, "the performance log recorded no request")
     elsewhere = [u for u in network if not u.startswith(origin)]
     check(not elsewhere, f"the page asked for {elsewhere!r}: not self-contained")
-    check(server.url + "/translate" in network, "no POST /translate in the performance log")
+    for path in ("/translate", "/v1/models", "/v1/completions", "/v1/classify", "/v1/embeddings"):
+        check(server.url + path in network, f"no {path} in the performance log")
     console = driver.get_log("browser")
     script_errors = [e for e in console if e.get("source") == "javascript" or
                      (e.get("level") == "SEVERE" and "status of 400" not in e.get("message", ""))]
     check(not script_errors, f"the browser console reports {script_errors!r}")
     log(f"{len(network)} requests, all to {origin}; console clean")
+
+
+def check_translation_only(driver, server, output_dir):
+    """The page of a server holding the translation model alone: the translation panel and no other."""
+    driver.get(server.url + "/")
+    page = Page(driver)
+    check_panels(page, {"translation": ["es-en"]})
+    check(driver.title == "Heptapod translate", f"page title {driver.title!r}")
+    shot = os.path.join(output_dir, "web_page_translation_only.png")
+    driver.save_screenshot(shot)
+    log(f"a translation-only server's page shows the translation panel alone; screenshot: {shot}")
 
 
 def main():
@@ -384,16 +634,28 @@ def main():
     os.makedirs(args.output, exist_ok=True)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="heptapod_browser_") as workdir:
-        model = os.path.join(workdir, "model.htp")
+        # kind -> (name served under, file)
+        models = {"translation": ("es-en", os.path.join(workdir, "model.htp")),
+                  "generation": ("writer", os.path.join(workdir, "lm.htp")),
+                  "classification": ("topics", os.path.join(workdir, "classifier.htp")),
+                  "embedding": ("vec", os.path.join(workdir, "encoder.htp"))}
         server = driver = None
         failed = False
         try:
-            run([args.make_model, model])
-            server = Server(args.heptapod, model, workdir, ["--max-characters", str(MAX_CHARACTERS)])
+            for kind, (_, path) in models.items():
+                run([args.make_model, path, kind])
+            server = Server(args.heptapod, list(models.values()), workdir,
+                            ["--max-characters", str(MAX_CHARACTERS)])
             server.wait_ready()
             log(f"server ready at {server.url}")
             driver = start_browser(workdir)
-            check_page(driver, server, args.heptapod, model, args.data, args.output)
+            check_page(driver, server, args.heptapod, models, args.data, args.output)
+            server.stop()
+            log("server stopped on SIGTERM with exit status 0")
+            server = Server(args.heptapod, [models["translation"]], workdir, [], "serve-translation-only.log")
+            server.wait_ready()
+            log(f"translation-only server ready at {server.url}")
+            check_translation_only(driver, server, args.output)
         except Exception as e:
             failed = True
             log("FAILED: " + (str(e) if isinstance(e, TestFailure) else traceback.format_exc()))

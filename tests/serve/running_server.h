@@ -1,4 +1,4 @@
-// Test helpers for the HTTP server: a TranslationServer on 127.0.0.1 (any free port) serving in a thread of
+// Test helpers for the HTTP server: a ModelServer on 127.0.0.1 (any free port) serving in a thread of
 // the test process, and JSON requests to it through cpp-httplib's client.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "heptapod/data/text_file.h"
-#include "heptapod/serve/translation_server.h"
+#include "heptapod/serve/model_server.h"
 #include "test_process.h"
 
 namespace heptapod::test {
@@ -24,7 +24,7 @@ inline std::vector<std::string> numbers() { return read_lines(data_file("numbers
 // A server computing in int8 (batch-invariant: replies comparable to the bit) with short outputs.
 inline ServerOptions int8_server() {
   ServerOptions o;
-  o.translator.compute_type = ComputeType::Int8;
+  o.load.compute_type = ComputeType::Int8;
   o.defaults.search.max_extra_length = 8;
   return o;
 }
@@ -34,7 +34,7 @@ class RunningServer {
   RunningServer(std::vector<ModelSpec> models, ServerOptions options) {
     options.http.host = "127.0.0.1";
     options.http.port = 0;
-    server_ = std::make_unique<TranslationServer>(std::move(models), options);
+    server_ = std::make_unique<ModelServer>(std::move(models), options);
     port_ = server_->bind();
     thread_ = std::thread([this] { server_->serve(); });
     for (int i = 0; i < 1000 && !server_->ready(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -52,7 +52,7 @@ class RunningServer {
   }
 
  private:
-  std::unique_ptr<TranslationServer> server_;
+  std::unique_ptr<ModelServer> server_;
   int port_ = 0;
   std::thread thread_;
 };

@@ -74,8 +74,8 @@ TEST_F(ServerApi, ConcurrentClientsGetWhatEachRequestAloneGives) {
     const std::size_t at = metrics.find(name);
     return at == std::string::npos ? -1.0 : std::stod(metrics.substr(at + name.size()));
   };
-  EXPECT_LT(series("heptapod_batch_requests_bucket{model=\"es-en\",le=\"1\"} "),
-            series("heptapod_batch_requests_count{model=\"es-en\"} "))
+  EXPECT_LT(series("heptapod_batch_requests_bucket{model=\"es-en\",kind=\"translation\",le=\"1\"} "),
+            series("heptapod_batch_requests_count{model=\"es-en\",kind=\"translation\"} "))
       << metrics;
   for (int c = 0; c < kClients; ++c)
     for (int k = 0; k < kRequests; ++k) {
@@ -173,8 +173,8 @@ TEST_F(ServerApi, LanguagesHealthAndMetrics) {
   ASSERT_EQ(metrics.status, 200);
   for (const char* series : {"heptapod_ready 1", "heptapod_requests_total{path=\"/translate\",code=\"200\"}",
                              "heptapod_request_duration_seconds_bucket{path=\"/translate\",le=\"+Inf\"}",
-                             "heptapod_batch_sentences_bucket{model=\"es-en\"", "heptapod_queue_sentences{model=\"es-en\"} 0",
-                             "heptapod_output_tokens_total{model=\"es-en\"}", "# TYPE heptapod_batch_requests histogram"})
+                             "heptapod_batch_sentences_bucket{model=\"es-en\",kind=\"translation\"", "heptapod_queue_sentences{model=\"es-en\",kind=\"translation\"} 0",
+                             "heptapod_output_tokens_total{model=\"es-en\",kind=\"translation\"}", "# TYPE heptapod_batch_requests histogram"})
     EXPECT_HAS_SUBSTR(metrics.text, series);
 }
 

@@ -173,7 +173,7 @@ TEST(ServerOverload, DeadlinePassedIs504) {
   test::TempDir dir;
   const std::string model = test::make_model(dir);
   ServerOptions o;
-  o.translator.compute_type = ComputeType::Int8;
+  o.load.compute_type = ComputeType::Int8;
   test::RunningServer server({parse_model_spec(model)}, o);
   std::vector<std::string> lines = numbers();
   lines.resize(200);

@@ -310,10 +310,10 @@ void Connection::dispatch() {
                               {"Access-Control-Allow-Headers", "Content-Type, Authorization, X-API-Key"}}});
     return;
   }
-  const auto route = shared_.routes.find({head_only_ ? "GET" : request.method, request.path});
-  if (route == shared_.routes.end()) return fail(404, "Not found: " + request.path, false);
+  const HttpHandler* handler = shared_.find_route(head_only_ ? "GET" : request.method, request.path);
+  if (!handler) return fail(404, "Not found: " + request.path, false);
   auto exchange = std::make_shared<RequestExchange>(shared_from_this(), std::move(request));
-  shared_.threads->submit([exchange, handler = route->second] {
+  shared_.threads->submit([exchange, handler = *handler] {
     std::string failure;
     try {
       handler(*exchange);

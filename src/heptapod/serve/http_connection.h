@@ -31,7 +31,10 @@ class Connection;
 
 struct FrontEndShared {
   FrontEndOptions options;
-  std::map<std::pair<std::string, std::string>, HttpHandler> routes;  // (method, path) -> handler
+  // (method, path) -> handler; a path ending in "/*" takes every path below it.
+  std::map<std::pair<std::string, std::string>, HttpHandler> routes;
+  // The route of a request: its exact path's, else the longest "/*" route above it; nullptr when none.
+  const HttpHandler* find_route(const std::string& method, const std::string& path) const;
   std::function<void(const HttpRequestRecord&)> on_ready, on_sent;
   FrontEndCounts counts;
   std::unique_ptr<RequestThreads> threads;

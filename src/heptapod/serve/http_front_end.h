@@ -55,7 +55,8 @@ class HttpFrontEnd {
   HttpFrontEnd(const HttpFrontEnd&) = delete;
   HttpFrontEnd& operator=(const HttpFrontEnd&) = delete;
 
-  // Routes, before bind(): an exact method and path. A path with no route is 404; OPTIONS on any path is
+  // Routes, before bind(): an exact method and path, or a path ending in "/*" for every path below it (the
+  // handler reads request().path). A path with no route is 404; OPTIONS on any path is
   // answered for CORS (204); HEAD runs the GET route and sends its headers alone.
   void route(const std::string& method, const std::string& path, HttpHandler handler);
   // Called for every request answered, on the event loop: `ready` when its reply is complete (before the

@@ -13,7 +13,7 @@ namespace heptapod {
 namespace {
 
 HttpError bad_field(const std::string& name, const std::string& why) {
-  return HttpError(400, "Invalid request: field " + name + ": " + why);
+  return HttpError(400, "Invalid request: field " + name + ": " + why, 0, name);
 }
 
 int hex_digit(char c) {
@@ -199,6 +199,15 @@ double number_field(const nlohmann::json& body, const std::string& name, double 
   if (*d < min || *d > max)
     throw bad_field(name, std::to_string(*d) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
   return *d;
+}
+
+std::optional<std::int64_t> int64_field(const nlohmann::json& body, const std::string& name) {
+  const nlohmann::json* v = find(body, name);
+  if (!v) return std::nullopt;
+  if (v->is_number_unsigned() && v->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX))
+    return static_cast<std::int64_t>(v->get<std::uint64_t>());
+  if (v->is_number_integer()) return v->get<std::int64_t>();
+  throw bad_field(name, "must be an integer");
 }
 
 int int_field(const nlohmann::json& body, const std::string& name, int fallback, int min, int max) {

@@ -3,6 +3,7 @@
 // fields that fail as 400s naming the field. HttpError carries a reply's status and message to the handler.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,10 +17,11 @@ namespace heptapod {
 
 // An error reply: status (400, 403, 404, 413, 503, 504...) and the message of its {"error": ...} body.
 struct HttpError : Error {
-  HttpError(int status, const std::string& message, int retry_after_seconds = 0)
-      : Error(message), status(status), retry_after(retry_after_seconds) {}
+  HttpError(int status, const std::string& message, int retry_after_seconds = 0, std::string param = {})
+      : Error(message), status(status), retry_after(retry_after_seconds), param(std::move(param)) {}
   int status;
-  int retry_after;  // > 0: sent as Retry-After
+  int retry_after;    // > 0: sent as Retry-After
+  std::string param;  // the request field at fault, if one is (OpenAI's error replies name it)
 };
 
 // The body as a JSON object. content_type: the request's Content-Type ("application/json" or empty: JSON;
@@ -41,6 +43,8 @@ std::optional<std::string> string_field(const nlohmann::json& body, const std::s
 int int_field(const nlohmann::json& body, const std::string& name, int fallback, int min, int max);
 double number_field(const nlohmann::json& body, const std::string& name, double fallback, double min, double max);
 bool bool_field(const nlohmann::json& body, const std::string& name, bool fallback);
+// Any JSON integer (64 bits, either sign); nullopt when missing or null.
+std::optional<std::int64_t> int64_field(const nlohmann::json& body, const std::string& name);
 // A string or an array of strings (is_array says which); every string must be valid UTF-8.
 struct TextField {
   std::vector<std::string> texts;

@@ -1,6 +1,7 @@
-// Model specifications of `heptapod serve -m` and the language-name table of GET /languages.
+// Model specifications of `heptapod serve -m`, model kinds, and the language-name table of GET /languages.
 #include "heptapod/serve/served_model.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -15,24 +16,50 @@ bool valid_language_code(const std::string& code) {
   return true;
 }
 
+const char* kind_name(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::Translation: return "translation";
+    case ModelKind::Generation: return "generation";
+    case ModelKind::Classification: return "classification";
+    case ModelKind::Embedding: return "embedding";
+  }
+  return "?";
+}
+
+ModelKind model_kind(const ModelConfig& c) {
+  if (c.architecture == Architecture::DecoderOnly) return ModelKind::Generation;
+  if (c.architecture == Architecture::EncoderOnly) return c.labels > 0 ? ModelKind::Classification : ModelKind::Embedding;
+  return ModelKind::Translation;
+}
+
 ModelSpec parse_model_spec(const std::string& text) {
   ModelSpec spec;
   const std::size_t eq = text.find('=');
-  if (eq == std::string::npos) {
-    spec.path = text;
-  } else {
-    const std::string pair = text.substr(0, eq);
-    spec.path = text.substr(eq + 1);
-    const std::size_t dash = pair.find('-');
-    require(dash != std::string::npos, "--model " + text + ": the pair must read SOURCE-TARGET (e.g. es-en=model.htp)");
-    spec.source = pair.substr(0, dash);
-    spec.target = pair.substr(dash + 1);
-    require(valid_language_code(spec.source) && valid_language_code(spec.target),
-            "--model " + text + ": language codes are 1-16 letters, digits or '_' (e.g. es-en=model.htp)");
-    require(spec.source != spec.target, "--model " + text + ": source and target languages are the same");
+  spec.path = eq == std::string::npos ? text : text.substr(eq + 1);
+  if (eq != std::string::npos) {
+    spec.name = text.substr(0, eq);
+    const bool valid = !spec.name.empty() && spec.name.size() <= 64 &&
+                       std::all_of(spec.name.begin(), spec.name.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' || c == '-';
+                       });
+    require(valid, "--model " + text + ": a model's name is 1-64 letters, digits or _ . : - (e.g. writer=lm.htp)");
+    const std::size_t dash = spec.name.find('-');
+    if (dash != std::string::npos && valid_language_code(spec.name.substr(0, dash)) &&
+        valid_language_code(spec.name.substr(dash + 1))) {
+      spec.source = spec.name.substr(0, dash);
+      spec.target = spec.name.substr(dash + 1);
+    }
   }
   require(!spec.path.empty(), "--model " + text + ": no model file");
   return spec;
+}
+
+void check_translation_name(const ModelSpec& spec) {
+  const std::string given = "--model " + spec.name + "=" + spec.path;
+  require(!spec.named() || !spec.source.empty(),
+          given + ": a translation model is named by its language pair SOURCE-TARGET (e.g. es-en=model.htp); "
+                  "language codes are 1-16 letters, digits or '_'");
+  require(!spec.named() || spec.source != spec.target, given + ": source and target languages are the same");
 }
 
 std::string language_name(const std::string& code) {

@@ -1,21 +1,38 @@
-// Which models a server serves: `-m es-en=model.htp` names the language pair a model translates; a bare
-// `-m model.htp` (allowed for a single model) serves an unnamed pair that answers whatever codes a client
-// sends. Language codes are ISO 639 style (letters, digits, '_'); names for the common ones are built in.
+// Which models a server serves, and as what: `-m NAME=FILE` names a model (`-m es-en=mt.htp`,
+// `-m writer=lm.htp`); a bare `-m FILE` (allowed for a single model) is "default". The file says the model's
+// kind: a translation model (encoder-decoder) is named by its language pair SRC-TGT (or left unnamed, to
+// answer whatever codes a client sends); a language model generates, an encoder-only model classifies (when
+// it has classes) or embeds. Language codes are ISO 639 style (letters, digits, '_'); names for the common
+// ones are built in.
 #pragma once
 
 #include <string>
 
+#include "heptapod/model/config.h"
+
 namespace heptapod {
 
+enum class ModelKind { Translation, Generation, Classification, Embedding };
+
+// "translation", "generation", "classification", "embedding".
+const char* kind_name(ModelKind kind);
+// What a model of this config is served as.
+ModelKind model_kind(const ModelConfig& config);
+
 struct ModelSpec {
-  std::string source, target;  // both empty: an unnamed pair
+  std::string name;            // as given; empty: unnamed
+  std::string source, target;  // the name read as a language pair SRC-TGT, when it reads as one
   std::string path;
-  bool named() const { return !source.empty(); }
-  std::string pair() const { return named() ? source + "-" + target : "default"; }
+  bool named() const { return !name.empty(); }
+  std::string id() const { return named() ? name : "default"; }  // in replies, metrics and logs
 };
 
-// "SRC-TGT=PATH" or "PATH". Throws Error naming the text for an empty path or a malformed code.
+// "NAME=PATH" or "PATH". Throws Error naming the text for an empty path or a malformed name (1-64 of
+// [A-Za-z0-9_.:-]).
 ModelSpec parse_model_spec(const std::string& text);
+// Throws Error naming the spec unless it may serve a translation model: unnamed, or named SRC-TGT by two
+// different language codes.
+void check_translation_name(const ModelSpec& spec);
 // 1-16 characters of [A-Za-z0-9_].
 bool valid_language_code(const std::string& code);
 // The English name of an ISO 639-1 code ("es" -> "Spanish"); the code itself when not in the table.

@@ -1,10 +1,13 @@
 // The server's metrics, exported at GET /metrics in Prometheus' text format (version 0.0.4): requests by
-// path and status, request latency, search batches (sentences and requests per batch, search time, output
-// tokens: rate() of heptapod_output_tokens_total is tokens/s), and the gauges the server reads at scrape time
-// (queue depth, connections). Thread-safe.
+// path and status, request latency; per model (labelled with its kind): batches (items and requests per
+// batch, compute time, output tokens: rate() of heptapod_output_tokens_total is tokens/s, and the last 10 s's
+// tokens/s as a gauge), batch occupancy, a language model's time to first token and rows per step; and the
+// gauges the server reads at scrape time (queue depth, connections). Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -12,7 +15,7 @@
 #include <vector>
 
 #include "heptapod/serve/http_front_end.h"
-#include "heptapod/serve/translation_queue.h"
+#include "heptapod/serve/generation_queue.h"
 
 namespace heptapod {
 
@@ -31,18 +34,29 @@ class Histogram {
   std::uint64_t count_ = 0;
 };
 
+// A model's queue as read at scrape time: a batch queue's (translation, encoders) or a generation queue's.
+struct QueueGauges {
+  std::string model, kind;
+  int queued = 0;  // items (sentences, texts) or samples waiting
+  std::uint64_t refused = 0, expired = 0;
+};
+
 // What the server reads at scrape time.
 struct ServerGauges {
   bool ready = false;
   const FrontEndCounts* connections = nullptr;  // the front end's gauges and counts; none: not rendered
-  std::vector<std::pair<std::string, QueueStats>> queues;  // model pair -> its queue
+  std::vector<QueueGauges> queues;
 };
 
 class ServerMetrics {
  public:
   ServerMetrics();
   void record_request(const std::string& path, int status, double seconds);
-  void record_batch(const std::string& model, const BatchReport& batch);
+  // A batch of a translation or encoder model's queue, of at most max_batch items.
+  void record_batch(const std::string& model, const std::string& kind, const BatchReport& batch, int max_batch);
+  // A language model's step, and a request's time to its first token.
+  void record_step(const std::string& model, const GenerationStepReport& step);
+  void record_first_token(const std::string& model, double seconds);
   std::string render(const ServerGauges& gauges) const;
 
  private:
@@ -50,11 +64,17 @@ class ServerMetrics {
   std::map<std::pair<std::string, int>, std::uint64_t> requests_;  // (path, status) -> count
   std::map<std::string, Histogram> latency_;                       // path -> seconds
   struct ModelCounters {
-    Histogram batch_sentences, batch_requests;
+    std::string kind;
+    Histogram batch_sentences, batch_requests, first_token, step_rows;
     std::uint64_t batches = 0, sentences = 0, output_tokens = 0;
     double search_seconds = 0;
+    double occupancy = 0;  // the last batch's items (rows) over its limit
+    std::deque<std::pair<std::chrono::steady_clock::time_point, std::uint64_t>> recent;  // (when, tokens) of 10 s
     ModelCounters();
+    void add_tokens(std::uint64_t tokens);
+    double tokens_per_second() const;
   };
+  ModelCounters& model(const std::string& name, const std::string& kind);
   std::map<std::string, ModelCounters> models_;
 };
 

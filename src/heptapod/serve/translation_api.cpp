@@ -158,7 +158,7 @@ json native_reply(const TranslationCall& call, const std::vector<Translation>& o
     if (!t.warning.empty()) entry["warning"] = t.warning;
     translations.push_back(std::move(entry));
   }
-  return {{"model", model.pair()}, {"translations", std::move(translations)}};
+  return {{"model", model.id()}, {"translations", std::move(translations)}};
 }
 
 json languages_reply(const std::vector<ModelSpec>& models) {
