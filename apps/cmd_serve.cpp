@@ -86,7 +86,7 @@ Runner add_serve_command(CLI::App& root) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--batch-wait-ms", f->batch_wait_ms, "Under load, how long a batch may wait for more requests")
       ->check(CLI::Range(0.0, 1000.0) & kFinite)->capture_default_str();
-  cmd->add_flag("--no-batching", f->no_batching, "Translate each request alone, one at a time");
+  cmd->add_flag("--no-batching", f->no_batching, "Run each request alone, one at a time (every kind of model)");
   cmd->add_option("--max-body-bytes", h.max_body_bytes, "Largest request body (413 beyond)")
       ->check(integer_check<std::size_t>() & CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--max-characters", l.max_characters, "Characters per request (400 beyond)")

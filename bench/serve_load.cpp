@@ -3,14 +3,28 @@
 //   serve_load http  --url URL --sentences FILE --clients N --requests R [--max-seconds S] [--beam B]
 //                    [--warmup W] [--source es --target en] [--slow-loris L] [--idle I]
 //                    [--hostile-from A,B,...] [--hostile-ramp-seconds H] --json OUT
+//                    [--api translate|completions|embeddings] [--name MODEL] [--max-tokens T]
+//                    [--temperature X] [--seed S]
 //   serve_load alone --model MODEL --sentences FILE --requests R [--max-seconds S] [--beam B]
 //                    [--compute-type T] [--threads T] [--warmup W] --json OUT
+//                    [--api translate|completions|embeddings] [--max-tokens T] [--temperature X] [--seed S]
 // wait: polls GET /health until it says 200 (exit 1 after S seconds).
-// http: N client threads, each with its own keep-alive connection, send one sentence per LibreTranslate request
-//   (POST /translate), each waiting for its reply before sending the next; the sentences are the non-empty lines
-//   of FILE, taken round-robin across all clients, R requests in all or S seconds, whichever ends first. Each
-//   client first sends W warm-up requests (not timed). A reply other than 200 with a translatedText is an error.
-//   --beam only labels the result (LibreTranslate requests carry no beam: the server's --beam decides).
+// http: N client threads, each with its own keep-alive connection, send one line of FILE per request, each
+//   waiting for its reply before sending the next; the lines are the non-empty lines of FILE, taken
+//   round-robin across all clients, R requests in all or S seconds, whichever ends first. Each client first
+//   sends W warm-up requests (not timed). What a request is, by --api:
+//   translate (the default): a LibreTranslate request (POST /translate); a reply other than 200 with a
+//     translatedText is an error. --beam only labels the result (LibreTranslate requests carry no beam: the
+//     server's --beam decides).
+//   completions: POST /v1/completions with the line as the prompt, streamed (stream: true, with
+//     stream_options.include_usage), max_tokens T (default 64), temperature X (default 1), top_p 1 and seed
+//     S + the request's index (default S 1), the model --name (left out when empty: the server's one
+//     generation model). The server-sent events are read as they come: the time to the first token (TTFT)
+//     is the time from sending to the first event with non-empty text, the tokens made are the final usage
+//     event's completion_tokens. A reply other than 200, an event that is not JSON, or a stream without
+//     usage or "data: [DONE]" is an error.
+//   embeddings: POST /v1/embeddings with the line as the input (one text per request), the model --name
+//     (left out when empty); a reply other than 200 with one non-empty embedding is an error.
 //   With --slow-loris or --idle, that many hostile connections (bench/hostile_clients.h: header lines that never
 //   end, keep-alive connections left silent after one GET /health) from the --hostile-from addresses (default
 //   127.0.0.2 ... 127.0.0.9; the clients stay on 127.0.0.1) start H seconds (default 5) before the clients and
@@ -19,10 +33,16 @@
 //   what the server answered, refused_total, closed_total, close_seconds_max/median; the idle ones'
 //   health_status) and "server_metrics" (the server's connection-refusal and request-timeout counters from
 //   GET /metrics after the hostile connections are closed; {} where it has none, null with no reply).
-// alone: the same sentences, one at a time, through heptapod::Translator with the server's defaults
-//   (TranslateOptions{} with search.beam = B): what one request costs without the server.
-// Both print one summary line and write JSON to OUT: requests, errors, seconds, sentences_per_second, p50_ms,
-// p99_ms, mean_ms, max_ms.
+// alone: the same requests, one at a time, in this process through the library, with what the server gives
+//   such a request: translate, heptapod::Translator with TranslateOptions{} and search.beam = B; completions,
+//   heptapod::Generator sampling with the same prompt, max_tokens, temperature, top_p 1, no top-k and seed
+//   as the HTTP request of that index, GenerateOptions::stream set, TTFT being the time from generate() to
+//   the first call of stream with a non-empty piece; embeddings, heptapod::Encoder::embed of the one text
+//   with EmbedOptions{} (mean pooling, not normalised). What one request costs without the server.
+// Both print one summary line and write JSON to OUT: requests (the successful timed ones), errors, seconds,
+// sentences_per_second (requests per second: sentences, prompts or texts), p50_ms, p99_ms, mean_ms, max_ms
+// (each request's whole time); with completions also tokens, tokens_per_second, tokens_per_request and
+// ttft_p50_ms, ttft_p99_ms, ttft_mean_ms, ttft_max_ms; with embeddings also texts_per_second.
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
@@ -33,13 +53,16 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <latch>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -47,6 +70,8 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/text_file.h"
+#include "heptapod/decode/encoder.h"
+#include "heptapod/decode/generator.h"
 #include "heptapod/decode/translator.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/kernels/threads.h"
@@ -61,15 +86,33 @@ using nlohmann::json;
 
 constexpr int kRequestTimeoutSeconds = 120;  // past the server's own 30 s limit (504), so a hung reply ends too
 
+// What a request is: a LibreTranslate translation, a streamed completion, or one text's embedding.
+enum class Api { Translate, Completions, Embeddings };
+
+const std::map<std::string, Api> kApiNames = {
+    {"translate", Api::Translate}, {"completions", Api::Completions}, {"embeddings", Api::Embeddings}};
+
+std::string api_name(Api api) {
+  for (const auto& [name, value] : kApiNames)
+    if (value == api) return name;
+  return "?";
+}
+
 // What every timed mode shares.
 struct RunOptions {
   std::string sentences_path, json_path;
   int requests = 100, beam = 4, warmup = 2;
   double max_seconds = 60;
+  Api api = Api::Translate;
+  // completions: each request's sampling (request i is seeded seed + i)
+  int max_tokens = 64;
+  float temperature = 1.0f;
+  std::uint64_t seed = 1;
 };
 
 struct HttpOptions {
   std::string url, source = "es", target = "en";
+  std::string model;  // completions and embeddings: the served model's name; empty: left out of the request
   int clients = 1;
 };
 
@@ -86,6 +129,7 @@ struct AloneOptions {
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double ms_since(Clock::time_point t0) { return seconds_since(t0) * 1000; }
 
 double peak_rss_mb() {
   rusage u{};
@@ -108,26 +152,63 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
-// Throughput and latency of `latencies_ms` (one sentence each) completed in `seconds`.
-json summarize(std::vector<double> latencies_ms, double seconds) {
-  std::sort(latencies_ms.begin(), latencies_ms.end());
-  const double n = static_cast<double>(latencies_ms.size());
-  const double total = std::accumulate(latencies_ms.begin(), latencies_ms.end(), 0.0);
-  return {{"requests", latencies_ms.size()},
-          {"seconds", seconds},
-          {"sentences_per_second", seconds > 0 ? n / seconds : 0.0},
-          {"p50_ms", percentile(latencies_ms, 0.50)},
-          {"p99_ms", percentile(latencies_ms, 0.99)},
-          {"mean_ms", n > 0 ? total / n : 0.0},
-          {"max_ms", latencies_ms.empty() ? 0.0 : latencies_ms.back()}};
+// One timed request that succeeded: its whole time; for a completion also the time to its first token and
+// the tokens it made.
+struct Sample {
+  double latency_ms = 0;
+  double ttft_ms = 0;
+  long long tokens = 0;
+};
+
+// p50, p99, mean and max of `values_ms`, their names prefixed.
+json latency_fields(std::vector<double> values_ms, const std::string& prefix) {
+  std::sort(values_ms.begin(), values_ms.end());
+  const double n = static_cast<double>(values_ms.size());
+  const double total = std::accumulate(values_ms.begin(), values_ms.end(), 0.0);
+  return {{prefix + "p50_ms", percentile(values_ms, 0.50)},
+          {prefix + "p99_ms", percentile(values_ms, 0.99)},
+          {prefix + "mean_ms", n > 0 ? total / n : 0.0},
+          {prefix + "max_ms", values_ms.empty() ? 0.0 : values_ms.back()}};
+}
+
+// Throughput and latency of `samples` (one request each) completed in `seconds`.
+json summarize(const std::vector<Sample>& samples, double seconds, Api api) {
+  const double n = static_cast<double>(samples.size());
+  std::vector<double> latencies_ms, ttfts_ms;
+  long long tokens = 0;
+  for (const Sample& s : samples) {
+    latencies_ms.push_back(s.latency_ms);
+    ttfts_ms.push_back(s.ttft_ms);
+    tokens += s.tokens;
+  }
+  json result = {{"requests", samples.size()},
+                 {"seconds", seconds},
+                 {"sentences_per_second", seconds > 0 ? n / seconds : 0.0}};
+  result.update(latency_fields(std::move(latencies_ms), ""));
+  if (api == Api::Completions) {
+    result.update({{"tokens", tokens},
+                   {"tokens_per_second", seconds > 0 ? static_cast<double>(tokens) / seconds : 0.0},
+                   {"tokens_per_request", n > 0 ? static_cast<double>(tokens) / n : 0.0}});
+    result.update(latency_fields(std::move(ttfts_ms), "ttft_"));
+  }
+  if (api == Api::Embeddings) result["texts_per_second"] = result["sentences_per_second"];
+  return result;
 }
 
 // Prints the summary line and writes the JSON.
-void report(const std::string& what, const json& result, const std::string& path) {
-  std::printf("serve_load %s: %d requests in %.1f s: %.2f sentences/s, p50 %.1f ms, p99 %.1f ms, %d errors\n",
-              what.c_str(), result["requests"].get<int>(), result["seconds"].get<double>(),
-              result["sentences_per_second"].get<double>(), result["p50_ms"].get<double>(),
-              result["p99_ms"].get<double>(), result.value("errors", 0));
+void report(const std::string& what, const json& result, Api api, const std::string& path) {
+  const int requests = result["requests"].get<int>(), errors = result.value("errors", 0);
+  const double seconds = result["seconds"].get<double>(), p50 = result["p50_ms"].get<double>(),
+               p99 = result["p99_ms"].get<double>(), per_second = result["sentences_per_second"].get<double>();
+  if (api == Api::Completions)
+    std::printf("serve_load %s: %d completions in %.1f s: %.1f tokens/s (%.1f per request), TTFT p50 %.1f ms, "
+                "p99 %.1f ms, latency p50 %.1f ms, %d errors\n", what.c_str(), requests, seconds,
+                result["tokens_per_second"].get<double>(), result["tokens_per_request"].get<double>(),
+                result["ttft_p50_ms"].get<double>(), result["ttft_p99_ms"].get<double>(), p50, errors);
+  else
+    std::printf("serve_load %s: %d requests in %.1f s: %.2f %s/s, p50 %.1f ms, p99 %.1f ms, %d errors\n",
+                what.c_str(), requests, seconds, per_second, api == Api::Embeddings ? "texts" : "sentences", p50,
+                p99, errors);
   std::fflush(stdout);
   const std::string text = result.dump(2) + "\n";
   write_file_atomic(path, [&](std::ostream& out) { out << text; });
@@ -147,9 +228,9 @@ httplib::Client connect(const std::string& url, int read_timeout_seconds) {
   return client;
 }
 
-// One client's record: latencies of the timed requests that succeeded, and the failures.
+// One client's record: the timed requests that succeeded, and the failures.
 struct ClientTally {
-  std::vector<double> latencies_ms;
+  std::vector<Sample> samples;
   int errors = 0;
   std::string first_error;
 
@@ -162,7 +243,7 @@ std::string libretranslate_body(const std::string& sentence, const HttpOptions& 
   return json{{"q", sentence}, {"source", o.source}, {"target", o.target}}.dump();
 }
 
-// Sends one request; nullopt on a 200 reply with a translatedText, else what went wrong.
+// Sends one LibreTranslate request; nullopt on a 200 reply with a translatedText, else what went wrong.
 std::optional<std::string> translate_once(httplib::Client& client, const std::string& body) {
   const httplib::Result res = client.Post("/translate", body, "application/json");
   if (!res) return "no reply: " + httplib::to_string(res.error());
@@ -170,6 +251,137 @@ std::optional<std::string> translate_once(httplib::Client& client, const std::st
   const json reply = json::parse(res->body, nullptr, false);
   if (reply.is_discarded() || !reply.contains("translatedText") || !reply["translatedText"].is_string())
     return "HTTP 200 without a translatedText: " + res->body;
+  return std::nullopt;
+}
+
+// The streamed completion of one prompt, seeded `seed`.
+std::string completion_body(const std::string& prompt, std::uint64_t seed, const HttpOptions& http,
+                            const RunOptions& run) {
+  json body = {{"prompt", prompt}, {"max_tokens", run.max_tokens}, {"temperature", run.temperature},
+               {"top_p", 1}, {"seed", seed}, {"stream", true}, {"stream_options", {{"include_usage", true}}}};
+  if (!http.model.empty()) body["model"] = http.model;
+  return body.dump();
+}
+
+// Reads a completion's server-sent events as their bytes arrive: "data: <json>" lines, an empty line ending
+// each event. Notes when the first non-empty text comes, the usage, and the final "data: [DONE]".
+class CompletionStream {
+ public:
+  explicit CompletionStream(Clock::time_point sent) : sent_(sent) {}
+
+  // Takes the next bytes; false (to stop reading) on a malformed event.
+  bool take(const char* data, std::size_t size) {
+    if (status_ != 200) {  // an error reply: kept to be shown
+      raw_.append(data, size);
+      return raw_.size() < 65536;
+    }
+    pending_.append(data, size);
+    for (std::size_t end; (end = pending_.find('\n')) != std::string::npos;) {
+      std::string line = pending_.substr(0, end);
+      pending_.erase(0, end + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!line_(line)) return false;
+    }
+    return true;
+  }
+
+  void set_status(int status) { status_ = status; }
+  // nullopt when the stream was whole (200, usage, [DONE]), else what went wrong.
+  std::optional<std::string> problem() const {
+    if (status_ != 200) return "HTTP " + std::to_string(status_) + ": " + raw_.substr(0, 2000);
+    if (!problem_.empty()) return problem_;
+    if (!done_) return "the event stream ended without data: [DONE]";
+    if (tokens_ < 0) return "the event stream had no usage";
+    if (tokens_ > 0 && ttft_ms_ < 0) return "tokens made, but no event with text";
+    return std::nullopt;
+  }
+  double ttft_ms() const { return ttft_ms_; }
+  long long tokens() const { return tokens_; }
+
+ private:
+  bool line_(const std::string& line) {
+    if (!line.starts_with("data:")) return true;  // the blank line between events, or a comment
+    std::string_view payload(line);
+    payload.remove_prefix(5);
+    if (payload.starts_with(' ')) payload.remove_prefix(1);
+    if (payload == "[DONE]") {
+      done_ = true;
+      return true;
+    }
+    const json event = json::parse(payload, nullptr, false);
+    if (event.is_discarded() || !event.is_object()) return fail_("an event that is not a JSON object: " + line);
+    if (event.contains("error")) return fail_("an error event: " + line);
+    if (const auto choices = event.find("choices"); choices != event.end() && choices->is_array())
+      for (const json& choice : *choices)
+        if (ttft_ms_ < 0 && choice.is_object() && choice.contains("text") && choice["text"].is_string() &&
+            !choice["text"].get_ref<const std::string&>().empty())
+          ttft_ms_ = ms_since(sent_);
+    if (const auto usage = event.find("usage"); usage != event.end() && usage->is_object()) {
+      if (!usage->contains("completion_tokens") || !(*usage)["completion_tokens"].is_number_integer())
+        return fail_("a usage without completion_tokens: " + line);
+      tokens_ = (*usage)["completion_tokens"].get<long long>();
+    }
+    return true;
+  }
+  bool fail_(std::string why) {
+    problem_ = std::move(why);
+    return false;
+  }
+
+  Clock::time_point sent_;
+  int status_ = 0;
+  std::string raw_, pending_, problem_;
+  double ttft_ms_ = -1;
+  long long tokens_ = -1;
+  bool done_ = false;
+};
+
+// Sends one streamed completion and reads its events as they arrive (httplib's content receiver), filling
+// `sample`; nullopt on success, else what went wrong.
+std::optional<std::string> complete_once(httplib::Client& client, const std::string& body, Sample& sample) {
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/completions";
+  req.body = body;
+  req.set_header("Content-Type", "application/json");
+  req.set_header("Accept", "text/event-stream");
+  const Clock::time_point sent = Clock::now();
+  CompletionStream stream(sent);
+  req.response_handler = [&](const httplib::Response& res) {
+    stream.set_status(res.status);
+    return true;
+  };
+  req.content_receiver = [&](const char* data, std::size_t size, std::uint64_t, std::uint64_t) {
+    return stream.take(data, size);
+  };
+  httplib::Response res;
+  httplib::Error error = httplib::Error::Success;
+  const bool sent_ok = client.send(req, res, error);
+  sample.latency_ms = ms_since(sent);
+  if (auto problem = stream.problem(); problem && (sent_ok || error == httplib::Error::Canceled)) return problem;
+  if (!sent_ok) return "no reply: " + httplib::to_string(error);
+  sample.ttft_ms = stream.ttft_ms();
+  sample.tokens = stream.tokens();
+  if (sample.ttft_ms < 0) sample.ttft_ms = sample.latency_ms;  // no token at all: the whole reply
+  return std::nullopt;
+}
+
+std::string embedding_body(const std::string& text, const HttpOptions& http) {
+  json body = {{"input", text}};
+  if (!http.model.empty()) body["model"] = http.model;
+  return body.dump();
+}
+
+// Sends one embeddings request; nullopt on a 200 reply with one non-empty embedding, else what went wrong.
+std::optional<std::string> embed_once(httplib::Client& client, const std::string& body) {
+  const httplib::Result res = client.Post("/v1/embeddings", body, "application/json");
+  if (!res) return "no reply: " + httplib::to_string(res.error());
+  if (res->status != 200) return "HTTP " + std::to_string(res->status) + ": " + res->body;
+  const json reply = json::parse(res->body, nullptr, false);
+  const bool whole = !reply.is_discarded() && reply.contains("data") && reply["data"].is_array() &&
+                     reply["data"].size() == 1 && reply["data"][0].contains("embedding") &&
+                     reply["data"][0]["embedding"].is_array() && !reply["data"][0]["embedding"].empty();
+  if (!whole) return "HTTP 200 without one embedding: " + res->body.substr(0, 2000);
   return std::nullopt;
 }
 
@@ -182,22 +394,48 @@ struct Load {
   std::latch start;
 };
 
+// Sends request `index` (line index mod the lines; a completion seeded seed + index) and times it: nullopt and
+// the sample on success, else what went wrong.
+std::optional<std::string> send_request(httplib::Client& client, const Load& load, int index, Sample& sample) {
+  const std::string& line = load.sentences[static_cast<std::size_t>(index) % load.sentences.size()];
+  switch (load.run.api) {
+    case Api::Completions:
+      return complete_once(client, completion_body(line, load.run.seed + static_cast<std::uint64_t>(index), load.http,
+                                                   load.run), sample);
+    case Api::Embeddings: {
+      const std::string body = embedding_body(line, load.http);
+      const Clock::time_point t0 = Clock::now();
+      auto error = embed_once(client, body);
+      sample.latency_ms = ms_since(t0);
+      return error;
+    }
+    case Api::Translate:
+      break;
+  }
+  const std::string body = libretranslate_body(line, load.http);
+  const Clock::time_point t0 = Clock::now();
+  auto error = translate_once(client, body);
+  sample.latency_ms = ms_since(t0);
+  return error;
+}
+
 // One client thread: warm-up requests (untimed), then sentences round-robin until R are taken or S seconds pass.
+// A warm-up request's index is past the timed ones' (R + its line's index), so its seed is none of theirs.
 void run_client(Load& load, int index, ClientTally& tally) {
   httplib::Client client = connect(load.http.url, kRequestTimeoutSeconds);
   const std::size_t n = load.sentences.size();
   for (int k = 0; k < load.run.warmup; ++k) {
     const std::size_t line = (static_cast<std::size_t>(index) + static_cast<std::size_t>(k) * load.http.clients) % n;
-    if (auto error = translate_once(client, libretranslate_body(load.sentences[line], load.http)))
+    Sample ignored;
+    if (auto error = send_request(client, load, load.run.requests + static_cast<int>(line), ignored))
       tally.fail("warm-up: " + *error);
   }
   load.start.arrive_and_wait();
   const auto deadline = Clock::now() + std::chrono::duration<double>(load.run.max_seconds);
   for (int i = load.next++; i < load.run.requests && Clock::now() < deadline; i = load.next++) {
-    const std::string body = libretranslate_body(load.sentences[static_cast<std::size_t>(i) % n], load.http);
-    const Clock::time_point t0 = Clock::now();
-    if (auto error = translate_once(client, body)) tally.fail(*error);
-    else tally.latencies_ms.push_back(seconds_since(t0) * 1000);
+    Sample sample;
+    if (auto error = send_request(client, load, i, sample)) tally.fail(*error);
+    else tally.samples.push_back(sample);
   }
 }
 
@@ -214,15 +452,21 @@ json run_http(const HttpOptions& http, const RunOptions& run) {
 
   ClientTally all;
   for (ClientTally& t : tallies) {
-    all.latencies_ms.insert(all.latencies_ms.end(), t.latencies_ms.begin(), t.latencies_ms.end());
+    all.samples.insert(all.samples.end(), t.samples.begin(), t.samples.end());
     if (t.errors > 0 && all.errors == 0) all.first_error = t.first_error;
     all.errors += t.errors;
   }
   if (all.errors > 0) std::fprintf(stderr, "serve_load http: first error: %s\n", all.first_error.c_str());
-  json result = summarize(std::move(all.latencies_ms), seconds);
+  json result = summarize(all.samples, seconds, run.api);
   result.update({{"mode", "http"}, {"url", http.url}, {"clients", http.clients}, {"beam", run.beam},
                  {"requests_asked", run.requests}, {"warmup_per_client", run.warmup}, {"errors", all.errors},
                  {"first_error", all.first_error}});
+  if (run.api != Api::Translate) {
+    result.erase("beam");
+    result.update({{"api", api_name(run.api)}, {"model", http.model}});
+    if (run.api == Api::Completions)
+      result.update({{"max_tokens", run.max_tokens}, {"temperature", run.temperature}, {"seed", run.seed}});
+  }
   return result;
 }
 
@@ -317,30 +561,81 @@ json run_http_beside_hostile(const HttpOptions& http, const RunOptions& run, con
 
 // ---- alone ----
 
-json run_alone(const AloneOptions& alone, const RunOptions& run) {
-  const std::vector<std::string> sentences = read_sentences(run.sentences_path);
-  set_num_threads(alone.threads);
-  ModelLoadOptions translator_options;
-  if (!alone.compute_type.empty()) translator_options.compute_type = parse_compute_type(alone.compute_type, "--compute-type");
-  const Clock::time_point load_start = Clock::now();
-  Translator translator(alone.model, translator_options);
-  const double load_seconds = seconds_since(load_start);
-  TranslateOptions options;  // what `heptapod serve --beam B` gives a LibreTranslate request
-  options.search.beam = run.beam;
-  const auto translate = [&](int i) { translator.translate({sentences[static_cast<std::size_t>(i) % sentences.size()]}, options); };
+ModelLoadOptions load_options(const AloneOptions& alone) {
+  ModelLoadOptions options;
+  if (!alone.compute_type.empty()) options.compute_type = parse_compute_type(alone.compute_type, "--compute-type");
+  return options;
+}
 
-  for (int k = 0; k < run.warmup; ++k) translate(k);
-  std::vector<double> latencies_ms;
+// The warm-up, then the timed requests one at a time: request(i, sample) does request i and fills its sample.
+// A warm-up request's index is past the timed ones' (R + k), as http's.
+template <typename Request>
+json time_alone(const RunOptions& run, Request&& request) {
+  for (int k = 0; k < run.warmup; ++k) {
+    Sample ignored;
+    request(run.requests + k, ignored);
+  }
+  std::vector<Sample> samples;
   const Clock::time_point t0 = Clock::now();
   for (int i = 0; i < run.requests && seconds_since(t0) < run.max_seconds; ++i) {
+    Sample sample;
     const Clock::time_point start = Clock::now();
-    translate(i);
-    latencies_ms.push_back(seconds_since(start) * 1000);
+    request(i, sample);
+    sample.latency_ms = ms_since(start);
+    samples.push_back(sample);
   }
-  json result = summarize(std::move(latencies_ms), seconds_since(t0));
+  return summarize(samples, seconds_since(t0), run.api);
+}
+
+json run_alone(const AloneOptions& alone, const RunOptions& run) {
+  const std::vector<std::string> sentences = read_sentences(run.sentences_path);
+  const auto line = [&](int i) -> const std::string& {
+    return sentences[static_cast<std::size_t>(i) % sentences.size()];
+  };
+  set_num_threads(alone.threads);
+  const Clock::time_point load_start = Clock::now();
+  json result;
+  ComputeType type{};
+  double load_seconds = 0;
+  if (run.api == Api::Completions) {
+    Generator generator(alone.model, load_options(alone));
+    load_seconds = seconds_since(load_start);
+    type = generator.precision().type;
+    result = time_alone(run, [&](int i, Sample& sample) {
+      GenerateOptions options;  // what the server gives a /v1/completions request of these settings
+      options.max_tokens = run.max_tokens;
+      options.sampling = {run.temperature, 0, 1.0f, run.seed + static_cast<std::uint64_t>(i)};
+      const Clock::time_point start = Clock::now();
+      double ttft_ms = -1;
+      options.stream = [&](std::size_t, std::string_view piece) {
+        if (ttft_ms < 0 && !piece.empty()) ttft_ms = ms_since(start);
+      };
+      const std::vector<Generation> out = generator.generate({line(i)}, options);
+      sample.tokens = out.at(0).outputs.at(0).new_tokens;
+      sample.ttft_ms = ttft_ms >= 0 ? ttft_ms : ms_since(start);
+    });
+    result.update({{"max_tokens", run.max_tokens}, {"temperature", run.temperature}, {"seed", run.seed}});
+  } else if (run.api == Api::Embeddings) {
+    Encoder encoder(alone.model, load_options(alone));
+    load_seconds = seconds_since(load_start);
+    type = encoder.precision().type;
+    const EmbedOptions options;  // what the server gives /v1/embeddings: mean pooling, not normalised
+    result = time_alone(run, [&](int i, Sample&) { encoder.embed({line(i)}, options); });
+  } else {
+    Translator translator(alone.model, load_options(alone));
+    load_seconds = seconds_since(load_start);
+    type = translator.precision().type;
+    TranslateOptions options;  // what `heptapod serve --beam B` gives a LibreTranslate request
+    options.search.beam = run.beam;
+    result = time_alone(run, [&](int i, Sample&) { translator.translate({line(i)}, options); });
+  }
   result.update({{"mode", "alone"}, {"model", alone.model}, {"beam", run.beam}, {"requests_asked", run.requests},
                  {"warmup", run.warmup}, {"errors", 0}, {"load_seconds", load_seconds},
-                 {"compute_type", compute_type_name(translator.precision().type)}, {"peak_rss_mb", peak_rss_mb()}});
+                 {"compute_type", compute_type_name(type)}, {"peak_rss_mb", peak_rss_mb()}});
+  if (run.api != Api::Translate) {
+    result.erase("beam");
+    result["api"] = api_name(run.api);
+  }
   return result;
 }
 
@@ -354,6 +649,13 @@ void add_run_options(CLI::App* sub, RunOptions& o) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--beam", o.beam, "Beam size")->check(CLI::Range(1, 256))->capture_default_str();
   sub->add_option("--json", o.json_path, "Where the result goes (JSON)")->required();
+  sub->add_option("--api", o.api, "What a request is: translate, completions or embeddings")
+      ->transform(CLI::CheckedTransformer(kApiNames, CLI::ignore_case))->default_str("translate");
+  sub->add_option("--max-tokens", o.max_tokens, "completions: new tokens per request at most")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--temperature", o.temperature, "completions: the sampling temperature")
+      ->check(CLI::Range(0.0, 2.0))->capture_default_str();
+  sub->add_option("--seed", o.seed, "completions: request i samples with seed S + i")->capture_default_str();
 }
 
 }  // namespace
@@ -373,13 +675,15 @@ int main(int argc, char** argv) {
   wait->add_option("--url", http.url, "Server, e.g. http://127.0.0.1:8080")->required();
   wait->add_option("--max-seconds", wait_seconds, "Give up after this long")->check(CLI::PositiveNumber)->capture_default_str();
 
-  auto* load = app.add_subcommand("http", "Time LibreTranslate requests from concurrent clients");
+  auto* load =
+      app.add_subcommand("http", "Time LibreTranslate, completion or embedding requests from concurrent clients");
   load->add_option("--url", http.url, "Server, e.g. http://127.0.0.1:8080")->required();
   load->add_option("--clients", http.clients, "Client threads, one keep-alive connection each")
       ->check(CLI::Range(1, 4096))->capture_default_str();
   load->add_option("--warmup", run.warmup, "Untimed requests per client first")->check(CLI::NonNegativeNumber)->capture_default_str();
   load->add_option("--source", http.source, "LibreTranslate source")->capture_default_str();
   load->add_option("--target", http.target, "LibreTranslate target")->capture_default_str();
+  load->add_option("--name", http.model, "completions, embeddings: the served model's name (default: left out)");
   load->add_option("--slow-loris", hostile.slow_loris, "Hostile connections that never end their request header")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   load->add_option("--idle", hostile.idle, "Hostile keep-alive connections left silent after one GET /health")
@@ -390,7 +694,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   add_run_options(load, run);
 
-  auto* solo = app.add_subcommand("alone", "Time the same sentences one at a time through the Translator API");
+  auto* solo = app.add_subcommand(
+      "alone", "Time the same requests one at a time through the Translator, Generator or Encoder API");
   solo->add_option("--model", alone.model, "Model file")->required()->check(CLI::ExistingFile);
   solo->add_option("--compute-type", alone.compute_type, "float32, int8 or bfloat16 (default: the file's)")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
@@ -408,10 +713,11 @@ int main(int argc, char** argv) {
     if (load->parsed()) {
       const bool beside_hostile = hostile.slow_loris > 0 || hostile.idle > 0;
       const nlohmann::json result = beside_hostile ? run_http_beside_hostile(http, run, hostile) : run_http(http, run);
-      report("http, " + std::to_string(http.clients) + (http.clients == 1 ? " client" : " clients"), result, run.json_path);
+      report("http, " + std::to_string(http.clients) + (http.clients == 1 ? " client" : " clients"), result, run.api,
+             run.json_path);
       return result["errors"].get<int>() == 0 ? 0 : 2;
     }
-    report("alone", run_alone(alone, run), run.json_path);
+    report("alone", run_alone(alone, run), run.api, run.json_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "serve_load: %s\n", e.what());
     return 1;

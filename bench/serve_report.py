@@ -1,21 +1,30 @@
 #!/usr/bin/python3
-"""Prints the table of bench/serve.sh from its raw results, with the goals checked, and writes them combined.
+"""Prints the tables of bench/serve.sh from its raw results, with the goals checked, and writes them combined.
 
 usage: serve_report.py RAW_DIR OUT_JSON
-       (RAW_DIR holds the records bench/serve.sh writes: kind "server" (server-{front end}-{batching,
-       one-at-a-time}-b{beam}-c{clients}.json), "offline", "alone" and "hostile" (hostile-{front end}-s{slow-loris}-
-       i{idle}.json); a record without a front_end is the event front end's)
+       (RAW_DIR holds the records bench/serve.sh writes. Its translation section: kind "server" (server-{front
+       end}-{batching,one-at-a-time}-b{beam}-c{clients}.json), "offline", "alone" and "hostile" (hostile-{front
+       end}-s{slow-loris}-i{idle}.json); a record without a front_end is the event front end's. Its generation
+       and embeddings sections: kinds "generation-server" and "embeddings-server" ({section}-server-{batching,
+       one-at-a-time}-c{clients}.json), "generation-alone" and "embeddings-alone". A section without records
+       prints nothing.)
 
-Goals, per front end and beam: at 32 clients batching gives >= 3x the sentences/s of one at a time; at 128 clients
-it gives >= 75% of the offline ceiling (`heptapod translate` over the whole file, model loading left out); with
-one client its p50 latency is <= 1.2x that of the same sentences through the Translator API in a warm process.
-Per front end, beside the hostile connections: p50 <= 2x that of the same server unloaded, no request failed, the
-server's peak RSS < 500 MB."""
+Translation goals, per front end and beam: at 32 clients batching gives >= 3x the sentences/s of one at a time; at
+128 clients it gives >= 75% of the offline ceiling (`heptapod translate` over the whole file, model loading left
+out); with one client its p50 latency is <= 1.2x that of the same sentences through the Translator API in a warm
+process. Per front end, beside the hostile connections: p50 <= 2x that of the same server unloaded, no request
+failed, the server's peak RSS < 500 MB.
+Generation goals: at 32 clients batching gives >= 3x the generated tokens/s (completion tokens from the usage) of
+the same server one at a time (--no-batching); with one client its time to first token (p50) is <= 1.2x that of the
+same prompts through heptapod::Generator in a warm process. Embeddings goals: at 32 clients batching gives >= 3x the
+texts/s of one at a time; with one client its p50 latency is <= 1.2x that of heptapod::Encoder::embed of one text in
+a warm process."""
 import json
 import sys
 from pathlib import Path
 
 SERVERS = ("batching", "one-at-a-time")
+TRANSLATION_KINDS = ("server", "offline", "alone", "hostile")
 FRONT_ENDS = ("event", "baseline")
 HOSTILE_KINDS = (("slow_loris", "slow-loris"), ("idle", "idle"))
 
@@ -218,28 +227,132 @@ def hostile_goals(runs):
     return lines
 
 
-def main():
-    raw, out_json = Path(sys.argv[1]), Path(sys.argv[2])
-    runs = load_runs(raw)
-    beams = sorted({r["beam"] for r in runs if r["kind"] != "hostile"}, reverse=True)
-    rows, notes = table(runs, beams)
+def api_find(runs, section, server, clients):
+    """The {section}-server record of that server and client count, or None."""
+    return next((r for r in runs if r["kind"] == f"{section}-server" and r["server"] == server
+                 and r["clients"] == clients), None)
+
+
+def api_alone(runs, section):
+    return next((r for r in runs if r["kind"] == f"{section}-alone"), None)
+
+
+def field(r, name):
+    """A field of a record's serve_load result, or None when it has none or no request of it succeeded."""
+    load = answered(r)
+    return None if load is None else load.get(name)
+
+
+def generation_cells(load):
+    """completions, tokens/s, tokens per completion, TTFT p50 and p99, latency p50 and p99."""
+    if load is None or load["requests"] == 0:
+        return ["0" if load else "-"] + ["-"] * 6
+    return [str(load["requests"]), f"{load['tokens_per_second']:.1f}", f"{load['tokens_per_request']:.1f}",
+            f"{load['ttft_p50_ms']:.1f}", f"{load['ttft_p99_ms']:.1f}", f"{load['p50_ms']:.1f}",
+            f"{load['p99_ms']:.1f}"]
+
+
+def embeddings_cells(load):
+    """texts, texts/s, latency p50 and p99."""
+    if load is None or load["requests"] == 0:
+        return ["0" if load else "-"] + ["-"] * 3
+    return [str(load["requests"]), f"{load['texts_per_second']:.1f}", f"{load['p50_ms']:.1f}", f"{load['p99_ms']:.1f}"]
+
+
+def api_table(runs, section):
+    """The rows of a generation or embeddings section: its library reference, then every server run."""
+    if section == "generation":
+        lines = ["| clients | server | completions | tokens/s | tokens/completion | TTFT p50 ms | TTFT p99 ms | "
+                 "latency p50 ms | latency p99 ms | peak RSS MB | errors |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|"]
+        cells, reference = generation_cells, "Generator alone"
+    else:
+        lines = ["| clients | server | texts | texts/s | p50 ms | p99 ms | peak RSS MB | errors |",
+                 "|---|---|---|---|---|---|---|---|"]
+        cells, reference = embeddings_cells, "Encoder::embed alone"
+    notes = []
+    alone = api_alone(runs, section)
+    if alone:
+        a = alone["load"]
+        lines.append(f"| 1 | {reference} | " + " | ".join(cells(a)) + f" | {mb(a['peak_rss_mb'])} | 0 |")
+    for c in sorted({r["clients"] for r in runs if r["kind"] == f"{section}-server"}):
+        for s in SERVERS:
+            r = api_find(runs, section, s, c)
+            if r is None:
+                continue
+            load = r["load"]
+            errors = "-" if load is None else load["errors"]
+            lines.append(f"| {c} | {s} | " + " | ".join(cells(load)) + f" | {mb(r['peak_rss_mb'])} | {errors} |")
+            notes += server_notes(r, f"{section}, {c} clients, {s}")
+    return lines, notes
+
+
+def api_goals(runs, section):
+    batching32, one32 = api_find(runs, section, "batching", 32), api_find(runs, section, "one-at-a-time", 32)
+    batching1, alone = api_find(runs, section, "batching", 1), api_alone(runs, section)
+    alone_load = None if alone is None else alone["load"]
+    if section == "generation":
+        checks = [
+            ("32 clients: batching / one at a time, generated tokens/s",
+             ratio(field(batching32, "tokens_per_second"), field(one32, "tokens_per_second")),
+             lambda x: x >= 3, ">= 3x", "{:.2f}x"),
+            ("1 client: batching TTFT p50 / Generator alone TTFT p50",
+             ratio(field(batching1, "ttft_p50_ms"), alone_load and alone_load["ttft_p50_ms"]),
+             lambda x: x <= 1.2, "<= 1.2x", "{:.2f}x"),
+        ]
+    else:
+        checks = [
+            ("32 clients: batching / one at a time, texts/s",
+             ratio(field(batching32, "texts_per_second"), field(one32, "texts_per_second")),
+             lambda x: x >= 3, ">= 3x", "{:.2f}x"),
+            ("1 client: batching p50 / Encoder::embed alone p50",
+             ratio(field(batching1, "p50_ms"), alone_load and alone_load["p50_ms"]),
+             lambda x: x <= 1.2, "<= 1.2x", "{:.2f}x"),
+        ]
+    lines = ["| goal | measured | target | |", "|---|---|---|---|"]
+    return lines + [goal_line([text], value, ok, target, fmt) for text, value, ok, target, fmt in checks]
+
+
+def print_rows(rows, notes):
     print("\n".join(rows))
     if notes:
         print()
         print("\n".join(f"- {n}" for n in notes))
-    print()
-    print("\n".join(goals(runs, beams)))
-    if any(r["kind"] == "hostile" for r in runs):
-        rows, notes = hostile_table(runs)
-        print()
-        print("Beside hostile connections (beam 4, batching, 32 clients, the server's default limits):")
-        print()
-        print("\n".join(rows))
-        if notes:
+
+
+def main():
+    raw, out_json = Path(sys.argv[1]), Path(sys.argv[2])
+    runs = load_runs(raw)
+    translation = [r for r in runs if r["kind"] in TRANSLATION_KINDS]
+    printed = False
+    if translation:
+        beams = sorted({r["beam"] for r in translation if r["kind"] != "hostile"}, reverse=True)
+        if len(translation) < len(runs):  # a heading only beside the other sections
+            print("Translation:")
             print()
-            print("\n".join(f"- {n}" for n in notes))
+        print_rows(*table(translation, beams))
         print()
-        print("\n".join(hostile_goals(runs)))
+        print("\n".join(goals(translation, beams)))
+        if any(r["kind"] == "hostile" for r in translation):
+            print()
+            print("Beside hostile connections (beam 4, batching, 32 clients, the server's default limits):")
+            print()
+            print_rows(*hostile_table(translation))
+            print()
+            print("\n".join(hostile_goals(translation)))
+        printed = True
+    for section, title in (("generation", "Generation (POST /v1/completions, streamed)"),
+                           ("embeddings", "Embeddings (POST /v1/embeddings, one text per request)")):
+        if not any(r["kind"].startswith(section + "-") for r in runs):
+            continue
+        if printed:
+            print()
+        print(f"{title}:")
+        print()
+        print_rows(*api_table(runs, section))
+        print()
+        print("\n".join(api_goals(runs, section)))
+        printed = True
     out_json.write_text(json.dumps({"runs": runs}, indent=2) + "\n")
 
 

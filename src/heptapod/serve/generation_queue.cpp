@@ -53,6 +53,7 @@ GenerationQueue::GenerationQueue(Generator& generator, const GenerationQueueOpti
       batch_(std::make_unique<GenerationBatch>(generator, options.batch)) {
   require(options.max_prefill_tokens > 0, "generation queue: max_prefill_tokens must be positive");
   require(options.max_queued_rows > 0, "generation queue: max_queued_rows must be positive");
+  require(options.max_batch_requests >= 0, "generation queue: max_batch_requests must not be negative");
   worker_ = std::thread([this] { work(); });
 }
 
@@ -168,6 +169,9 @@ void GenerationQueue::admit(std::unique_lock<std::mutex>& lock) {
   bool joined = false;
   while (!waiting_.empty()) {
     const std::shared_ptr<Request> r = waiting_.front();
+    if (r->admitted == 0 && options_.max_batch_requests > 0 &&
+        static_cast<int>(running_.size()) >= options_.max_batch_requests)
+      return;
     if (r->options.beam > 0) {
       if (joined) return;  // after this step's joiners have their first step
       waiting_.pop_front();

@@ -40,6 +40,7 @@ struct GenerationQueueOptions {
   GenerationBatchOptions batch;
   int max_prefill_tokens = 2048;  // prompt tokens that join in one step (a lone prompt longer still joins)
   int max_queued_rows = 4096;     // samples waiting beyond which submit() refuses
+  int max_batch_requests = 0;     // requests in the batch at once; 0: no limit, 1: each request alone
   std::function<void(const GenerationStepReport&)> on_step;  // called by the worker after each step, if set
   std::function<void(double seconds)> on_first_token;        // a request's time from submit to its first token
 };

@@ -228,6 +228,7 @@ void ModelServer::Impl::load(ServedModel& m) {
       g.batch.cache = GenerateOptions{}.cache;
       g.max_prefill_tokens = options.max_prefill_tokens;
       g.max_queued_rows = options.queue.max_queued_sentences;
+      g.max_batch_requests = options.queue.max_batch_requests;  // 1 with --no-batching
       g.on_step = [this, id](const GenerationStepReport& r) { metrics.record_step(id, r); };
       g.on_first_token = [this, id](double seconds) { metrics.record_first_token(id, seconds); };
       m.generations = std::make_unique<GenerationQueue>(*m.generator, g);
@@ -536,6 +537,9 @@ ServerGauges ModelServer::Impl::gauges() const {
       q.queued = s.queued_rows;
       q.refused = s.refused;
       q.expired = s.expired;
+      q.generation = true;
+      q.running = s.running_rows;
+      q.cancelled = s.cancelled;
     } else {
       const QueueStats s = m.translations ? m.translations->stats() : m.encodings->stats();
       q.queued = s.queued_sentences;

@@ -159,6 +159,15 @@ std::string ServerMetrics::render(const ServerGauges& gauges) const {
   for (const QueueGauges& q : gauges.queues)
     out += "heptapod_queue_expired_total{" + queue_label(q) + "} " + std::to_string(q.expired) + "\n";
 
+  help(out, "heptapod_generation_rows", "gauge", "rows (samples) in a language model's running batch");
+  for (const QueueGauges& q : gauges.queues)
+    if (q.generation) out += "heptapod_generation_rows{" + queue_label(q) + "} " + std::to_string(q.running) + "\n";
+  help(out, "heptapod_generation_cancelled_total", "counter",
+       "generation requests dropped because their client left (their rows freed)");
+  for (const QueueGauges& q : gauges.queues)
+    if (q.generation)
+      out += "heptapod_generation_cancelled_total{" + queue_label(q) + "} " + std::to_string(q.cancelled) + "\n";
+
   auto model_label = [](const std::string& name, const ModelCounters& m) {
     return label("model", name) + "," + label("kind", m.kind);
   };

@@ -39,6 +39,9 @@ struct QueueGauges {
   std::string model, kind;
   int queued = 0;  // items (sentences, texts) or samples waiting
   std::uint64_t refused = 0, expired = 0;
+  bool generation = false;     // a language model's queue, which also has:
+  int running = 0;             // rows in its batch now
+  std::uint64_t cancelled = 0; // requests dropped because their client left
 };
 
 // What the server reads at scrape time.
