@@ -34,8 +34,9 @@ void without_dropout(ModelConfig& c) {
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.0f;
 }
 
-ModelConfig language_model_config(int vocab_size, bool tiny) {
-  ModelConfig c = model_preset(tiny ? "tiny" : "base");  // base: d_model 512, 8 heads, d_ff 2048, 6 layers
+ModelConfig language_model_config(int vocab_size, bool tiny, const std::string& preset) {
+  // base: d_model 512, 8 heads, d_ff 2048, 6 layers; big: d_model 1024, 16 heads, d_ff 4096, 6 layers
+  ModelConfig c = model_preset(tiny ? "tiny" : preset);
   c.norm = NormPosition::Pre;
   c.activation = Activation::Gelu;
   c.scale_embeddings = false;
@@ -90,12 +91,15 @@ int main(int argc, char** argv) {
   std::string text_path, lm_path, encoder_path;
   int vocab_size = 8000;
   bool tiny = false;
+  std::string lm_preset = "base";
   app.add_option("--text", text_path, "Text whose lines train the vocabulary")->required()->check(CLI::ExistingFile);
   app.add_option("--lm", lm_path, "Where the language model goes");
   app.add_option("--encoder", encoder_path, "Where the encoder goes");
   app.add_option("--vocab-size", vocab_size, "Pieces of the vocabulary (default 8000; 1000 with --tiny)")
       ->check(CLI::Range(100, 100000));
   app.add_flag("--tiny", tiny, "Toy sizes for smoke tests");
+  app.add_option("--lm-preset", lm_preset, "The language model's size: a model preset (base, big)")
+      ->check(CLI::IsMember({"base", "big"}))->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (lm_path.empty() && encoder_path.empty()) {
     std::fprintf(stderr, "serve_models: nothing to write (give --lm and/or --encoder)\n");
@@ -112,7 +116,7 @@ int main(int argc, char** argv) {
     if (!lm_path.empty()) {
       ModelVocabularies vocabs;
       vocabs.target = vocabulary;
-      write_model(lm_path, language_model_config(vocabulary.size(), tiny), vocabs, 21);
+      write_model(lm_path, language_model_config(vocabulary.size(), tiny, lm_preset), vocabs, 21);
     }
     if (!encoder_path.empty()) {
       ModelVocabularies vocabs;

@@ -134,14 +134,25 @@ int GenerationBatch::step() {
     logits = decoder_.step_logits(tokens);
   }
 
+  // Every running row's next token, the rows drawn in parallel (each from its own stream: the same tokens on
+  // any number of threads).
+  std::vector<int> drawn_tokens(static_cast<std::size_t>(running));
+#pragma omp parallel for schedule(static) if (running > 1)
+  for (int r = 0; r < running; ++r) {
+    thread_local std::vector<float> model_row, warped;  // (V) scratch of the row's draw
+    Row& row = rows_[r];
+    const GenerateOptions& o = row.job->job.options;
+    const SampleDraw draw{o.guards, o.sampling, banned_, c.eos_id};
+    drawn_tokens[r] = draw_sample(logits + static_cast<long>(r) * V, V, row.draw, -1, true, draw, model_row, warped);
+  }
+
   int drawn = 0;
   order.clear();
   std::vector<Row> next;
   for (int r = 0; r < running; ++r) {
     Row& row = rows_[r];
     Job& j = *row.job;
-    const SampleDraw draw{j.job.options.guards, j.job.options.sampling, banned_, c.eos_id};
-    const int token = draw_sample(logits + static_cast<long>(r) * V, V, row.draw, -1, true, draw, model_row_, warped_);
+    const int token = drawn_tokens[r];
     const bool exhausted = token < 0, ended = token == c.eos_id;
     if (!exhausted) {
       ++drawn;

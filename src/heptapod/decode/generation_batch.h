@@ -80,7 +80,6 @@ class GenerationBatch {
   std::vector<Row> rows_;                   // one per decoder row, in the decoder's order
   std::vector<Job*> joining_;               // added since the last step
   int next_id_ = 0, pending_rows_ = 0, pending_tokens_ = 0;
-  std::vector<float> model_row_, warped_;   // (V) scratch of each draw
 };
 
 }  // namespace heptapod

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <set>
 
-#include "heptapod/serve/request_body.h"
 
 namespace heptapod {
 
@@ -13,54 +12,16 @@ namespace {
 
 using nlohmann::json;
 
-HttpError bad(const std::string& field, const std::string& why) {
-  return HttpError(400, "Invalid request: field " + field + ": " + why, 0, field);
-}
-
-void only_known_fields(const json& body, const std::set<std::string>& known) {
-  for (const auto& [name, value] : body.items())
-    if (!known.count(name)) throw HttpError(400, "Unrecognized request argument supplied: " + name, 0, name);
-}
-
-// OpenAI's input: a string, an array of strings, an array of token ids or an array of such arrays.
-void input_field(const json& body, const std::string& name, EncoderCall& call) {
-  if (!body.contains(name) || body[name].is_null()) throw bad(name, "required");
-  const json& v = body[name];
-  auto ids = [&](const json& a) {
-    std::vector<int> tokens;
-    for (const json& t : a) {
-      if (!t.is_number_integer() || t.get<long long>() < 0 || t.get<long long>() > INT32_MAX)
-        throw bad(name, "token ids are integers from 0");
-      tokens.push_back(t.get<int>());
-    }
-    return tokens;
-  };
-  if (v.is_array() && !v.empty() && v[0].is_number()) {
-    call.tokens_given = true;
-    call.token_inputs.push_back(ids(v));
-  } else if (v.is_array() && !v.empty() && v[0].is_array()) {
-    call.tokens_given = true;
-    for (const json& a : v) {
-      if (!a.is_array() || a.empty()) throw bad(name, "an array of token arrays holds non-empty arrays only");
-      call.token_inputs.push_back(ids(a));
-    }
-  } else {
-    std::optional<TextField> text = text_field(body, name);
-    if (!text || text->texts.empty()) throw bad(name, "an empty array");
-    call.texts = std::move(text->texts);
-  }
-}
-
 // The request's size against the server's limits: inputs (max_sentences) and characters.
 void check_size(const EncoderCall& call, const RequestLimits& l, const std::string& field) {
-  const std::size_t n = call.tokens_given ? call.token_inputs.size() : call.texts.size();
+  const std::size_t n = call.inputs.size();
   if (n > static_cast<std::size_t>(l.max_sentences))
-    throw bad(field, std::to_string(n) + " inputs exceed the limit of " + std::to_string(l.max_sentences));
+    throw field_error(field, std::to_string(n) + " inputs exceed the limit of " + std::to_string(l.max_sentences));
   std::size_t chars = 0;
-  for (const std::string& t : call.texts)
+  for (const std::string& t : call.inputs.texts)
     for (unsigned char c : t) chars += (c & 0xC0) != 0x80;
   if (chars > static_cast<std::size_t>(l.max_characters))
-    throw bad(field, std::to_string(chars) + " characters exceed the limit of " + std::to_string(l.max_characters));
+    throw field_error(field, std::to_string(chars) + " characters exceed the limit of " + std::to_string(l.max_characters));
 }
 
 }  // namespace
@@ -88,9 +49,9 @@ EncoderCall parse_embeddings(const json& body, const ServerOptions& server) {
   only_known_fields(body, {"model", "input", "encoding_format", "dimensions", "user"});
   EncoderCall call;
   call.model = string_field(body, "model").value_or("");
-  input_field(body, "input", call);
+  call.inputs = text_or_tokens_field(body, "input");
   const std::string format = string_field(body, "encoding_format").value_or("float");
-  if (format != "float" && format != "base64") throw bad("encoding_format", "\"float\" or \"base64\"");
+  if (format != "float" && format != "base64") throw field_error("encoding_format", "\"float\" or \"base64\"");
   call.base64 = format == "base64";
   string_field(body, "user");  // any string
   check_size(call, server.limits, "input");
@@ -103,8 +64,8 @@ EncoderCall parse_classify(const json& body, const ServerOptions& server) {
   EncoderCall call;
   call.model = string_field(body, "model").value_or("");
   std::optional<TextField> text = text_field(body, "text");
-  if (!text || text->texts.empty()) throw bad("text", "required: a string or an array of strings");
-  call.texts = std::move(text->texts);
+  if (!text || text->texts.empty()) throw field_error("text", "required: a string or an array of strings");
+  call.inputs.texts = std::move(text->texts);
   call.task.classify = true;
   call.task.classes.top_k = int_field(body, "top_k", 1, 1, 1 << 20);
   check_size(call, server.limits, "text");
@@ -117,28 +78,28 @@ std::vector<EncoderInput> encoder_inputs(const EncoderCall& call, const Encoder&
                                          const json& body) {
   const ModelConfig& c = encoder.config();
   if (body.contains("dimensions") && !body["dimensions"].is_null() && body["dimensions"] != json(c.d_model))
-    throw bad("dimensions", "this model's vectors have " + std::to_string(c.d_model) + " dimensions");
+    throw field_error("dimensions", "this model's vectors have " + std::to_string(c.d_model) + " dimensions");
   const std::string field = call.task.classify ? "text" : "input";
   std::vector<EncoderInput> inputs;
-  if (call.tokens_given) {
-    for (const std::vector<int>& ids : call.token_inputs) {
+  if (call.inputs.tokens_given) {
+    for (const std::vector<int>& ids : call.inputs.tokens) {
       for (int t : ids)
         if (t >= c.src_vocab_size)
-          throw bad(field, "token " + std::to_string(t) + " is outside the model's " + std::to_string(c.src_vocab_size) +
+          throw field_error(field, "token " + std::to_string(t) + " is outside the model's " + std::to_string(c.src_vocab_size) +
                                "-token vocabulary");
       inputs.push_back(layout_text(ids, c.position_limit(), c.bos_id, c.eos_id));
     }
   } else {
     try {
-      inputs = encoder.encode_lines(call.texts, false, field);
+      inputs = encoder.encode_lines(call.inputs.texts, false, field);
     } catch (const Error& e) {
-      throw bad(field, e.what());
+      throw field_error(field, e.what());
     }
   }
   if (strict)
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i].truncated)
-        throw bad(field, "input " + std::to_string(i) + " is longer than the model's " +
+        throw field_error(field, "input " + std::to_string(i) + " is longer than the model's " +
                              std::to_string(c.position_limit()) + " positions");
   return inputs;
 }

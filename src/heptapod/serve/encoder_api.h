@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "heptapod/decode/encoder.h"
+#include "heptapod/serve/request_body.h"
 #include "heptapod/serve/server_options.h"
 
 namespace heptapod {
@@ -35,9 +36,7 @@ std::vector<EncoderResult> run_encoder_task(Encoder& encoder, const std::vector<
 // One request, whichever API it came in through.
 struct EncoderCall {
   std::string model;                           // as sent; empty: the server's only model of the kind
-  std::vector<std::string> texts;              // text inputs, or
-  std::vector<std::vector<int>> token_inputs;  // token inputs (OpenAI's arrays of ids)
-  bool tokens_given = false;
+  TextOrTokens inputs;                         // texts, or (OpenAI's) token ids
   EncoderTask task;
   bool base64 = false;                         // embeddings: encoding_format "base64"
   std::chrono::milliseconds timeout{0};

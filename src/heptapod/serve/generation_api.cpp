@@ -8,23 +8,12 @@
 #include <random>
 #include <set>
 
-#include "heptapod/serve/request_body.h"
 
 namespace heptapod {
 
 namespace {
 
 using nlohmann::json;
-
-HttpError bad(const std::string& field, const std::string& why) {
-  return HttpError(400, "Invalid request: field " + field + ": " + why, 0, field);
-}
-
-// Refuses a field other than `known`.
-void only_known_fields(const json& body, const std::set<std::string>& known) {
-  for (const auto& [name, value] : body.items())
-    if (!known.count(name)) throw HttpError(400, "Unrecognized request argument supplied: " + name, 0, name);
-}
 
 bool missing(const json& body, const std::string& name) { return !body.contains(name) || body[name].is_null(); }
 
@@ -33,46 +22,17 @@ void neutral_only(const json& body, const std::string& name, const std::vector<j
   if (missing(body, name)) return;
   for (const json& n : neutral)
     if (body[name] == n) return;
-  throw bad(name, "only " + (neutral.empty() ? std::string("null") : neutral.front().dump()) + " is supported");
+  throw field_error(name, "only " + (neutral.empty() ? std::string("null") : neutral.front().dump()) + " is supported");
 }
 
 // stop: null, a string, or an array of up to 4 non-empty strings.
 std::vector<std::string> stop_field(const json& body) {
   std::optional<TextField> stop = text_field(body, "stop");
   if (!stop) return {};
-  if (stop->texts.size() > 4) throw bad("stop", "at most 4 stop strings");
+  if (stop->texts.size() > 4) throw field_error("stop", "at most 4 stop strings");
   for (const std::string& s : stop->texts)
-    if (s.empty()) throw bad("stop", "a stop string is empty");
+    if (s.empty()) throw field_error("stop", "a stop string is empty");
   return stop->texts;
-}
-
-// OpenAI's prompt: a string, an array of strings, an array of token ids or an array of such arrays.
-void prompt_field(const json& body, GenerationCall& call) {
-  if (missing(body, "prompt")) throw bad("prompt", "required");
-  const json& p = body["prompt"];
-  auto ids = [&](const json& a) {
-    std::vector<int> tokens;
-    for (const json& t : a) {
-      if (!t.is_number_integer() || t.get<long long>() < 0 || t.get<long long>() > INT32_MAX)
-        throw bad("prompt", "token ids are integers from 0");
-      tokens.push_back(t.get<int>());
-    }
-    return tokens;
-  };
-  if (p.is_array() && !p.empty() && p[0].is_number()) {
-    call.tokens_given = true;
-    call.prompt_tokens.push_back(ids(p));
-  } else if (p.is_array() && !p.empty() && p[0].is_array()) {
-    call.tokens_given = true;
-    for (const json& a : p) {
-      if (!a.is_array() || a.empty()) throw bad("prompt", "an array of token arrays holds non-empty arrays only");
-      call.prompt_tokens.push_back(ids(a));
-    }
-  } else {
-    std::optional<TextField> text = text_field(body, "prompt");
-    if (!text || text->texts.empty()) throw bad("prompt", "an empty array");
-    call.prompts = std::move(text->texts);
-  }
 }
 
 std::uint64_t random_seed() {
@@ -102,13 +62,13 @@ GenerationCall parse_completion(const json& body, const ServerOptions& server) {
   const RequestLimits& l = server.limits;
   GenerationCall call;
   call.model = string_field(body, "model").value_or("");
-  prompt_field(body, call);
+  call.prompts = text_or_tokens_field(body, "prompt");
   GenerateOptions& o = call.options;
   o.beam = 0;
   o.max_tokens = int_field(body, "max_tokens", 16, 1, l.max_new_tokens);
   o.sampling.temperature = static_cast<float>(number_field(body, "temperature", 1.0, 0.0, 2.0));
   o.sampling.top_p = static_cast<float>(number_field(body, "top_p", 1.0, 0.0, 1.0));
-  if (o.sampling.top_p <= 0) throw bad("top_p", "must be above 0");
+  if (o.sampling.top_p <= 0) throw field_error("top_p", "must be above 0");
   o.sampling.top_k = int_field(body, "top_k", 0, 0, 1 << 30);
   const std::optional<std::int64_t> seed = int64_field(body, "seed");
   o.sampling.seed = seed ? static_cast<std::uint64_t>(*seed) : random_seed();
@@ -120,10 +80,10 @@ GenerationCall parse_completion(const json& body, const ServerOptions& server) {
   call.echo = bool_field(body, "echo", false);
   if (!missing(body, "stream_options")) {
     const json& so = body["stream_options"];
-    if (!so.is_object()) throw bad("stream_options", "must be an object");
-    if (!call.stream) throw bad("stream_options", "only with stream: true");
+    if (!so.is_object()) throw field_error("stream_options", "must be an object");
+    if (!call.stream) throw field_error("stream_options", "only with stream: true");
     for (const auto& [name, value] : so.items())
-      if (name != "include_usage") throw bad("stream_options", "unknown option " + name);
+      if (name != "include_usage") throw field_error("stream_options", "unknown option " + name);
     call.include_usage = bool_field(so, "include_usage", false);
   }
   neutral_only(body, "logprobs", {});
@@ -144,18 +104,18 @@ GenerationCall parse_generate(const json& body, const ServerOptions& server) {
   GenerationCall call;
   call.model = string_field(body, "model").value_or("");
   std::optional<TextField> prompt = text_field(body, "prompt");
-  if (!prompt || prompt->texts.empty()) throw bad("prompt", "required: a string or an array of strings");
-  call.prompts = std::move(prompt->texts);
+  if (!prompt || prompt->texts.empty()) throw field_error("prompt", "required: a string or an array of strings");
+  call.prompts.texts = std::move(prompt->texts);
   GenerateOptions& o = call.options;
   o.max_tokens = int_field(body, "max_tokens", o.max_tokens, 1, l.max_new_tokens);
   o.beam = int_field(body, "beam", 0, 0, l.max_beam);
   o.nbest = int_field(body, "nbest", 1, 1, l.max_nbest);
-  if (o.beam > 0 && o.nbest > o.beam) throw bad("nbest", "at most the beam when searching");
+  if (o.beam > 0 && o.nbest > o.beam) throw field_error("nbest", "at most the beam when searching");
   o.length_penalty = static_cast<float>(number_field(body, "length_penalty", o.length_penalty, 0.0, 10.0));
   o.sampling.temperature = static_cast<float>(number_field(body, "temperature", o.sampling.temperature, 0.0, 100.0));
   o.sampling.top_k = int_field(body, "top_k", o.sampling.top_k, 0, 1 << 30);
   o.sampling.top_p = static_cast<float>(number_field(body, "top_p", o.sampling.top_p, 0.0, 1.0));
-  if (o.sampling.top_p <= 0) throw bad("top_p", "must be above 0");
+  if (o.sampling.top_p <= 0) throw field_error("top_p", "must be above 0");
   const std::optional<std::int64_t> seed = int64_field(body, "seed");
   if (seed) o.sampling.seed = static_cast<std::uint64_t>(*seed);
   o.guards.repetition_penalty =
@@ -175,20 +135,20 @@ std::vector<KeptPrompt> keep_prompts(const GenerationCall& call, const Generator
   const GenerateOptions& o = call.options;
   std::vector<KeptPrompt> kept;
   if (!strict) {
-    for (const std::string& p : call.prompts) kept.push_back(generator.keep_prompt(p, o));
+    for (const std::string& p : call.prompts.texts) kept.push_back(generator.keep_prompt(p, o));
     return kept;
   }
   const std::vector<int> banned = banned_output_ids(c);
-  for (std::size_t i = 0; i < call.prompt_count(); ++i) {
+  for (std::size_t i = 0; i < call.prompts.size(); ++i) {
     KeptPrompt k;
-    k.tokens = call.tokens_given ? call.prompt_tokens[i] : vocab.encode(call.prompts[i]);
+    k.tokens = call.prompts.tokens_given ? call.prompts.tokens[i] : vocab.encode(call.prompts.texts[i]);
     for (int t : k.tokens)
       if (t >= c.tgt_vocab_size || t == c.eos_id || std::count(banned.begin(), banned.end(), t))
-        throw bad("prompt", "token " + std::to_string(t) + " is not an ordinary token of the model's " +
+        throw field_error("prompt", "token " + std::to_string(t) + " is not an ordinary token of the model's " +
                                 std::to_string(c.tgt_vocab_size) + "-token vocabulary");
     const auto length = static_cast<int>(k.tokens.size());
     if (length > o.max_prompt_tokens)
-      throw bad("prompt", "a prompt of " + std::to_string(length) + " tokens; this server takes at most " +
+      throw field_error("prompt", "a prompt of " + std::to_string(length) + " tokens; this server takes at most " +
                               std::to_string(o.max_prompt_tokens));
     const int context = c.position_limit();
     if (length + o.max_tokens > context)

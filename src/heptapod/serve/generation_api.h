@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "heptapod/decode/generator.h"
+#include "heptapod/serve/request_body.h"
 #include "heptapod/serve/server_options.h"
 
 namespace heptapod {
@@ -18,15 +19,12 @@ namespace heptapod {
 // One generation request, whichever API it came in through.
 struct GenerationCall {
   std::string model;                              // as sent; empty: the server's only language model
-  std::vector<std::string> prompts;               // text prompts, or
-  std::vector<std::vector<int>> prompt_tokens;    // token prompts (OpenAI's arrays of ids)
-  bool tokens_given = false;                      // which of the two
+  TextOrTokens prompts;                           // texts, or (OpenAI's) token ids
   GenerateOptions options;
   bool stream = false;
   bool include_usage = false;                     // OpenAI: stream_options.include_usage
   bool echo = false;                              // OpenAI: choices begin with their prompt
   std::chrono::milliseconds timeout{0};
-  std::size_t prompt_count() const { return tokens_given ? prompt_tokens.size() : prompts.size(); }
 };
 
 // The identity of one completion: OpenAI's id ("cmpl-" and 24 hex digits) and creation time.

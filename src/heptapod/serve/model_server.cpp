@@ -378,9 +378,9 @@ void ModelServer::Impl::generate(HttpExchange& exchange, bool openai) {
     const json body = read_body(req, Api::Native);
     check_api_key(req, body);
     const GenerationCall call = openai ? parse_completion(body, options) : parse_generate(body, options);
-    if (call.prompt_count() > static_cast<std::size_t>(options.limits.max_sentences))
-      throw HttpError(400, "Invalid request: field prompt: " + std::to_string(call.prompt_count()) +
-                               " prompts exceed the limit of " + std::to_string(options.limits.max_sentences), 0, "prompt");
+    if (call.prompts.size() > static_cast<std::size_t>(options.limits.max_sentences))
+      throw field_error("prompt", std::to_string(call.prompts.size()) + " prompts exceed the limit of " +
+                                      std::to_string(options.limits.max_sentences));
     const ServedModel& model = find_model(call.model, {ModelKind::Generation}, req.path);
     const std::vector<KeptPrompt> prompts = keep_prompts(call, *model.generator, openai);
     exchange.set_log_note(std::to_string(prompts.size()) + " prompts");
@@ -426,29 +426,29 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const Generati
                                           GenerationTicket& ticket, Clock::time_point deadline, bool openai) {
   const CompletionId id = new_completion_id();
   const std::size_t n = static_cast<std::size_t>(call.options.nbest);
-  // Each event is written before the next is read; a client gone (or not reading) cancels the generation,
-  // which frees its rows in the batch at the next step.
+  // Events are written as they come; those that queued up while the last write went out are written
+  // together, in one chunk. A client gone (or not reading) cancels the generation, which frees its rows in the
+  // batch at the next step.
   bool open = exchange.start_stream(200, "text/event-stream", {{"Cache-Control", "no-cache"}});
-  auto send = [&](const json& data) {
-    open = open && exchange.write_chunk(sse_event(data));
+  std::string pending;  // events not yet written
+  auto send = [&](const json& data) { pending += sse_event(data); };
+  auto flush = [&] {
+    open = open && exchange.write_chunk(pending);
     if (!open) ticket.cancel();
-    return open;
+    pending.clear();
   };
   if (openai && call.echo)
     for (std::size_t p = 0; p < prompts.size(); ++p)
       for (std::size_t s = 0; s < n; ++s) send(completion_chunk(id, model.id(), p * n + s, prompts[p].text, ""));
   GenerationEvent e;
-  while (open) {
-    if (!ticket.next(e, deadline + std::chrono::seconds(2))) {
-      ticket.cancel();
-      e.kind = GenerationEvent::Kind::Failed;
-      e.error = std::make_exception_ptr(DeadlineExceeded("generation: the request's deadline passed"));
-    }
+  bool finished = false;
+  auto handle = [&] {
     if (e.kind == GenerationEvent::Kind::Piece) {
       send(openai ? completion_chunk(id, model.id(), e.prompt * n + static_cast<std::size_t>(e.sample), e.text, "")
                   : json{{"prompt", e.prompt}, {"output", e.sample}, {"text", e.text}});
-      continue;
+      return;
     }
+    finished = true;
     if (e.kind == GenerationEvent::Kind::Failed) {
       HttpError error(500, "Generation failed");
       try {
@@ -459,7 +459,8 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const Generati
         error = HttpError(500, std::string("Generation failed: ") + failure.what());
       }
       send(openai ? json{{"error", openai_error_json(error)}} : json{{"error", error.what()}});
-      break;
+      pending += "data: [DONE]\n\n";
+      return;
     }
     if (openai) {
       for (std::size_t p = 0; p < e.generations.size(); ++p)
@@ -471,9 +472,18 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const Generati
     } else {
       send(generate_reply(prompts, std::move(e.generations), model.id()));
     }
-    break;
+    pending += "data: [DONE]\n\n";
+  };
+  while (open && !finished) {
+    if (!ticket.next(e, deadline + std::chrono::seconds(2))) {
+      ticket.cancel();
+      e.kind = GenerationEvent::Kind::Failed;
+      e.error = std::make_exception_ptr(DeadlineExceeded("generation: the request's deadline passed"));
+    }
+    handle();
+    while (!finished && ticket.next(e, Clock::now())) handle();  // what queued up meanwhile
+    flush();
   }
-  if (open) exchange.write_chunk("data: [DONE]\n\n");
   exchange.end_stream();
 }
 

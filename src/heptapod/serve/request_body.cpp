@@ -10,11 +10,16 @@
 
 namespace heptapod {
 
-namespace {
-
-HttpError bad_field(const std::string& name, const std::string& why) {
+HttpError field_error(const std::string& name, const std::string& why) {
   return HttpError(400, "Invalid request: field " + name + ": " + why, 0, name);
 }
+
+void only_known_fields(const nlohmann::json& body, const std::set<std::string>& known) {
+  for (const auto& [name, value] : body.items())
+    if (!known.count(name)) throw HttpError(400, "Unrecognized request argument supplied: " + name, 0, name);
+}
+
+namespace {
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -185,9 +190,9 @@ nlohmann::json parse_body(const std::string& body, const std::string& content_ty
 std::optional<std::string> string_field(const nlohmann::json& body, const std::string& name) {
   const nlohmann::json* v = find(body, name);
   if (!v) return std::nullopt;
-  if (!v->is_string()) throw bad_field(name, "must be a string");
+  if (!v->is_string()) throw field_error(name, "must be a string");
   const std::string& s = v->get_ref<const std::string&>();
-  if (find_invalid_utf8(s) != std::string::npos) throw bad_field(name, "invalid UTF-8");
+  if (find_invalid_utf8(s) != std::string::npos) throw field_error(name, "invalid UTF-8");
   return s;
 }
 
@@ -195,9 +200,9 @@ double number_field(const nlohmann::json& body, const std::string& name, double 
   const nlohmann::json* v = find(body, name);
   if (!v) return fallback;
   const std::optional<double> d = number_of(*v);
-  if (!d) throw bad_field(name, "must be a number");
+  if (!d) throw field_error(name, "must be a number");
   if (*d < min || *d > max)
-    throw bad_field(name, std::to_string(*d) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    throw field_error(name, std::to_string(*d) + " is outside [" + std::to_string(min) + ", " + std::to_string(max) + "]");
   return *d;
 }
 
@@ -207,16 +212,16 @@ std::optional<std::int64_t> int64_field(const nlohmann::json& body, const std::s
   if (v->is_number_unsigned() && v->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX))
     return static_cast<std::int64_t>(v->get<std::uint64_t>());
   if (v->is_number_integer()) return v->get<std::int64_t>();
-  throw bad_field(name, "must be an integer");
+  throw field_error(name, "must be an integer");
 }
 
 int int_field(const nlohmann::json& body, const std::string& name, int fallback, int min, int max) {
   const nlohmann::json* v = find(body, name);
   if (!v) return fallback;
   const std::optional<double> d = number_of(*v);
-  if (!d || *d != std::floor(*d)) throw bad_field(name, "must be an integer");
+  if (!d || *d != std::floor(*d)) throw field_error(name, "must be an integer");
   if (*d < min || *d > max)
-    throw bad_field(name, std::to_string(static_cast<long long>(*d)) + " is outside [" + std::to_string(min) + ", " +
+    throw field_error(name, std::to_string(static_cast<long long>(*d)) + " is outside [" + std::to_string(min) + ", " +
                               std::to_string(max) + "]");
   return static_cast<int>(*d);
 }
@@ -231,7 +236,7 @@ bool bool_field(const nlohmann::json& body, const std::string& name, bool fallba
     if (s == "false" || s == "0" || s == "off" || s.empty()) return false;
   }
   if (v->is_number_integer() && (v->get<long long>() == 0 || v->get<long long>() == 1)) return v->get<long long>() == 1;
-  throw bad_field(name, "must be true or false");
+  throw field_error(name, "must be true or false");
 }
 
 std::optional<TextField> text_field(const nlohmann::json& body, const std::string& name) {
@@ -239,9 +244,9 @@ std::optional<TextField> text_field(const nlohmann::json& body, const std::strin
   if (!v) return std::nullopt;
   TextField field;
   auto take = [&](const nlohmann::json& item, const std::string& where) {
-    if (!item.is_string()) throw bad_field(where, "must be a string");
+    if (!item.is_string()) throw field_error(where, "must be a string");
     const std::string& s = item.get_ref<const std::string&>();
-    if (find_invalid_utf8(s) != std::string::npos) throw bad_field(where, "invalid UTF-8");
+    if (find_invalid_utf8(s) != std::string::npos) throw field_error(where, "invalid UTF-8");
     field.texts.push_back(s);
   };
   if (v->is_array()) {
@@ -251,6 +256,36 @@ std::optional<TextField> text_field(const nlohmann::json& body, const std::strin
     take(*v, name);
   }
   return field;
+}
+
+TextOrTokens text_or_tokens_field(const nlohmann::json& body, const std::string& name) {
+  const nlohmann::json* v = find(body, name);
+  if (!v) throw field_error(name, "required");
+  auto ids = [&](const nlohmann::json& a) {
+    std::vector<int> tokens;
+    for (const nlohmann::json& t : a) {
+      if (!t.is_number_integer() || t.get<long long>() < 0 || t.get<long long>() > INT32_MAX)
+        throw field_error(name, "token ids are integers from 0");
+      tokens.push_back(t.get<int>());
+    }
+    return tokens;
+  };
+  TextOrTokens out;
+  if (v->is_array() && !v->empty() && (*v)[0].is_number()) {
+    out.tokens_given = true;
+    out.tokens.push_back(ids(*v));
+  } else if (v->is_array() && !v->empty() && (*v)[0].is_array()) {
+    out.tokens_given = true;
+    for (const nlohmann::json& a : *v) {
+      if (!a.is_array() || a.empty()) throw field_error(name, "an array of token arrays holds non-empty arrays only");
+      out.tokens.push_back(ids(a));
+    }
+  } else {
+    std::optional<TextField> text = text_field(body, name);
+    if (!text || text->texts.empty()) throw field_error(name, "an empty array");
+    out.texts = std::move(text->texts);
+  }
+  return out;
 }
 
 }  // namespace heptapod

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,11 @@ std::multimap<std::string, std::string> decode_multipart(std::string_view body, 
 // Decodes an application/x-www-form-urlencoded body; throws HttpError 400 on a bad %-escape.
 std::multimap<std::string, std::string> decode_form(const std::string& body);
 
+// The 400 of a field at fault: "Invalid request: field NAME: WHY", naming it as its param.
+HttpError field_error(const std::string& name, const std::string& why);
+// Refuses (400 naming it) a field not in `known`: "Unrecognized request argument supplied: NAME", OpenAI's words.
+void only_known_fields(const nlohmann::json& body, const std::set<std::string>& known);
+
 // Typed fields. A missing field (or JSON null) gives the fallback; a field of the wrong type or out of range
 // is HttpError 400 naming it. Numbers may come as strings (forms carry nothing else).
 std::optional<std::string> string_field(const nlohmann::json& body, const std::string& name);
@@ -51,5 +57,14 @@ struct TextField {
   bool is_array = false;
 };
 std::optional<TextField> text_field(const nlohmann::json& body, const std::string& name);
+// OpenAI's prompt and input (required): a string, an array of strings, an array of token ids (one input) or
+// an array of non-empty arrays of token ids.
+struct TextOrTokens {
+  std::vector<std::string> texts;          // or
+  std::vector<std::vector<int>> tokens;
+  bool tokens_given = false;
+  std::size_t size() const { return tokens_given ? tokens.size() : texts.size(); }
+};
+TextOrTokens text_or_tokens_field(const nlohmann::json& body, const std::string& name);
 
 }  // namespace heptapod
