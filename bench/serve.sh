@@ -30,11 +30,13 @@
 # temperature TEMPERATURE (1), top_p 1, request i seeded SEED (1) + i; TTFT is the time to the first event
 # with text, the tokens made come from the final usage event: with random weights the end token may come
 # early); beside them the same prompts one at a time through heptapod::Generator in a warm process (serve_load
-# alone --api completions: TTFT up to the first GenerateOptions::stream call). Goals: at 32 clients batching
-# gives >= 3x the generated tokens/s of one at a time; with one client its TTFT p50 is <= 1.2x the Generator's.
+# alone --api completions: TTFT up to the first GenerateOptions::stream call), and OFFLINE_BATCH (32) prompts
+# per Generator call (serve_load alone --batch: the library's own batching, the ceiling a server's can reach).
+# Goals: at 32 clients batching gives >= 3x the generated tokens/s of one at a time; with one client its TTFT
+# p50 is <= 1.2x the Generator's.
 # embeddings: an encoder served as `-m vec=ENCODER`, the same two servers under EMBED_CLIENTS ("1 8 32")
 # clients each sending POST /v1/embeddings of one line of TEXTS, beside heptapod::Encoder::embed of one text at
-# a time; goals: at 32 clients batching gives >= 3x the texts/s of one at a time; with one client its p50
+# a time and of OFFLINE_BATCH texts per call; goals: at 32 clients batching gives >= 3x the texts/s of one at a time; with one client its p50
 # latency is <= 1.2x the Encoder's. Both use the sizes above (MIN_REQUESTS, REQUESTS_PER_CLIENT, MAX_SECONDS,
 # WARMUP) and COMPUTE_TYPE; BASELINE does not apply (the old front end serves translation only).
 # Their models: LM and ENCODER, model files of yours; by default untrained ones of realistic size that
@@ -71,6 +73,7 @@ requests_per_client=${REQUESTS_PER_CLIENT:-64}
 max_seconds=${MAX_SECONDS:-50}
 warmup=${WARMUP:-2}
 max_tokens=${MAX_TOKENS:-64}
+offline_batch=${OFFLINE_BATCH:-32}
 temperature=${TEMPERATURE:-1}
 seed=${SEED:-1}
 prompts=${PROMPTS:-runs/bible/data/test.en}
@@ -280,17 +283,20 @@ run_api_server() {
     "$(json_or_null "$raw/$name.load.json")" > "$raw/$name.json"
 }
 
-# run_api_alone SECTION: the requests the one-client runs send, one at a time through the Generator or the
-# Encoder in this process (kind "generation-alone" or "embeddings-alone").
+# run_api_alone SECTION [BATCH]: the requests the one-client runs send, through the Generator or the Encoder in
+# this process: one at a time (kind "generation-alone" or "embeddings-alone"), or BATCH per library call, the
+# library's own batching and the offline ceiling of a server's (kind "generation-offline", "embeddings-offline").
 run_api_alone() {
-  local section=$1 name=$1-alone file
+  local section=$1 batch=${2:-1} name file kind=alone
+  [ "$batch" -gt 1 ] && kind=offline
+  name=$section-$kind
   if [ "$section" = generation ]; then file=$lm; else file=$encoder; fi
   set_api_args "$section"
-  echo "== $section, $([ "$section" = generation ] && echo Generator || echo Encoder) alone" >&2
-  "$load" alone --model "$file" "${api_args[@]}" --requests "$(requests_for 1)" --max-seconds "$max_seconds" \
-    --warmup "$warmup" --compute-type "$compute_type" --json "$raw/$name.load.json"
-  printf '{"kind": "%s-alone", "compute_type": "%s", "model": "%s", "load": %s}\n' \
-    "$section" "$compute_type" "$file" "$(cat "$raw/$name.load.json")" > "$raw/$name.json"
+  echo "== $section, $([ "$section" = generation ] && echo Generator || echo Encoder) alone, $batch per call" >&2
+  "$load" alone --model "$file" "${api_args[@]}" --requests "$(requests_for "$batch")" --max-seconds "$max_seconds" \
+    --warmup "$warmup" --compute-type "$compute_type" --batch "$batch" --json "$raw/$name.load.json"
+  printf '{"kind": "%s-%s", "batch": %d, "compute_type": "%s", "model": "%s", "load": %s}\n' \
+    "$section" "$kind" "$batch" "$compute_type" "$file" "$(cat "$raw/$name.load.json")" > "$raw/$name.json"
 }
 
 if has_section translation; then
@@ -315,6 +321,7 @@ for section in generation embeddings; do
   has_section "$section" || continue
   if [ "$section" = generation ]; then counts=("${gen_client_counts[@]}"); else counts=("${embed_client_counts[@]}"); fi
   run_api_alone "$section"
+  run_api_alone "$section" "$offline_batch"
   for clients in "${counts[@]}"; do
     for kind in batching one-at-a-time; do run_api_server "$section" "$clients" "$kind"; done
   done

@@ -125,6 +125,9 @@ struct HostileFlags {
 
 struct AloneOptions {
   std::string model, compute_type;  // compute_type empty: the type the file stores
+  // completions and embeddings: requests per library call. 1: one at a time (the lone request's reference);
+  // more: the library's own batching, the offline ceiling a server's batching can reach
+  int batch = 1;
   int threads = 0;
 };
 
@@ -567,22 +570,24 @@ ModelLoadOptions load_options(const AloneOptions& alone) {
   return options;
 }
 
-// The warm-up, then the timed requests one at a time: request(i, sample) does request i and fills its sample.
-// A warm-up request's index is past the timed ones' (R + k), as http's.
+// The warm-up, then the timed requests `batch` at a time: request(i, n, samples) does requests i .. i+n-1 in
+// one call and fills their samples (their latency: the call's). A warm-up request's index is past the timed
+// ones' (R + k), as http's.
 template <typename Request>
-json time_alone(const RunOptions& run, Request&& request) {
+json time_alone(const RunOptions& run, int batch, Request&& request) {
   for (int k = 0; k < run.warmup; ++k) {
-    Sample ignored;
-    request(run.requests + k, ignored);
+    std::vector<Sample> ignored(1);
+    request(run.requests + k, 1, ignored.data());
   }
   std::vector<Sample> samples;
   const Clock::time_point t0 = Clock::now();
-  for (int i = 0; i < run.requests && seconds_since(t0) < run.max_seconds; ++i) {
-    Sample sample;
+  for (int i = 0; i < run.requests && seconds_since(t0) < run.max_seconds; i += batch) {
+    const int n = std::min(batch, run.requests - i);
+    std::vector<Sample> made(static_cast<std::size_t>(n));
     const Clock::time_point start = Clock::now();
-    request(i, sample);
-    sample.latency_ms = ms_since(start);
-    samples.push_back(sample);
+    request(i, n, made.data());
+    for (Sample& sample : made) sample.latency_ms = ms_since(start);
+    samples.insert(samples.end(), made.begin(), made.end());
   }
   return summarize(samples, seconds_since(t0), run.api);
 }
@@ -601,18 +606,24 @@ json run_alone(const AloneOptions& alone, const RunOptions& run) {
     Generator generator(alone.model, load_options(alone));
     load_seconds = seconds_since(load_start);
     type = generator.precision().type;
-    result = time_alone(run, [&](int i, Sample& sample) {
+    result = time_alone(run, alone.batch, [&](int i, int n, Sample* samples) {
       GenerateOptions options;  // what the server gives a /v1/completions request of these settings
       options.max_tokens = run.max_tokens;
       options.sampling = {run.temperature, 0, 1.0f, run.seed + static_cast<std::uint64_t>(i)};
+      options.batch_prompts = n;
       const Clock::time_point start = Clock::now();
-      double ttft_ms = -1;
-      options.stream = [&](std::size_t, std::string_view piece) {
-        if (ttft_ms < 0 && !piece.empty()) ttft_ms = ms_since(start);
+      std::vector<double> ttft_ms(static_cast<std::size_t>(n), -1.0);
+      options.stream = [&](std::size_t p, std::string_view piece) {
+        if (ttft_ms[p] < 0 && !piece.empty()) ttft_ms[p] = ms_since(start);
       };
-      const std::vector<Generation> out = generator.generate({line(i)}, options);
-      sample.tokens = out.at(0).outputs.at(0).new_tokens;
-      sample.ttft_ms = ttft_ms >= 0 ? ttft_ms : ms_since(start);
+      // Requests of one call share the first one's seed (GenerateOptions has one): the same work, other draws.
+      std::vector<std::string> prompts;
+      for (int k = 0; k < n; ++k) prompts.push_back(line(i + k));
+      const std::vector<Generation> out = generator.generate(prompts, options);
+      for (int k = 0; k < n; ++k) {
+        samples[k].tokens = out.at(static_cast<std::size_t>(k)).outputs.at(0).new_tokens;
+        samples[k].ttft_ms = ttft_ms[static_cast<std::size_t>(k)] >= 0 ? ttft_ms[static_cast<std::size_t>(k)] : ms_since(start);
+      }
     });
     result.update({{"max_tokens", run.max_tokens}, {"temperature", run.temperature}, {"seed", run.seed}});
   } else if (run.api == Api::Embeddings) {
@@ -620,16 +631,21 @@ json run_alone(const AloneOptions& alone, const RunOptions& run) {
     load_seconds = seconds_since(load_start);
     type = encoder.precision().type;
     const EmbedOptions options;  // what the server gives /v1/embeddings: mean pooling, not normalised
-    result = time_alone(run, [&](int i, Sample&) { encoder.embed({line(i)}, options); });
+    result = time_alone(run, alone.batch, [&](int i, int n, Sample*) {
+      std::vector<std::string> texts;
+      for (int k = 0; k < n; ++k) texts.push_back(line(i + k));
+      encoder.embed(texts, options);
+    });
   } else {
     Translator translator(alone.model, load_options(alone));
     load_seconds = seconds_since(load_start);
     type = translator.precision().type;
     TranslateOptions options;  // what `heptapod serve --beam B` gives a LibreTranslate request
     options.search.beam = run.beam;
-    result = time_alone(run, [&](int i, Sample&) { translator.translate({line(i)}, options); });
+    result = time_alone(run, 1, [&](int i, int, Sample*) { translator.translate({line(i)}, options); });
   }
   result.update({{"mode", "alone"}, {"model", alone.model}, {"beam", run.beam}, {"requests_asked", run.requests},
+                 {"batch", alone.batch},
                  {"warmup", run.warmup}, {"errors", 0}, {"load_seconds", load_seconds},
                  {"compute_type", compute_type_name(type)}, {"peak_rss_mb", peak_rss_mb()}});
   if (run.api != Api::Translate) {
@@ -700,6 +716,9 @@ int main(int argc, char** argv) {
   solo->add_option("--compute-type", alone.compute_type, "float32, int8 or bfloat16 (default: the file's)")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
   solo->add_option("--threads", alone.threads, "Compute threads (0: all cores, as the server)")->capture_default_str();
+  solo->add_option("--batch", alone.batch,
+                   "completions, embeddings: requests per library call (more than 1: the library's own batching)")
+      ->check(CLI::Range(1, 4096))->capture_default_str();
   solo->add_option("--warmup", run.warmup, "Untimed sentences first")->check(CLI::NonNegativeNumber)->capture_default_str();
   add_run_options(solo, run);
   CLI11_PARSE(app, argc, argv);

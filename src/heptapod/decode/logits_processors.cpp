@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <vector>
 
 #include "heptapod/core/error.h"
 
@@ -98,14 +99,21 @@ void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o) {
 }
 
 int draw_token(const float* logits, int V, double u) {
-  const auto [top, z] = max_and_sum(logits, V);
+  // max_and_sum's terms, kept: the walk below adds the same exp() values in the same order (a removed token's
+  // is 0 and adds nothing), so each is computed once.
+  thread_local std::vector<double> terms;  // (V)
+  terms.resize(static_cast<std::size_t>(V));
+  const double top = *std::max_element(logits, logits + V);
+  if (!std::isfinite(top)) return -1;
+  double z = 0;
+  for (int v = 0; v < V; ++v) z += terms[v] = std::exp(static_cast<double>(logits[v]) - top);
   if (z == 0) return -1;
   const double target = u * z;
   double sum = 0;
   int last = 0;
   for (int v = 0; v < V; ++v) {
     if (logits[v] == kRemovedLogit) continue;
-    sum += std::exp(static_cast<double>(logits[v]) - top);
+    sum += terms[v];
     last = v;
     if (sum > target) return v;
   }

@@ -28,8 +28,9 @@ void check_scales(const SafetensorsFile& file, const std::string& name, std::int
   for (std::int64_t k = 0; k < out; ++k) {
     float v;
     std::memcpy(&v, data + 4 * k, 4);
-    require(std::isfinite(v) && v >= 0, where + ": tensor \"" + scales + "\" holds " + std::to_string(v) +
-                                            " at row " + std::to_string(k) + " (a scale must be finite and >= 0)");
+    if (!(std::isfinite(v) && v >= 0))
+      throw Error(where + ": tensor \"" + scales + "\" holds " + std::to_string(v) + " at row " + std::to_string(k) +
+                  " (a scale must be finite and >= 0)");
   }
 }
 
@@ -73,8 +74,8 @@ void copy_floats(const SafetensorsFile& file, const TensorEntry& e, T* dst) {
   for (std::int64_t k = 0; k < e.numel(); ++k) {
     float v;
     std::memcpy(&v, src + 4 * k, 4);
-    require(std::isfinite(v), file.where() + ": tensor \"" + e.name + "\" holds a non-finite value at index " +
-                                  std::to_string(k));
+    if (!std::isfinite(v))  // the message is built only then: once per value would cost more than the copy
+      throw Error(file.where() + ": tensor \"" + e.name + "\" holds a non-finite value at index " + std::to_string(k));
     dst[k] = static_cast<T>(v);
   }
   file.release(e);  // copied: the file's pages need not stay in memory

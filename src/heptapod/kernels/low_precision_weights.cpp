@@ -54,7 +54,7 @@ void quantize_rows_int8(const float* w, int out, int in, std::int8_t* values, fl
     const float* row = w + static_cast<std::size_t>(o) * in;
     float m = 0.0f;
     for (int i = 0; i < in; ++i) {
-      require(std::isfinite(row[i]), "quantize_rows_int8: row " + std::to_string(o) + " is not finite");
+      if (!std::isfinite(row[i])) throw Error("quantize_rows_int8: row " + std::to_string(o) + " is not finite");
       m = std::max(m, std::fabs(row[i]));
     }
     scales[o] = m / 127.0f;
@@ -84,8 +84,8 @@ Int8Weights::Int8Weights(const std::int8_t* values, const float* scales, int out
     : WeightMatrix(out, in) {
   require(out > 0 && in > 0, "int8 weights: empty matrix");
   for (int o = 0; o < out; ++o)
-    require(std::isfinite(scales[o]) && scales[o] >= 0.0f,
-            "int8 weights: row " + std::to_string(o) + " has scale " + std::to_string(scales[o]));
+    if (!(std::isfinite(scales[o]) && scales[o] >= 0.0f))
+      throw Error("int8 weights: row " + std::to_string(o) + " has scale " + std::to_string(scales[o]));
   impl_ = std::make_unique<Impl>(Impl{PanelShape(out, in, kInt8Group), {}, {}, {}, {}});
   const PanelShape& s = impl_->shape;
   std::int8_t* v = place(storage, s.elements(), impl_->own_values);

@@ -131,9 +131,9 @@ void validate_batch(const Batch& b, const ModelConfig& c) {
   }
   auto check_ids = [](const std::vector<int>& ids, int vocab, const char* what) {
     for (std::size_t k = 0; k < ids.size(); ++k)
-      require(ids[k] >= 0 && ids[k] < vocab, std::string("batch: ") + what + " token id " + std::to_string(ids[k]) +
-                                                 " at position " + std::to_string(k) + " is outside the vocabulary of " +
-                                                 std::to_string(vocab));
+      if (ids[k] < 0 || ids[k] >= vocab)  // the message is built only then, not once per token
+        throw Error(std::string("batch: ") + what + " token id " + std::to_string(ids[k]) + " at position " +
+                    std::to_string(k) + " is outside the vocabulary of " + std::to_string(vocab));
   };
   check_ids(b.src, c.src_vocab_size, "source");
   check_ids(b.tgt_in, c.tgt_vocab_size, "target input");

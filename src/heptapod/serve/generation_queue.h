@@ -118,7 +118,8 @@ class GenerationQueue {
 
   Generator& generator_;
   GenerationQueueOptions options_;
-  std::unique_ptr<GenerationBatch> batch_;  // replaced after a step that failed
+  std::unique_ptr<GenerationBatch> batch_;  // the worker's; replaced after a step that failed
+  const GenerationBatchOptions batch_limits_;  // its options (max_positions within the model's), for submit()
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Request>> waiting_;     // under mutex_

@@ -362,6 +362,11 @@ void Connection::set_headers(Message& m, const std::string& content_type, const 
   const bool keep = keep_alive();
   m.keep_alive(keep);
   if (keep && request_version_ == 10) m.set(http::field::connection, "keep-alive");
+  // How long the connection stays open idle, so that a client reusing it (Node's fetch, the OpenAI clients)
+  // does not send on one the server is closing.
+  if (keep)
+    m.set(http::field::keep_alive,
+          "timeout=" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(shared_.options.keep_alive).count()));
 }
 
 void Connection::reply_ready(int status) {

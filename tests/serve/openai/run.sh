@@ -29,6 +29,9 @@ make_model=$2
 work=$3
 
 command -v node >/dev/null || { echo "skipped: node is not installed" >&2; exit 77; }
+# The pinned client is checked on Node 20 (it declares 22); Debian 12's own nodejs is 18.
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+[ "$node_major" -ge 20 ] || { echo "skipped: node $node_major; the openai client is tested on Node 20 or newer" >&2; exit 77; }
 
 # Local traffic only, and no OpenAI settings from the environment (the client would read OPENAI_ORG_ID etc.).
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY NODE_USE_ENV_PROXY
