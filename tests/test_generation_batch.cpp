@@ -1,7 +1,8 @@
 // Continuous batching (decode/generation_batch.h) against the Generator alone: jobs that join a running batch
 // at different steps, beside other jobs of other settings, get exactly the outputs (tokens, text,
 // log-probability, why they ended) and streamed pieces that Generator::generate gives each alone, in int8 and
-// bfloat16 (batch-invariant compute types); a cancelled job leaves and frees its rows.
+// bfloat16 (batch-invariant compute types), also in a batch that never empties (its decoder forgetting the
+// finished sentences); a cancelled job leaves and frees its rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,6 +140,41 @@ TEST_P(GenerationBatchTest, ACancelledJobLeavesAndFreesItsRows) {
   searched.prompt = generator.keep_prompt("one", beam);
   searched.options = beam;
   EXPECT_THROW(batch.add(std::move(searched)), Error);
+}
+
+TEST_P(GenerationBatchTest, ABatchThatNeverEmptiesForgetsFinishedSentencesAndStaysExact) {
+  // A job joins at every step while the earlier ones run, so the decoder's sentence records are compacted
+  // (more than 64 finished ones) under rows that keep running.
+  Generator generator(path, {GetParam()});
+  const std::vector<std::string> lines = read_lines(test::data_file("numbers.dev.en"));
+  GenerationBatch batch(generator, {});
+  constexpr int kJobs = 160;
+  std::vector<std::vector<GeneratedText>> got(kJobs);
+  auto options_of = [](int i) {
+    GenerateOptions o;
+    o.max_tokens = 2 + i % 5;
+    o.nbest = 1 + i % 2;
+    o.sampling = {0.9f, 0, 1.0f, static_cast<std::uint64_t>(i)};
+    return o;
+  };
+  for (int i = 0; i < kJobs || !batch.empty();) {
+    if (i < kJobs) {
+      GenerationJob job;
+      job.options = options_of(i);
+      job.prompt = generator.keep_prompt(lines[static_cast<std::size_t>(i) % lines.size()], job.options);
+      job.done = [&got, i](std::vector<GeneratedText> samples, std::string) { got[i] = std::move(samples); };
+      batch.add(std::move(job));
+      ++i;
+    }
+    batch.step();
+  }
+  for (int i = 0; i < kJobs; ++i) {
+    const Generation alone = generator.generate({lines[static_cast<std::size_t>(i) % lines.size()]}, options_of(i))[0];
+    std::vector<GeneratedText> ranked = got[i];
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.score > b.score; });
+    ASSERT_EQ(ranked.size(), alone.outputs.size()) << i;
+    for (std::size_t s = 0; s < ranked.size(); ++s) expect_same(ranked[s], alone.outputs[s], "job " + std::to_string(i));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(BatchInvariantTypes, GenerationBatchTest,

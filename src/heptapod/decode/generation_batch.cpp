@@ -188,6 +188,8 @@ int GenerationBatch::step() {
   decoder_.reorder(order);
   rows_ = std::move(next);
   std::erase_if(jobs_, [](const std::unique_ptr<Job>& j) { return j->running == 0; });
+  // A batch that never empties joins sentences for ever: the decoder forgets the finished ones' records.
+  if (decoder_.sentences() > 2 * static_cast<int>(jobs_.size()) + 64) decoder_.compact_sentences();
   return drawn;
 }
 

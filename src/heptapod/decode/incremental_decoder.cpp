@@ -377,6 +377,21 @@ float IncrementalDecoder::best_of_row(const float* logits, int top, int* ids, fl
   return log_z;
 }
 
+void IncrementalDecoder::compact_sentences() {
+  std::vector<int> number(src_len_.size(), -1), src_len, cross_offset, sentence_rows;
+  for (std::size_t s = 0; s < src_len_.size(); ++s) {
+    if (sentence_rows_[s] == 0) continue;
+    number[s] = static_cast<int>(src_len.size());
+    src_len.push_back(src_len_[s]);
+    sentence_rows.push_back(sentence_rows_[s]);
+    if (!cross_offset_.empty()) cross_offset.push_back(cross_offset_[s]);  // an encoder-decoder's
+  }
+  for (int& s : row_sentence_) s = number[static_cast<std::size_t>(s)];
+  src_len_ = std::move(src_len);
+  sentence_rows_ = std::move(sentence_rows);
+  cross_offset_ = std::move(cross_offset);
+}
+
 void IncrementalDecoder::reorder(const std::vector<int>& order) {
   const int n = static_cast<int>(order.size());
   for (int r : order) require(r >= 0 && r < rows_, "decoder: reorder index out of range");

@@ -64,6 +64,12 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // selection, or to drop rows that are done. Cached keys and values no row reaches any more are freed.
   void reorder(const std::vector<int>& order);
 
+  // Forgets the sentences that have no rows left and renumbers the others 0.. in their order (sentence_of()
+  // changes): for a caller that keeps no sentence indices and joins sentences for ever (continuous batching),
+  // whose per-sentence records would otherwise grow with every sentence joined.
+  void compact_sentences();
+  int sentences() const { return static_cast<int>(src_len_.size()); }  // started or joined, and not forgotten
+
   // Cross-attention of each row over its source at the row's last position fed (rows, S) with S =
   // padded_source_length(), averaged over heads, from the last decoder layer; valid until the next call.
   const float* last_cross_attention() const { return alignment_.data(); }

@@ -427,15 +427,14 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const Generati
   const CompletionId id = new_completion_id();
   const std::size_t n = static_cast<std::size_t>(call.options.nbest);
   // Events are written as they come; those that queued up while the last write went out are written
-  // together, in one chunk. The reply's header goes out with the first event, not before: the front end and
-  // the client then stay idle while the prompt is prefilled (on 2 cores their wake-ups would slow it). A
-  // client gone (or not reading) cancels the generation, which frees its rows in the batch at the next step.
-  bool started = false, open = true;
+  // together, in one chunk. The header goes out at once, while the prompt is prefilled, so that the first
+  // token needs one write (measured: TTFT 1.12x the Generator's against 1.45x with the header sent with the
+  // first event). A client gone (or not reading) cancels the generation, which frees its rows in the batch at
+  // the next step.
+  bool open = exchange.start_stream(200, "text/event-stream", {{"Cache-Control", "no-cache"}});
   std::string pending;  // events not yet written
   auto send = [&](const json& data) { pending += sse_event(data); };
   auto flush = [&] {
-    if (!started) open = exchange.start_stream(200, "text/event-stream", {{"Cache-Control", "no-cache"}});
-    started = true;
     open = open && exchange.write_chunk(pending);
     if (!open) ticket.cancel();
     pending.clear();
@@ -461,7 +460,6 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const Generati
       } catch (const std::exception& failure) {
         error = HttpError(500, std::string("Generation failed: ") + failure.what());
       }
-      if (!started && pending.empty()) throw error;  // nothing sent yet: a plain error reply with its status
       send(openai ? json{{"error", openai_error_json(error)}} : json{{"error", error.what()}});
       pending += "data: [DONE]\n\n";
       return;
