@@ -54,7 +54,6 @@ int GenerationBatch::add(GenerationJob job) {
   for (int s = 0; s < o.nbest; ++s)
     j->texts.emplace_back(generator_.vocabulary(), j->job.prompt.text, j->job.prompt.tokens.size(), j->job.options.stop);
   pending_rows_ += o.nbest;
-  pending_tokens_ += prompt;
   joining_.push_back(j.get());
   jobs_.push_back(std::move(j));
   return jobs_.back()->id;
@@ -114,7 +113,7 @@ int GenerationBatch::step() {
     }
   }
   joining_.clear();
-  pending_rows_ = pending_tokens_ = 0;
+  pending_rows_ = 0;
   if (running == 0 && !prefill) {  // nothing to feed yet: the joined rows start from bos at the next step
     if (!rows_.empty()) return step();
     return 0;

@@ -61,7 +61,6 @@ class GenerationBatch {
 
   bool empty() const { return jobs_.empty(); }
   int rows() const { return static_cast<int>(rows_.size()); }        // running rows
-  int prefill_tokens() const { return pending_tokens_; }            // prompt tokens the next step prefills
   const GenerationBatchOptions& options() const { return options_; }
 
  private:
@@ -79,7 +78,7 @@ class GenerationBatch {
   std::vector<std::unique_ptr<Job>> jobs_;  // running and joining
   std::vector<Row> rows_;                   // one per decoder row, in the decoder's order
   std::vector<Job*> joining_;               // added since the last step
-  int next_id_ = 0, pending_rows_ = 0, pending_tokens_ = 0;
+  int next_id_ = 0, pending_rows_ = 0;
 };
 
 }  // namespace heptapod

@@ -21,12 +21,16 @@ void keep_best(float* logits, int V) {
 }
 
 // The largest logit of a row (V) and sum of exp(logit - largest), in double; -infinity and 0 when every
-// token was removed.
-std::pair<double, double> max_and_sum(const float* logits, int V) {
+// token was removed. With `terms` (V), each term of the sum is kept there.
+std::pair<double, double> max_and_sum(const float* logits, int V, double* terms = nullptr) {
   const double top = *std::max_element(logits, logits + V);
   if (!std::isfinite(top)) return {top, 0.0};
   double z = 0;
-  for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(logits[v]) - top);
+  for (int v = 0; v < V; ++v) {
+    const double term = std::exp(static_cast<double>(logits[v]) - top);
+    if (terms) terms[v] = term;
+    z += term;
+  }
   return {top, z};
 }
 
@@ -103,10 +107,7 @@ int draw_token(const float* logits, int V, double u) {
   // is 0 and adds nothing), so each is computed once.
   thread_local std::vector<double> terms;  // (V)
   terms.resize(static_cast<std::size_t>(V));
-  const double top = *std::max_element(logits, logits + V);
-  if (!std::isfinite(top)) return -1;
-  double z = 0;
-  for (int v = 0; v < V; ++v) z += terms[v] = std::exp(static_cast<double>(logits[v]) - top);
+  const double z = max_and_sum(logits, V, terms.data()).second;
   if (z == 0) return -1;
   const double target = u * z;
   double sum = 0;

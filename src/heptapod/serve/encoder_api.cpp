@@ -3,7 +3,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <set>
 
 
 namespace heptapod {
@@ -69,15 +68,14 @@ EncoderCall parse_classify(const json& body, const ServerOptions& server) {
   call.task.classify = true;
   call.task.classes.top_k = int_field(body, "top_k", 1, 1, 1 << 20);
   check_size(call, server.limits, "text");
-  const int limit = static_cast<int>(server.limits.timeout.count());
-  call.timeout = std::chrono::milliseconds(int_field(body, "timeout_ms", limit, 1, limit));
+  call.timeout = timeout_field(body, server.limits.timeout);
   return call;
 }
 
 std::vector<EncoderInput> encoder_inputs(const EncoderCall& call, const Encoder& encoder, bool strict,
                                          const json& body) {
   const ModelConfig& c = encoder.config();
-  if (body.contains("dimensions") && !body["dimensions"].is_null() && body["dimensions"] != json(c.d_model))
+  if (has_field(body, "dimensions") && body["dimensions"] != json(c.d_model))
     throw field_error("dimensions", "this model's vectors have " + std::to_string(c.d_model) + " dimensions");
   const std::string field = call.task.classify ? "text" : "input";
   std::vector<EncoderInput> inputs;

@@ -5,9 +5,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <random>
-#include <set>
-
 
 namespace heptapod {
 
@@ -15,11 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-bool missing(const json& body, const std::string& name) { return !body.contains(name) || body[name].is_null(); }
-
 // A field allowed only at its neutral value: missing, null, or equal to one of `neutral`.
 void neutral_only(const json& body, const std::string& name, const std::vector<json>& neutral) {
-  if (missing(body, name)) return;
+  if (!has_field(body, name)) return;
   for (const json& n : neutral)
     if (body[name] == n) return;
   throw field_error(name, "only " + (neutral.empty() ? std::string("null") : neutral.front().dump()) + " is supported");
@@ -78,7 +75,7 @@ GenerationCall parse_completion(const json& body, const ServerOptions& server) {
   o.max_prompt_tokens = l.max_prompt_tokens;
   call.stream = bool_field(body, "stream", false);
   call.echo = bool_field(body, "echo", false);
-  if (!missing(body, "stream_options")) {
+  if (has_field(body, "stream_options")) {
     const json& so = body["stream_options"];
     if (!so.is_object()) throw field_error("stream_options", "must be an object");
     if (!call.stream) throw field_error("stream_options", "only with stream: true");
@@ -124,8 +121,7 @@ GenerationCall parse_generate(const json& body, const ServerOptions& server) {
   o.stop = stop_field(body);
   o.max_prompt_tokens = l.max_prompt_tokens;
   call.stream = bool_field(body, "stream", false);
-  call.timeout = std::chrono::milliseconds(
-      int_field(body, "timeout_ms", static_cast<int>(l.timeout.count()), 1, static_cast<int>(l.timeout.count())));
+  call.timeout = timeout_field(body, l.timeout);
   return call;
 }
 

@@ -105,7 +105,6 @@ std::shared_ptr<GenerationTicket> GenerationQueue::submit(std::vector<KeptPrompt
                       std::to_string(options_.max_queued_rows) + ")");
     }
     queued_rows_ += rows;
-    ++stats_.requests;
     waiting_.push_back(std::move(r));
   }
   wake_.notify_one();
@@ -141,8 +140,6 @@ void GenerationQueue::work() {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (options_.on_step) options_.on_step({rows, batch_->options().max_rows, tokens, seconds});
     lock.lock();
-    ++stats_.steps;
-    stats_.tokens += static_cast<std::uint64_t>(tokens);
     stats_.running_rows = batch_->rows();
   }
 }

@@ -46,7 +46,7 @@ struct GenerationQueueOptions {
 };
 
 struct GenerationStats {
-  std::uint64_t requests = 0, refused = 0, expired = 0, cancelled = 0, steps = 0, tokens = 0;
+  std::uint64_t refused = 0, expired = 0, cancelled = 0;  // steps and tokens: ServerMetrics counts them (on_step)
   int queued_rows = 0;   // samples waiting to join
   int running_rows = 0;  // rows in the batch after the last step
 };

@@ -97,6 +97,27 @@ enum class Api { LibreTranslate, Native };
 // The request's error, as the route's API replies it: OpenAI's object or {"error": ...}.
 HttpResponse error_of(const HttpError& e, bool openai) { return openai ? openai_error(e) : error_reply(e); }
 
+// Queues `items` on a batch queue and waits for their results until the deadline: 503 when the queue is full
+// (`busy` says so), 504 when the deadline passes, queued or running (`what` names the work: "Translation").
+template <typename Item, typename Options, typename Result>
+std::vector<Result> run_queued(BatchQueue<Item, Options, Result>& queue, std::vector<Item> items, const Options& options,
+                               std::chrono::milliseconds timeout, const std::string& busy, const std::string& what) {
+  const Clock::time_point deadline = Clock::now() + timeout;
+  std::future<std::vector<Result>> future;
+  try {
+    future = queue.submit(std::move(items), options, deadline);
+  } catch (const QueueFull&) {
+    throw HttpError(503, "The server is busy (" + busy + "); retry shortly", 1);
+  }
+  const std::string timed_out = what + " timed out after " + std::to_string(timeout.count()) + " ms";
+  if (future.wait_until(deadline) != std::future_status::ready) throw HttpError(504, timed_out);
+  try {
+    return future.get();
+  } catch (const DeadlineExceeded&) {
+    throw HttpError(504, timed_out + " (queued)");
+  }
+}
+
 }  // namespace
 
 struct ModelServer::Impl {
@@ -348,21 +369,8 @@ void ModelServer::Impl::translate(HttpExchange& exchange, Api api) {
         api == Api::LibreTranslate ? parse_libretranslate(body, options) : parse_native(body, options);
     const ServedModel& model = find_translation(call);
     exchange.set_log_note(std::to_string(call.lines.size()) + " sentences");
-    const Clock::time_point deadline = Clock::now() + call.timeout;
-    std::future<std::vector<Translation>> future;
-    try {
-      future = model.translations->submit(call.lines, call.options, deadline);
-    } catch (const QueueFull&) {
-      throw HttpError(503, "The server is busy (translation queue full); retry shortly", 1);
-    }
-    const std::string timed_out = "Translation timed out after " + std::to_string(call.timeout.count()) + " ms";
-    if (future.wait_until(deadline) != std::future_status::ready) throw HttpError(504, timed_out);
-    std::vector<Translation> out;
-    try {
-      out = future.get();
-    } catch (const DeadlineExceeded&) {
-      throw HttpError(504, timed_out + " (queued)");
-    }
+    const std::vector<Translation> out = run_queued(
+        *model.translations, call.lines, call.options, call.timeout, "translation queue full", "Translation");
     exchange.reply(json_response(200, api == Api::LibreTranslate ? libretranslate_reply(call, out, model.spec)
                                                               : native_reply(call, out, model.spec)));
   } catch (const HttpError& e) {
@@ -500,21 +508,8 @@ void ModelServer::Impl::encode(HttpExchange& exchange, bool embeddings) {
     const ServedModel& model = find_model(call.model, kinds, req.path);
     const std::vector<EncoderInput> inputs = encoder_inputs(call, *model.encoder, embeddings, body);
     exchange.set_log_note(std::to_string(inputs.size()) + " texts");
-    const Clock::time_point deadline = Clock::now() + call.timeout;
-    std::future<std::vector<EncoderResult>> future;
-    try {
-      future = model.encodings->submit(inputs, call.task, deadline);
-    } catch (const QueueFull&) {
-      throw HttpError(503, "The server is busy (queue full); retry shortly", 1);
-    }
-    const std::string timed_out = "Encoding timed out after " + std::to_string(call.timeout.count()) + " ms";
-    if (future.wait_until(deadline) != std::future_status::ready) throw HttpError(504, timed_out);
-    std::vector<EncoderResult> out;
-    try {
-      out = future.get();
-    } catch (const DeadlineExceeded&) {
-      throw HttpError(504, timed_out + " (queued)");
-    }
+    const std::vector<EncoderResult> out =
+        run_queued(*model.encodings, inputs, call.task, call.timeout, "queue full", "Encoding");
     exchange.reply(json_response(200, embeddings ? embeddings_reply(call, inputs, out, model.id())
                                                  : classify_reply(out, model.id())));
   } catch (const HttpError& e) {

@@ -226,6 +226,13 @@ int int_field(const nlohmann::json& body, const std::string& name, int fallback,
   return static_cast<int>(*d);
 }
 
+bool has_field(const nlohmann::json& body, const std::string& name) { return find(body, name) != nullptr; }
+
+std::chrono::milliseconds timeout_field(const nlohmann::json& body, std::chrono::milliseconds limit) {
+  const int most = static_cast<int>(limit.count());
+  return std::chrono::milliseconds(int_field(body, "timeout_ms", most, 1, most));
+}
+
 bool bool_field(const nlohmann::json& body, const std::string& name, bool fallback) {
   const nlohmann::json* v = find(body, name);
   if (!v) return fallback;

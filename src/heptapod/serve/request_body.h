@@ -3,6 +3,7 @@
 // fields that fail as 400s naming the field. HttpError carries a reply's status and message to the handler.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -43,12 +44,17 @@ HttpError field_error(const std::string& name, const std::string& why);
 // Refuses (400 naming it) a field not in `known`: "Unrecognized request argument supplied: NAME", OpenAI's words.
 void only_known_fields(const nlohmann::json& body, const std::set<std::string>& known);
 
+// Whether the body has the field with a value (present and not null): what the typed reads below call missing.
+bool has_field(const nlohmann::json& body, const std::string& name);
+
 // Typed fields. A missing field (or JSON null) gives the fallback; a field of the wrong type or out of range
 // is HttpError 400 naming it. Numbers may come as strings (forms carry nothing else).
 std::optional<std::string> string_field(const nlohmann::json& body, const std::string& name);
 int int_field(const nlohmann::json& body, const std::string& name, int fallback, int min, int max);
 double number_field(const nlohmann::json& body, const std::string& name, double fallback, double min, double max);
 bool bool_field(const nlohmann::json& body, const std::string& name, bool fallback);
+// timeout_ms in [1, limit] milliseconds; the limit when missing.
+std::chrono::milliseconds timeout_field(const nlohmann::json& body, std::chrono::milliseconds limit);
 // Any JSON integer (64 bits, either sign); nullopt when missing or null.
 std::optional<std::int64_t> int64_field(const nlohmann::json& body, const std::string& name);
 // A string or an array of strings (is_array says which); every string must be valid UTF-8.

@@ -136,9 +136,7 @@ TranslationCall parse_native(const json& body, const ServerOptions& server) {
   s.min_length = int_field(body, "min_length", s.min_length, 0, limits.max_extra_length);
   call.alignments = bool_field(body, "alignments", false);
   call.tokens = bool_field(body, "tokens", false);
-  const int timeout_ms = int_field(body, "timeout_ms", static_cast<int>(limits.timeout.count()), 1,
-                                   static_cast<int>(limits.timeout.count()));
-  call.timeout = std::chrono::milliseconds(timeout_ms);
+  call.timeout = timeout_field(body, limits.timeout);
   split_lines(call);
   check_limits(call, limits);
   return call;
