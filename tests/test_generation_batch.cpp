@@ -11,6 +11,7 @@
 
 #include "heptapod/data/text_file.h"
 #include "heptapod/decode/generation_batch.h"
+#include "heptapod/decode/generator.h"
 #include "test_process.h"
 #include "vocab_model.h"
 
