@@ -1,10 +1,13 @@
 // `heptapod serve` holding every kind of model at once (serve/model_server.h), on 127.0.0.1: generation
 // replies under concurrent load (OpenAI's /v1/completions, streamed and not, and the native /v1/generate)
 // equal what the Generator alone gives each request (int8: batch-invariant), and /v1/generate equals
-// `heptapod generate`'s bytes; embeddings and classes equal the Encoder alone and `heptapod classify --json`;
-// a streaming client that leaves stops its generation and frees its rows; limits and bad input get the
-// status and the field they name; translation is served beside them as before.
+// `heptapod generate`'s bytes (a beam search too, as rows of the running batch); embeddings and classes equal
+// the Encoder alone and `heptapod classify --json`; a streaming client that leaves stops its generation and
+// frees its rows; limits and bad input get the status and the field they name; translation is served beside
+// them as before.
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -153,6 +156,30 @@ TEST_F(ModelServerTest, NativeGenerateEqualsTheCommandsBytes) {
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(r.body["generations"][0]["outputs"][0]["text"].get<std::string>() + "\n", log);
   EXPECT_EQ(r.body["model"], "writer");
+  // A beam search runs as rows of the running batch, beside sampled requests, and gives the command's bytes.
+  ASSERT_EQ(test::run_heptapod("generate -m " + test::quoted(*lm_) + " --compute-type int8 --prompt " +
+                                   test::quoted(prompt) + " --beam 3 --nbest 2 --max-tokens 10",
+                               *dir_, log),
+            0)
+      << log;
+  std::vector<std::thread> sampling;
+  for (int i = 0; i < 3; ++i)
+    sampling.emplace_back([this, &prompt, i] {
+      httplib::Client other = client();
+      test::post_json(other, "/v1/generate", {{"prompt", prompt}, {"seed", i}, {"max_tokens", 40}});
+    });
+  const test::Reply beam = test::post_json(c, "/v1/generate", {{"prompt", prompt}, {"beam", 3}, {"nbest", 2}, {"max_tokens", 10}});
+  for (auto& t : sampling) t.join();
+  ASSERT_EQ(beam.status, 200) << beam.text;
+  std::vector<std::string> texts;  // the command's lines: 0 ||| text ||| score
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t from = line.find(" ||| ") + 5, to = line.rfind(" ||| ");
+    texts.push_back(line.substr(from, to - from));
+  }
+  const auto& outputs = beam.body["generations"][0]["outputs"];
+  ASSERT_EQ(outputs.size(), texts.size()) << log;
+  for (std::size_t k = 0; k < texts.size(); ++k) EXPECT_EQ(outputs[k]["text"].get<std::string>(), texts[k]) << k;
 }
 
 TEST_F(ModelServerTest, AStreamingClientThatLeavesStopsItsGenerationAndFreesItsRows) {

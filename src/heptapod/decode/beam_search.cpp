@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "heptapod/core/error.h"
+#include "heptapod/decode/sentence_request.h"
 
 namespace heptapod {
 
@@ -24,13 +25,11 @@ struct Candidate {
   int token;
 };
 
-class BeamRequest final : public SearchRequest {
+class BeamRequest final : public SentenceRequest {
  public:
   BeamRequest(const ModelConfig& config, std::vector<int> source, std::vector<int> prefix, const SearchOptions& o,
               SearchHooks hooks)
-      : config_(config), source_(std::move(source)), prefix_(std::move(prefix)), options_(o),
-        banned_(banned_output_ids(config)), hooks_(std::move(hooks)),
-        limit_(length_limit(config, source_, prefix_, o)), prompt_(prompt_length(o, prefix_)),
+      : SentenceRequest(config, std::move(source), std::move(prefix), o, std::move(hooks)),
         top_(std::min(2 * o.beam + static_cast<int>(banned_.size()), config.tgt_vocab_size)) {
     require(o.beam >= 1 && o.nbest >= 1 && o.nbest <= o.beam, "search: need beam >= 1 and 1 <= nbest <= beam");
     rows_.resize(static_cast<std::size_t>(o.beam));
@@ -38,26 +37,16 @@ class BeamRequest final : public SearchRequest {
     log_probs_.resize(ids_.size());
     // At the first step every row is the same prefix: only the first one may expand.
     for (int r = 0; r < o.beam; ++r) {
-      if (o.prompts) rows_[r].tokens = prefix_;
+      rows_[r].tokens = first_tokens();
       rows_[r].log_prob = r == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
     }
   }
 
-  const std::vector<int>& source() const override { return source_; }
   int initial_rows() const override { return options_.beam; }
-  int max_steps() const override { return limit_ + 1; }
-  std::vector<int> prefill() const override {
-    if (!options_.prompts || prefix_.empty()) return {};
-    std::vector<int> run = {config_.bos_id};
-    run.insert(run.end(), prefix_.begin(), prefix_.end() - 1);
-    return run;
-  }
-  int next_input(int row) const override {
-    return rows_[row].tokens.empty() ? config_.bos_id : rows_[row].tokens.back();
-  }
+  int next_input(int row) const override { return input_after(rows_[row].tokens); }
   bool needs_logits() const override {
     if (options_.guards.active()) return true;
-    return std::any_of(rows_.begin(), rows_.end(), [&](const BeamRow& row) { return forced(row) >= 0; });
+    return std::any_of(rows_.begin(), rows_.end(), [&](const BeamRow& row) { return forced(row.tokens.size()) >= 0; });
   }
   int top() const override { return top_; }
 
@@ -68,7 +57,7 @@ class BeamRequest final : public SearchRequest {
     const int V = out.vocab;
     thread_local std::vector<float> row;  // (V) this row's logits, under the guards
     row.assign(out.logits + static_cast<long>(decoder_row) * V, out.logits + static_cast<long>(decoder_row + 1) * V);
-    const int token = forced(rows_[r]);
+    const int token = forced(rows_[r].tokens.size());
     if (token < 0) apply_repetition_guards(row.data(), V, rows_[r].tokens, options_.guards);
     int* ids = ids_.data() + static_cast<std::size_t>(r) * top_;
     float* log_probs = log_probs_.data() + static_cast<std::size_t>(r) * top_;
@@ -150,15 +139,7 @@ class BeamRequest final : public SearchRequest {
   }
 
  private:
-  // The prefix token a row must take now, or -1.
-  int forced(const BeamRow& row) const { return options_.prompts ? -1 : forced_token(prefix_, row.tokens.size()); }
-
-  const ModelConfig& config_;
-  std::vector<int> source_, prefix_;
-  SearchOptions options_;
-  std::vector<int> banned_;
-  SearchHooks hooks_;
-  int limit_, prompt_, top_;
+  int top_;  // candidates per row: 2k past any banned id
   std::vector<BeamRow> rows_;
   std::vector<Hypothesis> finished_;
   std::vector<int> ids_;          // (k, top_) each row's candidates when the step gave whole logits

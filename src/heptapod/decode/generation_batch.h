@@ -63,7 +63,8 @@ class GenerationBatch {
   // token taken; a job that has ended gets `done`. Returns the tokens taken.
   int step();
 
-  bool empty() const { return jobs_.empty(); }
+  // No job running or waiting, nor rows of a cancelled one that the next step drops.
+  bool empty() const { return loop_.empty(); }
   int rows() const { return loop_.rows(); }  // running rows
   const GenerationBatchOptions& options() const { return options_; }
 

@@ -6,6 +6,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/core/random.h"
+#include "heptapod/decode/sentence_request.h"
 
 namespace heptapod {
 
@@ -39,37 +40,24 @@ int draw_sample(const float* logits, int V, SampleRow& row, int forced, bool end
 
 namespace {
 
-class SampleRequest final : public SearchRequest {
+class SampleRequest final : public SentenceRequest {
  public:
   SampleRequest(const ModelConfig& config, std::vector<int> source, std::vector<int> prefix, const SearchOptions& o,
                 const SamplingOptions& sampling, SearchHooks hooks)
-      : config_(config), source_(std::move(source)), prefix_(std::move(prefix)), options_(o), sampling_(sampling),
-        banned_(banned_output_ids(config)), hooks_(std::move(hooks)), limit_(length_limit(config, source_, prefix_, o)),
-        prompt_(prompt_length(o, prefix_)) {
+      : SentenceRequest(config, std::move(source), std::move(prefix), o, std::move(hooks)), sampling_(sampling) {
     require(o.nbest >= 1, "sampling: need at least one sample per sentence");
     validate(sampling);
     for (int s = 0; s < o.nbest; ++s) {
       Row row;
       row.sample = s;
       row.draw.stream = sample_stream(source_, prefix_, s);
-      if (o.prompts) row.draw.tokens = prefix_;
+      row.draw.tokens = first_tokens();
       rows_.push_back(std::move(row));
     }
   }
 
-  const std::vector<int>& source() const override { return source_; }
   int initial_rows() const override { return options_.nbest; }
-  int max_steps() const override { return limit_ + 1; }
-  std::vector<int> prefill() const override {
-    if (!options_.prompts || prefix_.empty()) return {};
-    std::vector<int> run = {config_.bos_id};
-    run.insert(run.end(), prefix_.begin(), prefix_.end() - 1);
-    return run;
-  }
-  int next_input(int row) const override {
-    const std::vector<int>& tokens = rows_[row].draw.tokens;
-    return tokens.empty() ? config_.bos_id : tokens.back();
-  }
+  int next_input(int row) const override { return input_after(rows_[row].draw.tokens); }
   bool needs_logits() const override { return true; }
   int top() const override { return 1; }
 
@@ -77,9 +65,9 @@ class SampleRequest final : public SearchRequest {
     thread_local std::vector<float> model, warped;  // (V) the row's log-probabilities, and its logits as drawn from
     Row& row = rows_[r];
     const int made = static_cast<int>(row.draw.tokens.size()) - prompt_;
-    const int forced = options_.prompts ? -1 : forced_token(prefix_, row.draw.tokens.size());
     const SampleDraw draw{options_.guards, sampling_, banned_, config_.eos_id};
-    row.drawn = draw_sample(out.logits + static_cast<long>(decoder_row) * out.vocab, out.vocab, row.draw, forced,
+    row.drawn = draw_sample(out.logits + static_cast<long>(decoder_row) * out.vocab, out.vocab, row.draw,
+                            forced(row.draw.tokens.size()),
                             made >= options_.min_length, draw, model, warped);
   }
 
@@ -124,13 +112,7 @@ class SampleRequest final : public SearchRequest {
     int drawn = -1;  // the token score_row drew
   };
 
-  const ModelConfig& config_;
-  std::vector<int> source_, prefix_;
-  SearchOptions options_;
   SamplingOptions sampling_;
-  std::vector<int> banned_;
-  SearchHooks hooks_;
-  int limit_, prompt_;
   std::vector<Row> rows_;
   std::vector<Hypothesis> finished_;
 };
