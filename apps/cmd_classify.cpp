@@ -41,7 +41,7 @@ std::string format_line(const Classification& c, bool json) {
 
 int run_classify(const ClassifyFlags& f) {
   set_num_threads(f.threads);
-  Encoder encoder(f.model, f.load);
+  Encoder encoder(f.model, f.load, "classification");
   require(encoder.config().labels > 0,
           f.model + ": an encoder without a classifier (train one with --task classify, or embed with it)");
   LineWindows input(f.input);

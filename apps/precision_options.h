@@ -9,14 +9,12 @@
 
 namespace heptapod::app {
 
-// default_type: what the help says an unset --compute-type means.
-inline void add_precision_options(CLI::App* cmd, ModelLoadOptions& options,
-                                  const std::string& default_type = "the type the model file stores") {
+inline void add_precision_options(CLI::App* cmd, ModelLoadOptions& options) {
   cmd->add_option_function<std::string>(
          "--compute-type",
          [&options](const std::string& name) { options.compute_type = parse_compute_type(name, "--compute-type"); },
          "Products in float32, int8 (weights per row, activations per token, exact integer sums) or bfloat16, "
-         "converting the weights at load (default: " + default_type + ")")
+         "converting the weights at load (default: the type the model file stores)")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16"}))
       ->option_text("float32|int8|bfloat16");
   cmd->add_flag("--float-output", options.float_output,

@@ -191,6 +191,8 @@ TEST_F(EncoderTest, TheCommandWritesJsonLinesAndNpyWithTheLibrarysNumbers) {
       << log;
   EXPECT_EQ(run_heptapod("embed -m " + quoted(dir.file("lm") + "/model.htp") + " -i " + quoted(input), dir, log), 1);
   EXPECT_HAS_SUBSTR(log, "a decoder-only model; embedding needs an encoder-only model");
+  EXPECT_EQ(run_heptapod("classify -m " + quoted(dir.file("lm") + "/model.htp") + " -i " + quoted(input), dir, log), 1);
+  EXPECT_HAS_SUBSTR(log, "a decoder-only model; classification needs an encoder-only model");
   EXPECT_EQ(run_heptapod("generate -m " + quoted(model()) + " --prompt one", dir, log), 1);
   EXPECT_HAS_SUBSTR(log, "an encoder-only model; generation needs a decoder-only model");
 }

@@ -63,8 +63,6 @@ class Rng {
     if (u1 < 1e-300) u1 = 1e-300;
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
   }
-  std::uint64_t state() const { return state_; }
-  void set_state(std::uint64_t s) { state_ = s; }
 
  private:
   std::uint64_t state_;

@@ -24,8 +24,8 @@ void validate(const ClassifyOptions& o) {
   require(o.batch_tokens >= 1, "classify: batch_tokens must be at least 1");
 }
 
-Encoder::Encoder(const std::string& model_path, const ModelLoadOptions& options)
-    : Encoder(load_for_inference(model_path, options, Architecture::EncoderOnly, "embedding")) {}
+Encoder::Encoder(const std::string& model_path, const ModelLoadOptions& options, const std::string& purpose)
+    : Encoder(load_for_inference(model_path, options, Architecture::EncoderOnly, purpose)) {}
 
 Encoder::Encoder(InferenceModel loaded) : model_(std::move(loaded.model)), vocabs_(std::move(loaded.vocabs)) {
   require(model_ && model_->config().architecture == Architecture::EncoderOnly, "Encoder: not an encoder-only model");

@@ -64,8 +64,10 @@ struct Classification {
 class Encoder {
  public:
   // Loads the model and its vocabulary; a file that does not load, is not an encoder-only model or has no
-  // vocabulary is an Error naming it.
-  explicit Encoder(const std::string& model_path, const ModelLoadOptions& options = {});
+  // vocabulary is an Error naming it and `purpose` (what the caller loads it for: "embedding",
+  // "classification", "scoring").
+  explicit Encoder(const std::string& model_path, const ModelLoadOptions& options = {},
+                   const std::string& purpose = "embedding");
   // An encoder-only model already in memory (packed for inference), with its vocabularies.
   explicit Encoder(InferenceModel loaded);
 

@@ -139,6 +139,22 @@ void FrontEndShared::closed(const std::string& address, Connection* connection) 
   if (drained && on_drained) on_drained();
 }
 
+const HttpHandler* FrontEndShared::find_route(const std::string& method, const std::string& path) const {
+  if (const auto exact = routes.find({method, path}); exact != routes.end()) return &exact->second;
+  const HttpHandler* found = nullptr;
+  std::size_t longest = 0;
+  for (const auto& [key, handler] : routes) {
+    const std::string& pattern = key.second;
+    if (key.first != method || pattern.size() < 2 || pattern.compare(pattern.size() - 2, 2, "/*") != 0) continue;
+    const std::size_t prefix = pattern.size() - 1;  // through the slash
+    if (path.size() > prefix && path.compare(0, prefix, pattern, 0, prefix) == 0 && prefix > longest) {
+      found = &handler;
+      longest = prefix;
+    }
+  }
+  return found;
+}
+
 std::vector<std::shared_ptr<Connection>> FrontEndShared::open_connections() {
   std::lock_guard lock(mutex_);
   std::vector<std::shared_ptr<Connection>> out;
@@ -257,20 +273,20 @@ void Connection::on_header(error_code ec) {
   request_keep_alive_ = req.keep_alive();
   request_version_ = req.version();
   arm(header_read_ + shared_.options.body_timeout);
-  auto read_body = [self = shared_from_this()] {
+  auto start_body_read = [self = shared_from_this()] {
     if (self->parser_->is_done()) return self->on_body({});
     http::async_read(self->socket_, self->buffer_, *self->parser_,
                      [self](error_code ec, std::size_t) { self->on_body(ec); });
   };
   if (boost::beast::iequals(req[http::field::expect], "100-continue") && !parser_->is_done()) {
     static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-    net::async_write(socket_, net::buffer(kContinue), [self = shared_from_this(), read_body](error_code ec, std::size_t) {
+    net::async_write(socket_, net::buffer(kContinue), [self = shared_from_this(), start_body_read](error_code ec, std::size_t) {
       if (ec) return self->close();
-      read_body();
+      start_body_read();
     });
     return;
   }
-  read_body();
+  start_body_read();
 }
 
 void Connection::on_body(error_code ec) {

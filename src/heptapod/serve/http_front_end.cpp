@@ -58,22 +58,6 @@ HttpFrontEnd::~HttpFrontEnd() {
   if (impl_->shared.threads) impl_->shared.threads->shutdown();
 }
 
-const HttpHandler* FrontEndShared::find_route(const std::string& method, const std::string& path) const {
-  if (const auto exact = routes.find({method, path}); exact != routes.end()) return &exact->second;
-  const HttpHandler* found = nullptr;
-  std::size_t longest = 0;
-  for (const auto& [key, handler] : routes) {
-    const std::string& pattern = key.second;
-    if (key.first != method || pattern.size() < 2 || pattern.compare(pattern.size() - 2, 2, "/*") != 0) continue;
-    const std::size_t prefix = pattern.size() - 1;  // through the slash
-    if (path.size() > prefix && path.compare(0, prefix, pattern, 0, prefix) == 0 && prefix > longest) {
-      found = &handler;
-      longest = prefix;
-    }
-  }
-  return found;
-}
-
 void HttpFrontEnd::route(const std::string& method, const std::string& path, HttpHandler handler) {
   impl_->shared.routes[{method, path}] = std::move(handler);
 }

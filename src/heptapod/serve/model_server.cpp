@@ -80,7 +80,6 @@ using EncoderQueue = BatchQueue<EncoderInput, EncoderTask, EncoderResult>;
 struct ServedModel {
   ModelSpec spec;
   ModelKind kind = ModelKind::Translation;
-  ComputeType stored = ComputeType::Float32;  // the compute type its weights are stored in
   ModelConfig config;
   std::int64_t created = 0;  // the file's modification time (OpenAI's "created")
   std::unique_ptr<Translator> translator;
@@ -166,7 +165,6 @@ ModelServer::ModelServer(std::vector<ModelSpec> specs, const ServerOptions& opti
     m.config = read_model_config(file);  // a damaged file is refused before listening
     m.kind = model_kind(m.config);
     if (m.kind == ModelKind::Translation) check_translation_name(spec);
-    m.stored = stored_compute_type(file);
     m.created = modified_time(spec.path);
     m.spec = std::move(spec);
     impl_->models.push_back(std::move(m));
@@ -228,9 +226,7 @@ bool ModelServer::ready() const { return impl_->ready; }
 int ModelServer::port() const { return impl_->port; }
 
 void ModelServer::Impl::load(ServedModel& m) {
-  ModelLoadOptions precision = options.load;
-  if (!precision.compute_type && m.stored == ComputeType::Float32)
-    precision.compute_type = ComputeType::Int8;  // batch-invariant: batching cannot change a reply
+  const ModelLoadOptions& precision = options.load;  // the file's own type unless --compute-type says otherwise
   const std::string id = m.id(), kind = kind_name(m.kind);
   QueueOptions q = options.queue;
   q.on_batch = [this, id, kind, max = q.max_batch_sentences](const BatchReport& b) {

@@ -12,9 +12,9 @@
 #     read from its "listening on" line), and a second one with --api-keys for the key checks; wait for
 #     GET /health to answer 200 (60 s at most);
 #  5. run openai_client.js (node) against them; the servers are stopped on exit, whatever happens.
-# Every model runs with --compute-type int8, in the servers and in the references alike: the server's default
-# for a float32 file, which makes a reply independent of what else is in its batch, while the command line's
-# default is the file's own float32 (whose sums depend on the batch), so naming it keeps both sides the same.
+# Every model runs with --compute-type int8, in the servers and in the references alike: int8 makes a reply
+# independent of what else is in its batch, where the file's own float32 (every command's default, the
+# server's too) sums in an order that depends on the batch.
 # All traffic stays on 127.0.0.1 (proxy variables are cleared). The work files (models, references, config,
 # server logs) stay in WORKDIR; a server log is printed when the test fails.
 set -euo pipefail
