@@ -1,11 +1,10 @@
 // The option table of `heptapod train` and heptapod.train, and how its flags become a TrainConfig.
 #include "train_options.h"
 
+#include <algorithm>
 #include <map>
-#include <utility>
 
 #include "commands.h"
-#include "heptapod/io/model_file.h"
 
 namespace heptapod::app {
 
@@ -74,7 +73,7 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_flag("--untie-relative", f->model.untie_relative,
                 "With --positions relative: each layer its own content and position biases (u, v) instead of "
                 "one pair for all");
-  cmd->add_option("--max-positions", f->max_positions,
+  cmd->add_option("--max-positions", f->model.max_positions,
                   "With --positions learned: the table's rows, the longest sequence (default: --context for a "
                   "language model or an encoder, 1024 otherwise)")
       ->check(CLI::PositiveNumber);
@@ -89,7 +88,7 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_option("--vocab-model", f->vocab_model, "bpe, unigram, char, word (space-separated symbols), or byte-bpe (GPT-2's byte-level BPE)")
       ->check(CLI::IsMember({"bpe", "unigram", "char", "word", "byte-bpe"}));
   cmd->add_flag("--separate-vocab", f->separate_vocab, "Train separate source and target vocabularies");
-  cmd->add_option("--init", c.init_model,
+  cmd->add_option("--init", f->model.init_model,
                   "Fine-tune this model file: its architecture, weights and vocabularies, a fresh optimizer")
       ->check(CLI::ExistingFile);
   cmd->add_option("--freeze", c.freeze, "With --init: leave parameter groups as they are (embeddings, encoder, "
@@ -101,7 +100,7 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_option("--d-model", f->model.d_model, "Override d_model")->check(CLI::PositiveNumber);
   cmd->add_option("--heads", f->model.heads, "Override attention heads")->check(CLI::PositiveNumber);
   cmd->add_option("--d-ff", f->model.d_ff, "Override the feed-forward size")->check(CLI::PositiveNumber);
-  cmd->add_option("--layers", f->layers, "Override encoder and decoder layers")->check(CLI::PositiveNumber);
+  cmd->add_option("--layers", f->model.layers, "Override encoder and decoder layers")->check(CLI::PositiveNumber);
   cmd->add_option("--encoder-layers", f->model.encoder_layers, "Override encoder layers")->check(CLI::PositiveNumber);
   cmd->add_option("--decoder-layers", f->model.decoder_layers, "Override decoder layers")->check(CLI::PositiveNumber);
   cmd->add_option("--dropout", f->model.dropout, "Residual dropout")->check(kRate);
@@ -171,41 +170,20 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
 TrainConfig resolve_train_flags(TrainFlags f) {
   TrainConfig& c = f.config;
   ModelChoice& m = f.model;
-  m.init_model = c.init_model;
   if (f.architecture) m.architecture = architecture_from_name(*f.architecture, "--arch");
-  // The model's kind and positions: --arch, else the model to fine-tune's, else an encoder-decoder's.
-  std::optional<ModelConfig> init;
-  if (!c.init_model.empty()) init = read_model_config(SafetensorsFile::read(c.init_model));
-  const Architecture kind = m.architecture.value_or(init ? init->architecture : Architecture::EncoderDecoder);
-  if (f.layers) {  // the stacks the model has
-    if (kind != Architecture::DecoderOnly) m.encoder_layers = f.layers;
-    if (kind != Architecture::EncoderOnly) m.decoder_layers = f.layers;
-  }
-  c.documents = document_split_from_name(f.documents, "--documents");
-  // An encoder learns its positions unless told otherwise, as BERT does.
-  const std::string positions = !f.positions.empty() ? f.positions
-                                : kind == Architecture::EncoderOnly && !init ? "learned"
-                                                                              : "";
-  require(!f.max_positions || positions == "learned", "--max-positions needs --positions learned");
-  const bool relative = positions == "relative" || (positions.empty() && init && init->relative_positions);
-  for (const auto& [given, option] : {std::pair{f.model.memory_length.has_value(), "--memory"},
-                                      std::pair{f.model.clamp_length.has_value(), "--clamp-length"},
-                                      std::pair{f.model.untie_relative, "--untie-relative"}})
-    require(!given || relative, std::string(option) + " needs --positions relative (Transformer-XL's, decoder-only)");
-  m.relative_positions = positions == "relative";
-  if (positions == "sinusoidal") m.learned_positions = 0;
-  if (positions == "learned")
-    m.learned_positions = f.max_positions.value_or(init && init->learned_positions > 0 ? init->learned_positions
-                                                   : kind != Architecture::EncoderDecoder ? c.context
-                                                                                          : 1024);
+  if (!f.positions.empty())
+    m.positions = f.positions == "learned"    ? PositionChoice::Learned
+                  : f.positions == "relative" ? PositionChoice::Relative
+                                              : PositionChoice::Sinusoidal;
   if (!f.norm.empty()) m.norm = norm_from_name(f.norm, "--norm");
   if (!f.tie.empty()) m.tie = tying_from_name(f.tie, "--tie");
-  c.model = resolve_model_choice(m);
-  if (!f.context_given && init) c.context = std::min(c.context, c.model.position_limit());
+  c.documents = document_split_from_name(f.documents, "--documents");
+  resolve_model(m, c);
+  if (!f.context_given && c.init) c.context = std::min(c.context, c.model.position_limit());
   c.vocab_config.model = vocab_model_from_name(f.vocab_model);
   c.joint_vocab = !f.separate_vocab;
   c.schedule.kind = f.schedule.value_or("noam") == "noam" ? LrSchedule::Kind::Noam : LrSchedule::Kind::InverseSqrt;
-  if (!c.init_model.empty()) apply_fine_tuning_defaults(c.schedule, f.schedule.has_value(), f.warmup_given, f.lr_given);
+  if (c.init) apply_fine_tuning_defaults(c.schedule, f.schedule.has_value(), f.warmup_given, f.lr_given);
   return c;
 }
 

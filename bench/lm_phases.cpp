@@ -13,6 +13,7 @@
 #include "heptapod/model/initialize.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/language_model_task.h"
+#include "heptapod/train/model_choice.h"
 #include "heptapod/train/train_config.h"
 #include "heptapod/train/update_step.h"
 
@@ -128,9 +129,13 @@ void export_lm_blocks(const BlockExport& e) {
   c.batch_tokens = e.batch_tokens;
   c.seed = e.seed;
   c.output_dir = e.work_dir;
+  ModelChoice tiny;  // the blocks depend on the vocabulary's special ids, not on the model's shape
+  tiny.preset = "tiny";
+  tiny.architecture = Architecture::DecoderOnly;
+  resolve_model(tiny, c);
   LanguageModelTask task(c);
   task.prepare(0);
-  const ModelConfig model = task.resolve_model(one_stack_config(model_preset("tiny"), Architecture::DecoderOnly, 0));
+  const ModelConfig model = task.resolve_model(c.model);
   const int rows = std::max(1, e.batch_tokens / e.context);
   std::vector<std::int32_t> inputs(static_cast<std::size_t>(e.batches) * rows * e.context, model.pad_id),
       targets(inputs.size(), model.pad_id);  // (batches, rows, context) each

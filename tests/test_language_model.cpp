@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "heptapod/data/parallel_corpus.h"
+#include "heptapod/data/document_corpus.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/train/language_model_task.h"
@@ -52,7 +52,7 @@ TEST(LanguageModelData, TheStreamAndItsBlocksHoldEveryDocumentInOrder) {
   vc.size = 40;
   vc.model = VocabConfig::Model::Char;
   const Vocabulary vocab = Vocabulary::train(documents, vc);
-  const ParallelCorpus corpus = ParallelCorpus::build_documents(dir.file("t.txt"), DocumentSplit::Paragraphs, vocab);
+  const DocumentCorpus corpus = DocumentCorpus::build(dir.file("t.txt"), DocumentSplit::Paragraphs, vocab);
   ASSERT_EQ(corpus.size(), documents.size());
   ModelConfig model;
   model.pad_id = kPadId;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heptapod/core/random.h"
-#include "heptapod/data/parallel_corpus.h"
+#include "heptapod/data/document_corpus.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/train/language_model_task.h"
 #include "heptapod/data/masking.h"
@@ -120,7 +120,7 @@ TEST(Masking, AnEncoderBlockIsTheStartTokenThenTheStream) {
   TempDir dir;
   std::ofstream(dir.file("t.txt")) << "one two three\nfour five\nsix\n";
   const Vocabulary vocab = encoder_vocab();
-  const ParallelCorpus corpus = ParallelCorpus::build_documents(dir.file("t.txt"), DocumentSplit::Lines, vocab);
+  const DocumentCorpus corpus = DocumentCorpus::build(dir.file("t.txt"), DocumentSplit::Lines, vocab);
   ModelConfig model;
   model.pad_id = kPadId;
   model.bos_id = kBosId;

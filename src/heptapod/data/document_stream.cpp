@@ -5,7 +5,7 @@
 
 namespace heptapod {
 
-DocumentStream::DocumentStream(const ParallelCorpus& corpus, const ModelConfig& model)
+DocumentStream::DocumentStream(const DocumentCorpus& corpus, const ModelConfig& model)
     : corpus_(corpus), bos_(model.bos_id), eos_(model.eos_id), pad_(model.pad_id), size_(start(corpus.size())) {}
 
 void DocumentStream::read(std::int64_t begin, int count, int* out) const {
@@ -19,7 +19,7 @@ void DocumentStream::read(std::int64_t begin, int count, int* out) const {
   std::size_t d = lo;
   std::int64_t at = begin - start(d);  // 0: bos, 1..length: the tokens, length + 1: eos
   for (int k = 0; k < count; ++k) {
-    const std::span<const int> tokens = corpus_.target(d);
+    const std::span<const int> tokens = corpus_.document(d);
     const auto length = static_cast<std::int64_t>(tokens.size());
     out[k] = at == 0 ? bos_ : at <= length ? tokens[at - 1] : eos_;
     if (++at > length + 1) {

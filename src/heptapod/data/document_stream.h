@@ -6,17 +6,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "heptapod/data/parallel_corpus.h"
+#include "heptapod/data/document_corpus.h"
 #include "heptapod/model/batch.h"
 #include "heptapod/model/config.h"
 
 namespace heptapod {
 
-// The token stream of a corpus of documents (ParallelCorpus::build_documents): document d as bos, its
-// tokens, eos, documents end to end.
+// The token stream of a corpus of documents: document d as bos, its tokens, eos, documents end to end.
 class DocumentStream {
  public:
-  DocumentStream(const ParallelCorpus& corpus, const ModelConfig& model);
+  DocumentStream(const DocumentCorpus& corpus, const ModelConfig& model);
   std::int64_t size() const { return size_; }
   int bos_id() const { return bos_; }
   int pad_id() const { return pad_; }
@@ -36,7 +35,7 @@ class DocumentStream {
   std::int64_t start(std::size_t d) const { return corpus_.token_offset(d) + 2 * static_cast<std::int64_t>(d); }
   // Windows [begins[i], + lengths[i]) as a batch's inputs, each with its next tokens as targets.
   Batch windows(const std::vector<std::int64_t>& begins, const std::vector<int>& lengths) const;
-  const ParallelCorpus& corpus_;
+  const DocumentCorpus& corpus_;
   int bos_, eos_, pad_;
   std::int64_t size_ = 0;
 };

@@ -97,10 +97,9 @@ std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, 
   return v;
 }
 
-ModelVocabularies fine_tuning_vocabularies(const std::string& path) {
-  const SafetensorsFile file = SafetensorsFile::read(path);
-  auto vocabs = read_vocabularies(file, read_model_config(file));
-  require(vocabs.has_value(), path + " holds no vocabularies, so it cannot be fine-tuned on text");
+ModelVocabularies fine_tuning_vocabularies(const SafetensorsFile& file, const ModelConfig& config) {
+  auto vocabs = read_vocabularies(file, config);
+  require(vocabs.has_value(), file.where() + " holds no vocabularies, so it cannot be fine-tuned on text");
   return std::move(*vocabs);
 }
 

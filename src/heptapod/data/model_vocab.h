@@ -44,8 +44,8 @@ std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& vocabs);
 // that their sizes match the model config.
 std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, const ModelConfig& config);
 
-// The vocabularies of the model file at `path`, the model to fine-tune (with their own ids, if it was
-// converted); an Error naming the file when it holds none.
-ModelVocabularies fine_tuning_vocabularies(const std::string& path);
+// The vocabularies of the model to fine-tune, its file and config (with their own ids, if it was converted);
+// an Error naming the file when it holds none.
+ModelVocabularies fine_tuning_vocabularies(const SafetensorsFile& file, const ModelConfig& config);
 
 }  // namespace heptapod

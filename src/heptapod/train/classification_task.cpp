@@ -3,7 +3,6 @@
 #include "heptapod/train/classification_task.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,14 +11,11 @@
 #include "heptapod/core/progress.h"
 #include "heptapod/core/random.h"
 #include "heptapod/data/encoder_input.h"
-#include "heptapod/data/parallel_corpus.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/eval/classification_metrics.h"
-#include "heptapod/data/masking.h"
+#include "heptapod/train/text_vocabulary.h"
 
 namespace heptapod {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -37,31 +33,10 @@ ClassificationTask::ClassificationTask(const TrainConfig& config) : config_(conf
 
 void ClassificationTask::prepare(int rank) {
   const TrainConfig& c = config_;
-  const std::string saved = (fs::path(c.output_dir) / "vocab.spm").string();
-  if (!c.init_model.empty()) {
-    ModelVocabularies init = fine_tuning_vocabularies(c.init_model);
-    vocabs_.source = std::move(init.source);
-    vocabs_.labels = std::move(init.labels);  // a classifier fine-tuned further keeps its classes
-  } else if (!c.vocab.empty()) {
-    vocabs_.source = Vocabulary::load(c.vocab);
-  } else if (fs::exists(saved)) {
-    vocabs_.source = Vocabulary::load(saved);
-  } else {
-    require(rank == 0, "rank " + std::to_string(rank) + " cannot see " + saved + " that rank 0 wrote: the output " +
-                           "directory must be shared by every rank (the same path on a shared filesystem)");
-    const auto sample = sample_documents(c.train_text, DocumentSplit::Lines,
-                                         static_cast<std::size_t>(c.vocab_config.max_training_sentences),
-                                         c.vocab_config.seed);
-    require(!sample.empty(), c.train_text + " holds no text to train on");
-    log_line("training a vocabulary on " + std::to_string(sample.size()) + " lines");
-    VocabConfig vocab_config = c.vocab_config;
-    vocab_config.control_symbols.push_back(kMaskPiece);  // the same vocabulary serves masked pre-training
-    vocabs_.source = Vocabulary::train(sample, vocab_config);
-  }
-  if (rank == 0) {
-    fs::create_directories(c.output_dir);
-    vocabs_.source.save(saved);
-  }
+  if (c.init) vocabs_.labels = c.init->vocabularies.labels;  // a classifier fine-tuned further keeps its classes
+  // The mask piece: the same vocabulary serves masked pre-training.
+  vocabs_.source = text_vocabulary(c, rank, c.init ? &c.init->vocabularies.source : nullptr, DocumentSplit::Lines,
+                                   "lines", true);
   if (vocabs_.labels.empty()) {  // the classes: the training labels' distinct names, sorted
     const std::vector<std::string> lines = read_lines(c.train_labels);
     std::set<std::string> names;
@@ -192,20 +167,15 @@ Batch ClassificationTask::make_batch(const Examples& from, const std::vector<std
 }
 
 bool ClassificationTask::next_batch(TrainState& state, int max_epochs, const ModelConfig& model, Batch& batch) {
-  while (true) {
-    if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
-    if (planned_epoch_ != static_cast<std::int64_t>(state.epoch)) {
-      batches_ = plan(state.epoch);
-      planned_epoch_ = static_cast<std::int64_t>(state.epoch);
+  return next_batch_of_epochs(state, max_epochs, [&](const TrainState& at) {
+    if (planned_epoch_ != static_cast<std::int64_t>(at.epoch)) {
+      batches_ = plan(at.epoch);
+      planned_epoch_ = static_cast<std::int64_t>(at.epoch);
     }
-    if (state.batch_in_epoch < batches_.size()) {
-      batch = make_batch(train_, batches_[state.batch_in_epoch], model);
-      ++state.batch_in_epoch;
-      return true;
-    }
-    ++state.epoch;
-    state.batch_in_epoch = 0;
-  }
+    if (at.batch_in_epoch >= batches_.size()) return false;
+    batch = make_batch(train_, batches_[at.batch_in_epoch], model);
+    return true;
+  });
 }
 
 ValidationReport ClassificationTask::validate(Transformer<float>& model, Arena& arena) {

@@ -81,9 +81,9 @@ void validate(const TrainConfig& c) {
   require(c.encoder_task == TrainConfig::EncoderTask::Classify ||
               std::set<std::string>(c.freeze.begin(), c.freeze.end()).size() < groups.size(),
           "train: --freeze would freeze every parameter");
-  require(c.init_model.empty() || (c.vocab.empty() && c.source_vocab.empty()),
+  require(!c.init || (c.vocab.empty() && c.source_vocab.empty()),
           "train: --init brings the model's own vocabularies; --vocab/--source-vocab/--target-vocab contradict it");
-  require(c.freeze.empty() || !c.init_model.empty(), "train: --freeze needs --init (a model to fine-tune)");
+  require(c.freeze.empty() || c.init, "train: --freeze needs --init (a model to fine-tune)");
   require(c.model.n_heads <= 0 || c.model.d_model % c.model.n_heads == 0,
           "train: --d-model " + std::to_string(c.model.d_model) + " is not a multiple of --heads " +
               std::to_string(c.model.n_heads));
@@ -110,18 +110,18 @@ std::string resume_key(const TrainConfig& c) {
       {"seed", c.seed},
   };
   // Only where used, so the keys of runs that do not fine-tune stay as earlier versions wrote them.
-  if (!c.init_model.empty()) j["init_model"] = c.init_model;
+  if (c.init) j["init_model"] = c.init->path;
   if (!c.freeze.empty()) j["freeze"] = c.freeze;
   if (c.schedule.cooldown_steps > 0) j["schedule"]["cooldown"] = c.schedule.cooldown_steps;
   if (!c.train_text.empty()) {
     j["train_text"] = c.train_text;
     j["documents"] = document_split_name(c.documents);
     j["context"] = c.context;
-    if (c.model.architecture == Architecture::EncoderOnly && c.encoder_task == TrainConfig::EncoderTask::MaskedLm) {
+    if (c.task == TaskKind::MaskedLm) {
       j["mask_rate"] = c.mask_rate;
       j["whole_word_mask"] = c.whole_word_mask;
     }
-    if (c.encoder_task == TrainConfig::EncoderTask::Classify) {
+    if (c.task == TaskKind::Classification) {
       j["task"] = "classify";
       j["train_labels"] = c.train_labels;
       if (c.sentence_pairs) j["sentence_pairs"] = true;

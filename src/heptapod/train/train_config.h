@@ -1,12 +1,16 @@
-// Everything `heptapod train` needs, typed. Filled from the command line at the boundary and stored in every
-// checkpoint, so a resume can check it is continuing the same run.
+// Everything `heptapod train` needs, typed. Filled from the command line at the boundary, its model settled
+// by resolve_model (train/model_choice.h); what a resume must agree on is stored in every checkpoint
+// (resume_key), so a resume can check it is continuing the same run.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "heptapod/data/model_vocab.h"
 #include "heptapod/data/parallel_corpus.h"
+#include "heptapod/data/text_file.h"
 #include "heptapod/data/vocabulary.h"
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/kernels/matmul_precision.h"
@@ -15,6 +19,18 @@
 #include "heptapod/train/lr_schedule.h"
 
 namespace heptapod {
+
+// What trains the model (train/training_task.h), settled with it: translation (an encoder-decoder), causal
+// language modelling (decoder-only), masked language modelling or classification (encoder-only).
+enum class TaskKind { Translation, LanguageModel, MaskedLm, Classification };
+
+// The model file a run fine-tunes (--init), read once: its config, weights and vocabularies.
+struct InitModel {
+  std::string path;
+  SafetensorsFile file;            // its weights, which the Trainer loads
+  ModelConfig config;              // as the file stores it
+  ModelVocabularies vocabularies;  // with their own ids, if it was converted
+};
 
 struct TrainConfig {
   // Data.
@@ -43,11 +59,12 @@ struct TrainConfig {
   LengthFilter filter;
   std::string output_dir = "runs/train";
 
-  // Model.
+  // Model, settled by resolve_model (train/model_choice.h): its config (before the task fixes the vocabulary
+  // sizes and special ids), the task that trains it, and for fine-tuning the model file to start from (its
+  // weights and vocabularies; model is its config), with a fresh optimizer and schedule.
   ModelConfig model;
-  // Fine-tuning: start from this model file's weights and vocabularies (model must be its config, see
-  // train/model_choice.h), with a fresh optimizer and schedule.
-  std::string init_model;
+  TaskKind task = TaskKind::Translation;
+  std::shared_ptr<const InitModel> init;  // null: a fresh model
   // Parameter groups left as they are: "embeddings" (every embedding table and the output projection),
   // "encoder", "decoder" (their layers and final norms).
   std::vector<std::string> freeze;

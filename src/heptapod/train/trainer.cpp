@@ -17,6 +17,7 @@
 #include "heptapod/train/average.h"
 #include "heptapod/train/communicator.h"
 #include "heptapod/train/metrics_log.h"
+#include "heptapod/train/model_choice.h"
 #include "heptapod/train/run_lock.h"
 #include "heptapod/train/training_task.h"
 #include "heptapod/train/update_step.h"
@@ -55,26 +56,6 @@ class NewDirectory {
  private:
   std::string dir_;
 };
-
-// The config without what a fine-tuning run may choose anew (dropout rates, the segment memory): what it
-// must keep.
-ModelConfig without_training_choices(ModelConfig c) {
-  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0;
-  c.memory_length = 0;
-  return c;
-}
-
-// The config without its dropout and an encoder's head: what a model fine-tuned with another head keeps.
-ModelConfig body_of(ModelConfig c) {
-  c = without_training_choices(c);
-  c.mlm_head = false;
-  c.mask_id = -1;
-  c.labels = 0;
-  c.pooling = Pooling::Mean;
-  c.multi_label = false;
-  c.pooler = false;
-  return c;
-}
 
 std::string join(const std::vector<std::string>& parts) {
   std::string s;
@@ -122,6 +103,11 @@ struct Trainer::Run {
   long long window_tokens = 0;
   std::vector<Batch> batches;  // (accumulate x ranks) the current update's micro-batches
 
+  // The task and its data (rank 0 first), the model config the data settles, the resume key.
+  void prepare_data(const TrainConfig& config);
+  // The model and the optimiser: resumed from the last checkpoint (with the task's state), else the model to
+  // fine-tune's weights, else fresh.
+  void start_model();
   // last: the run's final update, whose metrics line is written whatever log_every says.
   void log(const UpdateStats& u, long long update_tokens, double lr, double seconds, bool last);
   bool validate();  // false: early stopping
@@ -167,68 +153,11 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
     r.lock = std::make_unique<RunLock>(config.output_dir);  // one run per directory, until this one ends
     fs::create_directories(r.checkpoint_dir);
   }
-  TrainConfig& c = r.c;
-  c = config;
-  // Rank 0 prepares the data (training vocabularies, writing corpus caches) while the others wait; they then
-  // read what it wrote in the output directory, which every rank must see at the same path.
-  r.task = make_training_task(config);
-  if (rank == 0) r.task->prepare(rank);
-  r.comm->barrier();
-  if (rank > 0) r.task->prepare(rank);
-  c.model = r.task->resolve_model(config.model);
-  c.schedule.d_model = c.model.d_model;
-  c.schedule.total_steps = c.max_steps;
-  // The update is accumulate micro-batches on each of the ranks: what a resume must agree on is their total,
-  // so a run may resume on another number of ranks with the same total (re-sharded deterministically).
-  TrainConfig keyed = c;
-  keyed.accumulate = c.accumulate * ranks;
-  r.key = resume_key(keyed);
-  r.task->set_update_size(keyed.accumulate);
-
-  if (rank == 0)
-    log_line("training data: " + r.task->data_summary() +
-             (ranks > 1 ? ", " + std::to_string(ranks) + " ranks x " + std::to_string(c.accumulate) + " micro-batches" : ""));
-  if (rank == 0) r.task->prepare_validation();
-
+  r.prepare_data(config);
+  const TrainConfig& c = r.c;
   r.model = std::make_unique<Transformer<float>>(c.model);
   r.adam = std::make_unique<Adam<float>>(r.model->parameters().size(), c.adam);
-  const std::vector<std::string> existing = list_checkpoints(r.checkpoint_dir);
-  if (!existing.empty()) {
-    const std::string& last = existing.back();
-    const ModelConfig saved = read_model_config(SafetensorsFile::read(last));
-    require(to_json(saved) == to_json(c.model),
-            "cannot resume from " + last + ": its model config differs from this command's (" + to_json(saved) +
-                " vs " + to_json(c.model) + "); use another --output directory");
-    std::string saved_key;
-    try {
-      saved_key = load_checkpoint(last, *r.model, *r.adam, r.state);
-    } catch (const Error& e) {
-      throw Error(std::string(e.what()) + "; move it away to resume from " +
-                  (existing.size() > 1 ? existing[existing.size() - 2] : std::string("the start")));
-    }
-    require(saved_key == r.key, "cannot resume from " + last +
-                                    ": the data, batching or optimiser settings differ from the run that wrote it (" +
-                                    saved_key + " vs " + r.key + "); use another --output directory");
-    r.task->restore_state(SafetensorsFile::read(last), rank, ranks);
-    if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(r.state.step));
-  } else if (!c.init_model.empty()) {
-    const SafetensorsFile file = SafetensorsFile::read(c.init_model);
-    const ModelConfig init = read_model_config(file);
-    require(to_json(body_of(init)) == to_json(body_of(c.model)),
-            "--init " + c.init_model + ": the model config to train differs from the file's (sizes, norms, tying)");
-    const bool new_head = to_json(without_training_choices(init)) != to_json(without_training_choices(c.model));
-    if (new_head) {  // an encoder given another head: the body's weights, a fresh head
-      initialize_parameters(r.model->parameters(), c.model, c.seed);
-      load_body_parameters(file, r.model->parameters());
-    } else {
-      load_parameters(file, r.model->parameters());
-    }
-    if (rank == 0)
-      log_line("fine-tuning " + c.init_model + (new_head ? " with a new head" : "") +
-               (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)));
-  } else {
-    initialize_parameters(r.model->parameters(), c.model, c.seed);
-  }
+  r.start_model();
   if (rank == 0)
     log_line("model: " + std::string(architecture_name(c.model.architecture)) + ", " +
              std::to_string(parameter_count(c.model)) + " parameters, d_model " + std::to_string(c.model.d_model) +
@@ -254,6 +183,71 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   r.first_step = r.state.step;
   r.batches.resize(static_cast<std::size_t>(c.accumulate) * ranks);
   created.keep();
+}
+
+void Trainer::Run::prepare_data(const TrainConfig& config) {
+  const int rank = comm->rank(), ranks = comm->size();
+  c = config;
+  // Rank 0 prepares the data (training vocabularies, writing corpus caches) while the others wait; they then
+  // read what it wrote in the output directory, which every rank must see at the same path.
+  task = make_training_task(config);
+  if (rank == 0) task->prepare(rank);
+  comm->barrier();
+  if (rank > 0) task->prepare(rank);
+  c.model = task->resolve_model(config.model);
+  c.schedule.d_model = c.model.d_model;
+  c.schedule.total_steps = c.max_steps;
+  // The update is accumulate micro-batches on each of the ranks: what a resume must agree on is their total,
+  // so a run may resume on another number of ranks with the same total (re-sharded deterministically).
+  TrainConfig keyed = c;
+  keyed.accumulate = c.accumulate * ranks;
+  key = resume_key(keyed);
+  task->set_update_size(keyed.accumulate);
+  if (rank == 0)
+    log_line("training data: " + task->data_summary() +
+             (ranks > 1 ? ", " + std::to_string(ranks) + " ranks x " + std::to_string(c.accumulate) + " micro-batches" : ""));
+  if (rank == 0) task->prepare_validation();
+}
+
+void Trainer::Run::start_model() {
+  const int rank = comm->rank(), ranks = comm->size();
+  const std::vector<std::string> existing = list_checkpoints(checkpoint_dir);
+  if (!existing.empty()) {
+    const std::string& last = existing.back();
+    const SafetensorsFile file = SafetensorsFile::read(last);
+    const ModelConfig saved = read_model_config(file);
+    require(config_change(saved, c.model) == ConfigChange::None,
+            "cannot resume from " + last + ": its model config differs from this command's (" + to_json(saved) +
+                " vs " + to_json(c.model) + "); use another --output directory");
+    std::string saved_key;
+    try {
+      saved_key = load_checkpoint(last, *model, *adam, state);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + "; move it away to resume from " +
+                  (existing.size() > 1 ? existing[existing.size() - 2] : std::string("the start")));
+    }
+    require(saved_key == key, "cannot resume from " + last +
+                                  ": the data, batching or optimiser settings differ from the run that wrote it (" +
+                                  saved_key + " vs " + key + "); use another --output directory");
+    task->restore_state(file, rank, ranks);
+    if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(state.step));
+  } else if (c.init) {
+    const ConfigChange change = config_change(c.init->config, c.model);
+    require(change != ConfigChange::Body,
+            "--init " + c.init->path + ": the model config to train differs from the file's (sizes, norms, tying)");
+    const bool new_head = change == ConfigChange::Head;
+    if (new_head) {  // an encoder given another head: the body's weights, a fresh head
+      initialize_parameters(model->parameters(), c.model, c.seed);
+      load_body_parameters(c.init->file, model->parameters());
+    } else {
+      load_parameters(c.init->file, model->parameters());
+    }
+    if (rank == 0)
+      log_line("fine-tuning " + c.init->path + (new_head ? " with a new head" : "") +
+               (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)));
+  } else {
+    initialize_parameters(model->parameters(), c.model, c.seed);
+  }
 }
 
 Trainer::~Trainer() = default;

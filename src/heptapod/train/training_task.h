@@ -2,10 +2,12 @@
 // the stream of batches, whose position lives in TrainState so a resume continues it), its loss, and its
 // validation metrics. The Trainer does the rest for every task alike: update steps with accumulation and
 // MPI, the schedule, checkpoints and exact resume, averaging, --init, --freeze, metrics and plots.
-// Translation is one task (train/translation_task.h), language modelling (causal or masked) another
-// (train/language_model_task.h), classification a third (train/classification_task.h).
+// Each TaskKind is one task: translation (train/translation_task.h), causal language modelling
+// (train/language_model_task.h), masked language modelling (train/masked_lm_task.h) and classification
+// (train/classification_task.h).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,8 +67,12 @@ class TrainingTask {
   virtual void check_intact() const = 0;
 };
 
-// The task of the config's model kind: translation for an encoder-decoder, language modelling for a
-// decoder-only model, masked language modelling or classification (encoder_task) for an encoder-only model.
+// The task of config.task.
 std::unique_ptr<TrainingTask> make_training_task(const TrainConfig& config);
+
+// The epochs a task's next_batch() reads: `batch_of` makes batch state.batch_in_epoch of epoch state.epoch,
+// false when that epoch has no more; the position in `state` advances past the batch made. False once
+// max_epochs (> 0) are done.
+bool next_batch_of_epochs(TrainState& state, int max_epochs, const std::function<bool(const TrainState&)>& batch_of);
 
 }  // namespace heptapod

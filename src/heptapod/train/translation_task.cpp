@@ -26,8 +26,8 @@ std::pair<std::string, std::string> vocabulary_paths(const std::string& output_d
 ModelVocabularies prepare_vocabularies(const TrainConfig& c) {
   const auto [src_path, tgt_path] = vocabulary_paths(c.output_dir);
   ModelVocabularies v;
-  if (!c.init_model.empty()) {
-    v = fine_tuning_vocabularies(c.init_model);
+  if (c.init) {
+    v = c.init->vocabularies;
   } else if (!c.vocab.empty()) {
     v.source = v.target = Vocabulary::load(c.vocab);
   } else if (!c.source_vocab.empty()) {
@@ -64,7 +64,7 @@ ModelVocabularies shared_vocabularies(const TrainConfig& c, int rank) {
   require(fs::exists(src) && fs::exists(tgt),
           "rank " + std::to_string(rank) + " cannot see " + src + " that rank 0 wrote: the output directory " +
               "must be shared by every rank (the same path on a shared filesystem)");
-  if (!c.init_model.empty()) return fine_tuning_vocabularies(c.init_model);  // the saved copies lack a converted model's ids
+  if (c.init) return c.init->vocabularies;  // the saved copies lack a converted model's ids
   ModelVocabularies v;
   v.source = Vocabulary::load(src);
   v.target = Vocabulary::load(tgt);
@@ -133,19 +133,15 @@ std::string TranslationTask::data_summary() const {
 }
 
 bool TranslationTask::next_batch(TrainState& state, int max_epochs, const ModelConfig& model, Batch& batch) {
-  while (true) {
-    if (max_epochs > 0 && state.epoch >= static_cast<std::uint64_t>(max_epochs)) return false;
-    if (planned_epoch_ != static_cast<std::int64_t>(state.epoch)) {
-      plan_ = plan_epoch(*corpus_, BatchingConfig{config_.batch_tokens, config_.window, config_.seed}, state.epoch);
-      planned_epoch_ = static_cast<std::int64_t>(state.epoch);
+  return next_batch_of_epochs(state, max_epochs, [&](const TrainState& at) {
+    if (planned_epoch_ != static_cast<std::int64_t>(at.epoch)) {
+      plan_ = plan_epoch(*corpus_, BatchingConfig{config_.batch_tokens, config_.window, config_.seed}, at.epoch);
+      planned_epoch_ = static_cast<std::int64_t>(at.epoch);
     }
-    if (state.batch_in_epoch < plan_.size()) {
-      batch = make_corpus_batch(*corpus_, plan_[state.batch_in_epoch++], model);
-      return true;
-    }
-    ++state.epoch;
-    state.batch_in_epoch = 0;
-  }
+    if (at.batch_in_epoch >= plan_.size()) return false;
+    batch = make_corpus_batch(*corpus_, plan_[at.batch_in_epoch], model);
+    return true;
+  });
 }
 
 ValidationReport TranslationTask::validate(Transformer<float>& model, Arena& arena) {
