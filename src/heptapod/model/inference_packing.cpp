@@ -1,10 +1,11 @@
 // Packing a model for inference: every linear layer's weights and the output projection move into the
 // products' own layout for the inference precision (kernels/packed_weights.h, kernels/low_precision_weights.h;
 // pack_weights in inference_weights.h packs one matrix), the projections that share an input stacked into one.
+#include "heptapod/model/transformer.h"
+
 #include <type_traits>
 
 #include "heptapod/core/error.h"
-#include "heptapod/model/transformer.h"
 
 namespace heptapod {
 

@@ -113,8 +113,8 @@ class Transformer {
   void prepare_for_batches();
 
  private:
-  // -> logits (N, V): N the batch's real target positions (batch_->tgt.rows()), an encoder-only model's
-  // masked positions (batch_->mlm_rows) or its sentences (a classifier, V its labels).
+  // -> the head's logits (N, V): N the rows it reads (OutputHead::rows: the batch's real target positions, an
+  // encoder-only model's masked positions or its sentences; V a classifier's labels).
   T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena, SegmentMemory<T>* memory = nullptr);
   // The packed batch's token types for the encoder, or null (none, or a model without a type table).
   const int* source_types() const;
