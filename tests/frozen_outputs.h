@@ -46,7 +46,11 @@ inline std::string frozen_arguments(const FrozenCommand& c, const std::string& r
   const std::pair<std::string, std::string> places[] = {
       {"{model}", dir + "/model.htp"},          {"{input}", dir + "/input.en"},
       {"{reference.en}", dir + "/reference.en"}, {"{reference.es}", dir + "/reference.es"},
-      {"{data}", dir + "/../../data"},          {"{run}", run}};
+      {"{data}", dir + "/../../data"},          {"{run}", run},
+      {"{lm}", dir + "/lm.htp"},                {"{xl}", dir + "/xl.htp"},
+      {"{encoder}", dir + "/encoder.htp"},      {"{classifier}", dir + "/classifier.htp"},
+      {"{prompts.txt}", dir + "/prompts.txt"},  {"{labels.txt}", dir + "/labels.txt"},
+      {"{reference.labels}", dir + "/reference.labels"}};
   std::string args;
   for (std::string w : c.words) {
     for (const auto& [from, to] : places)

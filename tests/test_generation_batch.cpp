@@ -2,7 +2,8 @@
 // at different steps, beside other jobs of other settings, get exactly the outputs (tokens, text,
 // log-probability, why they ended) and streamed pieces that Generator::generate gives each alone, in int8 and
 // bfloat16 (batch-invariant compute types), also in a batch that never empties (its decoder forgetting the
-// finished sentences); a cancelled job leaves and frees its rows.
+// finished sentences); beam searches join as rows of the running batch, giving what they give alone without
+// changing what the other rows draw; a cancelled job leaves and frees its rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,10 +57,11 @@ class GenerationBatchTest : public ::testing::TestWithParam<ComputeType> {
  protected:
   TempDir dir;
   std::string path = test::make_language_model(dir.file("lm.htp"), 64);
+  Generator generator{path, {GetParam()}};
+  IncrementalDecoder decoder{generator.model()};
 };
 
 TEST_P(GenerationBatchTest, JobsJoiningARunningBatchGetWhatTheGeneratorGivesEachAlone) {
-  Generator generator(path, {GetParam()});
   const std::vector<Case> all = cases();
   std::vector<Generation> alone;
   std::vector<std::map<int, std::string>> alone_streamed(all.size());
@@ -73,7 +75,7 @@ TEST_P(GenerationBatchTest, JobsJoiningARunningBatchGetWhatTheGeneratorGivesEach
 
   GenerationBatchOptions bo;
   bo.max_rows = 7;  // fewer than all the samples: jobs wait for rows and join as others leave
-  GenerationBatch batch(generator, bo);
+  GenerationBatch batch(decoder, generator.vocabulary(), bo);
   std::vector<std::vector<GeneratedText>> got(all.size());
   std::vector<std::map<int, std::string>> streamed(all.size());
   std::vector<int> first_tokens(all.size(), 0);
@@ -109,10 +111,9 @@ TEST_P(GenerationBatchTest, JobsJoiningARunningBatchGetWhatTheGeneratorGivesEach
 }
 
 TEST_P(GenerationBatchTest, ACancelledJobLeavesAndFreesItsRows) {
-  Generator generator(path, {GetParam()});
   GenerationBatchOptions bo;
   bo.max_rows = 4;
-  GenerationBatch batch(generator, bo);
+  GenerationBatch batch(decoder, generator.vocabulary(), bo);
   GenerateOptions o;
   o.max_tokens = 40;
   o.nbest = 3;
@@ -135,19 +136,70 @@ TEST_P(GenerationBatchTest, ACancelledJobLeavesAndFreesItsRows) {
   EXPECT_EQ(batch.free_rows(), 4);
   EXPECT_FALSE(done);
   GenerateOptions beam = o;
-  beam.beam = 3;
+  beam.beam = 5;
   GenerationJob searched;
   searched.prompt = generator.keep_prompt("one", beam);
   searched.options = beam;
-  EXPECT_THROW(batch.add(std::move(searched)), Error);
+  EXPECT_THROW(batch.add(std::move(searched)), Error);  // a beam of 5 rows in a batch of 4
+}
+
+TEST_P(GenerationBatchTest, ABeamSearchJoinsAsRowsOfTheRunningBatch) {
+  const std::vector<Case> sampled = cases();
+  GenerateOptions beam;
+  beam.beam = 4;
+  beam.nbest = 3;
+  beam.max_tokens = 9;
+  beam.length_penalty = 0.6f;
+  beam.stop = {"y"};
+  const std::string beam_prompt = read_lines(test::data_file("numbers.dev.en"))[3];
+  const Generation beam_alone = generator.generate({beam_prompt}, beam)[0];
+  ASSERT_EQ(beam_alone.outputs.size(), 3u);
+
+  // The sampling jobs run twice on the same schedule, the beam job joining the second run at its 3rd step.
+  auto run = [&](bool with_beam, std::vector<GeneratedText>& beam_outputs) {
+    GenerationBatchOptions bo;
+    bo.max_rows = 12;
+    GenerationBatch batch(decoder, generator.vocabulary(), bo);
+    std::vector<std::vector<GeneratedText>> got(sampled.size());
+    for (std::size_t i = 0; i < 4; ++i) {
+      GenerationJob job;
+      job.prompt = generator.keep_prompt(sampled[i].prompt, sampled[i].options);
+      job.options = sampled[i].options;
+      job.done = [&got, i](std::vector<GeneratedText> samples, std::string) { got[i] = std::move(samples); };
+      batch.add(std::move(job));
+    }
+    for (int steps = 0; !batch.empty() && steps < 200; ++steps) {
+      if (with_beam && steps == 2) {
+        GenerationJob job;
+        job.prompt = generator.keep_prompt(beam_prompt, beam);
+        job.options = beam;
+        job.done = [&beam_outputs](std::vector<GeneratedText> outputs, std::string) { beam_outputs = std::move(outputs); };
+        batch.add(std::move(job));
+        EXPECT_GT(batch.rows(), 0);  // it joins a running batch
+      }
+      batch.step();
+    }
+    EXPECT_TRUE(batch.empty());
+    return got;
+  };
+  std::vector<GeneratedText> beam_outputs, unused;
+  const auto without = run(false, unused);
+  const auto with = run(true, beam_outputs);
+  for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(with[i].size(), without[i].size()) << i;
+    for (std::size_t s = 0; s < with[i].size(); ++s)
+      expect_same(with[i][s], without[i][s], "sampled job " + std::to_string(i) + " beside the beam");
+  }
+  ASSERT_EQ(beam_outputs.size(), beam_alone.outputs.size());
+  for (std::size_t k = 0; k < beam_outputs.size(); ++k)
+    expect_same(beam_outputs[k], beam_alone.outputs[k], "beam hypothesis " + std::to_string(k));
 }
 
 TEST_P(GenerationBatchTest, ABatchThatNeverEmptiesForgetsFinishedSentencesAndStaysExact) {
   // A job joins at every step while the earlier ones run, so the decoder's sentence records are compacted
   // (more than 64 finished ones) under rows that keep running.
-  Generator generator(path, {GetParam()});
   const std::vector<std::string> lines = read_lines(test::data_file("numbers.dev.en"));
-  GenerationBatch batch(generator, {});
+  GenerationBatch batch(decoder, generator.vocabulary(), {});
   constexpr int kJobs = 160;
   std::vector<std::vector<GeneratedText>> got(kJobs);
   auto options_of = [](int i) {

@@ -6,10 +6,13 @@
 #
 #   tools/make_frozen_fixtures.sh build/apps/heptapod
 #
+# ONLY="NAME ..." tools/make_frozen_fixtures.sh BINARY records the named commands alone (commands added later,
+# without recording the others again on another machine).
+#
 # LABEL=zen4 tools/make_frozen_fixtures.sh BINARY records another machine's training outcomes beside the
 # recorded ones, as <isa>/NAME@LABEL.* (the tests accept either): only the train and mpi2 commands run.
 #
-# The model (model.htp) is trained once: 300 updates of the tiny preset on the numbers corpus. The commands of
+# The translation model (model.htp) is trained once: 300 updates of the tiny preset on the numbers corpus. The commands of
 # frozen/commands.txt then run under every ISA this machine runs, into frozen/<isa>/, since kernels may round
 # differently per ISA. They run with --threads 1; the machine's ISA is in each directory's name.
 set -euo pipefail
@@ -31,6 +34,28 @@ if [ ! -f "$out/model.htp" ]; then
   cp $data/numbers.dev.es "$out/reference.es"
 fi
 
+# The other kinds of model, trained once from the numbers text (tests/data/numbers.train.en): a language model, a
+# Transformer-XL language model, a masked-LM encoder and a classifier fine-tuned from it on labels made here (a
+# line holding "seven" is class seven, any other plain), with the prompts generation starts from.
+lm_flags="--text $data/numbers.train.en --preset tiny --layers 2 --vocab-size 120 --context 32 --batch-tokens 512 --warmup 30 --threads 1 --valid-every 200"
+write_labels() { /usr/bin/python3 -c '
+import sys
+for line in open(sys.argv[1]): print("seven" if "seven" in line else "plain")' "$1" > "$2"; }
+[ -f "$out/labels.txt" ] || write_labels $data/numbers.train.en "$out/labels.txt"
+[ -f "$out/reference.labels" ] || write_labels $data/numbers.dev.en "$out/reference.labels"
+[ -f "$out/prompts.txt" ] || printf 'twenty\nseven hundred\n\nninety-nine thousand\none\nforty-four thousand nine hundred and\n' > "$out/prompts.txt"
+train_once() {  # NAME ARGS...: trains $out/NAME.htp unless it exists
+  local name=$1; shift
+  [ -f "$out/$name.htp" ] && return
+  "$bin" train "$@" -o "$work/$name" >/dev/null 2>&1
+  cp "$work/$name/model.htp" "$out/$name.htp"
+}
+train_once lm --arch decoder-only $lm_flags --steps 200
+train_once xl --arch decoder-only $lm_flags --positions relative --memory 16 --steps 200
+train_once encoder --arch encoder-only $lm_flags --steps 200
+train_once classifier --init "$out/encoder.htp" --task classify --text $data/numbers.train.en --labels "$out/labels.txt" \
+  --batch-tokens 512 --warmup 20 --threads 1 --valid-every 200 --steps 100
+
 # A run's metrics records without their timings, one JSON object per line.
 records() {
   /usr/bin/python3 -c '
@@ -48,12 +73,16 @@ for isa in baseline avx2 avx512; do
   mkdir -p "$out/$isa"
   grep -v '^#' $out/commands.txt | while read -r name kind args; do
     [ -z "${LABEL:-}" ] || [ "$kind" != stdout ] || continue
+    [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $name "* ]] || continue
     record=$name${LABEL:+@$LABEL}
     run="$work/$isa-$name"
     args=${args//\{model\}/$out/model.htp}
     args=${args//\{input\}/$out/input.en}
     args=${args//\{reference.en\}/$out/reference.en}
     args=${args//\{reference.es\}/$out/reference.es}
+    for file in lm xl encoder classifier; do args=${args//\{$file\}/$out/$file.htp}; done
+    for file in prompts labels; do args=${args//\{$file.txt\}/$out/$file.txt}; done
+    args=${args//\{reference.labels\}/$out/reference.labels}
     args=${args//\{data\}/$data}
     args=${args//\{run\}/$run}
     case $kind in

@@ -1,4 +1,4 @@
-// Batched beam search over the incremental decoder.
+// Beam search as a request of the decoding loop: a sentence's k rows, their best 2k extensions each step.
 #include "heptapod/decode/beam_search.h"
 
 #include <algorithm>
@@ -9,17 +9,13 @@
 
 namespace heptapod {
 
-float length_penalty(int length, float alpha) {
-  return alpha == 0.0f ? 1.0f : std::pow((5.0f + static_cast<float>(length)) / 6.0f, alpha);
-}
-
 namespace {
 
-struct Row {
-  std::vector<int> tokens;
-  std::vector<int> alignment;
+struct BeamRow {
+  std::vector<int> tokens;     // the prefix or prompt, then the output
+  std::vector<int> alignment;  // per output token
   float log_prob = 0;
-  int parent = 0;  // the decoder row (cache) this row continues
+  int parent = 0;  // the row (cache) this row continues
 };
 
 struct Candidate {
@@ -28,236 +24,164 @@ struct Candidate {
   int token;
 };
 
+class BeamRequest final : public SearchRequest {
+ public:
+  BeamRequest(const ModelConfig& config, std::vector<int> source, std::vector<int> prefix, const SearchOptions& o,
+              SearchHooks hooks)
+      : config_(config), source_(std::move(source)), prefix_(std::move(prefix)), options_(o),
+        banned_(banned_output_ids(config)), hooks_(std::move(hooks)),
+        limit_(length_limit(config, source_, prefix_, o)), prompt_(prompt_length(o, prefix_)),
+        top_(std::min(2 * o.beam + static_cast<int>(banned_.size()), config.tgt_vocab_size)) {
+    require(o.beam >= 1 && o.nbest >= 1 && o.nbest <= o.beam, "search: need beam >= 1 and 1 <= nbest <= beam");
+    rows_.resize(static_cast<std::size_t>(o.beam));
+    ids_.resize(rows_.size() * static_cast<std::size_t>(top_));
+    log_probs_.resize(ids_.size());
+    // At the first step every row is the same prefix: only the first one may expand.
+    for (int r = 0; r < o.beam; ++r) {
+      if (o.prompts) rows_[r].tokens = prefix_;
+      rows_[r].log_prob = r == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
+    }
+  }
+
+  const std::vector<int>& source() const override { return source_; }
+  int initial_rows() const override { return options_.beam; }
+  int max_steps() const override { return limit_ + 1; }
+  std::vector<int> prefill() const override {
+    if (!options_.prompts || prefix_.empty()) return {};
+    std::vector<int> run = {config_.bos_id};
+    run.insert(run.end(), prefix_.begin(), prefix_.end() - 1);
+    return run;
+  }
+  int next_input(int row) const override {
+    return rows_[row].tokens.empty() ? config_.bos_id : rows_[row].tokens.back();
+  }
+  bool needs_logits() const override {
+    if (options_.guards.active()) return true;
+    return std::any_of(rows_.begin(), rows_.end(), [&](const BeamRow& row) { return forced(row) >= 0; });
+  }
+  int top() const override { return top_; }
+
+  // From whole logits: the row's best top_ tokens after the repetition guards, computed as the decoder's step
+  // computes them; a row in its prefix has the forced token alone, with the model's log-probability.
+  void score_row(int r, int decoder_row, const StepOutput& out) override {
+    if (!out.logits) return;  // the decoder's own best tokens are read in advance()
+    const int V = out.vocab;
+    thread_local std::vector<float> row;  // (V) this row's logits, under the guards
+    row.assign(out.logits + static_cast<long>(decoder_row) * V, out.logits + static_cast<long>(decoder_row + 1) * V);
+    const int token = forced(rows_[r]);
+    if (token < 0) apply_repetition_guards(row.data(), V, rows_[r].tokens, options_.guards);
+    int* ids = ids_.data() + static_cast<std::size_t>(r) * top_;
+    float* log_probs = log_probs_.data() + static_cast<std::size_t>(r) * top_;
+    const float log_z = out.decoder->best_of_row(row.data(), top_, ids, log_probs);
+    if (token < 0) return;
+    ids[0] = token;
+    log_probs[0] = row[token] - log_z;
+    std::fill(log_probs + 1, log_probs + top_, kRemovedLogit);
+  }
+
+  std::vector<int> advance(const StepOutput& out, int first_row) override {
+    const int k = options_.beam;
+    const int made = static_cast<int>(rows_[0].tokens.size());  // by each of the rows
+    // Row r's i-th best token and its log-probability.
+    const int stride = out.logits ? top_ : out.next->top;
+    const int* ids = out.logits ? ids_.data() : out.next->ids.data() + static_cast<std::size_t>(first_row) * stride;
+    const float* log_probs =
+        out.logits ? log_probs_.data() : out.next->log_probs.data() + static_cast<std::size_t>(first_row) * stride;
+    // The best 2k extensions over the k rows.
+    std::vector<Candidate> cands;
+    for (int r = 0; r < k; ++r) {
+      if (!std::isfinite(rows_[r].log_prob)) continue;
+      for (int i = 0; i < top_; ++i) {
+        const std::size_t at = static_cast<std::size_t>(r) * stride + i;
+        if (!std::isfinite(log_probs[at])) continue;  // a forced or guarded row's missing candidates
+        if (std::find(banned_.begin(), banned_.end(), ids[at]) != banned_.end()) continue;
+        cands.push_back({rows_[r].log_prob + log_probs[at], r, ids[at]});
+      }
+    }
+    std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.total > b.total; });
+    auto extend = [&](const Candidate& c) {
+      BeamRow row = rows_[c.row];
+      row.alignment.push_back(aligned_source_position(*out.decoder, first_row + c.row));
+      row.log_prob = c.total;
+      row.parent = c.row;
+      return row;
+    };
+    auto finish = [&](BeamRow row, bool with_end) {
+      finished_.push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment), row.log_prob, with_end,
+                                              options_.length_penalty, prompt_));
+    };
+    std::vector<BeamRow> beam;
+    for (std::size_t i = 0; i < cands.size() && static_cast<int>(beam.size()) < k; ++i) {
+      const Candidate& c = cands[i];
+      if (c.token == config_.eos_id) {
+        if (made - prompt_ < options_.min_length) continue;  // too short to end
+        if (static_cast<int>(i) < k) finish(extend(c), true);  // only ends ranked within the beam count
+        continue;
+      }
+      BeamRow row = extend(c);
+      row.tokens.push_back(c.token);
+      ++taken_;
+      if (hooks_.stop_after && hooks_.stop_after(0, row.tokens)) {  // ends like the end token, without it
+        if (static_cast<int>(i) < k) finish(std::move(row), false);
+        continue;
+      }
+      beam.push_back(std::move(row));
+    }
+    const bool at_limit = made + 1 >= limit_ || beam.empty();
+    if (static_cast<int>(finished_.size()) >= k || at_limit) {
+      if (static_cast<int>(finished_.size()) < k)
+        for (auto& row : beam) finish(std::move(row), false);
+      return {};  // the sentence leaves the batch
+    }
+    while (static_cast<int>(beam.size()) < k) {  // a tiny vocabulary can leave fewer than k live candidates
+      beam.push_back(beam.front());
+      beam.back().log_prob = -std::numeric_limits<float>::infinity();
+    }
+    std::vector<int> parents;
+    for (const BeamRow& row : beam) parents.push_back(row.parent);
+    rows_ = std::move(beam);
+    return parents;
+  }
+
+  void finish() override {
+    sort_best_first(finished_);
+    if (static_cast<int>(finished_.size()) > options_.nbest) finished_.resize(options_.nbest);
+    if (hooks_.done) hooks_.done(std::move(finished_));
+  }
+
+ private:
+  // The prefix token a row must take now, or -1.
+  int forced(const BeamRow& row) const { return options_.prompts ? -1 : forced_token(prefix_, row.tokens.size()); }
+
+  const ModelConfig& config_;
+  std::vector<int> source_, prefix_;
+  SearchOptions options_;
+  std::vector<int> banned_;
+  SearchHooks hooks_;
+  int limit_, prompt_, top_;
+  std::vector<BeamRow> rows_;
+  std::vector<Hypothesis> finished_;
+  std::vector<int> ids_;          // (k, top_) each row's candidates when the step gave whole logits
+  std::vector<float> log_probs_;  // (k, top_)
+};
+
 }  // namespace
 
-void validate_search(const ModelConfig& c, const std::vector<std::vector<int>>& sources, const SearchOptions& o,
-                     const std::vector<std::vector<int>>& prefixes) {
-  require(o.max_extra_length >= 0 && o.min_length >= 0, "search: max extra length and min length must be >= 0");
-  validate(o.guards);
-  require(prefixes.empty() || prefixes.size() == sources.size(), "search: one target prefix per source expected");
-  const std::vector<int> banned = banned_output_ids(c);
-  for (std::size_t b = 0; b < prefixes.size(); ++b)
-    for (std::size_t t = 0; t < prefixes[b].size(); ++t) {
-      const int id = prefixes[b][t];
-      const std::string where = "search: target prefix " + std::to_string(b + 1) + ", token " + std::to_string(t + 1) +
-                                " (id " + std::to_string(id) + ")";
-      require(id >= 0 && id < c.tgt_vocab_size, where + " is outside the vocabulary");
-      require(id != c.eos_id && std::find(banned.begin(), banned.end(), id) == banned.end(),
-              where + " is the end, start or padding token, which no output holds");
-    }
-}
-
-std::vector<int> start_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
-                              const SearchOptions& o, const std::vector<std::vector<int>>& prefixes,
-                              int rows_per_sentence) {
-  const PaddedSources padded = pad_sources(sources, decoder.config());
-  std::vector<int> limit(sources.size());
-  int max_steps = 1;
-  for (std::size_t b = 0; b < sources.size(); ++b) {
-    limit[b] = padded.lengths[b] + o.max_extra_length;
-    if (!prefixes.empty()) {
-      const int prefix = static_cast<int>(prefixes[b].size());
-      limit[b] = o.prompts ? prefix + std::max(o.max_extra_length, 1) : std::max(limit[b], prefix + 1);
-    }
-    // Learned positions end the output where they end: the tokens fed (start token first) stay within them.
-    limit[b] = std::min(limit[b], decoder.config().position_limit());
-    max_steps = std::max(max_steps, limit[b] + 1);
-  }
-  decoder.start(padded.tokens.data(), static_cast<int>(sources.size()), padded.S, padded.lengths.data(),
-                rows_per_sentence, max_steps, o.cache);
-  return limit;
-}
-
-std::vector<std::vector<int>> prefill_prompts(IncrementalDecoder& decoder, const SearchOptions& o,
-                                              const std::vector<std::vector<int>>& prefixes, int rows_per_sentence) {
-  const int rows = decoder.rows();
-  std::vector<std::vector<int>> made(rows);
-  if (!o.prompts || prefixes.empty()) return made;
-  std::vector<std::vector<int>> runs(rows);
-  std::vector<int> order(rows);
-  bool any = false;
-  for (int r = 0; r < rows; ++r) {
-    const std::vector<int>& prompt = prefixes[decoder.sentence_of(r)];
-    made[r] = prompt;
-    order[r] = r - r % rows_per_sentence;  // the sentence's first row
-    if (r % rows_per_sentence != 0 || prompt.size() < 2) {
-      if (r % rows_per_sentence == 0 && prompt.size() == 1) runs[r] = {decoder.config().bos_id};
-    } else {
-      runs[r] = {decoder.config().bos_id};
-      runs[r].insert(runs[r].end(), prompt.begin(), prompt.end() - 1);
-    }
-    any = any || !runs[r].empty();
-  }
-  if (!any) return made;  // no prompts: the search starts from bos
-  decoder.feed(runs);
-  decoder.reorder(order);
-  return made;
-}
-
-int prompt_length(const SearchOptions& o, const std::vector<std::vector<int>>& prefixes, int sentence) {
-  return o.prompts && !prefixes.empty() ? static_cast<int>(prefixes[sentence].size()) : 0;
-}
-
-Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignment, float log_prob, bool ended,
-                               float length_penalty_alpha, int unscored) {
-  Hypothesis h;
-  const int length = static_cast<int>(tokens.size()) - unscored + (ended ? 1 : 0);
-  if (ended) alignment.pop_back();  // the end token's alignment is not reported
-  h.tokens = std::move(tokens);
-  h.alignment = std::move(alignment);
-  h.log_prob = log_prob;
-  h.score = log_prob / length_penalty(length, length_penalty_alpha);
-  h.ended = ended;
-  return h;
-}
-
-int forced_token(const std::vector<std::vector<int>>& prefixes, int sentence, std::size_t made) {
-  if (prefixes.empty()) return -1;
-  const std::vector<int>& prefix = prefixes[sentence];
-  return made < prefix.size() ? prefix[made] : -1;
-}
-
-void sort_best_first(std::vector<Hypothesis>& hypotheses) {
-  std::stable_sort(hypotheses.begin(), hypotheses.end(),
-                   [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
-}
-
-int aligned_source_position(const IncrementalDecoder& decoder, int row) {
-  if (decoder.padded_source_length() == 0) return 0;  // a decoder-only model reads no source
-  const float* att = decoder.last_cross_attention() + static_cast<long>(row) * decoder.padded_source_length();
-  const int n = std::max(std::min(decoder.source_length(row), decoder.padded_source_length()), 1);
-  return static_cast<int>(std::max_element(att, att + n) - att);
+std::unique_ptr<SearchRequest> beam_request(const ModelConfig& config, std::vector<int> source, std::vector<int> prefix,
+                                            const SearchOptions& options, SearchHooks hooks) {
+  return std::make_unique<BeamRequest>(config, std::move(source), std::move(prefix), options, std::move(hooks));
 }
 
 std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
                                                  const SearchOptions& o, const std::vector<std::vector<int>>& prefixes) {
   require(o.beam >= 1 && o.nbest >= 1 && o.nbest <= o.beam, "search: need beam >= 1 and 1 <= nbest <= beam");
-  const ModelConfig& c = decoder.config();
-  validate_search(c, sources, o, prefixes);
-  const int B = static_cast<int>(sources.size());
-  std::vector<std::vector<Hypothesis>> results(B);
-  if (B == 0) return results;
-  const int bos_id = c.bos_id, eos_id = c.eos_id;
-  const std::vector<int> banned = banned_output_ids(c);
-  const std::vector<int> limit = start_search(decoder, sources, o, prefixes, o.beam);
-
-  const int k = o.beam;
-  std::vector<Row> rows(static_cast<std::size_t>(B) * k);
-  std::vector<std::vector<int>> prompts = prefill_prompts(decoder, o, prefixes, k);
-  // At the first step every row of a sentence is the same prefix: only the first one may expand.
-  for (int r = 0; r < B * k; ++r) {
-    rows[r].tokens = std::move(prompts[r]);
-    rows[r].log_prob = r % k == 0 ? 0.0f : -std::numeric_limits<float>::infinity();
-  }
-  std::vector<std::vector<Hypothesis>> finished(B);
-  const int vocab = decoder.vocabulary_size();
-  const int top = std::min(2 * k + static_cast<int>(banned.size()), vocab);  // 2k candidates past any banned
-
-  // The prefix token row r must take now, or -1.
-  auto forced = [&](int r) { return forced_token(prefixes, decoder.sentence_of(r), rows[r].tokens.size()); };
-  NextTokens processed;  // each row's candidates when the whole distribution was needed
-  while (decoder.rows() > 0) {
-    std::vector<int> tokens(decoder.rows());
-    bool whole = o.guards.active();  // whether this step needs every row's whole distribution
-    for (int r = 0; r < decoder.rows(); ++r) {
-      tokens[r] = rows[r].tokens.empty() ? bos_id : rows[r].tokens.back();
-      whole = whole || forced(r) >= 0;
-    }
-    // Each row's best `top` tokens: straight from the decoder, or from its logits (after the repetition
-    // guards) computed as the decoder computes them; a row in its prefix has the forced token alone, with the
-    // model's log-probability.
-    const NextTokens& next = whole ? processed : decoder.step(tokens, top);
-    if (whole) {
-      const float* logits = decoder.step_logits(tokens);  // (rows, V)
-      processed.top = top;
-      processed.ids.assign(static_cast<std::size_t>(decoder.rows()) * top, 0);
-      processed.log_probs.assign(processed.ids.size(), 0.0f);
-#pragma omp parallel for schedule(dynamic)
-      for (int r = 0; r < decoder.rows(); ++r) {
-        thread_local std::vector<float> row;  // (V) this row's logits, under the guards
-        row.assign(logits + static_cast<long>(r) * vocab, logits + static_cast<long>(r + 1) * vocab);
-        const int token = forced(r);
-        if (token < 0) apply_repetition_guards(row.data(), vocab, rows[r].tokens, o.guards);
-        int* ids = processed.ids.data() + static_cast<std::size_t>(r) * top;
-        float* log_probs = processed.log_probs.data() + static_cast<std::size_t>(r) * top;
-        const float log_z = decoder.best_of_row(row.data(), top, ids, log_probs);
-        if (token < 0) continue;
-        ids[0] = token;
-        log_probs[0] = row[token] - log_z;
-        std::fill(log_probs + 1, log_probs + top, kRemovedLogit);
-      }
-    }
-
-    std::vector<int> order;
-    std::vector<Row> next_rows;
-    for (int base = 0; base < decoder.rows(); base += k) {
-      const int sentence = decoder.sentence_of(base);
-      const int made = static_cast<int>(rows[base].tokens.size());  // by each of the sentence's rows
-      const int prompt = prompt_length(o, prefixes, sentence);
-      // The best 2k extensions over the sentence's k rows.
-      std::vector<Candidate> cands;
-      for (int r = base; r < base + k; ++r) {
-        if (!std::isfinite(rows[r].log_prob)) continue;
-        for (int i = 0; i < top; ++i) {
-          const std::size_t at = static_cast<std::size_t>(r) * top + i;
-          if (!std::isfinite(next.log_probs[at])) continue;  // a forced or guarded row's missing candidates
-          if (std::find(banned.begin(), banned.end(), next.ids[at]) != banned.end()) continue;
-          cands.push_back({rows[r].log_prob + next.log_probs[at], r, next.ids[at]});
-        }
-      }
-      std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.total > b.total; });
-      auto extend = [&](const Candidate& c) {
-        Row row = rows[c.row];
-        row.alignment.push_back(aligned_source_position(decoder, c.row));
-        row.log_prob = c.total;
-        row.parent = c.row;
-        return row;
-      };
-      auto finish = [&](Row row, bool with_end) {
-        finished[sentence].push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment), row.log_prob,
-                                                         with_end, o.length_penalty, prompt));
-      };
-      std::vector<Row> beam;
-      for (std::size_t i = 0; i < cands.size() && static_cast<int>(beam.size()) < k; ++i) {
-        const Candidate& c = cands[i];
-        if (c.token == eos_id) {
-          if (made - prompt < o.min_length) continue;  // too short to end
-          if (static_cast<int>(i) < k) finish(extend(c), true);  // only ends ranked within the beam count
-          continue;
-        }
-        Row row = extend(c);
-        row.tokens.push_back(c.token);
-        if (o.stop_after && o.stop_after(sentence, row.tokens)) {  // ends like the end token, without it
-          if (static_cast<int>(i) < k) finish(std::move(row), false);
-          continue;
-        }
-        beam.push_back(std::move(row));
-      }
-      const bool at_limit = made + 1 >= limit[sentence] || beam.empty();
-      if (static_cast<int>(finished[sentence].size()) >= k || at_limit) {
-        if (static_cast<int>(finished[sentence].size()) < k)
-          for (auto& row : beam) finish(std::move(row), false);
-        continue;  // the sentence leaves the batch
-      }
-      while (static_cast<int>(beam.size()) < k) {  // a tiny vocabulary can leave fewer than k live candidates
-        beam.push_back(beam.front());
-        beam.back().log_prob = -std::numeric_limits<float>::infinity();
-      }
-      for (auto& row : beam) {
-        order.push_back(row.parent);
-        next_rows.push_back(std::move(row));
-      }
-    }
-    decoder.reorder(order);
-    rows = std::move(next_rows);
-  }
-
-  for (int b = 0; b < B; ++b) {
-    auto& f = finished[b];
-    sort_best_first(f);
-    if (static_cast<int>(f.size()) > o.nbest) f.resize(o.nbest);
-    results[b] = std::move(f);
-  }
+  validate_search(decoder.config(), sources, o, prefixes);
+  std::vector<std::vector<Hypothesis>> results(sources.size());
+  DecodingLoop loop(decoder, {o.cache});
+  for (std::size_t b = 0; b < sources.size(); ++b)
+    loop.add(beam_request(decoder.config(), sources[b], prefixes.empty() ? std::vector<int>() : prefixes[b], o,
+                          {.done = [&results, b](std::vector<Hypothesis> h) { results[b] = std::move(h); }}));
+  loop.run();
   return results;
 }
 

@@ -5,33 +5,9 @@
 #include <algorithm>
 
 #include "heptapod/core/error.h"
-#include "heptapod/decode/output_text.h"
+#include "heptapod/decode/generation_batch.h"
 
 namespace heptapod {
-
-SearchOptions search_options(const GenerateOptions& o) {
-  SearchOptions s;
-  s.beam = std::max(o.beam, 1);
-  s.nbest = o.nbest;
-  s.length_penalty = o.length_penalty;
-  s.max_extra_length = o.max_tokens;
-  s.cache = o.cache;
-  s.guards = o.guards;
-  s.prompts = true;
-  return s;
-}
-
-void validate(const GenerateOptions& o) {
-  require(o.max_tokens >= 1, "generate: max_tokens must be at least 1");
-  require(o.beam >= 0, "generate: beam must be 0 (sampling) or more");
-  require(o.nbest >= 1 && (o.beam == 0 || o.nbest <= o.beam),
-          "generate: nbest must be at least 1, and at most the beam when searching");
-  require(o.batch_prompts >= 1, "generate: batch_prompts must be at least 1");
-  require(o.max_prompt_tokens >= 1, "generate: max_prompt_tokens must be at least 1");
-  for (const std::string& s : o.stop) require(!s.empty(), "generate: a stop string is empty");
-  validate(o.guards);
-  if (o.beam == 0) validate(o.sampling);
-}
 
 Generator::Generator(const std::string& model_path, const ModelLoadOptions& options) {
   InferenceModel loaded = load_for_inference(model_path, options, Architecture::DecoderOnly, "generation");
@@ -58,24 +34,6 @@ KeptPrompt Generator::keep_prompt(const std::string& prompt, const GenerateOptio
   return kept;
 }
 
-GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std::string new_text, bool stopped) {
-  GeneratedText g;
-  g.end = stopped ? "stop" : h.ended ? "end" : "length";
-  g.new_text = std::move(new_text);
-  g.tokens = h.tokens;
-  g.new_tokens = static_cast<int>(h.tokens.size() - prompt_tokens);
-  g.log_prob = h.log_prob;
-  g.score = h.score;
-  return g;
-}
-
-void warn_at_context(const GeneratedText& g, int context, int max_tokens, std::string& warning) {
-  const std::string note = "stopped at the model's context (" + std::to_string(context) + " positions)";
-  if (g.end == "length" && static_cast<int>(g.tokens.size()) >= context && g.new_tokens < max_tokens &&
-      warning.find(note) == std::string::npos)
-    warning += (warning.empty() ? "" : "; ") + note;
-}
-
 std::vector<Generation> Generator::generate(const std::vector<std::string>& prompts, const GenerateOptions& o) {
   validate(o);
   std::vector<KeptPrompt> kept;
@@ -88,46 +46,33 @@ std::vector<Generation> Generator::generate_kept(const std::vector<KeptPrompt>& 
   validate(o);
   const std::size_t n = prompts.size();
   std::vector<Generation> out(n);
-  std::vector<std::vector<int>> tokens(n);  // each prompt's tokens, as kept
-  std::vector<OutputText> texts;            // and its output's text
-  texts.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    require(static_cast<int>(prompts[i].tokens.size()) <= config().max_target_tokens(),
-            "generate: a prompt of " + std::to_string(prompts[i].tokens.size()) + " tokens leaves no room within the " +
+  for (const KeptPrompt& prompt : prompts)
+    require(static_cast<int>(prompt.tokens.size()) <= config().max_target_tokens(),
+            "generate: a prompt of " + std::to_string(prompt.tokens.size()) + " tokens leaves no room within the " +
                 "model's context of " + std::to_string(config().position_limit()) + " positions");
-    tokens[i] = prompts[i].tokens;
-    texts.emplace_back(vocabs_.target, prompts[i].text, tokens[i].size(), o.stop);
-    out[i].warning = prompts[i].warning;
-  }
-  // Only a sampled token is final when the hook sees it (beam search shows it candidates).
+  // Only a sampled token is final when it is taken (beam search shows it candidates).
   const bool streaming = o.stream && o.nbest == 1 && o.beam == 0;
-  auto emit_to = [&](std::size_t p) {
-    return streaming ? OutputText::Emit([&o, p](std::string_view piece) { o.stream(p, piece); }) : OutputText::Emit();
-  };
-
-  for (std::size_t b0 = 0; b0 < n; b0 += static_cast<std::size_t>(o.batch_prompts)) {
-    const std::size_t b1 = std::min(n, b0 + static_cast<std::size_t>(o.batch_prompts));
-    const std::vector<std::vector<int>> sources(b1 - b0), prefixes(tokens.begin() + static_cast<long>(b0),
-                                                                     tokens.begin() + static_cast<long>(b1));
-    SearchOptions s = search_options(o);
-    if (!o.stop.empty() || streaming)
-      s.stop_after = [&](int sentence, const std::vector<int>& row) {
-        const std::size_t p = b0 + static_cast<std::size_t>(sentence);
-        return texts[p].advance(row, emit_to(p));
+  const auto batch_prompts = static_cast<std::size_t>(o.batch_prompts);
+  // Each batch of prompts starts afresh, sized for its own outputs.
+  GenerationBatch batch(*decoder_, vocabs_.target,
+                        {o.batch_prompts * GenerationBatch::rows_of(o), 0, o.cache});
+  for (std::size_t b0 = 0; b0 < n; b0 += batch_prompts) {
+    for (std::size_t p = b0; p < std::min(n, b0 + batch_prompts); ++p) {
+      GenerationJob job;
+      job.prompt = prompts[p];
+      job.options = o;
+      job.options.stream = nullptr;
+      if (streaming) job.piece = [&o, p](int, std::string_view piece) { o.stream(p, piece); };
+      job.done = [&out, p](std::vector<GeneratedText> outputs, std::string warning) {
+        // Samples best score first (equal scores in draw order), as a beam's are.
+        std::stable_sort(outputs.begin(), outputs.end(),
+                         [](const GeneratedText& a, const GeneratedText& b) { return a.score > b.score; });
+        out[p].outputs = std::move(outputs);
+        out[p].warning = std::move(warning);
       };
-    const auto results = o.beam == 0 ? sample_search(*decoder_, sources, s, o.sampling, prefixes)
-                                     : beam_search(*decoder_, sources, s, prefixes);
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const std::size_t p = b0 + i;
-      for (const Hypothesis& h : results[i]) {
-        bool stopped = false;
-        std::string text = texts[p].finish(h.tokens, emit_to(p), stopped);
-        GeneratedText g = generated_text(h, tokens[p].size(), std::move(text), stopped);
-        g.text = texts[p].prompt_text() + g.new_text;
-        warn_at_context(g, config().position_limit(), o.max_tokens, out[p].warning);
-        out[p].outputs.push_back(std::move(g));
-      }
+      batch.add(std::move(job));
     }
+    while (!batch.empty()) batch.step();
   }
   return out;
 }

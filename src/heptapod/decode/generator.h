@@ -15,52 +15,12 @@
 #include <string_view>
 #include <vector>
 
-#include "heptapod/decode/beam_search.h"
+#include "heptapod/decode/generate_options.h"
 #include "heptapod/decode/inference_model.h"
-#include "heptapod/decode/sampling_search.h"
 #include "heptapod/decode/scoring.h"
 #include "heptapod/decode/stream_scoring.h"
 
 namespace heptapod {
-
-struct GenerateOptions {
-  int max_tokens = 100;   // new tokens per output at most
-  int beam = 0;           // 0: sample; n >= 1: beam search of width n (1: greedy), deterministic
-  int nbest = 1;          // outputs per prompt: samples, or the beam's best (<= beam)
-  float length_penalty = 0.0f;  // beam search's alpha; 0 ranks by log-probability
-  SamplingOptions sampling = {0.8f, 40, 0.95f, 1};  // llama.cpp's defaults
-  RepetitionGuards guards;      // over the prompt and the output, as Hugging Face applies them
-  std::vector<std::string> stop;  // an output ends before the first of these strings in its new text
-  CachePrecision cache = CachePrecision::Float16;
-  int batch_prompts = 32;        // prompts prefilled and generated together
-  int max_prompt_tokens = 1024;  // longer prompts keep their last tokens (with a warning)
-  // Called with each piece of an output's new text as soon as it is final (sampling, one output per prompt;
-  // temperature 0 is greedy): the prompt's index and the piece. The pieces add up to the output's new text.
-  std::function<void(std::size_t prompt, std::string_view piece)> stream;
-};
-
-struct GeneratedText {
-  std::string text;          // the prompt and the new text
-  std::string new_text;      // the new text alone
-  std::vector<int> tokens;   // the prompt's tokens (as kept) and the new ones, without bos/eos
-  int new_tokens = 0;
-  float log_prob = 0;        // of the new tokens (the end token included when it ended the output)
-  float score = 0;           // log_prob / lp(|new|) with the length penalty; log_prob without
-  std::string end;           // "end" (the end token), "stop" (a stop string) or "length" (max_tokens)
-};
-
-// A prompt as generation keeps it: its last tokens that fit (max_prompt_tokens, and room for one new token
-// within learned positions), their text, and a warning when it was cut.
-struct KeptPrompt {
-  std::vector<int> tokens;
-  std::string text;     // what every output's text begins with
-  std::string warning;  // empty if nothing was cut
-};
-
-struct Generation {
-  std::vector<GeneratedText> outputs;  // best first (beam) or in draw order's ranking (samples)
-  std::string warning;                 // e.g. prompt truncation; empty if none
-};
 
 class Generator {
  public:
@@ -91,19 +51,5 @@ class Generator {
   ModelVocabularies vocabs_;
   std::unique_ptr<IncrementalDecoder> decoder_;
 };
-
-// Throws Error naming the first option out of range.
-void validate(const GenerateOptions& options);
-
-// The search a generation runs: options.beam (at least 1) wide, the prompts prefilled, max_tokens counted from
-// their end.
-SearchOptions search_options(const GenerateOptions& options);
-
-// A finished hypothesis as output (`text` left for the caller: the prompt's text and new_text): its new text
-// (cut at a stop string when `stopped`), tokens, scores and why it ended.
-GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std::string new_text, bool stopped);
-// Notes in `warning` (once) that an output which ended by length stopped at the model's context
-// (`context` positions) before max_tokens.
-void warn_at_context(const GeneratedText& g, int context, int max_tokens, std::string& warning);
 
 }  // namespace heptapod

@@ -1,9 +1,10 @@
-// The decoder state that every search drives (beam search, sampling, and later a language model's generator
-// and a server's continuous batching): per row ("hypothesis"), its self-attention keys and values at every
-// position it has fed, and (in an encoder-decoder) its sentence's cross-attention keys and values, computed
-// once from the encoder output. Each row is at its own position: a call feeds every row one token (a search
-// step) or a run of tokens in one pass (a prompt's prefill, or rows that just joined beside rows further on).
-// Rows join a running state (join()), leave it and are reordered (reorder(): beam selection, finished rows).
+// The decoder state that every search drives through the decoding loop (decoding_loop.h: beam search,
+// sampling, and a server's continuous batching): per row ("hypothesis"), its self-attention keys and values at
+// every position it has fed, and (in an encoder-decoder) its sentence's cross-attention keys and values,
+// computed once from the encoder output. Each row is at its own position: a call feeds every row one token (a
+// search step) or a run of tokens in one pass (a prompt's prefill, or rows that just joined beside rows
+// further on). Rows join a running state (join()), leave it and are reordered (reorder(): beam selection,
+// finished rows).
 #pragma once
 
 #include <memory>
@@ -78,6 +79,7 @@ class IncrementalDecoder final : private AttentionCache<float> {
   const ModelConfig& config() const { return config_; }
   int vocabulary_size() const { return config_.tgt_vocab_size; }
   int length(int row) const { return length_[row]; }  // positions row has fed
+  int max_steps() const { return max_steps_; }         // positions a row may feed, set by start()
   int sentence_of(int row) const { return row_sentence_[row]; }  // index over all sentences started or joined
   int source_length(int row) const { return src_len_[row_sentence_[row]]; }
   int padded_source_length() const { return S_; }  // the longest source of any sentence, at least its S

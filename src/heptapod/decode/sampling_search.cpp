@@ -9,12 +9,11 @@
 
 namespace heptapod {
 
-std::uint64_t sample_stream(const std::vector<int>& source, const std::vector<int>* prefix, int index) {
+std::uint64_t sample_stream(const std::vector<int>& source, const std::vector<int>& prefix, int index) {
   std::uint64_t h = mix64(static_cast<std::uint64_t>(index) + 0x5851F42D4C957F2Dull);
   for (int t : source) h = mix64(h ^ static_cast<std::uint32_t>(t));
   h = mix64(h ^ 0xFFFFFFFFull);  // between source and prefix
-  if (prefix)
-    for (int t : *prefix) h = mix64(h ^ static_cast<std::uint32_t>(t));
+  for (int t : prefix) h = mix64(h ^ static_cast<std::uint32_t>(t));
   return h;
 }
 
@@ -38,58 +37,128 @@ int draw_sample(const float* logits, int V, SampleRow& row, int forced, bool end
   return token;
 }
 
+namespace {
+
+class SampleRequest final : public SearchRequest {
+ public:
+  SampleRequest(const ModelConfig& config, std::vector<int> source, std::vector<int> prefix, const SearchOptions& o,
+                const SamplingOptions& sampling, SearchHooks hooks)
+      : config_(config), source_(std::move(source)), prefix_(std::move(prefix)), options_(o), sampling_(sampling),
+        banned_(banned_output_ids(config)), hooks_(std::move(hooks)), limit_(length_limit(config, source_, prefix_, o)),
+        prompt_(prompt_length(o, prefix_)) {
+    require(o.nbest >= 1, "sampling: need at least one sample per sentence");
+    validate(sampling);
+    for (int s = 0; s < o.nbest; ++s) {
+      Row row;
+      row.sample = s;
+      row.draw.stream = sample_stream(source_, prefix_, s);
+      if (o.prompts) row.draw.tokens = prefix_;
+      rows_.push_back(std::move(row));
+    }
+  }
+
+  const std::vector<int>& source() const override { return source_; }
+  int initial_rows() const override { return options_.nbest; }
+  int max_steps() const override { return limit_ + 1; }
+  std::vector<int> prefill() const override {
+    if (!options_.prompts || prefix_.empty()) return {};
+    std::vector<int> run = {config_.bos_id};
+    run.insert(run.end(), prefix_.begin(), prefix_.end() - 1);
+    return run;
+  }
+  int next_input(int row) const override {
+    const std::vector<int>& tokens = rows_[row].draw.tokens;
+    return tokens.empty() ? config_.bos_id : tokens.back();
+  }
+  bool needs_logits() const override { return true; }
+  int top() const override { return 1; }
+
+  void score_row(int r, int decoder_row, const StepOutput& out) override {
+    thread_local std::vector<float> model, warped;  // (V) the row's log-probabilities, and its logits as drawn from
+    Row& row = rows_[r];
+    const int made = static_cast<int>(row.draw.tokens.size()) - prompt_;
+    const int forced = options_.prompts ? -1 : forced_token(prefix_, row.draw.tokens.size());
+    const SampleDraw draw{options_.guards, sampling_, banned_, config_.eos_id};
+    row.drawn = draw_sample(out.logits + static_cast<long>(decoder_row) * out.vocab, out.vocab, row.draw, forced,
+                            made >= options_.min_length, draw, model, warped);
+  }
+
+  std::vector<int> advance(const StepOutput& out, int first_row) override {
+    std::vector<int> parents;
+    std::vector<Row> next;
+    for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+      Row& row = rows_[r];
+      const int token = row.drawn;
+      // Nothing left to draw (every token banned or guarded against): the sample ends here, as at the limit.
+      const bool exhausted = token < 0, ended = token == config_.eos_id;
+      if (!exhausted) {
+        ++taken_;
+        row.draw.alignment.push_back(aligned_source_position(*out.decoder, first_row + r));
+      }
+      if (!ended && !exhausted) row.draw.tokens.push_back(token);
+      const bool stopped = !ended && !exhausted && hooks_.stop_after && hooks_.stop_after(row.sample, row.draw.tokens);
+      if (ended || exhausted || stopped || static_cast<int>(row.draw.tokens.size()) >= limit_) {
+        Hypothesis h = finished_hypothesis(std::move(row.draw.tokens), std::move(row.draw.alignment),
+                                           static_cast<float>(row.draw.log_prob), ended, options_.length_penalty,
+                                           prompt_);
+        h.sample = row.sample;
+        if (hooks_.ended) hooks_.ended(h);
+        finished_.push_back(std::move(h));
+        continue;
+      }
+      parents.push_back(r);
+      next.push_back(std::move(row));
+    }
+    rows_ = std::move(next);
+    return parents;
+  }
+
+  void finish() override {
+    if (hooks_.done) hooks_.done(std::move(finished_));
+  }
+
+ private:
+  struct Row {
+    int sample = 0;
+    SampleRow draw;  // tokens (prompt first), log-probability, random stream
+    int drawn = -1;  // the token score_row drew
+  };
+
+  const ModelConfig& config_;
+  std::vector<int> source_, prefix_;
+  SearchOptions options_;
+  SamplingOptions sampling_;
+  std::vector<int> banned_;
+  SearchHooks hooks_;
+  int limit_, prompt_;
+  std::vector<Row> rows_;
+  std::vector<Hypothesis> finished_;
+};
+
+}  // namespace
+
+std::unique_ptr<SearchRequest> sample_request(const ModelConfig& config, std::vector<int> source, std::vector<int> prefix,
+                                              const SearchOptions& options, const SamplingOptions& sampling,
+                                              SearchHooks hooks) {
+  return std::make_unique<SampleRequest>(config, std::move(source), std::move(prefix), options, sampling,
+                                         std::move(hooks));
+}
+
 std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, const std::vector<std::vector<int>>& sources,
                                                    const SearchOptions& o, const SamplingOptions& sampling,
                                                    const std::vector<std::vector<int>>& prefixes) {
   require(o.nbest >= 1, "sampling: need at least one sample per sentence");
-  const ModelConfig& c = decoder.config();
-  validate_search(c, sources, o, prefixes);
+  validate_search(decoder.config(), sources, o, prefixes);
   validate(sampling);
-  const int B = static_cast<int>(sources.size());
-  std::vector<std::vector<Hypothesis>> results(B);
-  if (B == 0) return results;
-  const std::vector<int> banned = banned_output_ids(c);
-  const std::vector<int> limit = start_search(decoder, sources, o, prefixes, o.nbest);
-  std::vector<SampleRow> rows(static_cast<std::size_t>(B) * o.nbest);
-  for (int r = 0; r < B * o.nbest; ++r)
-    rows[r].stream = sample_stream(sources[r / o.nbest], prefixes.empty() ? nullptr : &prefixes[r / o.nbest], r % o.nbest);
-  const int V = decoder.vocabulary_size();
-  std::vector<float> model(V), warped(V);  // (V) one row's log-probabilities, and its logits as drawn from
-  const SampleDraw draw{o.guards, sampling, banned, c.eos_id};
-  std::vector<std::vector<int>> prompts = prefill_prompts(decoder, o, prefixes, o.nbest);
-  for (int r = 0; r < B * o.nbest; ++r) rows[r].tokens = std::move(prompts[r]);
-  while (decoder.rows() > 0) {
-    std::vector<int> tokens(decoder.rows());
-    for (int r = 0; r < decoder.rows(); ++r) tokens[r] = rows[r].tokens.empty() ? c.bos_id : rows[r].tokens.back();
-    const float* logits = decoder.step_logits(tokens);  // (rows, V)
-    std::vector<int> order;
-    std::vector<SampleRow> next_rows;
-    for (int r = 0; r < decoder.rows(); ++r) {
-      SampleRow& row = rows[r];
-      const int sentence = decoder.sentence_of(r);
-      const int made = static_cast<int>(row.tokens.size()) - prompt_length(o, prefixes, sentence);
-      const int token = draw_sample(logits + static_cast<long>(r) * V, V, row,
-                                    forced_token(prefixes, sentence, row.tokens.size()), made >= o.min_length, draw,
-                                    model, warped);
-      // Nothing left to draw (every token banned or guarded against): the sample ends here, as at the limit.
-      const bool exhausted = token < 0;
-      if (!exhausted) row.alignment.push_back(aligned_source_position(decoder, r));
-      const bool ended = token == c.eos_id;
-      if (!ended && !exhausted) row.tokens.push_back(token);
-      const bool stopped = !ended && !exhausted && o.stop_after && o.stop_after(sentence, row.tokens);
-      if (ended || exhausted || stopped || static_cast<int>(row.tokens.size()) >= limit[sentence]) {
-        results[sentence].push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment),
-                                                        static_cast<float>(row.log_prob), ended, o.length_penalty,
-                                                        prompt_length(o, prefixes, sentence)));
-        continue;
-      }
-      order.push_back(r);
-      next_rows.push_back(std::move(row));
-    }
-    decoder.reorder(order);
-    rows = std::move(next_rows);
-  }
-  for (auto& samples : results) sort_best_first(samples);
+  std::vector<std::vector<Hypothesis>> results(sources.size());
+  DecodingLoop loop(decoder, {o.cache});
+  for (std::size_t b = 0; b < sources.size(); ++b)
+    loop.add(sample_request(decoder.config(), sources[b], prefixes.empty() ? std::vector<int>() : prefixes[b], o,
+                            sampling, {.done = [&results, b](std::vector<Hypothesis> samples) {
+                              sort_best_first(samples);
+                              results[b] = std::move(samples);
+                            }}));
+  loop.run();
   return results;
 }
 

@@ -21,7 +21,8 @@ struct GenerationQueue::Request {
   std::vector<int> jobs;                   // their jobs in the batch
   std::vector<Generation> generations;     // (prompts)
   bool drew = false, over = false;         // a first token drawn; the request answered or dropped
-  int rows() const { return static_cast<int>(prompts.size()) * options.nbest; }  // samples (or n-best lists)
+  // Rows its prompts take in the batch: samples, or beams.
+  int rows() const { return static_cast<int>(prompts.size()) * GenerationBatch::rows_of(options); }
 };
 
 void GenerationTicket::push(GenerationEvent event) {
@@ -57,8 +58,9 @@ GenerationEvent failed(std::exception_ptr error) {
 }  // namespace
 
 GenerationQueue::GenerationQueue(Generator& generator, const GenerationQueueOptions& options)
-    : generator_(generator), options_(options),
-      batch_(std::make_unique<GenerationBatch>(generator, options.batch)), batch_limits_(batch_->options()) {
+    : generator_(generator), options_(options), decoder_(std::make_unique<IncrementalDecoder>(generator.model())),
+      batch_(std::make_unique<GenerationBatch>(*decoder_, generator.vocabulary(), options.batch)),
+      batch_limits_(batch_->options()) {
   require(options.max_prefill_tokens > 0, "generation queue: max_prefill_tokens must be positive");
   require(options.max_queued_rows > 0, "generation queue: max_queued_rows must be positive");
   require(options.max_batch_requests >= 0, "generation queue: max_batch_requests must not be negative");
@@ -78,14 +80,14 @@ std::shared_ptr<GenerationTicket> GenerationQueue::submit(std::vector<KeptPrompt
                                                           bool stream, Clock::time_point deadline) {
   validate(options);
   const GenerationBatchOptions& b = batch_limits_;
-  if (options.beam == 0) {
-    require(options.nbest <= b.max_rows, "generate: nbest " + std::to_string(options.nbest) + " is more than the " +
-                                             std::to_string(b.max_rows) + " rows of the running batch");
-    require(options.cache == b.cache, "generate: the cache precision must be the server's");
-    for (const KeptPrompt& p : prompts)
-      require(static_cast<int>(p.tokens.size()) < b.max_positions,
-              "generate: a prompt of " + std::to_string(p.tokens.size()) + " tokens leaves no room for a new token");
-  }
+  const int rows = GenerationBatch::rows_of(options);
+  require(rows <= b.max_rows, std::string("generate: ") + (options.beam > 0 ? "beam " : "nbest ") +
+                                  std::to_string(rows) + " is more than the " + std::to_string(b.max_rows) +
+                                  " rows of the running batch");
+  require(options.cache == b.cache, "generate: the cache precision must be the server's");
+  for (const KeptPrompt& p : prompts)
+    require(static_cast<int>(p.tokens.size()) < b.max_positions,
+            "generate: a prompt of " + std::to_string(p.tokens.size()) + " tokens leaves no room for a new token");
   auto r = std::make_shared<Request>();
   r->prompts = std::move(prompts);
   r->options = options;
@@ -126,7 +128,7 @@ void GenerationQueue::work() {
                    [&] { return stopping_ || !waiting_.empty() || !batch_->empty(); });
     if (stopping_ && waiting_.empty() && batch_->empty()) return;
     expire(Clock::now());
-    admit(lock);
+    admit();
     if (batch_->empty()) continue;
     lock.unlock();
     const Clock::time_point start = Clock::now();
@@ -162,7 +164,7 @@ void GenerationQueue::expire(Clock::time_point now) {
     Request& r = **it;
     if (r.over || r.ticket->cancelled() || r.deadline < now) {
       if (!r.over) drop(r, !r.ticket->cancelled());
-      queued_rows_ -= static_cast<int>(r.prompts.size() - r.admitted) * r.options.nbest;
+      queued_rows_ -= static_cast<int>(r.prompts.size() - r.admitted) * GenerationBatch::rows_of(r.options);
       it = waiting_.erase(it);
     } else {
       ++it;
@@ -170,7 +172,7 @@ void GenerationQueue::expire(Clock::time_point now) {
   }
 }
 
-void GenerationQueue::admit(std::unique_lock<std::mutex>& lock) {
+void GenerationQueue::admit() {
   int budget = options_.max_prefill_tokens;
   bool joined = false;
   while (!waiting_.empty()) {
@@ -178,21 +180,15 @@ void GenerationQueue::admit(std::unique_lock<std::mutex>& lock) {
     if (r->admitted == 0 && options_.max_batch_requests > 0 &&
         static_cast<int>(running_.size()) >= options_.max_batch_requests)
       return;
-    if (r->options.beam > 0) {
-      if (joined) return;  // after this step's joiners have their first step
-      waiting_.pop_front();
-      queued_rows_ -= r->rows();
-      run_search(r, lock);
-      return;
-    }
     while (r->admitted < r->prompts.size()) {
       const int tokens = static_cast<int>(r->prompts[r->admitted].tokens.size());
-      if (batch_->free_rows() < r->options.nbest || (joined && tokens > budget)) return;
+      const int rows = GenerationBatch::rows_of(r->options);
+      if (batch_->free_rows() < rows || (joined && tokens > budget)) return;
       if (r->admitted == 0) running_.push_back(r);
       start_job(r);
       budget -= tokens;
       joined = true;
-      queued_rows_ -= r->options.nbest;
+      queued_rows_ -= rows;
     }
     waiting_.pop_front();
   }
@@ -229,28 +225,13 @@ void GenerationQueue::start_job(const std::shared_ptr<Request>& r) {
   r->jobs.push_back(batch_->add(std::move(job)));
 }
 
-void GenerationQueue::run_search(const std::shared_ptr<Request>& r, std::unique_lock<std::mutex>& lock) {
-  lock.unlock();
-  GenerationEvent e;
-  try {
-    e.kind = GenerationEvent::Kind::Done;
-    e.generations = generator_.generate_kept(r->prompts, r->options);
-    if (options_.on_first_token) options_.on_first_token(std::chrono::duration<double>(Clock::now() - r->submitted).count());
-  } catch (...) {
-    e = failed(std::current_exception());
-  }
-  r->over = true;
-  r->ticket->push(std::move(e));
-  lock.lock();
-}
-
 void GenerationQueue::fail_running(std::exception_ptr error) {
   for (const auto& r : running_)
     if (!r->over) {
       r->over = true;
       r->ticket->push(failed(error));
     }
-  batch_ = std::make_unique<GenerationBatch>(generator_, options_.batch);
+  batch_ = std::make_unique<GenerationBatch>(*decoder_, generator_.vocabulary(), options_.batch);
 }
 
 }  // namespace heptapod

@@ -1,7 +1,7 @@
 // Generation requests from any thread onto one continuous batch (decode/generation_batch.h): one worker thread
 // owns the Generator; each request's prompts join the running batch at the next step, as rows free up and
 // under the prefill budget, in arrival order; their text streams back as it is made. Beam search requests
-// (deterministic, not continuous) run whole between two steps. The queue is bounded (a full queue refuses at
+// join the same batch, their beams as rows. The queue is bounded (a full queue refuses at
 // once), each request has a deadline (it fails with DeadlineExceeded, queued or running), and a request whose
 // client is gone is cancelled: its rows leave the batch at the next step.
 //
@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "heptapod/decode/generation_batch.h"
+#include "heptapod/decode/generator.h"
 #include "heptapod/serve/batch_queue.h"
 
 namespace heptapod {
@@ -103,21 +104,18 @@ class GenerationQueue {
  private:
   struct Request;
   void work();
-  // Moves waiting prompts into the batch while rows and the prefill budget allow; runs a beam request at
-  // the front when the batch has nothing else to take this step. Called with the lock held (released while a
-  // beam search runs).
-  void admit(std::unique_lock<std::mutex>& lock);
+  // Moves waiting prompts into the batch while rows and the prefill budget allow. Called with the lock held.
+  void admit();
   // Fails requests past their deadline and drops cancelled ones (waiting or running).
   void expire(std::chrono::steady_clock::time_point now);
   // Adds the request's next prompt to the batch as a job.
   void start_job(const std::shared_ptr<Request>& r);
-  // Runs a beam search request whole (the lock released meanwhile).
-  void run_search(const std::shared_ptr<Request>& r, std::unique_lock<std::mutex>& lock);
   // Fails every running request with `error` (a step that threw) and starts a fresh batch.
   void fail_running(std::exception_ptr error);
 
   Generator& generator_;
   GenerationQueueOptions options_;
+  std::unique_ptr<IncrementalDecoder> decoder_;  // the batch's state
   std::unique_ptr<GenerationBatch> batch_;  // the worker's; replaced after a step that failed
   const GenerationBatchOptions batch_limits_;  // its options (max_positions within the model's), for submit()
   mutable std::mutex mutex_;
