@@ -34,6 +34,7 @@
 #include "heptapod/layers/relative_positions.h"
 #include "heptapod/layers/sublayer.h"
 #include "heptapod/model/batch.h"
+#include "heptapod/model/encoder_heads.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/transformer.h"
 #include "test_util.h"

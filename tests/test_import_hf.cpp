@@ -148,7 +148,7 @@ TEST(ImportHf, BertMaskedLmMatchesItsReference) {
   // The pre-training checkpoint's pooler is kept, for the classifiers fine-tuned from it.
   EXPECT_TRUE(c.pooler);
   const SafetensorsFile checkpoint = SafetensorsFile::read(test::fixture("bert") + "/model.safetensors");
-  EXPECT_EQ(SafetensorsFile::read(model_path).floats<float>(pooler_prefix() + "/weight"),
+  EXPECT_EQ(SafetensorsFile::read(model_path).floats<float>(tensor_name(Module::Pooler, Leaf::Weight)),
             checkpoint.floats<float>("bert.pooler.dense.weight"));
   Batch b = bert_batch(ref);
   Arena arena;
@@ -279,8 +279,9 @@ TEST(ImportHf, ConvertedModelsFineTuneAndServeEveryCommand) {
       << log;
   EXPECT_HAS_SUBSTR(log, "with a new head");
   {  // its pooler starts from the pre-trained one (a few small steps away), not from a random draw
-    const auto before = SafetensorsFile::read(bert).floats<float>(pooler_prefix() + "/weight");
-    const auto after = SafetensorsFile::read(dir.file("c/model.htp")).floats<float>(pooler_prefix() + "/weight");
+    const std::string pooler = tensor_name(Module::Pooler, Leaf::Weight);
+    const auto before = SafetensorsFile::read(bert).floats<float>(pooler);
+    const auto after = SafetensorsFile::read(dir.file("c/model.htp")).floats<float>(pooler);
     ASSERT_EQ(before.size(), after.size());
     for (std::size_t i = 0; i < before.size(); ++i) ASSERT_NEAR(after[i], before[i], 0.02) << i;
   }

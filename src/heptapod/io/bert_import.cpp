@@ -64,6 +64,18 @@ ModelConfig bert_model_config(const std::string& text, const std::string& where,
 
 namespace {
 
+// BERT's modules of encoder layer i ("encoder.layer.<i>.").
+constexpr ModuleMapping kBertLayer[] = {
+    {"attention.self.query", Module::SelfAttnQuery},
+    {"attention.self.key", Module::SelfAttnKey},
+    {"attention.self.value", Module::SelfAttnValue},
+    {"attention.output.dense", Module::SelfAttnOutput},
+    {"attention.output.LayerNorm", Module::SelfAttnNorm},
+    {"intermediate.dense", Module::FfnIn},
+    {"output.dense", Module::FfnOut},
+    {"output.LayerNorm", Module::FfnNorm},
+};
+
 // A classifier's label names: config id2label by id, or LABEL_i.
 std::vector<std::string> label_names(const nlohmann::json& j, int labels, const std::string& where) {
   std::vector<std::string> names(static_cast<std::size_t>(labels));
@@ -111,40 +123,33 @@ BertImport import_bert(const std::string& dir, const BertSpecialIds& ids) {
   if (classifier) out.labels = label_names(parse_config_object(config_text, config_path), labels, config_path);
   out.model = std::make_unique<Transformer<float>>(c);
   StateDictCopier copy(f, *out.model);
-  // A layer norm under its names, or the old ones (gamma, beta).
-  auto norm = [&](const std::string& src, const std::string& dst) {
-    if (copy.has(src + ".weight")) {
-      copy.copy_linear(src, dst);
+  // A module under its names, or a layer norm under the old ones (gamma, beta).
+  auto module = [&](const std::string& theirs, Module ours, Stack stack = Stack::Shared, int layer = -1) {
+    const std::string name = module_name(ours, stack, layer);
+    if (copy.has(theirs + ".gamma") && !copy.has(theirs + ".weight")) {
+      copy.copy(theirs + ".gamma", tensor_name(name, Leaf::Weight));
+      copy.copy(theirs + ".beta", tensor_name(name, Leaf::Bias));
     } else {
-      copy.copy(src + ".gamma", dst + "/weight");
-      copy.copy(src + ".beta", dst + "/bias");
+      copy.copy_module(theirs, name);
     }
   };
   const std::string e = p + "embeddings.";
   copy.copy(e + "word_embeddings.weight", source_embedding_name(c));
-  copy.copy(e + "position_embeddings.weight", position_table_name(Stack::Encoder));
-  copy.copy(e + "token_type_embeddings.weight", token_type_table_name());
-  norm(e + "LayerNorm", embedding_norm_prefix(Stack::Encoder));
-  for (int i = 0; i < c.encoder_layers; ++i) {
-    const std::string s = p + "encoder.layer." + std::to_string(i) + ".", d = layer_prefix(Stack::Encoder, i);
-    copy.copy_linear(s + "attention.self.query", d + "/self_attn/q_proj");
-    copy.copy_linear(s + "attention.self.key", d + "/self_attn/k_proj");
-    copy.copy_linear(s + "attention.self.value", d + "/self_attn/v_proj");
-    copy.copy_linear(s + "attention.output.dense", d + "/self_attn/out_proj");
-    norm(s + "attention.output.LayerNorm", d + "/self_attn_norm");
-    copy.copy_linear(s + "intermediate.dense", d + "/ffn/fc1");
-    copy.copy_linear(s + "output.dense", d + "/ffn/fc2");
-    norm(s + "output.LayerNorm", d + "/ffn_norm");
-  }
+  copy.copy(e + "position_embeddings.weight", tensor_name(Module::Positions, Leaf::Weight, Stack::Encoder));
+  copy.copy(e + "token_type_embeddings.weight", tensor_name(Module::TokenTypes, Leaf::Weight));
+  module(e + "LayerNorm", Module::EmbeddingNorm, Stack::Encoder);
+  for (int i = 0; i < c.encoder_layers; ++i)
+    for (const ModuleMapping& m : kBertLayer)
+      module(p + "encoder.layer." + std::to_string(i) + "." + m.theirs, m.ours, Stack::Encoder, i);
   if (mlm) {
-    copy.copy_linear("cls.predictions.transform.dense", mlm_transform_prefix());
-    norm("cls.predictions.transform.LayerNorm", mlm_norm_prefix());
-    copy.copy("cls.predictions.bias", mlm_output_bias_name());
+    module("cls.predictions.transform.dense", Module::MlmTransform);
+    module("cls.predictions.transform.LayerNorm", Module::MlmNorm);
+    copy.copy("cls.predictions.bias", module_name(Module::MlmOutputBias));
     copy.require_tied("cls.predictions.decoder.weight", e + "word_embeddings.weight");
     copy.require_tied("cls.predictions.decoder.bias", "cls.predictions.bias");
   }
-  if (c.has_pooler()) copy.copy_linear(p + "pooler.dense", pooler_prefix());
-  if (classifier) copy.copy_linear("classifier", classifier_prefix());
+  if (c.has_pooler()) module(p + "pooler.dense", Module::Pooler);
+  if (classifier) module("classifier", Module::Classifier);
   // Dropped by name: what only pre-training read, and the positions buffer.
   auto drop = [&](const std::string& name, const std::string& why) {
     if (!copy.has(name)) return;

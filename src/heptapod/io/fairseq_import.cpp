@@ -146,10 +146,11 @@ FairseqModel import_fairseq(const std::string& dir) {
       copy.copy("decoder.output_projection.weight", output_projection_name(c));
       break;
   }
-  copy_encoder_decoder_layers(copy, c, bart_layer_naming("encoder.layers.", "decoder.layers."));
+  copy.copy_layers("encoder.layers.", bart_layer_modules(Stack::Encoder), Stack::Encoder, c.encoder_layers);
+  copy.copy_layers("decoder.layers.", bart_layer_modules(Stack::Decoder), Stack::Decoder, c.decoder_layers);
   if (c.norm == NormPosition::Pre) {
-    copy.copy_linear("encoder.layer_norm", final_norm_prefix(Stack::Encoder));
-    copy.copy_linear("decoder.layer_norm", final_norm_prefix(Stack::Decoder));
+    copy.copy_module("encoder.layer_norm", module_name(Module::FinalNorm, Stack::Encoder));
+    copy.copy_module("decoder.layer_norm", module_name(Module::FinalNorm, Stack::Decoder));
   }
   // The sinusoidal modules keep only a dummy buffer; "version" tensors are fairseq's bookkeeping.
   copy.require_all_used({"embed_positions._float_tensor", ".version"}, "fairseq model");

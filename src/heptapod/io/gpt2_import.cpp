@@ -9,6 +9,23 @@
 
 namespace heptapod {
 
+namespace {
+
+// GPT-2's modules of block i ("h.<i>."): its Conv1D layers keep their weights as (in, out), and one c_attn
+// holds q|k|v.
+constexpr ModuleMapping kGpt2Block[] = {
+    {"attn.c_attn", Module::SelfAttnQuery, Stored::Conv1D, 0},
+    {"attn.c_attn", Module::SelfAttnKey, Stored::Conv1D, 1},
+    {"attn.c_attn", Module::SelfAttnValue, Stored::Conv1D, 2},
+    {"attn.c_proj", Module::SelfAttnOutput, Stored::Conv1D},
+    {"ln_1", Module::SelfAttnNorm},
+    {"mlp.c_fc", Module::FfnIn, Stored::Conv1D},
+    {"mlp.c_proj", Module::FfnOut, Stored::Conv1D},
+    {"ln_2", Module::FfnNorm},
+};
+
+}  // namespace
+
 ModelConfig gpt2_model_config(const std::string& text, const std::string& where) {
   const nlohmann::json j = parse_config_object(text, where);
   const ConfigReader r{j, where};
@@ -61,10 +78,9 @@ std::unique_ptr<Transformer<float>> import_gpt2(const std::string& dir) {
   auto model = std::make_unique<Transformer<float>>(c);
   StateDictCopier copy(f, *model);
   const std::string p = copy.has("transformer.wte.weight") ? "transformer." : "";
-  const std::int64_t C = c.d_model;
 
   copy.copy(p + "wte.weight", target_embedding_name(c));
-  copy.copy(p + "wpe.weight", position_table_name(Stack::Decoder));
+  copy.copy(p + "wpe.weight", tensor_name(Module::Positions, Leaf::Weight, Stack::Decoder));
   // The output layer is the embedding table: a stored head must hold exactly its values, tied or not.
   const bool tied = ConfigReader{j, config_path}.boolean("tie_word_embeddings", true);
   if (copy.has("lm_head.weight")) {
@@ -76,23 +92,8 @@ std::unique_ptr<Transformer<float>> import_gpt2(const std::string& dir) {
                   "; an output layer of its own is not supported for GPT-2 models");
     }
   }
-  for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string s = p + "h." + std::to_string(i) + ".", d = layer_prefix(Stack::Decoder, i);
-    const char* qkv[] = {"q_proj", "k_proj", "v_proj"};
-    for (int k = 0; k < 3; ++k) {
-      copy.copy_transposed_columns(s + "attn.c_attn.weight", k * C, d + "/self_attn/" + qkv[k] + "/weight");
-      copy.copy_part(s + "attn.c_attn.bias", k * C, d + "/self_attn/" + qkv[k] + "/bias");
-    }
-    copy.copy_transposed_columns(s + "attn.c_proj.weight", 0, d + "/self_attn/out_proj/weight");
-    copy.copy(s + "attn.c_proj.bias", d + "/self_attn/out_proj/bias");
-    copy.copy_linear(s + "ln_1", d + "/self_attn_norm");
-    copy.copy_transposed_columns(s + "mlp.c_fc.weight", 0, d + "/ffn/fc1/weight");
-    copy.copy(s + "mlp.c_fc.bias", d + "/ffn/fc1/bias");
-    copy.copy_transposed_columns(s + "mlp.c_proj.weight", 0, d + "/ffn/fc2/weight");
-    copy.copy(s + "mlp.c_proj.bias", d + "/ffn/fc2/bias");
-    copy.copy_linear(s + "ln_2", d + "/ffn_norm");
-  }
-  copy.copy_linear(p + "ln_f", final_norm_prefix(Stack::Decoder));
+  copy.copy_layers(p + "h.", kGpt2Block, Stack::Decoder, c.decoder_layers);
+  copy.copy_module(p + "ln_f", module_name(Module::FinalNorm, Stack::Decoder));
   copy.require_all_used({".attn.bias", ".attn.masked_bias"}, "GPT-2 model");
   return model;
 }

@@ -94,7 +94,8 @@ std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
     else copy.copy("lm_head.weight", output_projection_name(c));
   }
   // A buffer Hugging Face never trains, and loads as zeros when a file lacks it (the bias starts at zero here).
-  if (copy.has("final_logits_bias")) copy.copy("final_logits_bias", output_bias_name());
+  if (copy.has("final_logits_bias"))
+    copy.copy("final_logits_bias", tensor_name(Module::OutputProjection, Leaf::Bias));
 
   // The positions: sinusoids Heptapod computes itself; stored ones must be those.
   for (const char* n : {"model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight"}) {
@@ -106,7 +107,8 @@ std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
     require_close(copy.values(n), expected, 1e-4, f.where() + ": \"" + n + "\" (learned positions are not supported)");
   }
 
-  copy_encoder_decoder_layers(copy, c, bart_layer_naming("model.encoder.layers.", "model.decoder.layers."));
+  copy.copy_layers("model.encoder.layers.", bart_layer_modules(Stack::Encoder), Stack::Encoder, c.encoder_layers);
+  copy.copy_layers("model.decoder.layers.", bart_layer_modules(Stack::Decoder), Stack::Decoder, c.decoder_layers);
   copy.require_all_used({}, "MarianMT model");
   return model;
 }

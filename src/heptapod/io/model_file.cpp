@@ -98,7 +98,7 @@ void check_layer_count(const SafetensorsFile& file, const ModelConfig& c) {
     if (static_cast<std::size_t>(layers) <= n) continue;
     // Some layer index <= n has no tensors at all; name the first such tensor.
     for (int i = 0;; ++i) {
-      const std::string name = layer_prefix(stack, i) + "/self_attn/q_proj/weight";
+      const std::string name = tensor_name(Module::SelfAttnQuery, Leaf::Weight, stack, i);
       require(file.find(name) != nullptr, file.where() + ": missing tensor \"" + name + "\" (the config has " +
                                               std::to_string(layers) + " " + stack_name(stack) + " layers)");
     }
@@ -277,7 +277,7 @@ void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params
     const ParamSpec& spec = params.specs()[i];
     const TensorEntry* e = file.find(spec.name);
     // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
-    const bool pooler = spec.name.rfind(pooler_prefix() + "/", 0) == 0 && e && e->shape == spec.shape;
+    const bool pooler = spec.module == Module::Pooler && e && e->shape == spec.shape;
     if (spec.part == ParamPart::Output && !pooler) continue;
     require(e != nullptr, file.where() + ": missing tensor \"" + spec.name + "\"");
     require(e->dtype == DType::F32 && e->shape == spec.shape,

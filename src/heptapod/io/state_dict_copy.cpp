@@ -1,6 +1,7 @@
 // Shape-checked tensor copies from foreign state dicts.
 #include "heptapod/io/state_dict_copy.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "heptapod/core/error.h"
@@ -75,9 +76,36 @@ const std::vector<float>& StateDictCopier::part_source(const std::string& src) {
   return part_values_;
 }
 
-void StateDictCopier::copy_linear(const std::string& src, const std::string& dst) {
-  copy(src + ".weight", dst + "/weight");
-  copy(src + ".bias", dst + "/bias");
+void StateDictCopier::copy_module(const std::string& theirs, const std::string& ours, Stored stored, int block) {
+  const std::string weight = tensor_name(ours, Leaf::Weight), bias = tensor_name(ours, Leaf::Bias);
+  switch (stored) {
+    case Stored::AsOurs:
+      require(block < 0, "import: " + theirs + " stored as ours has no blocks");
+      copy(theirs + ".weight", weight);
+      copy(theirs + ".bias", bias);
+      return;
+    case Stored::Conv1D: {
+      const std::int64_t rows = shape_of(weight)[0];
+      copy_transposed_columns(theirs + ".weight", std::max(block, 0) * rows, weight);
+      if (block < 0) copy(theirs + ".bias", bias);
+      else copy_part(theirs + ".bias", block * rows, bias);
+      return;
+    }
+    case Stored::InProjection: {
+      require(block >= 0, "import: " + theirs + " is an in-projection, stacked by blocks");
+      const std::int64_t rows = shape_of(weight)[0], in = shape_of(weight)[1];
+      copy_part(theirs + "_weight", block * rows * in, weight);
+      copy_part(theirs + "_bias", block * rows, bias);
+      return;
+    }
+  }
+}
+
+void StateDictCopier::copy_layers(const std::string& prefix, std::span<const ModuleMapping> modules, Stack stack,
+                                  int layers) {
+  for (int i = 0; i < layers; ++i)
+    for (const ModuleMapping& m : modules)
+      copy_module(prefix + std::to_string(i) + "." + m.theirs, module_name(m.ours, stack, i), m.stored, m.block);
 }
 
 void StateDictCopier::require_tied(const std::string& name, const std::string& reference) {
@@ -86,46 +114,20 @@ void StateDictCopier::require_tied(const std::string& name, const std::string& r
           file_.where() + ": \"" + name + "\" differs from \"" + reference + "\", but the config ties them");
 }
 
-LayerNaming bart_layer_naming(const std::string& encoder_prefix, const std::string& decoder_prefix) {
-  return {encoder_prefix, decoder_prefix, "self_attn", "encoder_attn", "fc1", "fc2",
-          {"self_attn_layer_norm", "final_layer_norm"},
-          {"self_attn_layer_norm", "encoder_attn_layer_norm", "final_layer_norm"}};
-}
-
-void copy_encoder_decoder_layers(StateDictCopier& copy, const ModelConfig& c, const LayerNaming& n) {
-  const std::int64_t C = c.d_model;
-  auto attention = [&](const std::string& src, const std::string& dst) {
-    const char* parts[] = {"q_proj", "k_proj", "v_proj"};
-    for (int k = 0; k < 3; ++k) {
-      if (n.packed_qkv) {
-        copy.copy_part(src + ".in_proj_weight", k * C * C, dst + "/" + parts[k] + "/weight");
-        copy.copy_part(src + ".in_proj_bias", k * C, dst + "/" + parts[k] + "/bias");
-      } else {
-        copy.copy_linear(src + "." + parts[k], dst + "/" + parts[k]);
-      }
-    }
-    copy.copy_linear(src + ".out_proj", dst + "/out_proj");
-  };
-  auto ffn = [&](const std::string& layer, const std::string& dst) {  // layer: "<prefix>i."
-    copy.copy_linear(layer + n.fc1, dst + "/ffn/fc1");
-    copy.copy_linear(layer + n.fc2, dst + "/ffn/fc2");
-  };
-  for (int i = 0; i < c.encoder_layers; ++i) {
-    const std::string s = n.encoder_prefix + std::to_string(i) + ".", d = layer_prefix(Stack::Encoder, i);
-    attention(s + n.self_attn, d + "/self_attn");
-    copy.copy_linear(s + n.encoder_norms[0], d + "/self_attn_norm");
-    ffn(s, d);
-    copy.copy_linear(s + n.encoder_norms[1], d + "/ffn_norm");
-  }
-  for (int i = 0; i < c.decoder_layers; ++i) {
-    const std::string s = n.decoder_prefix + std::to_string(i) + ".", d = layer_prefix(Stack::Decoder, i);
-    attention(s + n.self_attn, d + "/self_attn");
-    copy.copy_linear(s + n.decoder_norms[0], d + "/self_attn_norm");
-    attention(s + n.cross_attn, d + "/cross_attn");
-    copy.copy_linear(s + n.decoder_norms[1], d + "/cross_attn_norm");
-    ffn(s, d);
-    copy.copy_linear(s + n.decoder_norms[2], d + "/ffn_norm");
-  }
+std::vector<ModuleMapping> bart_layer_modules(Stack stack) {
+  std::vector<ModuleMapping> modules = {
+      {"self_attn.q_proj", Module::SelfAttnQuery},   {"self_attn.k_proj", Module::SelfAttnKey},
+      {"self_attn.v_proj", Module::SelfAttnValue},   {"self_attn.out_proj", Module::SelfAttnOutput},
+      {"self_attn_layer_norm", Module::SelfAttnNorm}};
+  if (stack == Stack::Decoder)
+    modules.insert(modules.end(), {{"encoder_attn.q_proj", Module::CrossAttnQuery},
+                                   {"encoder_attn.k_proj", Module::CrossAttnKey},
+                                   {"encoder_attn.v_proj", Module::CrossAttnValue},
+                                   {"encoder_attn.out_proj", Module::CrossAttnOutput},
+                                   {"encoder_attn_layer_norm", Module::CrossAttnNorm}});
+  modules.insert(modules.end(),
+                 {{"fc1", Module::FfnIn}, {"fc2", Module::FfnOut}, {"final_layer_norm", Module::FfnNorm}});
+  return modules;
 }
 
 void StateDictCopier::require_all_used(const std::vector<std::string>& ignorable, const std::string& what) const {

@@ -2,7 +2,6 @@
 // that order; its stacks end with a LayerNorm unless built with norm=None.
 #include "heptapod/io/torch_import.h"
 
-
 #include "heptapod/core/error.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/state_dict_copy.h"
@@ -10,6 +9,27 @@
 namespace heptapod {
 
 namespace {
+
+// nn.TransformerEncoderLayer's modules, or nn.TransformerDecoderLayer's: each attention's q|k|v in one
+// in-projection; a decoder layer's norm2 follows its cross-attention (multihead_attn), its norm3 the FFN.
+std::vector<ModuleMapping> layer_modules(Stack stack) {
+  const bool decoder = stack == Stack::Decoder;
+  std::vector<ModuleMapping> modules = {{"self_attn.in_proj", Module::SelfAttnQuery, Stored::InProjection, 0},
+                                        {"self_attn.in_proj", Module::SelfAttnKey, Stored::InProjection, 1},
+                                        {"self_attn.in_proj", Module::SelfAttnValue, Stored::InProjection, 2},
+                                        {"self_attn.out_proj", Module::SelfAttnOutput},
+                                        {"norm1", Module::SelfAttnNorm}};
+  if (decoder)
+    modules.insert(modules.end(), {{"multihead_attn.in_proj", Module::CrossAttnQuery, Stored::InProjection, 0},
+                                   {"multihead_attn.in_proj", Module::CrossAttnKey, Stored::InProjection, 1},
+                                   {"multihead_attn.in_proj", Module::CrossAttnValue, Stored::InProjection, 2},
+                                   {"multihead_attn.out_proj", Module::CrossAttnOutput},
+                                   {"norm2", Module::CrossAttnNorm}});
+  modules.insert(modules.end(), {{"linear1", Module::FfnIn},
+                                 {"linear2", Module::FfnOut},
+                                 {decoder ? "norm3" : "norm2", Module::FfnNorm}});
+  return modules;
+}
 
 int count_layers(const SafetensorsFile& f, const std::string& prefix) {
   int n = 0;
@@ -61,14 +81,12 @@ std::unique_ptr<Transformer<float>> import_nn_transformer(const SafetensorsFile&
   copy.copy("src_tok_emb.embedding.weight", source_embedding_name(c));
   copy.copy("tgt_tok_emb.embedding.weight", target_embedding_name(c));
   copy.copy("generator.weight", output_projection_name(c));
-  if (c.output_bias) copy.copy("generator.bias", output_bias_name());
-  const LayerNaming names{"transformer.encoder.layers.", "transformer.decoder.layers.", "self_attn",
-                          "multihead_attn", "linear1", "linear2", {"norm1", "norm2"}, {"norm1", "norm2", "norm3"},
-                          /*packed_qkv=*/true};
-  copy_encoder_decoder_layers(copy, c, names);
+  if (c.output_bias) copy.copy("generator.bias", tensor_name(Module::OutputProjection, Leaf::Bias));
+  copy.copy_layers("transformer.encoder.layers.", layer_modules(Stack::Encoder), Stack::Encoder, c.encoder_layers);
+  copy.copy_layers("transformer.decoder.layers.", layer_modules(Stack::Decoder), Stack::Decoder, c.decoder_layers);
   if (encoder_norm) {
-    copy.copy_linear("transformer.encoder.norm", final_norm_prefix(Stack::Encoder));
-    copy.copy_linear("transformer.decoder.norm", final_norm_prefix(Stack::Decoder));
+    copy.copy_module("transformer.encoder.norm", module_name(Module::FinalNorm, Stack::Encoder));
+    copy.copy_module("transformer.decoder.norm", module_name(Module::FinalNorm, Stack::Decoder));
   }
   // The tutorial's positional table is a buffer Heptapod computes itself.
   copy.require_all_used({"pos_embedding"}, "nn.Transformer model");

@@ -1,4 +1,4 @@
-// Binds layer structs to their parameters and gradients in a ParameterStore, by the names of parameter_layout().
+// Binds layer structs to their parameters and gradients in a ParameterStore, by the names of parameter_names.h.
 #pragma once
 
 #include <string>
@@ -9,34 +9,37 @@
 #include "heptapod/layers/linear.h"
 #include "heptapod/layers/relative_positions.h"
 #include "heptapod/model/config.h"
-#include "heptapod/model/parameter_layout.h"
+#include "heptapod/model/parameter_names.h"
 #include "heptapod/model/parameter_store.h"
 
 namespace heptapod {
 
+// A module's tensors (module: its name, parameter_names.h) as a linear layer (out, in) or a layer norm (C).
 template <typename T>
-Linear<T> bind_linear(ParameterStore<T>& p, const std::string& prefix, int out, int in) {
-  return Linear<T>{p.value(prefix + "/weight"), p.value(prefix + "/bias"), p.grad(prefix + "/weight"),
-                   p.grad(prefix + "/bias"), in, out};
+Linear<T> bind_linear(ParameterStore<T>& p, const std::string& module, int out, int in) {
+  const std::string w = tensor_name(module, Leaf::Weight), b = tensor_name(module, Leaf::Bias);
+  return Linear<T>{p.value(w), p.value(b), p.grad(w), p.grad(b), in, out};
 }
 
 template <typename T>
-LayerNorm<T> bind_layer_norm(ParameterStore<T>& p, const std::string& prefix, int C, float eps) {
-  return LayerNorm<T>{p.value(prefix + "/weight"), p.value(prefix + "/bias"), p.grad(prefix + "/weight"),
-                      p.grad(prefix + "/bias"), C, static_cast<T>(eps)};
+LayerNorm<T> bind_layer_norm(ParameterStore<T>& p, const std::string& module, int C, float eps) {
+  const std::string w = tensor_name(module, Leaf::Weight), b = tensor_name(module, Leaf::Bias);
+  return LayerNorm<T>{p.value(w), p.value(b), p.grad(w), p.grad(b), C, static_cast<T>(eps)};
 }
 
+// The projections of attention `a` in layer `layer` of `stack`.
 template <typename T>
-MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const std::string& prefix, int C, int heads) {
-  return MultiHeadAttention<T>{bind_linear(p, prefix + "/q_proj", C, C), bind_linear(p, prefix + "/k_proj", C, C),
-                               bind_linear(p, prefix + "/v_proj", C, C), bind_linear(p, prefix + "/out_proj", C, C),
+MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const AttentionModules& a, Stack stack, int layer, int C,
+                                     int heads) {
+  auto projection = [&](Module m) { return bind_linear(p, module_name(m, stack, layer), C, C); };
+  return MultiHeadAttention<T>{projection(a.query), projection(a.key), projection(a.value), projection(a.output),
                                heads, {}, {}};
 }
 
 template <typename T>
-FeedForward<T> bind_feed_forward(ParameterStore<T>& p, const std::string& prefix, const ModelConfig& c) {
-  return FeedForward<T>{bind_linear(p, prefix + "/fc1", c.d_ff, c.d_model),
-                        bind_linear(p, prefix + "/fc2", c.d_model, c.d_ff), c.activation};
+FeedForward<T> bind_feed_forward(ParameterStore<T>& p, const ModelConfig& c, Stack stack, int layer) {
+  return FeedForward<T>{bind_linear(p, module_name(Module::FfnIn, stack, layer), c.d_ff, c.d_model),
+                        bind_linear(p, module_name(Module::FfnOut, stack, layer), c.d_model, c.d_ff), c.activation};
 }
 
 // The parameters of one Transformer layer; cross_attn and cross_attn_norm are empty in a layer without
@@ -52,19 +55,20 @@ struct LayerParams {
 // Layer `index` of `stack`, with cross-attention or without, under the names of parameter_layout().
 template <typename T>
 LayerParams<T> bind_layer(ParameterStore<T>& p, const ModelConfig& c, Stack stack, int index, bool cross) {
-  const std::string prefix = layer_prefix(stack, index);
+  auto norm = [&](Module m) { return bind_layer_norm(p, module_name(m, stack, index), c.d_model, c.layer_norm_eps); };
   LayerParams<T> l;
-  l.self_attn = bind_attention(p, prefix + "/self_attn", c.d_model, c.n_heads);
-  l.self_attn_norm = bind_layer_norm(p, prefix + "/self_attn_norm", c.d_model, c.layer_norm_eps);
+  l.self_attn = bind_attention(p, kSelfAttention, stack, index, c.d_model, c.n_heads);
+  l.self_attn_norm = norm(kSelfAttention.norm);
   if (cross) {
-    l.cross_attn = bind_attention(p, prefix + "/cross_attn", c.d_model, c.n_heads);
-    l.cross_attn_norm = bind_layer_norm(p, prefix + "/cross_attn_norm", c.d_model, c.layer_norm_eps);
+    l.cross_attn = bind_attention(p, kCrossAttention, stack, index, c.d_model, c.n_heads);
+    l.cross_attn_norm = norm(kCrossAttention.norm);
   }
-  l.ffn_norm = bind_layer_norm(p, prefix + "/ffn_norm", c.d_model, c.layer_norm_eps);
-  l.ffn = bind_feed_forward(p, prefix + "/ffn", c);
+  l.ffn_norm = norm(Module::FfnNorm);
+  l.ffn = bind_feed_forward(p, c, stack, index);
   if (c.relative_positions) {
-    const std::string w = relative_projection_name(stack, index), u = relative_bias_name(c, stack, index, "u"),
-                      v = relative_bias_name(c, stack, index, "v");
+    const auto [u_module, v_module] = relative_bias_modules(c);
+    const std::string w = tensor_name(Module::RelativeProjection, Leaf::Weight, stack, index),
+                      u = module_name(u_module, stack, index), v = module_name(v_module, stack, index);
     l.relative = {p.value(w), p.value(u), p.value(v), p.grad(w), p.grad(u), p.grad(v), c.clamp_length};
   }
   return l;

@@ -1,4 +1,4 @@
-// An encoder's heads: the masked-LM head on the masked rows, the classifier on pooled sentences.
+// An encoder's heads: the masked-LM head on the masked rows, the classifier on pooled sentences; their losses.
 #include "heptapod/model/encoder_heads.h"
 
 #include <algorithm>
@@ -10,16 +10,31 @@
 
 namespace heptapod {
 
+namespace {
+
+// The gradient at an encoder's output (Ns, C) from the arena, zeros where a head adds to the rows it read.
+template <typename T>
+T* zeroed_source_rows(const PackedBatch& batch, int C, Arena& arena) {
+  const std::size_t count = static_cast<std::size_t>(batch.src.rows()) * C;
+  T* dsrc = arena.alloc<T>(count);  // (Ns, C)
+  std::fill_n(dsrc, count, T(0));
+  return dsrc;
+}
+
+}  // namespace
+
 template <typename T>
 MaskedLmHead<T>::MaskedLmHead(ParameterStore<T>& p, const ModelConfig& c)
     : config_(c),
-      transform_(bind_linear(p, mlm_transform_prefix(), c.d_model, c.d_model)),
-      norm_(bind_layer_norm(p, mlm_norm_prefix(), c.d_model, c.layer_norm_eps)),
-      output_{p.value(source_embedding_name(c)), p.value(mlm_output_bias_name()), p.grad(source_embedding_name(c)),
-              p.grad(mlm_output_bias_name()), c.d_model, c.src_vocab_size} {}
+      transform_(bind_linear(p, module_name(Module::MlmTransform), c.d_model, c.d_model)),
+      norm_(bind_layer_norm(p, module_name(Module::MlmNorm), c.d_model, c.layer_norm_eps)),
+      output_{p.value(source_embedding_name(c)), p.value(module_name(Module::MlmOutputBias)),
+              p.grad(source_embedding_name(c)), p.grad(module_name(Module::MlmOutputBias)), c.d_model,
+              c.src_vocab_size} {}
 
 template <typename T>
-T* MaskedLmHead<T>::forward(const T* encoder_output, const std::vector<int>& rows, Arena& arena) {
+T* MaskedLmHead<T>::forward(const T* encoder_output, const PackedBatch& batch, Arena& arena) {
+  const std::vector<int>& rows = batch.mlm_rows;
   const int Nm = static_cast<int>(rows.size()), C = config_.d_model;
   const std::size_t count = static_cast<std::size_t>(Nm) * C;
   input_ = arena.alloc<T>(count);  // (Nm, C) the masked rows
@@ -38,8 +53,17 @@ T* MaskedLmHead<T>::forward(const T* encoder_output, const std::vector<int>& row
 }
 
 template <typename T>
-void MaskedLmHead<T>::backward(const T* dlogits, const std::vector<int>& rows, T* dsrc, Arena& arena) {
+LossTotals MaskedLmHead<T>::loss(const T* logits, const PackedBatch& batch, T label_smoothing, T grad_scale,
+                                 T* dlogits, T* row_nll) const {
+  return kernels::cross_entropy(logits, batch.mlm_targets.data(), rows(batch), output_.out, label_smoothing,
+                                grad_scale, dlogits, row_nll);
+}
+
+template <typename T>
+T* MaskedLmHead<T>::backward(const T* dlogits, const PackedBatch& batch, Arena& arena) {
+  const std::vector<int>& rows = batch.mlm_rows;
   const int Nm = static_cast<int>(rows.size()), C = config_.d_model;
+  T* dsrc = zeroed_source_rows<T>(batch, C, arena);  // (Ns, C)
   const std::size_t count = static_cast<std::size_t>(Nm) * C;
   T* dhidden = arena.alloc<T>(count);  // (Nm, C)
   linear_backward(output_, dlogits, hidden_, Nm, dhidden, false);
@@ -53,18 +77,33 @@ void MaskedLmHead<T>::backward(const T* dlogits, const std::vector<int>& rows, T
     const T* d = dinput + static_cast<std::size_t>(m) * C;
     for (int c = 0; c < C; ++c) row[c] += d[c];
   }
+  return dsrc;
+}
+
+template <typename T>
+void MaskedLmHead<T>::place_row_nll(const T* nll, const Batch& batch, const PackedBatch& packed, T* row_nll) const {
+  std::vector<T> rows(static_cast<std::size_t>(packed.src.rows()), T(0));  // (Ns)
+  for (std::size_t m = 0; m < packed.mlm_rows.size(); ++m) rows[static_cast<std::size_t>(packed.mlm_rows[m])] = nll[m];
+  packed.src.unpack(rows.data(), 1, batch.S, row_nll);  // (B*S)
+}
+
+template <typename T>
+bool MaskedLmHead<T>::writes_gradient(const ParamSpec& spec) const {
+  return spec.module == Module::MlmTransform || spec.module == Module::MlmNorm ||
+         spec.module == Module::MlmOutputBias || spec.name == source_embedding_name(config_);
 }
 
 template <typename T>
 ClassifierHead<T>::ClassifierHead(ParameterStore<T>& p, const ModelConfig& c)
     : config_(c),
       pooler_(c.pooling == Pooling::Cls),
-      classifier_(bind_linear(p, classifier_prefix(), c.labels, c.d_model)) {
-  if (pooler_) pooler_layer_ = bind_linear(p, pooler_prefix(), c.d_model, c.d_model);
+      classifier_(bind_linear(p, module_name(Module::Classifier), c.labels, c.d_model)) {
+  if (pooler_) pooler_layer_ = bind_linear(p, module_name(Module::Pooler), c.d_model, c.d_model);
 }
 
 template <typename T>
-T* ClassifierHead<T>::forward(const T* encoder_output, const Sequences& src, Arena& arena) {
+T* ClassifierHead<T>::forward(const T* encoder_output, const PackedBatch& batch, Arena& arena) {
+  const Sequences& src = batch.src;
   const int B = src.count(), C = config_.d_model;
   first_ = arena.alloc<T>(static_cast<std::size_t>(B) * C);  // (B, C)
   for (int b = 0; b < B; ++b) {
@@ -90,8 +129,23 @@ T* ClassifierHead<T>::forward(const T* encoder_output, const Sequences& src, Are
 }
 
 template <typename T>
-void ClassifierHead<T>::backward(const T* dlogits, const Sequences& src, T* dsrc, Arena& arena) {
+LossTotals ClassifierHead<T>::loss(const T* logits, const PackedBatch& batch, T label_smoothing, T grad_scale,
+                                   T* dlogits, T* row_nll) const {
+  if (config_.multi_label) {
+    const LossTotals t = binary_cross_entropy(logits, batch.labels.data(), rows(batch), config_.labels, grad_scale,
+                                              dlogits);
+    require(row_nll == nullptr, "a multi-label classifier's loss has no per-row -log p");
+    return t;
+  }
+  return kernels::cross_entropy(logits, batch.labels.data(), rows(batch), config_.labels, label_smoothing,
+                                grad_scale, dlogits, row_nll);
+}
+
+template <typename T>
+T* ClassifierHead<T>::backward(const T* dlogits, const PackedBatch& batch, Arena& arena) {
+  const Sequences& src = batch.src;
   const int B = src.count(), C = config_.d_model;
+  T* dsrc = zeroed_source_rows<T>(batch, C, arena);  // (Ns, C)
   T* dpooled = arena.alloc<T>(static_cast<std::size_t>(B) * C);  // (B, C)
   linear_backward(classifier_, dlogits, pooled_, B, dpooled, false);
   T* dfirst = dpooled;
@@ -107,6 +161,17 @@ void ClassifierHead<T>::backward(const T* dlogits, const Sequences& src, T* dsrc
     for (int s = 0; s < n; ++s)
       for (int c = 0; c < C; ++c) rows[static_cast<std::size_t>(s) * C + c] += d[c] / static_cast<T>(n);
   }
+  return dsrc;
+}
+
+template <typename T>
+void ClassifierHead<T>::place_row_nll(const T* nll, const Batch&, const PackedBatch& packed, T* row_nll) const {
+  std::copy_n(nll, rows(packed), row_nll);  // (B)
+}
+
+template <typename T>
+bool ClassifierHead<T>::writes_gradient(const ParamSpec& spec) const {
+  return spec.module == Module::Classifier || (pooler_ && spec.module == Module::Pooler);
 }
 
 template <typename T>

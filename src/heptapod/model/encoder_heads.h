@@ -1,31 +1,29 @@
-// The heads an encoder-only model puts on its output rows: the masked-language-model head (BERT's
-// pre-training: a transform, the activation, a layer norm, the embedding table as the output layer, a bias;
-// run on the masked rows alone) and the classifier (a pooled vector per sentence, through BERT's tanh pooler
-// for [CLS] pooling, then one logit per class). Forward keeps what backward reads; backward accumulates the
-// parameters' gradients and adds the gradient at the encoder output into dsrc.
+// The heads an encoder-only model puts on its output rows (output_head.h): the masked-language-model head
+// (BERT's pre-training: a transform, the activation, a layer norm, the embedding table as the output layer, a
+// bias; run on the masked rows alone, their gradient scattered back) and the classifier (a pooled vector per
+// sentence, through BERT's tanh pooler for [CLS] pooling, then one logit per class).
 #pragma once
 
-#include <vector>
-
-#include "heptapod/core/arena.h"
-#include "heptapod/kernels/cross_entropy.h"
 #include "heptapod/layers/layer_norm.h"
 #include "heptapod/layers/linear.h"
-#include "heptapod/layers/sequences.h"
-#include "heptapod/model/config.h"
-#include "heptapod/model/parameter_store.h"
+#include "heptapod/model/output_head.h"
 
 namespace heptapod {
 
 template <typename T>
-class MaskedLmHead {
+class MaskedLmHead final : public OutputHead<T> {
  public:
   MaskedLmHead(ParameterStore<T>& params, const ModelConfig& config);
-  // encoder_output (Ns, C), rows (Nm) the masked rows -> logits (Nm, V) from the arena.
-  T* forward(const T* encoder_output, const std::vector<int>& rows, Arena& arena);
-  // dlogits (Nm, V) -> dsrc (Ns, C) += the gradient at the masked rows.
-  void backward(const T* dlogits, const std::vector<int>& rows, T* dsrc, Arena& arena);
-  int vocab() const { return output_.out; }
+
+  int rows(const PackedBatch& batch) const override { return static_cast<int>(batch.mlm_rows.size()); }
+  // encoder_output (Ns, C) -> logits (Nm, V) of the masked rows (batch.mlm_rows).
+  T* forward(const T* encoder_output, const PackedBatch& batch, Arena& arena) override;
+  LossTotals loss(const T* logits, const PackedBatch& batch, T label_smoothing, T grad_scale, T* dlogits,
+                  T* row_nll) const override;
+  // dlogits (Nm, V) -> (Ns, C), the gradient at the masked rows.
+  T* backward(const T* dlogits, const PackedBatch& batch, Arena& arena) override;
+  void place_row_nll(const T* nll, const Batch& batch, const PackedBatch& packed, T* row_nll) const override;
+  bool writes_gradient(const ParamSpec& spec) const override;
 
  private:
   const ModelConfig& config_;
@@ -39,13 +37,20 @@ class MaskedLmHead {
 };
 
 template <typename T>
-class ClassifierHead {
+class ClassifierHead final : public OutputHead<T> {
  public:
   ClassifierHead(ParameterStore<T>& params, const ModelConfig& config);
-  // encoder_output (Ns, C) of the sentences of src -> logits (B, labels) from the arena.
-  T* forward(const T* encoder_output, const Sequences& src, Arena& arena);
-  // dlogits (B, labels) -> dsrc (Ns, C) += the gradient at the rows the pooling read.
-  void backward(const T* dlogits, const Sequences& src, T* dsrc, Arena& arena);
+
+  int rows(const PackedBatch& batch) const override { return batch.src.count(); }
+  // encoder_output (Ns, C) of the sentences of batch.src -> logits (B, labels).
+  T* forward(const T* encoder_output, const PackedBatch& batch, Arena& arena) override;
+  // Cross-entropy over the labels, or a multi-label model's binary cross-entropy (which has no row_nll).
+  LossTotals loss(const T* logits, const PackedBatch& batch, T label_smoothing, T grad_scale, T* dlogits,
+                  T* row_nll) const override;
+  // dlogits (B, labels) -> (Ns, C), the gradient at the rows the pooling read.
+  T* backward(const T* dlogits, const PackedBatch& batch, Arena& arena) override;
+  void place_row_nll(const T* nll, const Batch& batch, const PackedBatch& packed, T* row_nll) const override;
+  bool writes_gradient(const ParamSpec& spec) const override;
   // The pooled vectors of the last forward, (B, C): what the classifier layer reads.
   const T* pooled() const { return pooled_; }
 

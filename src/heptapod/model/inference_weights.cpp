@@ -57,7 +57,7 @@ ComputeType parse_compute_type(const std::string& name, const std::string& what)
 bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec) {
   // An encoder's heads (the masked-LM transform, the pooler, the classifier) are small and run in float32.
   // Transformer-XL's distance projections are applied once per batch, in float32.
-  const bool relative = spec.name.ends_with("/self_attn/r_proj/weight");
+  const bool relative = spec.module == Module::RelativeProjection;
   return (spec.role == ParamRole::Matrix && spec.part != ParamPart::Output && !relative) ||
          (config.has_decoder() && spec.name == output_projection_name(config));
 }

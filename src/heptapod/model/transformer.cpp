@@ -1,15 +1,12 @@
-// The model's composition of stacks: the forward pass, loss and backward pass (the forward pass read in
-// reverse), packing for inference.
+// The model's composition of stacks and its head: the forward pass, loss and backward pass (the forward pass
+// read in reverse).
 #include "heptapod/model/transformer.h"
 
 #include <algorithm>
 #include <string>
-#include <cmath>
-#include <type_traits>
 
 #include "heptapod/core/error.h"
-#include "heptapod/model/bind.h"
-#include "heptapod/model/parameter_layout.h"
+#include "heptapod/model/encoder_heads.h"
 
 namespace heptapod {
 
@@ -25,26 +22,15 @@ Transformer<T>::Transformer(const ModelConfig& config)
   if (c.has_decoder()) {
     decoder_ = std::make_unique<TransformerStack<T>>(params_, config_, Stack::Decoder, target_embedding_name(c),
                                                      positions_, c.has_encoder());
-    output_.w = params_.value(output_projection_name(c));
-    output_.dw = params_.grad(output_projection_name(c));
-    if (c.output_bias) {
-      output_.b = params_.value(output_bias_name());
-      output_.db = params_.grad(output_bias_name());
-    }
-    output_.in = c.d_model;
-    output_.out = c.tgt_vocab_size;
-    cut_output_blocks();
     if (encoder_)
       for (int i = 0; i < decoder_->layer_count(); ++i) {
         const auto parts = decoder_->layer(i).params().cross_attn.cross_parts();
         cross_kv_parts_.insert(cross_kv_parts_.end(), parts.begin(), parts.end());
       }
-    plan_backward_stages();
-  } else if (c.mlm_head || c.labels > 0) {  // an encoder's head
-    if (c.mlm_head) mlm_ = std::make_unique<MaskedLmHead<T>>(params_, config_);
-    if (c.labels > 0) classifier_ = std::make_unique<ClassifierHead<T>>(params_, config_);
-    plan_backward_stages();
   }
+  head_ = make_output_head(params_, config_);
+  language_model_ = dynamic_cast<LanguageModelHead<T>*>(head_.get());
+  if (head_) plan_backward_stages();
 }
 
 template <typename T>
@@ -61,9 +47,10 @@ void Transformer<T>::plan_backward_stages() {
     for (int i = layers - 1; i >= 0; --i)
       stages.push_back([=](const ParamSpec& p) { return p.stack == stack && p.part == ParamPart::Layer && p.layer == i; });
   };
-  const std::string target_name = target_embedding_name(c), source_name = source_embedding_name(c),
-                    output_name = decoder_ ? output_projection_name(c) : source_name;
-  stages.push_back([&](const ParamSpec& p) { return p.part == ParamPart::Output || p.name == output_name; });
+  const std::string target_name = target_embedding_name(c), source_name = source_embedding_name(c);
+  // The head's stage: every tensor of the output part (the head's own, and an encoder's pooler that its
+  // masked-LM head leaves alone) and those the head writes elsewhere (an embedding table tied to it).
+  stages.push_back([&](const ParamSpec& p) { return p.part == ParamPart::Output || head_->writes_gradient(p); });
   // A stack's embedding stage writes its token table and the stack's other embedding tensors (learned
   // positions, token types, the embedding norm).
   auto embedding_stage = [](Stack stack, const std::string& table) {
@@ -167,48 +154,35 @@ const int* Transformer<T>::source_types() const {
 }
 
 template <typename T>
-int Transformer<T>::loss_rows() const {
-  if (decoder_) return batch_->tgt.rows();
-  return mlm_ ? static_cast<int>(batch_->mlm_rows.size()) : batch_->src.count();
+const T* Transformer<T>::pooled() const {
+  const auto* classifier = dynamic_cast<const ClassifierHead<T>*>(head_.get());
+  return classifier ? classifier->pooled() : nullptr;
 }
 
 template <typename T>
-LossTotals Transformer<T>::loss(const T* logits, T label_smoothing, T grad_scale, T* dlogits, T* row_nll) const {
-  if (classifier_ && config_.multi_label) {
-    const LossTotals t = binary_cross_entropy(logits, batch_->labels.data(), loss_rows(), config_.labels, grad_scale,
-                                              dlogits);
-    require(row_nll == nullptr, "a multi-label classifier's loss has no per-row -log p");
-    return t;
-  }
-  const int* targets = decoder_ ? batch_->tgt_out.data() : mlm_ ? batch_->mlm_targets.data() : batch_->labels.data();
-  const int classes = decoder_ ? output_.out : mlm_ ? mlm_->vocab() : config_.labels;
-  return kernels::cross_entropy(logits, targets, loss_rows(), classes, label_smoothing, grad_scale, dlogits, row_nll);
+const std::vector<std::pair<int, int>>& Transformer<T>::output_column_blocks() const {
+  static const std::vector<std::pair<int, int>> none;  // an encoder-only model's
+  return language_model_ ? language_model_->column_blocks() : none;
 }
 
 template <typename T>
 T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena, SegmentMemory<T>* memory) {
   const ModelConfig& c = config_;
+  require(head_ != nullptr, "an encoder-only model without a head has no loss of its own");
   require(!memory || (c.architecture == Architecture::DecoderOnly && c.relative_positions),
           "a segment memory needs a decoder-only model with relative positions");
   batch_ = std::make_unique<PackedBatch>(b);
   const PackedBatch& p = *batch_;
-  const int Nt = p.tgt.rows();
   if (encoder_) {
     encoder_output_ = encoder_->forward(p.src_tokens.data(), source_types(), p.src, p.encoder_self, {}, ctx,
                                         arena);  // (Ns, C)
-    if (!decoder_) {  // an encoder's head
-      require(mlm_ || classifier_, "an encoder-only model without a head has no loss of its own");
-      return mlm_ ? mlm_->forward(encoder_output_, p.mlm_rows, arena) : classifier_->forward(encoder_output_, p.src, arena);
-    }
-    project_cross_keys_values(arena);
+    if (decoder_) project_cross_keys_values(arena);
   }
-  hidden_ = decoder_->forward(p.tgt_in.data(), nullptr, p.tgt, p.decoder_self, cross_, ctx, arena, nullptr,
-                              memory);  // (Nt, C)
-
-  // Output projection: logits (Nt, V) = hidden W_out^T (+ b).
-  T* logits = arena.alloc<T>(static_cast<std::size_t>(Nt) * c.tgt_vocab_size);
-  project_output(hidden_, Nt, logits);
-  return logits;
+  // The last stack's output: the decoder's (Nt, C), else the encoder's.
+  const T* hidden = decoder_ ? decoder_->forward(p.tgt_in.data(), nullptr, p.tgt, p.decoder_self, cross_, ctx, arena,
+                                                 nullptr, memory)
+                             : encoder_output_;
+  return head_->forward(hidden, p, arena);
 }
 
 template <typename T>
@@ -221,43 +195,31 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     const std::vector<std::size_t>& tensors = complete_after_stage_.at(stage++);
     if (complete && !tensors.empty()) complete(tensors);
   };
-  if (!decoder_) {  // an encoder's head, then the encoder
-    T* dsrc = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);  // (Ns, C): rows the head did not read get none
-    std::fill_n(dsrc, static_cast<std::size_t>(Ns) * C, T(0));
-    if (mlm_) mlm_->backward(dlogits, p.mlm_rows, dsrc, arena);
-    else classifier_->backward(dlogits, p.src, dsrc, arena);
-    stage_done();
-    dsrc = encoder_->backward_layers(dsrc, p.encoder_self, {}, ctx, arena, stage_done);
-    encoder_->backward_embedding(dsrc, p.src_tokens.data(), source_types(), p.src.position.data(), Ns, ctx);
-    stage_done();
-    require(stage == complete_after_stage_.size(), "backward: ran other stages than plan_backward_stages() lists");
-    return;
-  }
-
-  // Output projection.
-  T* dy = arena.alloc<T>(static_cast<std::size_t>(Nt) * C);  // (Nt, C)
-  linear_backward(output_, dlogits, hidden_, Nt, dy, false);
+  // The head: the gradient at the last stack's output.
+  T* dy = head_->backward(dlogits, p, arena);  // (Nt, C), or an encoder-only model's (Ns, C)
   stage_done();
 
-  // Decoder, last layer first; every cross-attention writes its keys' and values' gradient into dkv, which
-  // then goes back through their stacked projection to the encoder output.
-  T* dkv = nullptr;  // (Ns, 2C * layers)
-  if (encoder_) {
-    require(cross_kv_.size() == static_cast<std::size_t>(decoder_->layer_count()),
-            "backward: the forward pass ran on packed weights");
-    dkv = arena.alloc<T>(static_cast<std::size_t>(Ns) * cross_kv_proj_.out);
-    for (std::size_t i = 0; i < cross_kv_.size(); ++i) cross_kv_[i].dkv = dkv + i * 2 * C;
-  }
-  T* dx = decoder_->backward_layers(dy, p.decoder_self, cross_, ctx, arena, stage_done);  // (Nt, C)
-  T* dencoder_output = nullptr;  // (Ns, C)
-  if (encoder_) {
-    dencoder_output = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);
-    stacked_backward(cross_kv_proj_, std::span<const Linear<T>* const>(cross_kv_parts_), dkv, encoder_output_, Ns,
-                     dencoder_output, false, arena);
+  T* dencoder_output = dy;  // (Ns, C): from the head, or from the decoder's cross-attentions
+  if (decoder_) {
+    // Decoder, last layer first; every cross-attention writes its keys' and values' gradient into dkv, which
+    // then goes back through their stacked projection to the encoder output.
+    T* dkv = nullptr;  // (Ns, 2C * layers)
+    if (encoder_) {
+      require(cross_kv_.size() == static_cast<std::size_t>(decoder_->layer_count()),
+              "backward: the forward pass ran on packed weights");
+      dkv = arena.alloc<T>(static_cast<std::size_t>(Ns) * cross_kv_proj_.out);
+      for (std::size_t i = 0; i < cross_kv_.size(); ++i) cross_kv_[i].dkv = dkv + i * 2 * C;
+    }
+    T* dx = decoder_->backward_layers(dy, p.decoder_self, cross_, ctx, arena, stage_done);  // (Nt, C)
+    if (encoder_) {
+      dencoder_output = arena.alloc<T>(static_cast<std::size_t>(Ns) * C);
+      stacked_backward(cross_kv_proj_, std::span<const Linear<T>* const>(cross_kv_parts_), dkv, encoder_output_, Ns,
+                       dencoder_output, false, arena);
+      stage_done();
+    }
+    decoder_->backward_embedding(dx, p.tgt_in.data(), nullptr, p.tgt.position.data(), Nt, ctx);
     stage_done();
   }
-  decoder_->backward_embedding(dx, p.tgt_in.data(), nullptr, p.tgt.position.data(), Nt, ctx);
-  stage_done();
 
   // Encoder, last layer first.
   if (encoder_) {
@@ -266,112 +228,6 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     stage_done();
   }
   require(stage == complete_after_stage_.size(), "backward: ran other stages than plan_backward_stages() lists");
-}
-
-template <typename T>
-void Transformer<T>::pack_for_inference(const InferencePrecision& precision, const StoredMatrices& stored) {
-  if constexpr (!std::is_same_v<T, float>) {
-    throw Error("pack_for_inference: float models only");
-  } else {
-    if (packed_for_inference()) return;
-    // All packed matrices share one mapping on huge pages. Packing pads each matrix's dimensions to its blocks
-    // (at most 63 columns and 15 rows): twice the parameters and 16 MB hold the padding of any but the most
-    // oddly shaped models, whose extra matrices then get memory of their own. Untouched room costs nothing.
-    packed_storage_ = std::make_unique<kernels::PackedWeightsStorage>(params_.size() * sizeof(float) * 2 + (16u << 20));
-    // What packing reads for a layer: the low-precision form a quantized file holds, else its float weights.
-    auto source = [&](const Linear<T>& l) -> StoredMatrix {
-      const std::string* name = params_.name_at(l.w);
-      const auto it = name ? stored.find(*name) : stored.end();
-      if (it != stored.end()) return it->second;
-      return {ComputeType::Float32, l.w, nullptr, l.out, l.in};
-    };
-    // Packs `parts` into `into`; bias_in_product: whether forward() adds the bias inside the product
-    // (prepare_for_batches readies the kernels for that). The parts' row-major pages go back.
-    auto make_packed = [&](Linear<T>& into, std::span<Linear<T>* const> parts, ComputeType type, bool relu,
-                           bool bias_in_product) {
-      std::vector<StoredMatrix> sources;
-      for (const Linear<T>* l : parts) sources.push_back(source(*l));
-      packed_.push_back({pack_weights(type, sources, packed_storage_.get()), bias_in_product && into.b != nullptr,
-                         relu});
-      into.packed = packed_.back().weights.get();
-      for (Linear<T>* l : parts) {
-        params_.release(l->w, static_cast<std::size_t>(l->out) * l->in);
-        l->w = nullptr;
-      }
-    };
-    auto pack = [&](Linear<T>& l, bool relu, bool bias_in_product = true) {
-      Linear<T>* const part[] = {&l};
-      make_packed(l, part, precision.type, relu, bias_in_product);
-    };
-    // Packs the projections of `attn` that share an input (self: q|k|v into qkv; else k|v into kv) as one
-    // matrix, with its own copy of their biases; the parts are left empty.
-    auto pack_stacked = [&](MultiHeadAttention<T>& attn, bool self) {
-      Linear<T>& into = self ? attn.qkv : attn.kv;
-      std::vector<Linear<T>*> parts;
-      if (self) {
-        const auto all = attn.self_parts();
-        parts.assign(all.begin(), all.end());
-      } else {
-        const auto all = attn.cross_parts();
-        parts.assign(all.begin(), all.end());
-      }
-      int out = 0;
-      for (const Linear<T>* l : parts) out += l->out;
-      std::vector<T>& bias = stacked_biases_.emplace_back();  // (out)
-      for (const Linear<T>* l : parts) bias.insert(bias.end(), l->b, l->b + l->out);
-      into = Linear<T>{nullptr, bias.data(), nullptr, nullptr, parts.front()->in, out};
-      make_packed(into, parts, precision.type, false, true);
-      for (Linear<T>* l : parts) *l = Linear<T>{nullptr, nullptr, nullptr, nullptr, l->in, l->out};
-    };
-    // A post-norm layer's sub-layers leave their last bias to the residual pass (sublayer_forward).
-    const bool post = config_.norm == NormPosition::Post;
-    const bool relu = config_.activation == Activation::Relu;  // other activations run after the product
-    for (TransformerStack<T>* stack : {encoder_.get(), decoder_.get()}) {
-      if (!stack) continue;
-      for (int i = 0; i < stack->layer_count(); ++i) {
-        auto& p = stack->layer(i).params();
-        const bool cross = stack->layer(i).has_cross_attention();
-        pack_stacked(p.self_attn, true);
-        if (cross) {
-          pack_stacked(p.cross_attn, false);
-          pack(p.cross_attn.q_proj, false);
-          pack(p.cross_attn.out_proj, false, !post);
-        }
-        pack(p.self_attn.out_proj, false, !post);
-        pack(p.ffn.fc1, relu);
-        pack(p.ffn.fc2, false, !post);
-      }
-    }
-    // The output projection; an embedding table that is the same matrix reads it through the packed copy.
-    if (decoder_) {
-      const T* table = output_.w;
-      Linear<T>* const output[] = {&output_};
-      make_packed(output_, output, precision.float_output ? ComputeType::Float32 : precision.type, false, true);
-      for (TransformerStack<T>* stack : {encoder_.get(), decoder_.get()}) {
-        Embedding<T>* e = stack ? &stack->embedding() : nullptr;
-        if (!e || e->table != table) continue;
-        e->packed = output_.packed;
-        e->table = nullptr;
-      }
-      cut_output_blocks();
-    }
-    precision_ = precision;
-  }
-}
-
-template <typename T>
-void Transformer<T>::cut_output_blocks() {
-  constexpr int kBlockColumns = 8192;  // 128 rows of logits at a time then take 4 MB
-  const int align = linear_column_align(output_);
-  const int width = std::max(align, kBlockColumns / align * align);
-  output_blocks_.clear();
-  for (int v0 = 0; v0 < output_.out; v0 += width) output_blocks_.emplace_back(v0, std::min(width, output_.out - v0));
-}
-
-template <typename T>
-void Transformer<T>::prepare_for_batches() {
-  for (const Packed& p : packed_) p.weights->prepare(p.bias, p.relu, p.weights->out());
-  for (const auto& [v0, n] : output_blocks_) output_.packed->prepare(output_.b != nullptr, false, n);
 }
 
 template <typename T>
@@ -384,8 +240,8 @@ LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& o
   const DropoutContext ctx{options.training, options.seed};
   T* logits = forward(b, ctx, arena, memory);  // (N, V): N the loss's rows
   const double normalizer = options.grad_normalizer > 0 ? options.grad_normalizer : static_cast<double>(b.target_tokens());
-  const LossTotals totals = loss(logits, static_cast<T>(options.label_smoothing), static_cast<T>(1.0 / normalizer),
-                                 logits, nullptr);
+  const LossTotals totals = head_->loss(logits, *batch_, static_cast<T>(options.label_smoothing),
+                                       static_cast<T>(1.0 / normalizer), logits, nullptr);
   backward(ctx, arena, logits, options.gradients_complete);  // the gradient overwrote the logits in place
   return totals;
 }
@@ -395,26 +251,18 @@ LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena
                                     SegmentMemory<T>* memory) {
   validate_batch(b, config_);
   const T* logits = forward(b, DropoutContext{}, arena, memory);  // (N, V)
-  std::vector<T> nll(row_nll ? loss_rows() : 0);          // (N)
-  const LossTotals totals = loss(logits, static_cast<T>(label_smoothing), T(0), nullptr, row_nll ? nll.data() : nullptr);
-  if (row_nll && decoder_) batch_->tgt.unpack(nll.data(), 1, b.T, row_nll);
-  if (row_nll && classifier_) std::copy(nll.begin(), nll.end(), row_nll);  // (B)
-  if (row_nll && mlm_) {  // (B, S): the masked positions' values, zeros elsewhere
-    std::vector<T> rows(static_cast<std::size_t>(batch_->src.rows()), T(0));  // (Ns)
-    for (std::size_t m = 0; m < batch_->mlm_rows.size(); ++m) rows[static_cast<std::size_t>(batch_->mlm_rows[m])] = nll[m];
-    batch_->src.unpack(rows.data(), 1, b.S, row_nll);
-  }
+  std::vector<T> nll(row_nll ? head_->rows(*batch_) : 0);         // (N)
+  const LossTotals totals = head_->loss(logits, *batch_, static_cast<T>(label_smoothing), T(0), nullptr,
+                                        row_nll ? nll.data() : nullptr);
+  if (row_nll) head_->place_row_nll(nll.data(), b, *batch_, row_nll);
   return totals;
 }
 
 template <typename T>
 T* Transformer<T>::logits(const Batch& b, Arena& arena, SegmentMemory<T>* memory) {
   validate_batch(b, config_);
-  if (!decoder_) return forward(b, DropoutContext{}, arena, memory);  // (Nm, V): the masked positions in order
-  const T* packed = forward(b, DropoutContext{}, arena, memory);  // (Nt, V)
-  T* padded = arena.alloc<T>(static_cast<std::size_t>(b.B) * b.T * config_.tgt_vocab_size);  // (B*T, V)
-  batch_->tgt.unpack(packed, config_.tgt_vocab_size, b.T, padded);
-  return padded;
+  T* logits = forward(b, DropoutContext{}, arena, memory);  // (N, V)
+  return head_->placed_logits(logits, b, *batch_, arena);
 }
 
 template class Transformer<float>;

@@ -1,8 +1,9 @@
 // A Transformer model composed of stacks (transformer_stack.h) as its config's architecture says: an encoder
 // and a decoder with cross-attention (translation), a causal stack alone (a language model), or a
-// bidirectional stack alone (an encoder). A model with a decoder ends in the output projection and the loss;
-// forward and backward. Owns its parameters (one flat buffer, see parameter_store.h); activations live in a
-// caller's Arena.
+// bidirectional stack alone (an encoder), and one output head (output_head.h) on its last stack: the output
+// projection onto the vocabulary, or an encoder's masked-LM head or classifier; forward and backward. Owns its
+// parameters (one flat buffer, see parameter_store.h); activations live in a caller's Arena. Packing for
+// inference is in inference_packing.cpp.
 #pragma once
 
 #include <deque>
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include "heptapod/core/arena.h"
-#include "heptapod/kernels/cross_entropy.h"
 #include "heptapod/kernels/packed_weights.h"
 #include "heptapod/layers/embedding.h"
 #include "heptapod/layers/layer_norm.h"
@@ -20,15 +20,14 @@
 #include "heptapod/model/batch.h"
 #include "heptapod/model/config.h"
 #include "heptapod/model/dropout_streams.h"
-#include "heptapod/model/encoder_heads.h"
 #include "heptapod/model/inference_weights.h"
+#include "heptapod/model/language_model_head.h"
+#include "heptapod/model/output_head.h"
 #include "heptapod/model/parameter_store.h"
 #include "heptapod/model/positional_table.h"
 #include "heptapod/model/transformer_stack.h"
 
 namespace heptapod {
-
-using LossTotals = kernels::CrossEntropyTotals;
 
 struct StepOptions {
   bool training = false;         // dropout on
@@ -69,7 +68,7 @@ class Transformer {
   T* logits(const Batch& batch, Arena& arena, SegmentMemory<T>* memory = nullptr);
   // A classifier's pooled vectors of the last forward pass, (B, C): what its output layer reads; null for
   // other models.
-  const T* pooled() const { return classifier_ ? classifier_->pooled() : nullptr; }
+  const T* pooled() const;
   // Encoder output (B*S, C) for source tokens (B, S) with lengths (B) and, for a model with token types,
   // their types (B, S) (null: all 0), no dropout; carved from the arena. Rows past a sentence's length are
   // zeros. The incremental decoder (decode/) starts from here. Needs an encoder.
@@ -92,11 +91,11 @@ class Transformer {
   // (rows, n); v0 one of output_column_blocks() (which an encoder-only model, without an output layer, has
   // none of).
   void project_output_columns(const T* hidden, int rows, int v0, int n, T* logits) const {
-    linear_forward_columns(output_, hidden, rows, v0, n, logits);
+    language_model_->project_columns(hidden, rows, v0, n, logits);
   }
   // The vocabulary cut into blocks [v0, v0 + n) of about 8192 entries for project_output_columns: an
   // incremental decoder scores one block at a time for all its rows.
-  const std::vector<std::pair<int, int>>& output_column_blocks() const { return output_blocks_; }
+  const std::vector<std::pair<int, int>>& output_column_blocks() const;
 
   // Inference only, and one way: every linear layer's weights and the output projection move into the
   // products' own layout for `precision` (float32 packed for the GEMM kernels, kernels/packed_weights.h; int8
@@ -114,16 +113,12 @@ class Transformer {
   void prepare_for_batches();
 
  private:
-  // -> logits (N, V): N the batch's real target positions (batch_->tgt.rows()), an encoder-only model's
-  // masked positions (batch_->mlm_rows) or its sentences (a classifier, V its labels).
+  // -> the head's logits (N, V): N the rows it reads (OutputHead::rows: the batch's real target positions, an
+  // encoder-only model's masked positions or its sentences; V a classifier's labels).
   T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena, SegmentMemory<T>* memory = nullptr);
-  // The loss of forward()'s logits, their gradient (times grad_scale) into dlogits when not null (it may be
-  // the logits), and each row's -log p into row_nll when not null.
-  LossTotals loss(const T* logits, T label_smoothing, T grad_scale, T* dlogits, T* row_nll) const;
-  int loss_rows() const;
   // The packed batch's token types for the encoder, or null (none, or a model without a type table).
   const int* source_types() const;
-  // dlogits: (Nt, V); complete: StepOptions::gradients_complete (may be empty).
+  // dlogits: forward()'s (N, V); complete: StepOptions::gradients_complete (may be empty).
   void backward(const DropoutContext& ctx, Arena& arena, T* dlogits,
                 const std::function<void(const std::vector<std::size_t>&)>& complete);
   // The parameter tensors whose gradients are complete after each stage of backward() (BackwardStage), from
@@ -133,18 +128,15 @@ class Transformer {
   // nothing once packed for inference, where each layer projects with its own packed matrix. Then the
   // decoder layers' cross inputs (cross_).
   void project_cross_keys_values(Arena& arena);
-  void cut_output_blocks();  // output_blocks_ for the output projection's current column alignment
-  // hidden: (rows, C) -> logits: (rows, V) = hidden W_out^T (+ b).
-  void project_output(const T* hidden, int rows, T* logits) const { linear_forward(output_, hidden, rows, logits); }
 
   ModelConfig config_;
   ParameterStore<T> params_;
   PositionalTable<T> positions_;
   std::unique_ptr<TransformerStack<T>> encoder_, decoder_;  // either may be absent (a one-stack model)
-  Linear<T> output_;  // (V, C), tied to an embedding table or not
-  std::unique_ptr<MaskedLmHead<T>> mlm_;         // an encoder's heads: one at most
-  std::unique_ptr<ClassifierHead<T>> classifier_;
-  std::vector<std::pair<int, int>> output_blocks_;  // (v0, n) column blocks of output_
+  std::unique_ptr<OutputHead<T>> head_;  // null: an encoder-only model without a head
+  // head_ when it is a language model's (a model with a decoder): the output projection that cached decoding
+  // and packing read.
+  LanguageModelHead<T>* language_model_ = nullptr;
   struct Packed {
     std::unique_ptr<kernels::WeightMatrix> weights;
     bool bias, relu;  // how forward() calls it
@@ -161,7 +153,6 @@ class Transformer {
   Linear<T> cross_kv_proj_;  // those stacked for the last forward, (2C * layers, C)
   std::vector<ProjectedKeysValues<T>> cross_kv_;  // per decoder layer: its k | v columns of one (Ns, 2C * layers)
   std::vector<CrossInput<T>> cross_;  // per decoder layer: what its cross-attention reads (empty: no encoder)
-  T* hidden_ = nullptr;  // (Nt, C) decoder output before the projection
   std::vector<std::vector<std::size_t>> complete_after_stage_;  // by BackwardStage order, see plan_backward_stages()
   Arena group_scratch_;      // one group of sentences' encoder state during encode()
   Arena inference_scratch_;  // one encoder layer's activations during encode()

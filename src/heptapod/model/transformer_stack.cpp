@@ -8,7 +8,7 @@
 #include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/parallel.h"
 #include "heptapod/model/bind.h"
-#include "heptapod/model/parameter_layout.h"
+#include "heptapod/model/parameter_names.h"
 
 namespace heptapod {
 
@@ -23,18 +23,21 @@ TransformerStack<T>::TransformerStack(ParameterStore<T>& params, const ModelConf
   for (int i = 0; i < count; ++i)
     layers_.push_back(std::make_unique<TransformerLayer<T>>(params, c, stack, i, cross_attention));
   if (c.learned_positions > 0) {
-    learned_ = params.value(position_table_name(stack));
-    dlearned_ = params.grad(position_table_name(stack));
+    const std::string table = tensor_name(Module::Positions, Leaf::Weight, stack);
+    learned_ = params.value(table);
+    dlearned_ = params.grad(table);
   }
   has_final_norm_ = c.has_final_norm();
-  if (has_final_norm_) final_norm_ = bind_layer_norm(params, final_norm_prefix(stack), c.d_model, c.layer_norm_eps);
+  if (has_final_norm_)
+    final_norm_ = bind_layer_norm(params, module_name(Module::FinalNorm, stack), c.d_model, c.layer_norm_eps);
   if (stack == Stack::Encoder && c.token_types > 0) {
-    types_ = params.value(token_type_table_name());
-    dtypes_ = params.grad(token_type_table_name());
+    const std::string table = tensor_name(Module::TokenTypes, Leaf::Weight);
+    types_ = params.value(table);
+    dtypes_ = params.grad(table);
   }
   has_embedding_norm_ = c.embedding_norm;
   if (has_embedding_norm_)
-    embedding_norm_ = bind_layer_norm(params, embedding_norm_prefix(stack), c.d_model, c.layer_norm_eps);
+    embedding_norm_ = bind_layer_norm(params, module_name(Module::EmbeddingNorm, stack), c.d_model, c.layer_norm_eps);
 }
 
 template <typename T>

@@ -21,7 +21,7 @@ namespace heptapod {
 template <typename T>
 class TransformerStack {
  public:
-  // `stack` names the parameters (parameter_layout.h) and the dropout streams; cross_attention: every layer
+  // `stack` names the parameters (parameter_names.h) and the dropout streams; cross_attention: every layer
   // attends to an encoder's output. The stack reads its embedding table by `embedding_name` and positions
   // from `positions` (shared with the model's other stack).
   TransformerStack(ParameterStore<T>& params, const ModelConfig& config, Stack stack, const std::string& embedding_name,
