@@ -71,7 +71,9 @@ TEST_P(GenerationBatchTest, JobsJoiningARunningBatchGetWhatTheGeneratorGivesEach
     std::string streamed;
     if (o.nbest == 1) o.stream = [&](std::size_t, std::string_view piece) { streamed += piece; };
     alone.push_back(generator.generate({all[i].prompt}, o)[0]);
-    if (o.nbest == 1) EXPECT_EQ(streamed, alone.back().outputs[0].new_text) << i;
+    if (o.nbest == 1) {
+      EXPECT_EQ(streamed, alone.back().outputs[0].new_text) << i;
+    }
   }
 
   GenerationBatchOptions bo;

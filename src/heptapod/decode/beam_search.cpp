@@ -159,9 +159,12 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder, co
   validate_search(decoder.config(), sources, o, prefixes);
   std::vector<std::vector<Hypothesis>> results(sources.size());
   DecodingLoop loop(decoder, {o.cache});
-  for (std::size_t b = 0; b < sources.size(); ++b)
+  for (std::size_t b = 0; b < sources.size(); ++b) {
+    SearchHooks hooks;
+    hooks.done = [&results, b](std::vector<Hypothesis> h) { results[b] = std::move(h); };
     loop.add(beam_request(decoder.config(), sources[b], prefixes.empty() ? std::vector<int>() : prefixes[b], o,
-                          {.done = [&results, b](std::vector<Hypothesis> h) { results[b] = std::move(h); }}));
+                          std::move(hooks)));
+  }
   loop.run();
   return results;
 }

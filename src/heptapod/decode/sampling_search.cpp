@@ -134,12 +134,15 @@ std::vector<std::vector<Hypothesis>> sample_search(IncrementalDecoder& decoder, 
   validate(sampling);
   std::vector<std::vector<Hypothesis>> results(sources.size());
   DecodingLoop loop(decoder, {o.cache});
-  for (std::size_t b = 0; b < sources.size(); ++b)
+  for (std::size_t b = 0; b < sources.size(); ++b) {
+    SearchHooks hooks;
+    hooks.done = [&results, b](std::vector<Hypothesis> samples) {
+      sort_best_first(samples);
+      results[b] = std::move(samples);
+    };
     loop.add(sample_request(decoder.config(), sources[b], prefixes.empty() ? std::vector<int>() : prefixes[b], o,
-                            sampling, {.done = [&results, b](std::vector<Hypothesis> samples) {
-                              sort_best_first(samples);
-                              results[b] = std::move(samples);
-                            }}));
+                            sampling, std::move(hooks)));
+  }
   loop.run();
   return results;
 }

@@ -130,9 +130,11 @@ void GenerationQueue::work() {
     expire(Clock::now());
     admit();
     if (batch_->empty()) continue;
+    // The rows of the step about to run, joining ones included: a row may take its first token in it.
+    const int rows = batch_->options().max_rows - batch_->free_rows();
+    stats_.running_rows = rows;
     lock.unlock();
     const Clock::time_point start = Clock::now();
-    const int rows = batch_->options().max_rows - batch_->free_rows();  // running and joining
     int tokens = 0;
     try {
       tokens = batch_->step();

@@ -49,7 +49,7 @@ struct GenerationQueueOptions {
 struct GenerationStats {
   std::uint64_t refused = 0, expired = 0, cancelled = 0;  // steps and tokens: ServerMetrics counts them (on_step)
   int queued_rows = 0;   // samples waiting to join
-  int running_rows = 0;  // rows in the batch after the last step
+  int running_rows = 0;  // rows in the step running, or in the batch after the last step
 };
 
 // What a request's reader receives, in order: pieces (when streamed), then Done or Failed.
