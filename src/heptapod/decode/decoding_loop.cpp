@@ -114,9 +114,12 @@ int DecodingLoop::step() {
     logits_needed = logits_needed || run.request->needs_logits();
     top = std::max(top, run.request->top());
   }
-  for (int token : tokens) runs.push_back({token});
   // Waiting requests join the running batch, their prompts prefilled in the same pass.
-  std::vector<Running> joined = waiting_.empty() ? std::vector<Running>() : join_waiting(runs, first_rows);
+  std::vector<Running> joined;
+  if (!waiting_.empty()) {
+    for (int token : tokens) runs.push_back({token});
+    joined = join_waiting(runs, first_rows);
+  }
 
   StepOutput out{&decoder_, nullptr, nullptr, decoder_.vocabulary_size()};
   if (!joined.empty())
