@@ -59,21 +59,28 @@ GeneratedText GenerationBatch::output(Job& j, const Hypothesis& h, int text) {
   return g;
 }
 
+void GenerationBatch::check_options(const GenerationBatchOptions& batch, const GenerateOptions& o) {
+  const int rows = rows_of(o);
+  require(rows <= batch.max_rows, std::string("generate: ") + (o.beam > 0 ? "beam " : "nbest ") +
+                                      std::to_string(rows) + " is more than the " + std::to_string(batch.max_rows) +
+                                      " rows of the running batch");
+  require(o.cache == batch.cache, "generate: the cache precision must be the running batch's (the server's)");
+}
+
+void GenerationBatch::check_prompt(const GenerationBatchOptions& batch, std::size_t tokens) {
+  require(batch.max_positions == 0 || static_cast<long>(tokens) < batch.max_positions,
+          "generate: a prompt of " + std::to_string(tokens) + " tokens leaves no room for a new token within " +
+              std::to_string(batch.max_positions) + " positions");
+}
+
 int GenerationBatch::add(GenerationJob job) {
   validate(job.options);
   const GenerateOptions& o = job.options;
-  const int rows = rows_of(o);
-  require(rows <= options_.max_rows, "generation batch: " + std::to_string(rows) + " rows are more than the " +
-                                         std::to_string(options_.max_rows) + " of the batch");
-  require(o.cache == options_.cache, "generation batch: a job's cache precision must be the batch's");
+  check_options(options_, o);
+  check_prompt(options_, job.prompt.tokens.size());
   const int prompt = static_cast<int>(job.prompt.tokens.size());
   SearchOptions search = search_options(o);
-  if (options_.max_positions > 0) {
-    require(prompt < options_.max_positions, "generation batch: a prompt of " + std::to_string(prompt) +
-                                                 " tokens leaves no room for a new token within " +
-                                                 std::to_string(options_.max_positions) + " positions");
-    search.max_extra_length = std::min(o.max_tokens, options_.max_positions - prompt);
-  }
+  if (options_.max_positions > 0) search.max_extra_length = std::min(o.max_tokens, options_.max_positions - prompt);
   auto owned = std::make_unique<Job>();
   Job* j = owned.get();
   j->id = next_id_++;

@@ -52,10 +52,16 @@ class GenerationBatch {
   // Decoder rows a job of these options takes: its beam, or its samples.
   static int rows_of(const GenerateOptions& options) { return options.beam > 0 ? options.beam : options.nbest; }
 
+  // Throw Error for a job `batch` could never run: more rows than max_rows or another cache precision; a prompt
+  // of `tokens` with no room for a new token within max_positions. add() checks both; a server checks a
+  // request's before queuing it.
+  static void check_options(const GenerationBatchOptions& batch, const GenerateOptions& options);
+  static void check_prompt(const GenerationBatchOptions& batch, std::size_t tokens);
+
   // Rows free for jobs that join at the next step.
   int free_rows() const;
-  // Queues `job` to join at the next step; returns its id. Throws Error for a job that could never fit (more
-  // rows than max_rows, a prompt with no room for a new token) or another cache precision.
+  // Queues `job` to join at the next step; returns its id. Throws Error for a job that could never run here
+  // (check_options, check_prompt).
   int add(GenerationJob job);
   // Drops a job (its rows leave at the next step; `done` is not called). Unknown ids are ignored.
   void cancel(int id);

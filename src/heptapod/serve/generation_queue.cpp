@@ -79,15 +79,8 @@ GenerationQueue::~GenerationQueue() {
 std::shared_ptr<GenerationTicket> GenerationQueue::submit(std::vector<KeptPrompt> prompts, const GenerateOptions& options,
                                                           bool stream, Clock::time_point deadline) {
   validate(options);
-  const GenerationBatchOptions& b = batch_limits_;
-  const int rows = GenerationBatch::rows_of(options);
-  require(rows <= b.max_rows, std::string("generate: ") + (options.beam > 0 ? "beam " : "nbest ") +
-                                  std::to_string(rows) + " is more than the " + std::to_string(b.max_rows) +
-                                  " rows of the running batch");
-  require(options.cache == b.cache, "generate: the cache precision must be the server's");
-  for (const KeptPrompt& p : prompts)
-    require(static_cast<int>(p.tokens.size()) < b.max_positions,
-            "generate: a prompt of " + std::to_string(p.tokens.size()) + " tokens leaves no room for a new token");
+  GenerationBatch::check_options(batch_limits_, options);
+  for (const KeptPrompt& p : prompts) GenerationBatch::check_prompt(batch_limits_, p.tokens.size());
   auto r = std::make_shared<Request>();
   r->prompts = std::move(prompts);
   r->options = options;
