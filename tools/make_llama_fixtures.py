@@ -11,8 +11,8 @@
 #
 #   tests/fixtures/llama/    LlamaForCausalLM: 4 heads, 2 key/value heads, untied lm_head, rope_scaling
 #                            {"rope_type": "llama3"} with original_max_position_embeddings 16 (shorter than
-#                            the training rows) and rope_theta 5 so the frequencies meet all three branches of
-#                            the remap; F32 weights sharded in two files (model.safetensors.index.json,
+#                            the longer prompts and training rows) and rope_theta 5 so the frequencies meet all
+#                            three branches of the remap; F32 weights sharded in two files (model.safetensors.index.json,
 #                            model-00001-of-00002.safetensors, model-00002-of-00002.safetensors); LLaMA 3's
 #                            tokenizer form (Split regex with \p{N}{1,3}, ignore_merges, <|begin_of_text|> first);
 #                            generation_config eos_token_id [<|end_of_text|>, <|eot_id|>], do_sample, temperature
@@ -144,7 +144,7 @@ def llama_fixture():
               "tokenizer_class": "PreTrainedTokenizerFast"}
     return Fixture("llama", tok, config, generation, fields, torch.float32,
                    ["The quick brown fox", "Hello, world! It's 12345 apples.", "We've got 42\n\nThe dog"],
-                   [12, 9, 6], shards=2, gain=1.5)
+                   [20, 17, 12], shards=2, gain=1.5)
 
 
 def mistral_fixture():
