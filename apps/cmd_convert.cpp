@@ -10,6 +10,7 @@
 #include <string>
 
 #include "commands.h"
+#include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/bert_import.h"
@@ -64,6 +65,7 @@ int run_convert(const ConvertOptions& o) {
   if (o.from == "llama") {
     LlamaConfig config = read_llama_config(o.input);
     for (const std::string& note : config.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+    vocabs = llama_vocabularies(o.input, config.model);  // settles the start and padding ids
     model = import_llama(o.input, config.model);
     if (!config.generation.empty()) metadata[kGenerationMetadata] = to_json(config.generation);
   } else if (o.from == "gpt2") {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Converting and fine-tuning pre-trained GPT-2 and BERT checkpoints, end to end. No real weights are reachable
+# Converting and fine-tuning pre-trained GPT-2, BERT and LLaMA-family (LLaMA, Mistral, Qwen) checkpoints, end to end. No real weights are reachable
 # from here, so this runs on the small Hugging Face-layout checkpoints of the test fixtures
 # (tests/fixtures/gpt2, bert, bert_classifier: random weights under the real tensor names and config keys, with
 # their own vocab.json/merges.txt and vocab.txt; tools/make_hf_fixtures.py). With a real snapshot, point the
@@ -56,3 +56,14 @@ printf 'the dog sat on the mat\nwe like the cat\n' | "$heptapod" embed -m "$out/
 echo "== a converted classifier (BertForSequenceClassification), as it is"
 "$heptapod" convert "$fixtures/bert_classifier" --from bert -o "$out/bert-classifier-converted.htp"
 echo "the cat sat on the mat" | "$heptapod" classify -m "$out/bert-classifier-converted.htp" --top-k 3
+
+echo "== LLaMA-family checkpoints (tests/fixtures/{llama,mistral,qwen2,qwen3}; tools/make_llama_fixtures.py)"
+for family in llama mistral qwen2 qwen3; do
+  "$heptapod" convert "$fixtures/$family" --from llama -o "$out/$family.htp"
+done
+"$heptapod" info -m "$out/llama.htp" | sed -n '/^model:/,/^vocab:/p'
+"$heptapod" generate -m "$out/qwen2.htp" --prompt "The tokenizer" --max-tokens 8 --beam 1
+"$heptapod" train --text "$out/prose.txt" --valid-text "$out/prose.txt" --init "$out/llama.htp" \
+  -o "$out/llama-tuned" "${steps[@]}"
+"$heptapod" quantize -m "$out/llama-tuned/model.htp" --to int8 -o "$out/llama-tuned-int8.htp"
+"$heptapod" generate -m "$out/llama-tuned-int8.htp" --prompt "The dog" --max-tokens 12 --seed 1
