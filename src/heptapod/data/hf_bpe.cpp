@@ -70,9 +70,11 @@ Bpe::Bpe(const JsonNode& model) {
     if (rule.json().is_string() && rule.json().get<std::string>().rfind("#version", 0) == 0) continue;
     const auto [left, right] = merge_pieces(rule);
     const std::string merged = left + right.substr(std::min(prefix_.size(), right.size()));
-    for (const std::string* piece : {&left, &right, &merged})
-      if (id_of(*piece) < 0) rule.fail("names \"" + *piece + "\", which is not in the vocabulary");
-    merges_[bpe_pair(id_of(left), id_of(right))] = Merge{rank++, id_of(merged)};
+    int ids[3];
+    const std::string* pieces[3] = {&left, &right, &merged};
+    for (int i = 0; i < 3; ++i)
+      if ((ids[i] = id_of(*pieces[i])) < 0) rule.fail("names \"" + *pieces[i] + "\", which is not in the vocabulary");
+    merges_[bpe_pair(ids[0], ids[1])] = Merge{rank++, ids[2]};
   }
 }
 
