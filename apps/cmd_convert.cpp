@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "heptapod/io/bert_import.h"
 #include "heptapod/io/fairseq_import.h"
 #include "heptapod/io/gpt2_import.h"
+#include "heptapod/io/llama_import.h"
 #include "heptapod/io/marian_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/torch_import.h"
@@ -56,9 +58,15 @@ int run_convert(const ConvertOptions& o) {
   std::optional<ModelVocabularies> vocabs;
   check_options_apply(o);
   const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
-  if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert")
+  std::map<std::string, std::string> metadata;
+  if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert" || o.from == "llama")
     require_directory(o.input, "a " + o.from + " model");
-  if (o.from == "gpt2") {
+  if (o.from == "llama") {
+    LlamaConfig config = read_llama_config(o.input);
+    for (const std::string& note : config.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+    model = import_llama(o.input, config.model);
+    if (!config.generation.empty()) metadata[kGenerationMetadata] = to_json(config.generation);
+  } else if (o.from == "gpt2") {
     model = import_gpt2(o.input);
     vocabs = gpt2_vocabularies(o.input, model->config());
   } else if (o.from == "bert") {
@@ -90,7 +98,7 @@ int run_convert(const ConvertOptions& o) {
     }
     if (vocab_files) vocabs = vocabularies_from_files(o.vocab, model->config());
   }
-  save_model(o.output, *model, {}, vocabs ? vocabulary_tensors(*vocabs) : std::vector<ExtraTensor>{});
+  save_model(o.output, *model, metadata, vocabs ? vocabulary_tensors(*vocabs) : std::vector<ExtraTensor>{});
   std::printf("wrote %s (%lld parameters%s)\n", o.output.c_str(), parameter_count(model->config()),
               vocabs ? ", with vocabularies" : "");
   if (!vocabs)
@@ -103,18 +111,21 @@ int run_convert(const ConvertOptions& o) {
 
 Runner add_convert_command(CLI::App& root) {
   auto* cmd = root.add_subcommand("convert",
-                                  "Convert pre-trained weights (PyTorch, MarianMT, fairseq, GPT-2, BERT) to a model file");
+                                  "Convert pre-trained weights (PyTorch, MarianMT, fairseq, GPT-2, BERT, LLaMA, Mistral, "
+                                  "Qwen) to a model file");
   auto o = std::make_shared<ConvertOptions>();
   cmd->add_option("input", o->input,
                   "State dict in safetensors format (nn-transformer, heptapod), or the model directory (marian: "
                   "config.json, model.safetensors, vocab.json, source.spm, target.spm; fairseq: model.safetensors, "
                   "cfg.json, dict.src.txt, dict.tgt.txt and the SentencePiece model; gpt2: config.json, "
                   "model.safetensors, vocab.json, merges.txt; bert: config.json, model.safetensors, vocab.txt and "
-                  "tokenizer_config.json if there is one)")
+                  "tokenizer_config.json if there is one; llama (also Mistral, Qwen 2 and 3): config.json, "
+                  "generation_config.json if there is one, model.safetensors or its shards with "
+                  "model.safetensors.index.json, tokenizer.json and tokenizer_config.json)")
       ->required();
   cmd->add_option("-o,--output", o->output, "Model file to write")->required();
-  cmd->add_option("--from", o->from, "Layout: nn-transformer, heptapod, marian, fairseq, gpt2 or bert")
-      ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert"}));
+  cmd->add_option("--from", o->from, "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert or llama")
+      ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama"}));
   cmd->add_option("--config", o->config_path, "Model config JSON (heptapod)");
   cmd->add_option("--heads", o->nn.n_heads, "Attention heads (nn-transformer)")->check(CLI::PositiveNumber);
   cmd->add_option("--norm", o->norm, "Norm position, pre or post (nn-transformer: required)")

@@ -59,9 +59,28 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_flag("--whole-word-mask", c.whole_word_mask, "An encoder's masked language modelling: mask whole words");
   cmd->add_option("--positions", f->positions,
                   "sinusoidal (the paper's; the default but for encoder-only models), learned (a table per "
-                  "stack, as GPT-2 and BERT; an encoder-only model's default) or relative (Transformer-XL's, "
-                  "decoder-only: in the attention scores, any length)")
-      ->check(CLI::IsMember({"sinusoidal", "learned", "relative"}));
+                  "stack, as GPT-2 and BERT; an encoder-only model's default), relative (Transformer-XL's, "
+                  "decoder-only: in the attention scores, any length) or rotary (LLaMA's: queries and keys rotated "
+                  "by position, any length)")
+      ->check(CLI::IsMember({"sinusoidal", "learned", "relative", "rotary"}));
+  cmd->add_option("--rope-theta", f->model.rope_theta, "With --positions rotary: the rotation's base (default 10000)")
+      ->check(CLI::Range(1.0 + 1e-9, 1e12));
+  cmd->add_option("--norm-type", f->norm_type, "layer (the paper's layer norm) or rms (LLaMA's RMSNorm)")
+      ->check(CLI::IsMember({"layer", "rms"}));
+  cmd->add_option("--ffn", f->ffn,
+                  "plain (two layers around --activation's choice), swiglu (LLaMA's gated SiLU) or geglu (gated GELU)")
+      ->check(CLI::IsMember({"plain", "swiglu", "geglu"}));
+  cmd->add_option("--kv-heads", f->model.kv_heads,
+                  "Grouped-query attention: key/value heads, a divisor of --heads (1: multi-query; default: --heads)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--head-dim", f->model.head_dim, "Each attention head's width (default: d_model / heads)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--biases", f->biases,
+                  "Linear layers with biases: all (the paper's), qkv (the attention's q, k, v alone: Qwen 2) or "
+                  "none (LLaMA)")
+      ->check(CLI::IsMember({"all", "qkv", "none"}));
+  cmd->add_flag("--qk-norm", f->model.qk_norm,
+                "An RMSNorm of each head's queries and keys before the rotation (Qwen 3; needs --norm-type rms)");
   cmd->add_option("--memory", f->model.memory_length,
                   "With --positions relative: Transformer-XL's segment memory, the last M hidden states of every "
                   "layer that each --context segment attends over; the text is read as parallel streams "
@@ -174,7 +193,13 @@ TrainConfig resolve_train_flags(TrainFlags f) {
   if (!f.positions.empty())
     m.positions = f.positions == "learned"    ? PositionChoice::Learned
                   : f.positions == "relative" ? PositionChoice::Relative
+                  : f.positions == "rotary"   ? PositionChoice::Rotary
                                               : PositionChoice::Sinusoidal;
+  if (!f.norm_type.empty()) m.norm_type = norm_type_from_name(f.norm_type, "--norm-type");
+  if (!f.ffn.empty())
+    m.ffn = f.ffn == "swiglu" ? FfnChoice::SwiGlu : f.ffn == "geglu" ? FfnChoice::GeGlu : FfnChoice::Plain;
+  if (!f.biases.empty())
+    m.biases = f.biases == "qkv" ? BiasChoice::Qkv : f.biases == "none" ? BiasChoice::None : BiasChoice::All;
   if (!f.norm.empty()) m.norm = norm_from_name(f.norm, "--norm");
   if (!f.tie.empty()) m.tie = tying_from_name(f.tie, "--tie");
   c.documents = document_split_from_name(f.documents, "--documents");

@@ -21,7 +21,8 @@ struct TrainFlags {
   std::string norm, tie;
   std::optional<std::string> architecture;
   std::string documents = "lines";
-  std::string positions;                 // --positions: "sinusoidal", "learned" or "relative"; empty: the model's own
+  std::string positions;  // --positions: "sinusoidal", "learned", "relative" or "rotary"; empty: the model's own
+  std::string norm_type, ffn, biases;  // --norm-type, --ffn, --biases; empty: the preset's or the model's own
   bool separate_vocab = false;
   bool warmup_given = false, lr_given = false;
   bool context_given = false;  // else a model to fine-tune with fewer learned positions sets the context

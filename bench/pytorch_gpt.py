@@ -6,9 +6,9 @@
 # implementation of Heptapod's decoder-only model (docs/conventions.md, "The model, exactly", one causal
 # stack), given its best settings. bench/pytorch_rival.py is its twin for the translation models.
 #
-#   /usr/bin/python3 bench/pytorch_gpt.py --phase lm-train --model {lm-small,gpt2-small} [--threads 2] \
+#   /usr/bin/python3 bench/pytorch_gpt.py --phase lm-train --model {lm-small,gpt2-small,smollm-135m} [--threads 2] \
 #       [--compute-type float32|bfloat16] [--batches 3] [--warmup 1]
-#   /usr/bin/python3 bench/pytorch_gpt.py --phase generate --model {lm-small,gpt2-small} --batch B \
+#   /usr/bin/python3 bench/pytorch_gpt.py --phase generate --model {lm-small,gpt2-small,smollm-135m} --batch B \
 #       [--prompt 64] [--new 128] [--compute-type float32|int8|bfloat16] [--repeats 2] [--warmup 1] \
 #       [--step-attention mulsum|matmul] [--int8-engine qnnpack|onednn]
 #   /usr/bin/python3 bench/pytorch_gpt.py --phase train-recipe --config CONFIG.json --blocks PREFIX \
@@ -39,6 +39,10 @@
 #   gpt2-small  12 layers, d 768, 12 heads, d_ff 3072, V 50257, pre-norm, exact GELU, 1024 learned positions,
 #               unscaled embeddings, tied output, no output bias, context 1024; dropout, embedding dropout
 #               and attention dropout 0.1, activation dropout 0
+#   smollm-135m SmolLM-135M's shape (LLaMA's pieces): 30 layers, d 576, 9 heads of 64, 3 key/value heads, d_ff
+#               1536 (SwiGLU), V 49152, RMSNorm (eps 1e-5), rotary positions (theta 100000, no scaling), no
+#               biases, unscaled embeddings, tied output, context 1024 (the model takes 2048: max_positions);
+#               no dropout
 # The model follows any decoder-only config (--config): pre-norm x = x + drop(f(LN(x))) with the final
 # norm decoder/final_norm; post-norm x = LN(x + drop(f(x))) with a final norm only if "final_norm";
 # relu / gelu (exact erf) / silu; sinusoids (interleaved) or learned positions, position_offset,
@@ -48,6 +52,13 @@
 # (Xavier-uniform linear weights, N(0, 1/sqrt(d)) embeddings and learned positions, zero biases, unit norm
 # weights), from torch's generator. Weights are saved under Heptapod's names (q/k/v fused in memory, split
 # into q_proj, k_proj, v_proj in the file).
+# The LLaMA family's pieces, by the same config fields as Heptapod's (src/heptapod/model/config.h): norm_type
+# "rms" (RMSNorm, weight only); kv_heads (grouped-query attention: query head h reads key/value head h / (n_heads
+# / kv_heads)); head_dim; gated_ffn (fc2(act(gate(x)) * fc1(x)): SwiGLU with silu, GeGLU with gelu);
+# attention_qkv_bias, attention_out_bias, ffn_bias (false: no bias); rotary {"theta", "dims" (0: the whole head),
+# "scaling": "none"} (Hugging Face's rotate_half layout: columns i and i + R/2 turned by position * theta^(-2i/R);
+# no positions added to the embeddings; rotary scaling is not implemented here); max_positions (the longest
+# sequence). qk_norm is refused. A config with none of them runs the same code as before they existed.
 # Loss: label-smoothed (0.1) cross-entropy, (1 - eps) * nll + eps * mean_j(-log p_j) over all V classes
 # (F.cross_entropy's label_smoothing, checked against a float64 implementation), summed over the targets
 # that are not pad_id and divided by their count.
@@ -60,8 +71,9 @@
 #   generate      B prompts of --prompt random ids in [4, V) (fresh ones each repeat), then --new tokens
 #                 each, greedy, the end token (and, as Heptapod's banned_output_ids, pad and bos) banned so
 #                 that every row makes exactly --new tokens. The prompts in ONE batched causal pass that
-#                 fills per-layer key/value caches preallocated as (B, H, prompt+new, Dh); then one position
-#                 per step, the output projection for the new position only. eval(), inference_mode.
+#                 fills per-layer key/value caches preallocated as (B, KV, prompt+new, Dh) (KV: the key/value
+#                 heads, H without grouped-query attention); then one position per step, the output
+#                 projection for the new position only. eval(), inference_mode.
 #                 int8: torch.ao.quantization.quantize_dynamic of every nn.Linear, the output projection
 #                 made an nn.Linear sharing the embedding weight first (the lookup stays float32);
 #                 bfloat16: autocast around prefill and steps, bfloat16 caches. Counted: B * new per repeat;
@@ -79,8 +91,12 @@
 #   --self-test   (a few seconds) tiny configs (2 layers, d 16, 2 heads, V 50: pre/post-norm, sinusoids and
 #                 learned positions with an offset, relu/gelu/silu, tied/untied, output bias): loss within
 #                 1e-5 relative and gradients of a float64 plain implementation, names and shapes as
-#                 Heptapod's layout; cached generation (both step attentions) = the full causal forward's
-#                 greedy tokens and last logits (1e-4), int8 and bfloat16 generation run; safetensors write /
+#                 Heptapod's layout; two configs with the LLaMA pieces (RMSNorm, SwiGLU / GeGLU, rotary
+#                 positions whole and on half the head, 2 and 1 key/value heads of 4, an explicit head_dim,
+#                 q/k/v biases, tied / untied) against tools/llama_reference.py's float64 loss and gradients
+#                 (their weights under Hugging Face's names); cached generation (both step attentions) = the
+#                 full causal forward's greedy tokens and last logits (1e-4), the caches holding the key/value
+#                 heads alone; int8 and bfloat16 generation run; safetensors write /
 #                 read / reload round trip with its header checked; noam values by hand; the recipe's loop
 #                 (order, absent rows and batches, rates per update, the time limit).
 #
@@ -88,6 +104,10 @@
 #   - Hand-written layers: fused q/k/v nn.Linear, 4-D matmuls with an additive causal (T, T) mask added in
 #     place, softmax, dropout, matmul; the same modules serve the cached decoder (layer.step).
 #   - One-query attention over the cache is broadcast multiply + sum (--step-attention mulsum).
+#   - Grouped-query attention never repeats keys and values: the G query heads of a key/value head run as
+#     one (G T, T) score product (training, prefill) or one (G, t) one (steps), so the cache holds the KV
+#     heads alone. Rotary angles are tables of cos and sin (float64 -> float32) applied to q and k.
+#     Unmeasured: whether mulsum or matmul is the faster step attention for grouped heads (default mulsum).
 #   - int8 uses the qnnpack engine (Debian's torch has no fbgemm: onednn and qnnpack), its modules set to
 #     the call without reduce_range (which qnnpack ignores anyway, but otherwise logs a warning line on
 #     every product).
@@ -146,6 +166,11 @@ BENCH_MODELS = {
     "gpt2-small": (dict(_LM_COMMON, vocab_size=50257, layers=12, d_model=768, n_heads=12, d_ff=3072,
                         attention_dropout=0.1, activation="gelu", scale_embeddings=False,
                         learned_positions=1024), 1024),
+    "smollm-135m": (dict(_LM_COMMON, vocab_size=49152, layers=30, d_model=576, n_heads=9, d_ff=1536,
+                         dropout=0.0, attention_dropout=0.0, embedding_dropout=0.0, activation="silu",
+                         scale_embeddings=False, norm_type="rms", kv_heads=3, gated_ffn=True,
+                         attention_qkv_bias=False, attention_out_bias=False, ffn_bias=False,
+                         rotary={"theta": 100000.0, "dims": 0, "scaling": "none"}, max_positions=2048), 1024),
 }
 
 
@@ -158,7 +183,9 @@ def fail(message):
 _KNOWN_FIELDS = {"architecture", "vocab_size", "layers", "d_model", "n_heads", "d_ff", "dropout",
                  "attention_dropout", "activation_dropout", "embedding_dropout", "norm", "final_norm",
                  "layer_norm_eps", "tie_embeddings", "output_bias", "pad_id", "bos_id", "eos_id", "activation",
-                 "scale_embeddings", "positions", "position_offset", "learned_positions", "source_eos"}
+                 "scale_embeddings", "positions", "position_offset", "learned_positions", "source_eos",
+                 "norm_type", "kv_heads", "head_dim", "gated_ffn", "attention_qkv_bias", "attention_out_bias",
+                 "ffn_bias", "qk_norm", "rotary", "max_positions", "prompt_bos"}
 
 
 def model_config(obj, where="model config"):
@@ -201,13 +228,49 @@ def model_config(obj, where="model config"):
         fail("%s: activation \"%s\" is not supported" % (where, c["activation"]))
     if obj.get("positions", "interleaved") != "interleaved":
         fail("%s: positions \"%s\" is not supported (only the interleaved sinusoids)" % (where, obj["positions"]))
-    if c["d_model"] % c["heads"] != 0:
-        fail("%s: d_model must be divisible by n_heads" % where)
-    if c["learned_positions"] == 0 and c["d_model"] % 2 != 0:
+    if c["d_model"] % c["heads"] != 0 and not obj.get("head_dim"):
+        fail("%s: d_model must be divisible by n_heads unless head_dim is given" % where)
+    if c["learned_positions"] == 0 and c["d_model"] % 2 != 0 and "rotary" not in obj:
         fail("%s: sinusoidal positions need an even d_model" % where)
     if c["learned_positions"] and c["learned_positions"] <= c["position_offset"]:
         fail("%s: learned_positions must exceed position_offset" % where)
+    llama_pieces(c, obj, where)
     return c
+
+
+def llama_pieces(c, obj, where):
+    """The LLaMA family's pieces into c: norm_type ("layer" or "rms"), kv_heads and head_dim (0: n_heads and
+    d_model / n_heads), gated (down(act(gate(x)) * up(x)), fc1 being up), the biases, rotary ({"theta", "dims"
+    (0: the whole head), "scaling": "none"}: this rival implements no rotary scaling) or None; "classic": none of
+    them (the paper's attention and FFN, run by the same code as before they existed)."""
+    c["norm_type"] = obj.get("norm_type", "layer")
+    if c["norm_type"] not in ("layer", "rms"):
+        fail("%s: norm_type must be \"layer\" or \"rms\"" % where)
+    c["kv_heads"] = int(obj.get("kv_heads", 0)) or c["heads"]
+    c["head_dim"] = int(obj.get("head_dim", 0)) or c["d_model"] // c["heads"]
+    if c["kv_heads"] < 1 or c["heads"] % c["kv_heads"]:
+        fail("%s: kv_heads must divide n_heads" % where)
+    c["gated"] = bool(obj.get("gated_ffn", False))
+    c["qkv_bias"] = bool(obj.get("attention_qkv_bias", True))
+    c["out_bias"] = bool(obj.get("attention_out_bias", True))
+    c["ffn_bias"] = bool(obj.get("ffn_bias", True))
+    if obj.get("qk_norm", False):
+        fail("%s: qk_norm is not implemented by this rival" % where)
+    c["rotary"] = None
+    if "rotary" in obj:
+        r = obj["rotary"]
+        if not isinstance(r, dict) or r.get("scaling", "none") != "none" or "theta" not in r:
+            fail("%s: rotary must be {\"theta\", \"dims\", \"scaling\": \"none\"} (no rotary scaling here)" % where)
+        dims = int(r.get("dims", 0)) or c["head_dim"]
+        if dims % 2 or dims > c["head_dim"]:
+            fail("%s: rotary dims must be even and at most head_dim" % where)
+        if c["learned_positions"]:
+            fail("%s: rotary positions replace learned positions" % where)
+        c["rotary"] = {"theta": float(r["theta"]), "dims": dims}
+    c["max_positions"] = int(obj.get("max_positions", 0))
+    c["classic"] = (c["norm_type"] == "layer" and c["kv_heads"] == c["heads"] and not c["gated"] and
+                    c["head_dim"] * c["heads"] == c["d_model"] and c["qkv_bias"] and c["out_bias"] and
+                    c["ffn_bias"] and c["rotary"] is None)
 
 
 def has_final_norm(c):
@@ -217,28 +280,39 @@ def has_final_norm(c):
 # ---------------------------------------------------------------------------------------------- FLOPs
 
 
+def layer_token_flops(c):
+    """A layer's matrix-product FLOPs per token outside attention's scores: the q and out projections 2 d qw
+    each, k and v 2 d kvw each (qw = n_heads * head_dim, kvw = kv_heads * head_dim), the FFN's 2 (3 gated)
+    products 2 d f each; the paper's model: 8 d^2 + 4 d f."""
+    d, f = float(c["d_model"]), float(c["d_ff"])
+    qw, kvw = float(c["heads"] * c["head_dim"]), float(c["kv_heads"] * c["head_dim"])
+    return 4 * d * qw + 4 * d * kvw + (6 if c["gated"] else 4) * d * f
+
+
 def lm_training_flops(c, blocks, context):
     """Useful FLOPs of one training update on `blocks` blocks of `context` tokens: 3 x the forward pass
     (backward = 2 x forward). Forward per block of T tokens, counting only matrix products (2 FLOPs per
-    multiply-add): per layer T*(8 d^2 + 4 d f) (q, k, v, out projections and the two FFN products) plus
-    2 d T^2 (causal scores Q K^T and probabilities x V, each d*T^2/2 multiply-adds), then the output
-    projection 2 T d V. Embedding lookups, norms, softmax, biases, the loss and Adam are not counted.
-    The same formula as bench/workload.cpp's lm_training_flops."""
-    d, f, t, v = float(c["d_model"]), float(c["d_ff"]), float(context), float(c["vocab"])
-    forward = c["layers"] * (t * (8 * d * d + 4 * d * f) + 2 * d * t * t) + 2 * t * d * v
+    multiply-add): per layer T * layer_token_flops (the projections and the FFN; the paper's model: T*(8 d^2 +
+    4 d f)) plus 2 qw T^2 (causal scores Q K^T and probabilities x V, each qw*T^2/2 multiply-adds; qw = d for
+    the paper's model), then the output projection 2 T d V. Embedding lookups, norms, rotations, softmax,
+    biases, the loss and Adam are not counted. The same formula as bench/workload.cpp's lm_training_flops."""
+    d, t, v = float(c["d_model"]), float(context), float(c["vocab"])
+    qw = float(c["heads"] * c["head_dim"])
+    forward = c["layers"] * (t * layer_token_flops(c) + 2 * qw * t * t) + 2 * t * d * v
     return 3 * forward * blocks
 
 
 def lm_generation_flops(c, rows, prompt, added):
     """Useful FLOPs of generating `added` tokens after a `prompt`-token prompt for `rows` rows: the prompt's
     causal forward pass (as above) with the output projection of its last position only (which gives the
-    first new token), then added-1 one-position steps, step i (1-based) attending over prompt+i keys (4 d
+    first new token), then added-1 one-position steps, step i (1-based) attending over prompt+i keys (4 qw
     FLOPs per key per layer) and projecting onto the vocabulary. The same formula as bench/workload.cpp's
     lm_generation_flops."""
-    d, f, p, v = float(c["d_model"]), float(c["d_ff"]), float(prompt), float(c["vocab"])
-    total = c["layers"] * (p * (8 * d * d + 4 * d * f) + 2 * d * p * p) + 2 * d * v
+    d, p, v = float(c["d_model"]), float(prompt), float(c["vocab"])
+    qw, per_token = float(c["heads"] * c["head_dim"]), layer_token_flops(c)
+    total = c["layers"] * (p * per_token + 2 * qw * p * p) + 2 * d * v
     for i in range(1, added):
-        total += c["layers"] * (8 * d * d + 4 * d * f + 4 * d * (p + i)) + 2 * d * v
+        total += c["layers"] * (per_token + 4 * qw * (p + i)) + 2 * d * v
     return rows * total
 
 
@@ -282,7 +356,58 @@ def one_query_attention_matmul(q, k, v):
     return torch.matmul(torch.softmax(scores, dim=-1), v).squeeze(2)
 
 
-STEP_ATTENTION = {"mulsum": one_query_attention_mulsum, "matmul": one_query_attention_matmul}
+def grouped_query_attention_mulsum(q, k, v):
+    """Grouped-query: q (B, KV, G, Dh) scaled, the G query heads of each key/value head; k, v (B, KV, t, Dh)
+    -> (B, KV, G, Dh), as broadcast multiply + sum."""
+    probs = torch.softmax((q.unsqueeze(3) * k.unsqueeze(2)).sum(-1), dim=-1)    # (B, KV, G, t)
+    return (probs.unsqueeze(-1) * v.unsqueeze(2)).sum(3)
+
+
+def grouped_query_attention_matmul(q, k, v):
+    """The same as batched matrix products."""
+    scores = torch.matmul(q, k.transpose(-2, -1))                                # (B, KV, G, t)
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
+# --step-attention: (the paper's attention's, grouped-query attention's).
+STEP_ATTENTION = {"mulsum": (one_query_attention_mulsum, grouped_query_attention_mulsum),
+                  "matmul": (one_query_attention_matmul, grouped_query_attention_matmul)}
+
+
+class RMSNorm(nn.Module):
+    """LLaMA's norm: weight * x / sqrt(mean(x^2) + eps), no shift."""
+
+    def __init__(self, d, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.bias = None
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def make_norm(c, d):
+    return nn.LayerNorm(d, eps=c["eps"]) if c["norm_type"] == "layer" else RMSNorm(d, c["eps"])
+
+
+def rotary_tables(length, rotary):
+    """(cos, sin), each (length, R) float32, computed in float64: position p turns columns i and i + R/2 of a
+    head (Hugging Face's rotate_half layout) by p * theta^(-2i/R)."""
+    r = rotary["dims"]
+    inv_freq = rotary["theta"] ** (-torch.arange(0, r, 2, dtype=torch.float64) / r)
+    angles = torch.arange(length, dtype=torch.float64)[:, None] * inv_freq[None, :]
+    emb = torch.cat([angles, angles], dim=-1)
+    return emb.cos().float(), emb.sin().float()
+
+
+def rotate(x, cos, sin):
+    """x (..., Dh): its first R columns rotated by cos, sin (..., R) (broadcast over the heads), the rest kept."""
+    r = cos.shape[-1]
+    head = x[..., :r]
+    half = torch.cat([-head[..., r // 2:], head[..., :r // 2]], dim=-1)           # rotate_half
+    turned = head * cos + half * sin
+    return turned if r == x.shape[-1] else torch.cat([turned, x[..., r:]], dim=-1)
 
 
 class Layer(nn.Module):
@@ -293,33 +418,46 @@ class Layer(nn.Module):
         super().__init__()
         d = c["d_model"]
         self.c = c
-        self.heads, self.head_dim = c["heads"], d // c["heads"]
+        self.heads, self.head_dim, self.kv_heads = c["heads"], c["head_dim"], c["kv_heads"]
         self.scale = 1.0 / math.sqrt(self.head_dim)
-        self.qkv = nn.Linear(d, 3 * d)
-        self.out_proj = nn.Linear(d, d)
-        self.attn_norm = nn.LayerNorm(d, eps=c["eps"])
-        self.fc1 = nn.Linear(d, c["d_ff"])
-        self.fc2 = nn.Linear(c["d_ff"], d)
-        self.ffn_norm = nn.LayerNorm(d, eps=c["eps"])
+        # The rows of q, k and v in the fused projection (the paper's model: d each).
+        self.widths = (self.heads * self.head_dim, self.kv_heads * self.head_dim, self.kv_heads * self.head_dim)
+        self.qkv = nn.Linear(d, sum(self.widths), bias=c["qkv_bias"])
+        self.out_proj = nn.Linear(self.widths[0], d, bias=c["out_bias"])
+        self.attn_norm = make_norm(c, d)
+        self.fc1 = nn.Linear(d, c["d_ff"], bias=c["ffn_bias"])                  # a gated FFN's up projection
+        self.gate = nn.Linear(d, c["d_ff"], bias=c["ffn_bias"]) if c["gated"] else None
+        self.fc2 = nn.Linear(c["d_ff"], d, bias=c["ffn_bias"])
+        self.ffn_norm = make_norm(c, d)
         self.activation = ACTIVATIONS[c["activation"]]
         self.pre = c["norm"] == "pre"
 
+    def linears(self):
+        """The layer's linear modules after the fused q/k/v one, in Heptapod's parameter order."""
+        return [self.out_proj, self.fc1] + ([self.gate] if self.gate is not None else []) + [self.fc2]
+
     def reset_parameters(self):
-        d = self.c["d_model"]
         with torch.no_grad():
-            for i in range(3):                                                  # q, k, v: each (d, d)
-                xavier_(self.qkv.weight[i * d:(i + 1) * d])
-            for lin in (self.out_proj, self.fc1, self.fc2):
+            start = 0
+            for width in self.widths:                                           # q, k, v: each (width, d)
+                xavier_(self.qkv.weight[start:start + width])
+                start += width
+            for lin in self.linears():
                 xavier_(lin.weight)
-            for lin in (self.qkv, self.out_proj, self.fc1, self.fc2):
-                lin.bias.zero_()
+            for lin in [self.qkv] + self.linears():
+                if lin.bias is not None:
+                    lin.bias.zero_()
             for norm in (self.attn_norm, self.ffn_norm):
                 norm.weight.fill_(1.0)
-                norm.bias.zero_()
+                if norm.bias is not None:
+                    norm.bias.zero_()
 
-    def attention(self, h, mask, cache=None):
-        """h (B, T, d), mask (T, T) additive -> (B, T, d). cache: (k, v) buffers (B, H, L, Dh) whose positions
-        [0, T) receive this pass's keys and values (the prompt's prefill)."""
+    def attention(self, h, mask, cache=None, rope=None):
+        """h (B, T, d), mask (T, T) additive -> (B, T, d). cache: (k, v) buffers (B, KV, L, Dh) whose positions
+        [0, T) receive this pass's keys and values (the prompt's prefill); rope: (cos, sin) (T, R) of rotary
+        positions, or None."""
+        if not self.c["classic"]:
+            return self.grouped_attention(h, mask, cache, rope)
         b, t, d = h.shape
         qkv = self.qkv(h).view(b, t, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)  # (3, B, H, T, Dh)
         q, k, v = qkv[0], qkv[1], qkv[2]
@@ -331,27 +469,75 @@ class Layer(nn.Module):
         out = torch.matmul(probs, v).transpose(1, 2).reshape(b, t, d)
         return self.out_proj(out)
 
+    def grouped_attention(self, h, mask, cache, rope):
+        """attention() with the LLaMA pieces: q of H heads, k and v of KV heads (each shared by the G = H / KV
+        query heads kv * G .. kv * G + G - 1), rotary positions on q and k. Each key/value head's G query heads
+        run as one (G T, T) product against its keys, so keys and values are never repeated."""
+        b, t, _ = h.shape
+        heads, kv, dh, g = self.heads, self.kv_heads, self.head_dim, self.heads // self.kv_heads
+        q, k, v = self.qkv(h).split(self.widths, dim=-1)
+        q = q.view(b, t, heads, dh).transpose(1, 2)                             # (B, H, T, Dh)
+        k = k.view(b, t, kv, dh).transpose(1, 2)                                # (B, KV, T, Dh)
+        v = v.view(b, t, kv, dh).transpose(1, 2)
+        if rope is not None:
+            q, k = rotate(q, *rope), rotate(k, *rope)
+        if cache is not None:
+            cache[0][:, :, :t] = k
+            cache[1][:, :, :t] = v
+        q = q.reshape(b, kv, g * t, dh)                                         # row j T + i: head kv G + j
+        scores = torch.matmul(q * self.scale, k.transpose(-2, -1))              # (B, KV, G T, T)
+        scores.add_(mask if g == 1 else mask.repeat(g, 1))
+        probs = F.dropout(torch.softmax(scores, dim=-1), self.c["attention_dropout"], self.training)
+        out = torch.matmul(probs, v).view(b, heads, t, dh).transpose(1, 2).reshape(b, t, heads * dh)
+        return self.out_proj(out)
+
     def ffn(self, h):
+        if self.gate is not None:                                               # SwiGLU / GeGLU
+            inner = self.activation(self.gate(h)) * self.fc1(h)
+            return self.fc2(F.dropout(inner, self.c["activation_dropout"], self.training))
         return self.fc2(F.dropout(self.activation(self.fc1(h)), self.c["activation_dropout"], self.training))
 
-    def forward(self, x, mask, cache=None):
+    def forward(self, x, mask, cache=None, rope=None):
         p = self.c["dropout"]
         if self.pre:
-            x = x + F.dropout(self.attention(self.attn_norm(x), mask, cache), p, self.training)
+            x = x + F.dropout(self.attention(self.attn_norm(x), mask, cache, rope), p, self.training)
             return x + F.dropout(self.ffn(self.ffn_norm(x)), p, self.training)
-        x = self.attn_norm(x + F.dropout(self.attention(x, mask, cache), p, self.training))
+        x = self.attn_norm(x + F.dropout(self.attention(x, mask, cache, rope), p, self.training))
         return self.ffn_norm(x + F.dropout(self.ffn(x), p, self.training))
 
-    def step(self, x, t, k_cache, v_cache, step_attention):
-        """One position t: x (B, d) -> (B, d); its key and value go to position t of the caches (B, H, L, Dh)
-        and the query attends over positions [0, t]. Inference only (no dropout)."""
-        b, d = x.shape
-        h = self.attn_norm(x) if self.pre else x
+    def classic_step_attention(self, h, t, k_cache, v_cache, step_attention):
+        """One position t's attention: h (B, d) -> (B, d) after out_proj; its key and value go to position t of
+        the caches (B, H, L, Dh) and the query attends over positions [0, t]."""
+        b, d = h.shape
         qkv = self.qkv(h).view(b, 3, self.heads, self.head_dim)                  # (B, 3, H, Dh)
         k_cache[:, :, t] = qkv[:, 1]
         v_cache[:, :, t] = qkv[:, 2]
-        a = step_attention(qkv[:, 0] * self.scale, k_cache[:, :, :t + 1], v_cache[:, :, :t + 1])  # (B, H, Dh)
-        a = self.out_proj(a.reshape(b, d))
+        a = step_attention[0](qkv[:, 0] * self.scale, k_cache[:, :, :t + 1], v_cache[:, :, :t + 1])  # (B, H, Dh)
+        return self.out_proj(a.reshape(b, d))
+
+    def grouped_step_attention(self, h, t, k_cache, v_cache, step_attention, rope):
+        """step_attention() with the LLaMA pieces: the caches hold the KV key/value heads alone (B, KV, L, Dh);
+        rope: (cos, sin) (R) of position t, or None."""
+        b = h.shape[0]
+        heads, kv, dh = self.heads, self.kv_heads, self.head_dim
+        q, k, v = self.qkv(h).split(self.widths, dim=-1)
+        q, k = q.view(b, heads, dh), k.view(b, kv, dh)
+        if rope is not None:
+            q, k = rotate(q, *rope), rotate(k, *rope)
+        k_cache[:, :, t] = k
+        v_cache[:, :, t] = v.view(b, kv, dh)
+        q = q.view(b, kv, heads // kv, dh) * self.scale                         # (B, KV, G, Dh)
+        a = step_attention[1](q, k_cache[:, :, :t + 1], v_cache[:, :, :t + 1])    # (B, KV, G, Dh)
+        return self.out_proj(a.reshape(b, heads * dh))
+
+    def step(self, x, t, k_cache, v_cache, step_attention, rope=None):
+        """One position t: x (B, d) -> (B, d) (step_attention: an entry of STEP_ATTENTION). Inference only (no
+        dropout)."""
+        h = self.attn_norm(x) if self.pre else x
+        if self.c["classic"]:
+            a = self.classic_step_attention(h, t, k_cache, v_cache, step_attention)
+        else:
+            a = self.grouped_step_attention(h, t, k_cache, v_cache, step_attention, rope)
         if self.pre:
             x = x + a
             return x + self.ffn(self.ffn_norm(x))
@@ -371,9 +557,11 @@ class DecoderLM(nn.Module):
         self.output_weight = nn.Parameter(torch.empty(vocab, d)) if c["tie"] == "none" else None
         self.output_bias = nn.Parameter(torch.zeros(vocab)) if c["output_bias"] else None
         self.layers = nn.ModuleList(Layer(c) for _ in range(c["layers"]))
-        self.final_norm = nn.LayerNorm(d, eps=c["eps"]) if has_final_norm(c) else None
+        self.final_norm = make_norm(c, d) if has_final_norm(c) else None
         self.embed_scale = math.sqrt(d) if c["scale_embeddings"] else 1.0
         self.sinusoids = torch.empty(0, d)
+        if c["rotary"] is not None:                                             # (cos, sin) (L, R)
+            self.rope = (torch.empty(0, c["rotary"]["dims"]), torch.empty(0, c["rotary"]["dims"]))
         self.reserve_positions(max_len)
         self.reset_parameters()
 
@@ -393,12 +581,19 @@ class DecoderLM(nn.Module):
                 layer.reset_parameters()
             if self.final_norm is not None:
                 self.final_norm.weight.fill_(1.0)
-                self.final_norm.bias.zero_()
+                if self.final_norm.bias is not None:
+                    self.final_norm.bias.zero_()
 
     def reserve_positions(self, length):
-        """Make positions [0, length) available (sinusoids precomputed; learned tables are checked)."""
+        """Make positions [0, length) available (sinusoids or rotary angles precomputed; learned tables are
+        checked)."""
         c = self.c
-        if c["learned_positions"]:
+        if c["max_positions"] and length > c["max_positions"]:
+            fail("sequences of %d tokens do not fit the model's %d positions" % (length, c["max_positions"]))
+        if c["rotary"] is not None:
+            if length > self.rope[0].shape[0]:
+                self.rope = rotary_tables(length, c["rotary"])
+        elif c["learned_positions"]:
             if c["position_offset"] + length > c["learned_positions"]:
                 fail("sequences of %d tokens do not fit %d learned positions (offset %d)"
                      % (length, c["learned_positions"], c["position_offset"]))
@@ -415,20 +610,29 @@ class DecoderLM(nn.Module):
         return self.sinusoids[first:first + count]
 
     def embed(self, tokens):
-        """tokens (B, T) -> drop_e(E[tok] (* sqrt(d)) + P[pos]) (B, T, d)."""
+        """tokens (B, T) -> drop_e(E[tok] (* sqrt(d)) + P[pos]) (B, T, d) (rotary models add no positions)."""
         x = F.embedding(tokens, self.embedding)
         if self.embed_scale != 1.0:
             x = x * self.embed_scale
-        x = x + self.position_rows(0, tokens.shape[1])
+        if self.c["rotary"] is None:
+            x = x + self.position_rows(0, tokens.shape[1])
         return F.dropout(x, self.c["embedding_dropout"], self.training)
+
+    def rotary_rows(self, start, count):
+        """Rotary models: (cos, sin) of positions [start, start + count), each (count, R); else None."""
+        if self.c["rotary"] is None:
+            return None
+        self.reserve_positions(start + count)
+        return self.rope[0][start:start + count], self.rope[1][start:start + count]
 
     def hidden(self, tokens, caches=None):
         """tokens (B, T) -> the last layer's output (B, T, d), before the final norm. caches: per layer
         (k, v) buffers to fill with the keys and values of positions [0, T)."""
         x = self.embed(tokens)
         mask = causal_mask(tokens.shape[1])
+        rope = self.rotary_rows(0, tokens.shape[1])
         for i, layer in enumerate(self.layers):
-            x = layer(x, mask, None if caches is None else caches[i])
+            x = layer(x, mask, None if caches is None else caches[i], rope)
         return x
 
     def logits(self, h):
@@ -448,9 +652,13 @@ class DecoderLM(nn.Module):
         x = self.embedding.index_select(0, tokens)
         if self.embed_scale != 1.0:
             x = x * self.embed_scale
-        x = x + self.position_rows(t, 1)
+        rope = self.rotary_rows(t, 1)
+        if rope is None:
+            x = x + self.position_rows(t, 1)
+        else:
+            rope = (rope[0][0], rope[1][0])                                     # (R) each
         for i, layer in enumerate(self.layers):
-            x = layer.step(x, t, caches[i][0], caches[i][1], step_attention)
+            x = layer.step(x, t, caches[i][0], caches[i][1], step_attention, rope)
         return self.logits(x)
 
     # -- Heptapod's names ---------------------------------------------------------------------------------
@@ -458,8 +666,7 @@ class DecoderLM(nn.Module):
     def _views(self, grad=False):
         """(Heptapod name, live view of the parameter's data, or of its gradient if grad), in the order of
         Heptapod's parameter layout (param_shapes of tools/make_parity_fixtures.py); the fused q/k/v rows
-        are split into q_proj, k_proj and v_proj."""
-        d = self.c["d_model"]
+        are split into q_proj, k_proj and v_proj; a gated FFN's gate follows fc1; absent biases are skipped."""
         out = [("decoder/embedding/weight", self.embedding, None)]
         if self.positions is not None:
             out.append(("decoder/positions/weight", self.positions, None))
@@ -469,16 +676,24 @@ class DecoderLM(nn.Module):
             out.append(("decoder/output_proj/bias", self.output_bias, None))
         for i, layer in enumerate(self.layers):
             p = "decoder/layers/%d/" % i
-            for j, proj in enumerate(("q_proj", "k_proj", "v_proj")):
-                rows = slice(j * d, (j + 1) * d)
+            start = 0
+            for proj, width in zip(("q_proj", "k_proj", "v_proj"), layer.widths):
+                rows = slice(start, start + width)
+                start += width
                 out.append((p + "self_attn/%s/weight" % proj, layer.qkv.weight, rows))
-                out.append((p + "self_attn/%s/bias" % proj, layer.qkv.bias, rows))
-            for name, module in (("self_attn/out_proj", layer.out_proj), ("self_attn_norm", layer.attn_norm),
-                                 ("ffn/fc1", layer.fc1), ("ffn/fc2", layer.fc2), ("ffn_norm", layer.ffn_norm)):
-                out += [(p + name + "/weight", module.weight, None), (p + name + "/bias", module.bias, None)]
+                if layer.qkv.bias is not None:
+                    out.append((p + "self_attn/%s/bias" % proj, layer.qkv.bias, rows))
+            modules = [("self_attn/out_proj", layer.out_proj), ("self_attn_norm", layer.attn_norm),
+                       ("ffn/fc1", layer.fc1)] + ([("ffn/gate", layer.gate)] if layer.gate is not None else []) + \
+                      [("ffn/fc2", layer.fc2), ("ffn_norm", layer.ffn_norm)]
+            for name, module in modules:
+                out.append((p + name + "/weight", module.weight, None))
+                if module.bias is not None:
+                    out.append((p + name + "/bias", module.bias, None))
         if self.final_norm is not None:
-            out += [("decoder/final_norm/weight", self.final_norm.weight, None),
-                    ("decoder/final_norm/bias", self.final_norm.bias, None)]
+            out.append(("decoder/final_norm/weight", self.final_norm.weight, None))
+            if self.final_norm.bias is not None:
+                out.append(("decoder/final_norm/bias", self.final_norm.bias, None))
         views = []
         for name, param, rows in out:
             t = param.grad if grad else param.data
@@ -645,15 +860,19 @@ def banned_ids(c):
     return sorted({c["eos"]} | {i for i in (c["pad"], c["bos"]) if i != c["eos"]})
 
 
+def new_caches(c, rows, length, dtype):
+    """Per layer (keys, values), each (rows, KV, length, Dh): the key/value heads alone."""
+    shape = (rows, c["kv_heads"], length, c["head_dim"])
+    return [(torch.empty(shape, dtype=dtype), torch.empty(shape, dtype=dtype)) for _ in range(c["layers"])]
+
+
 def generate(model, prompts, new, step_attention, cache_dtype=torch.float32):
     """Greedy: prompts (B, P) -> (new tokens (B, new), the logits (B, V) that chose the last one). The prompts
-    in one causal pass that fills the key/value caches (B, H, P+new, Dh), preallocated per layer; then one
-    position per step, projected onto the vocabulary alone."""
+    in one causal pass that fills the key/value caches (new_caches: (B, KV, P+new, Dh) per layer); then one
+    position per step, projected onto the vocabulary alone. step_attention: an entry of STEP_ATTENTION."""
     c = model.c
     b, p = prompts.shape
-    heads, dh = c["heads"], c["d_model"] // c["heads"]
-    caches = [(torch.empty(b, heads, p + new, dh, dtype=cache_dtype),
-               torch.empty(b, heads, p + new, dh, dtype=cache_dtype)) for _ in model.layers]
+    caches = new_caches(c, b, p + new, cache_dtype)
     banned = torch.tensor(banned_ids(c))
     out = torch.empty(b, new, dtype=torch.long)
     logits = model.logits(model.hidden(prompts, caches)[:, -1])                # (B, V)
@@ -858,8 +1077,16 @@ def reference_loss(P, c, tokens, targets, eps):
 
 def expected_names(c):
     """(name, shape) of every parameter, in Heptapod's order (param_shapes of the parity fixtures, written
-    again for one causal stack)."""
+    again for one causal stack, with the LLaMA pieces as src/heptapod/model/parameter_layout.cpp adds them)."""
     d, f, v = c["d_model"], c["d_ff"], c["vocab"]
+    qw, kvw = c["heads"] * c["head_dim"], c["kv_heads"] * c["head_dim"]
+
+    def linear(name, rows, cols, bias):
+        return [(name + "/weight", (rows, cols))] + ([(name + "/bias", (rows,))] if bias else [])
+
+    def norm(name):
+        return [(name + "/weight", (d,))] + ([(name + "/bias", (d,))] if c["norm_type"] == "layer" else [])
+
     out = [("decoder/embedding/weight", (v, d))]
     if c["learned_positions"]:
         out.append(("decoder/positions/weight", (c["learned_positions"], d)))
@@ -869,15 +1096,74 @@ def expected_names(c):
         out.append(("decoder/output_proj/bias", (v,)))
     for i in range(c["layers"]):
         p = "decoder/layers/%d/" % i
-        for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
-            out += [(p + "self_attn/%s/weight" % proj, (d, d)), (p + "self_attn/%s/bias" % proj, (d,))]
-        out += [(p + "self_attn_norm/weight", (d,)), (p + "self_attn_norm/bias", (d,)),
-                (p + "ffn/fc1/weight", (f, d)), (p + "ffn/fc1/bias", (f,)),
-                (p + "ffn/fc2/weight", (d, f)), (p + "ffn/fc2/bias", (d,)),
-                (p + "ffn_norm/weight", (d,)), (p + "ffn_norm/bias", (d,))]
+        for proj, rows in (("q_proj", qw), ("k_proj", kvw), ("v_proj", kvw)):
+            out += linear(p + "self_attn/" + proj, rows, d, c["qkv_bias"])
+        out += linear(p + "self_attn/out_proj", d, qw, c["out_bias"]) + norm(p + "self_attn_norm")
+        out += linear(p + "ffn/fc1", f, d, c["ffn_bias"])
+        if c["gated"]:
+            out += linear(p + "ffn/gate", f, d, c["ffn_bias"])
+        out += linear(p + "ffn/fc2", d, f, c["ffn_bias"]) + norm(p + "ffn_norm")
     if c["norm"] == "pre" or c["final_norm"]:
-        out += [("decoder/final_norm/weight", (d,)), ("decoder/final_norm/bias", (d,))]
+        out += norm("decoder/final_norm")
     return out
+
+
+# Heptapod's names of the LLaMA pieces -> Hugging Face's (the layer's part after decoder/layers/N/).
+HF_LAYER_NAMES = {"self_attn/q_proj": "self_attn.q_proj", "self_attn/k_proj": "self_attn.k_proj",
+                  "self_attn/v_proj": "self_attn.v_proj", "self_attn/out_proj": "self_attn.o_proj",
+                  "self_attn_norm": "input_layernorm", "ffn/gate": "mlp.gate_proj", "ffn/fc1": "mlp.up_proj",
+                  "ffn/fc2": "mlp.down_proj", "ffn_norm": "post_attention_layernorm"}
+
+
+def hf_checkpoint(c, state):
+    """A LLaMA-shaped model (rms, pre-norm, gated, rotary without scaling, no output bias, unscaled embeddings)
+    as a Hugging Face checkpoint: (config.json's object, {HF name: tensor}); q/k/v biases alone make it qwen2's,
+    none llama's. state: [(Heptapod name, tensor)]."""
+    assert c["norm_type"] == "rms" and c["norm"] == "pre" and c["gated"] and c["rotary"] is not None
+    assert not c["output_bias"] and not c["scale_embeddings"] and not c["out_bias"] and not c["ffn_bias"]
+    config = {"model_type": "qwen2" if c["qkv_bias"] else "llama", "vocab_size": c["vocab"],
+              "hidden_size": c["d_model"], "intermediate_size": c["d_ff"], "num_hidden_layers": c["layers"],
+              "num_attention_heads": c["heads"], "num_key_value_heads": c["kv_heads"], "head_dim": c["head_dim"],
+              "rms_norm_eps": c["eps"], "hidden_act": c["activation"], "tie_word_embeddings": c["tie"] != "none",
+              "rope_theta": c["rotary"]["theta"], "partial_rotary_factor": c["rotary"]["dims"] / c["head_dim"],
+              "max_position_embeddings": 1024}
+    tensors = {}
+    for name, t in state:
+        parts = name.split("/")
+        if name == "decoder/embedding/weight":
+            hf = "model.embed_tokens.weight"
+        elif name == "decoder/output_proj/weight":
+            hf = "lm_head.weight"
+        elif name == "decoder/final_norm/weight":
+            hf = "model.norm.weight"
+        else:
+            hf = "model.layers.%s.%s.%s" % (parts[2], HF_LAYER_NAMES["/".join(parts[3:-1])], parts[-1])
+        tensors[hf] = t
+    return config, tensors
+
+
+def import_llama_reference():
+    """tools/llama_reference.py, the LLaMA family's float64 reference, beside bench/."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+    try:
+        import llama_reference
+    except ImportError as e:
+        fail("the self-test compares the LLaMA pieces with tools/llama_reference.py, which does not import (%s)" % e)
+    return llama_reference
+
+
+def llama_reference_loss(reference, P, c, tokens, targets, eps):
+    """The loss of a LLaMA-shaped model through tools/llama_reference.py (float64): P {Heptapod name: tensor};
+    targets equal to pad have no loss (rows run whole: later pad inputs cannot change earlier positions)."""
+    config, tensors = hf_checkpoint(c, list(P.items()))
+    hc = reference.parse_config(config, "self-test")
+    ignored = torch.where(targets == c["pad"], torch.full_like(targets, -1), targets)
+    return reference.smoothed_loss(tensors, hc, tokens, ignored, [tokens.shape[1]] * tokens.shape[0], eps)
+
+
+# The LLaMA pieces on the self-test's base config (dropouts kept: the self-test checks they act).
+LLAMA_PIECES = {"norm_type": "rms", "gated_ffn": True, "activation": "silu", "attention_qkv_bias": False,
+                "attention_out_bias": False, "ffn_bias": False, "scale_embeddings": False}
 
 
 def self_test_configs():
@@ -891,6 +1177,11 @@ def self_test_configs():
          "position_offset": 2, "tie_embeddings": "none", "output_bias": True, "scale_embeddings": False},
         {"activation": "gelu", "learned_positions": 16, "scale_embeddings": False},  # GPT-2's style
         {"norm": "post", "activation": "silu", "position_offset": 1, "output_bias": True},
+        # The LLaMA pieces: SmolLM's kind (RMSNorm, SwiGLU, grouped-query, rotary, no biases, tied) ...
+        dict(LLAMA_PIECES, n_heads=4, kv_heads=2, rotary={"theta": 100.0, "dims": 0, "scaling": "none"}),
+        # ... and multi-query, an explicit head_dim, half the head rotated, GeGLU, q/k/v biases (Qwen 2's), untied.
+        dict(LLAMA_PIECES, n_heads=4, kv_heads=1, head_dim=8, activation="gelu", attention_qkv_bias=True,
+             tie_embeddings="none", rotary={"theta": 50.0, "dims": 4, "scaling": "none"}),
     ]
     return [model_config(dict(base, **v), "self-test config %d" % i) for i, v in enumerate(variants)]
 
@@ -913,7 +1204,10 @@ def self_test():
     configs = self_test_configs()
     gen = torch.Generator().manual_seed(7)
 
-    # (1) loss and gradients against the float64 reference; names and shapes against Heptapod's layout
+    reference = import_llama_reference()
+
+    # (1) loss and gradients against the float64 reference (tools/llama_reference.py for the LLaMA pieces);
+    # names and shapes against Heptapod's layout
     for n, c in enumerate(configs):
         model = perturbed_model(c, 100 + n)
         names = [(name, tuple(t.shape)) for name, t in model.heptapod_state_dict()]
@@ -929,7 +1223,10 @@ def self_test():
         loss = next_token_loss(model(tokens).view(-1, c["vocab"]), targets.view(-1), c["pad"], 0.1)
         loss.backward()
         P = {name: t.double().requires_grad_(True) for name, t in model.heptapod_state_dict()}
-        ref = reference_loss(P, c, tokens, targets, 0.1)
+        if c["classic"]:
+            ref = reference_loss(P, c, tokens, targets, 0.1)
+        else:
+            ref = llama_reference_loss(reference, P, c, tokens, targets, 0.1)
         rel = abs(loss.item() - ref.item()) / abs(ref.item())
         assert rel < 1e-5, "config %d: loss %.8f vs float64 reference %.8f" % (n, loss.item(), ref.item())
         ref.backward()
@@ -962,16 +1259,17 @@ def self_test():
                 diff = (full[:, -1][finite] - last[finite]).abs().max().item()
                 assert diff < 1e-4, "config %d (%s): last logits differ by %g" % (n, kind, diff)
             with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
-                out16, _ = generate(model, prompts, new, one_query_attention_mulsum, torch.bfloat16)
+                out16, _ = generate(model, prompts, new, STEP_ATTENTION["mulsum"], torch.bfloat16)
             outs = [out16]
             for engine in [e for e in torch.backends.quantized.supported_engines if e != "none"]:
                 torch.backends.quantized.engine = engine
-                outs.append(generate(quantize_int8(model), prompts, new, one_query_attention_mulsum)[0])
+                outs.append(generate(quantize_int8(model), prompts, new, STEP_ATTENTION["mulsum"])[0])
             for out_ in outs:
                 assert out_.shape == (3, new) and not torch.isin(out_, banned).any()
                 assert ((out_ >= 0) & (out_ < c["vocab"])).all()
-        print("  model %d: cached greedy = full forward (last logits within %.1e); int8 and bfloat16 run"
-              % (n, diff), file=sys.stderr)
+        assert new_caches(c, 3, 10, torch.float32)[0][0].shape == (3, c["kv_heads"], 10, c["head_dim"])
+        print("  model %d: cached greedy = full forward (last logits within %.1e), caches of %d key/value heads; "
+              "int8 and bfloat16 run" % (n, diff, c["kv_heads"]), file=sys.stderr)
 
     with tempfile.TemporaryDirectory() as tmp:
         # (3) safetensors round trip, header checked by hand

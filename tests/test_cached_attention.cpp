@@ -51,8 +51,8 @@ void check_against_double_loops() {
         const float scale = 1.0f / std::sqrt(static_cast<float>(D));
         const int stride = count + 3;
         std::vector<float> scores(static_cast<std::size_t>(H) * stride, -9.0f), out(C, -9.0f);
-        kernels::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, D, scale, scores.data(),
-                               stride, out.data());
+        kernels::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, H, D, scale,
+                               scores.data(), stride, out.data());
         const std::string what = "H=" + std::to_string(H) + " D=" + std::to_string(D) + " count=" + std::to_string(count);
         for (int h = 0; h < H; ++h) {
           std::vector<double> p(count);

@@ -287,7 +287,7 @@ constexpr int kC = 8, kHeads = 2, kF = 12;
 struct AttentionParams {
   LinearParams q{kC, kC, 30}, k{kC, kC, 40}, v{kC, kC, 50}, o{kC, kC, 60};
   MultiHeadAttention<double> attn() {
-    return {q.layer(kC, kC), k.layer(kC, kC), v.layer(kC, kC), o.layer(kC, kC), kHeads, {}, {}};
+    return {q.layer(kC, kC), k.layer(kC, kC), v.layer(kC, kC), o.layer(kC, kC), kHeads, {}, {}, 0, 0, {}, {}};
   }
   void restart() {
     for (LinearParams* l : {&q, &k, &v, &o}) l->restart();
@@ -553,7 +553,9 @@ TEST(AttentionKeyOffset, EqualsTheLastRowsOfCausalSelfAttention) {
 
 struct FfnParams {
   LinearParams fc1{kF, kC, 90}, fc2{kC, kF, 95};
-  FeedForward<double> ffn(Activation act = Activation::Relu) { return {fc1.layer(kF, kC), fc2.layer(kC, kF), act}; }
+  FeedForward<double> ffn(Activation act = Activation::Relu) {
+    return {fc1.layer(kF, kC), fc2.layer(kC, kF), act, {}};
+  }
   void add_checks(std::vector<Checked>& t, const std::string& name) {
     fc1.add_checks(t, name + ".fc1");
     fc2.add_checks(t, name + ".fc2");
@@ -995,6 +997,71 @@ TEST(GradCheck, BinaryCrossEntropyMatchesItsDefinition) {
   EXPECT_NEAR(t.loss, want, 1e-9 * want);
   EXPECT_EQ(t.tokens, 2);
   EXPECT_EQ(t.correct, right);
+}
+
+// The LLaMA family's pieces: RMSNorm, rotary positions under each scaling, the gated feed-forward network,
+// grouped-query attention, projections without biases or with q/k/v biases alone, per-head q/k norms, an
+// explicit head size, an untied output layer; in a decoder-only model and in every other kind.
+ModelConfig llama_shaped(RopeScaling scaling) {
+  ModelConfig c = tiny_config();  // d_model 8, 2 heads
+  c.norm = NormPosition::Pre;
+  c.norm_type = NormType::Rms;
+  c.scale_embeddings = false;
+  c.n_heads = 4;
+  c.kv_heads = 2;
+  c.head_dim = 4;  // queries 16 wide from d_model 8
+  c.gated_ffn = true;
+  c.activation = Activation::Silu;
+  c.attention_qkv_bias = c.attention_out_bias = c.ffn_bias = false;
+  c.rotary = true;
+  c.rope.theta = 50.0;
+  c.rope.scaling = scaling;
+  c.rope.factor = 2.0;
+  c.rope.original_positions = 3;  // shorter than the batch's sequences: dynamic and llama3 scaling in force
+  c.rope.low_freq_factor = 1.0;
+  c.rope.high_freq_factor = 2.0;
+  c.tie_embeddings = EmbeddingTying::None;
+  return c;
+}
+
+TEST(GradCheck, ModelLlamaShapedDecoderOnly) {
+  for (RopeScaling scaling : {RopeScaling::None, RopeScaling::Linear, RopeScaling::Dynamic, RopeScaling::Llama3}) {
+    SCOPED_TRACE(rope_scaling_name(scaling));
+    check_model(one_stack_config(llama_shaped(scaling), Architecture::DecoderOnly, 11), false);
+  }
+}
+
+TEST(GradCheck, ModelQwen2ShapedMultiQueryWithQkvBiasesTiedAndDropout) {
+  ModelConfig c = llama_shaped(RopeScaling::None);
+  c.kv_heads = 1;
+  c.attention_qkv_bias = true;
+  c.tie_embeddings = EmbeddingTying::TargetOutput;
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.2f;
+  check_model(one_stack_config(c, Architecture::DecoderOnly, 11), true);
+}
+
+TEST(GradCheck, ModelQwen3ShapedQkNormsHeadSizePartialRotaryAndGeglu) {
+  ModelConfig c = llama_shaped(RopeScaling::Llama3);
+  c.head_dim = 6;  // 4 heads of 6: queries 24 wide from d_model 8
+  c.rope.dims = 4;
+  c.qk_norm = true;
+  c.activation = Activation::GeluTanh;
+  check_model(one_stack_config(c, Architecture::DecoderOnly, 11), false);
+}
+
+TEST(GradCheck, ModelEncoderDecoderWithTheLlamaPieces) {
+  ModelConfig c = llama_shaped(RopeScaling::None);
+  c.ffn_bias = true;
+  c.tie_embeddings = EmbeddingTying::All;
+  check_model(c, false);
+}
+
+TEST(GradCheck, ModelEncoderOnlyWithTheLlamaPieces) {
+  ModelConfig c = llama_shaped(RopeScaling::Linear);
+  c = one_stack_config(c, Architecture::EncoderOnly, 11);
+  c.mlm_head = true;
+  c.mask_id = 3;
+  check_model(c, false);
 }
 
 TEST(GradCheck, ModelLearnedPositionsFromAnOffsetInBothStacks) {

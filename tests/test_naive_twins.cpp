@@ -39,24 +39,26 @@ TYPED_TEST_SUITE(NaiveTwins, ScalarTypes);
 
 // ---------------------------------------------------------------------------------- cached attention
 
-// Every (count, H, D) case for cache element type E: q (H*D); keys and values each a buffer of scattered
-// (H*D) vectors, position j's at offsets[j] (shuffled slots of a wider stride, shifted by a few elements, as a
+// Every (count, H, KH, D) case for cache element type E: q (H*D); keys and values each a buffer of scattered
+// (KH*D) vectors (KH < H: grouped-query attention), position j's at offsets[j] (shuffled slots of a wider stride, shifted by a few elements, as a
 // beam's history lies); scores (H, stride) with stride > count, its padding columns left as they were.
 template <typename E>
 void check_attend_cached() {
   struct Heads {
-    int H, D;
+    int H, KH, D;
   };
   // 64, 320 (256 + 64) and 512 wide with D = 64, and 4 x 16: the AVX-512 path where the build has it;
-  // 3 x 8 and 2 x 24: the AVX2 per-head path; 3 x 7 and 1 x 1: the scalar loops.
-  const Heads heads[] = {{1, 64}, {5, 64}, {8, 64}, {4, 16}, {3, 8}, {2, 24}, {3, 7}, {1, 1}};
+  // 3 x 8 and 2 x 24: the AVX2 per-head path; 3 x 7 and 1 x 1: the scalar loops; each with fewer key/value
+  // heads too.
+  const Heads heads[] = {{1, 1, 64}, {5, 5, 64}, {8, 8, 64}, {8, 2, 64}, {8, 1, 64}, {4, 4, 16}, {4, 2, 16},
+                         {3, 3, 8},  {6, 3, 8},  {2, 2, 24}, {3, 3, 7},  {3, 1, 7},  {1, 1, 1}};
   std::mt19937 rng(23);
   unsigned seed = 1;
   for (const Heads hd : heads)
     for (int count : {1, 2, 5, 37, 300}) {
-      const int H = hd.H, D = hd.D, C = H * D;
+      const int H = hd.H, KH = hd.KH, D = hd.D, C = H * D;
       const int slots = count + 7;
-      const long slot_stride = C + 5;
+      const long slot_stride = KH * D + 5;
       const std::size_t cache_size = static_cast<std::size_t>(slots) * slot_stride;
       std::vector<int> slot(slots);
       std::iota(slot.begin(), slot.end(), 0);
@@ -85,12 +87,13 @@ void check_attend_cached() {
       for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
         std::vector<float> scores(static_cast<std::size_t>(H) * stride, -9.0f), out(C, kNaN<float>);  // (H, stride), (C)
         auto scores0 = scores, out0 = out;
-        k::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, D, scale, scores.data(), stride,
-                         out.data(), b);
-        nv::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, D, scale, scores0.data(),
-                          stride, out0.data(), b);
+        k::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, KH, D, scale, scores.data(),
+                         stride, out.data(), b);
+        nv::attend_cached(q.data(), keys.data(), values.data(), offsets.data(), count, H, KH, D, scale,
+                          scores0.data(), stride, out0.data(), b);
 
-        const std::string what = "attend_cached H=" + std::to_string(H) + " D=" + std::to_string(D) +
+        const std::string what = "attend_cached H=" + std::to_string(H) + " KH=" + std::to_string(KH) +
+                                 " D=" + std::to_string(D) +
                                  " count=" + std::to_string(count) + (b ? " with bias" : "");
         std::vector<float> probs, probs0;  // (H, count): the scores without their padding
         for (int h = 0; h < H; ++h)

@@ -67,7 +67,7 @@ TEST(RelativeAttention, MatchesThePyTorchReferenceOverThreeSegmentsWithMemory) {
   ASSERT_EQ(C % heads, 0);
 
   LinearParts q(f, "q"), k(f, "k"), v(f, "v"), o(f, "o");
-  const MultiHeadAttention<double> attn{q.layer(C), k.layer(C), v.layer(C), o.layer(C), heads, {}, {}};
+  const MultiHeadAttention<double> attn{q.layer(C), k.layer(C), v.layer(C), o.layer(C), heads, {}, {}, 0, 0, {}, {}};
   const Vec w_r = f.floats<double>("param/w_r"), u = f.floats<double>("param/u"), pos_v = f.floats<double>("param/v");
   Vec dw_r(w_r.size()), du(u.size()), dv(pos_v.size());
   Arena arena;

@@ -180,10 +180,15 @@ def merge_pair(symbols, a, b):
 
 
 def learn_merges(text, count):
-    """Greedy BPE: repeatedly merge the most frequent adjacent pair (ties: the smaller pair), skipping pairs
-    whose result is already a symbol, so every merge adds one new id."""
-    words = Counter(tuple(w) for w in pretokenize(text))
-    symbols = set(BYTE_SYMBOL.values())
+    """GPT-2's merges: learn_merges_from over the pre-tokenized words as byte symbols."""
+    return learn_merges_from(Counter(tuple(w) for w in pretokenize(text)), set(BYTE_SYMBOL.values()), count)
+
+
+def learn_merges_from(words, symbols, count):
+    """Greedy BPE over `words` (a Counter of symbol tuples) starting from the symbol set `symbols`: repeatedly
+    merge the most frequent adjacent pair (ties: the smaller pair), skipping pairs whose result is already a
+    symbol, so every merge adds one new id."""
+    symbols = set(symbols)
     merges = []
     while len(merges) < count:
         pairs = Counter()
@@ -203,6 +208,18 @@ def learn_merges(text, count):
     return merges
 
 
+def apply_merges(parts, ranks):
+    """BPE on one word: parts (a list of symbols) with the lowest-ranked adjacent pair merged, again and again,
+    until no adjacent pair has a rank (ranks: {(a, b): rank})."""
+    parts = list(parts)
+    while len(parts) > 1:
+        rank, i = min((ranks.get(pair, math.inf), i) for i, pair in enumerate(zip(parts, parts[1:])))
+        if rank == math.inf:
+            break
+        parts = merge_pair(parts, parts[i], parts[i + 1])
+    return parts
+
+
 class ByteBPE:
     def __init__(self, merges):
         self.vocab = list(BYTE_SYMBOL.values()) + [a + b for a, b in merges] + [EOT]
@@ -212,14 +229,7 @@ class ByteBPE:
         self.merges = merges
 
     def bpe(self, word):
-        parts = list(word)
-        while len(parts) > 1:
-            pairs = [(self.ranks.get((a, b), math.inf), i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
-            rank, _ = min(pairs)
-            if rank == math.inf:
-                break
-            parts = merge_pair(parts, *self.merges[rank])
-        return parts
+        return apply_merges(word, self.ranks)
 
     def encode(self, text):
         return [self.ids[p] for w in pretokenize(text) for p in self.bpe(w)]

@@ -170,8 +170,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # safetensors, by hand
 # --------------------------------------------------------------------------------------------
 
-_DTYPES = {torch.float32: ("F32", "f"), torch.float64: ("F64", "d"), torch.int32: ("I32", "i")}
-_BY_NAME = {"F32": (torch.float32, "f", 4), "F64": (torch.float64, "d", 8), "I32": (torch.int32, "i", 4)}
+_DTYPES = {torch.float32: ("F32", "f"), torch.float64: ("F64", "d"), torch.int32: ("I32", "i"),
+           torch.float16: ("F16", "e"), torch.bfloat16: ("BF16", "h")}
+_BY_NAME = {"F32": (torch.float32, "f", 4), "F64": (torch.float64, "d", 8), "I32": (torch.int32, "i", 4),
+            "F16": (torch.float16, "e", 2), "BF16": (torch.bfloat16, "h", 2)}
+# bfloat16 has no struct format: its values travel as their bit patterns (int16).
+
+
+def _bits(t):
+    return t.view(torch.int16) if t.dtype == torch.bfloat16 else t
 
 
 def write_safetensors(path, tensors, metadata):
@@ -187,7 +194,7 @@ def write_safetensors(path, tensors, metadata):
         seen.add(name)
         t = t.detach().cpu().contiguous()
         code, fmt = _DTYPES[t.dtype]
-        values = t.reshape(-1).tolist()
+        values = _bits(t).reshape(-1).tolist()
         blob = struct.pack("<%d%s" % (len(values), fmt), *values)
         header[name] = {"dtype": code, "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(blob)]}
@@ -223,7 +230,11 @@ def read_safetensors(path):
             count *= d
         assert end - begin == count * size, "size mismatch at %s" % name
         values = struct.unpack("<%d%s" % (count, fmt), data[begin:end])
-        out.append((name, torch.tensor(values, dtype=dtype).reshape(shape)))
+        if dtype == torch.bfloat16:
+            t = torch.tensor(values, dtype=torch.int16).view(torch.bfloat16)
+        else:
+            t = torch.tensor(values, dtype=dtype)
+        out.append((name, t.reshape(shape)))
         expected_begin = end
     assert expected_begin == len(data), "trailing bytes"
     return out, metadata
@@ -825,11 +836,10 @@ def lr_factor(step, C, scale, warmup):
     return scale * C ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 
-def adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps, steps,
-                    dtype, noise=None):
+def adam_trajectory(params32, names, loss_of, d_model, lr_scale, warmup_steps, steps, dtype, noise=None):
     """Loss before each of `steps` Adam updates on one batch, then the loss after the last one.
-    `noise`: optional generator; multiplies each starting parameter by 1 + 1e-7 * N(0, 1)."""
-    b = batch
+    loss_of({name: tensor}) is the batch's loss; d_model sets the Noam rate. `noise`: optional generator;
+    multiplies each starting parameter by 1 + 1e-7 * N(0, 1)."""
     Q = []
     for n in names:
         t = params32[n].double()
@@ -838,36 +848,31 @@ def adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale, warm
         Q.append(t.to(dtype).requires_grad_(True))
     QP = dict(zip(names, Q))
 
-    def current_loss():
-        return model_loss(QP, cfg, b, label_smoothing)
-
     opt = torch.optim.Adam(Q, lr=1.0, betas=ADAM_BETAS, eps=ADAM_EPS)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda e: lr_factor(e + 1, cfg["d_model"], lr_scale, warmup_steps))
+        opt, lambda e: lr_factor(e + 1, d_model, lr_scale, warmup_steps))
     losses = []
     for _ in range(steps):
         opt.zero_grad()
-        l = current_loss()
+        l = loss_of(QP)
         losses.append(l.item())
         l.backward()
         opt.step()
         sched.step()
     with torch.no_grad():
-        losses.append(current_loss().item())
+        losses.append(loss_of(QP).item())
     return losses
 
 
-def adam_conditioning(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps, steps,
-                      reference, limit=2e-5):
+def adam_conditioning(params32, names, loss_of, d_model, lr_scale, warmup_steps, steps, reference, limit=2e-5):
     """A float32 engine can only match the Adam losses if the trajectory is well conditioned: rerun it
     in float32 and from float64 parameters perturbed at float32 rounding level, and require every loss
     to stay within `limit` of the reference (some seeds give a chaotic last step; pick another)."""
-    runs = [adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
-                            steps, torch.float32)]
+    runs = [adam_trajectory(params32, names, loss_of, d_model, lr_scale, warmup_steps, steps, torch.float32)]
     noise = torch.Generator().manual_seed(99)
     for _ in range(4):
-        runs.append(adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale,
-                                    warmup_steps, steps, torch.float64, noise))
+        runs.append(adam_trajectory(params32, names, loss_of, d_model, lr_scale, warmup_steps, steps,
+                                    torch.float64, noise))
     spread = max(abs(a - r) for run in runs for a, r in zip(run, reference))
     assert spread < limit, "ill-conditioned Adam trajectory (spread %g); change the seed" % spread
     return spread
@@ -897,11 +902,18 @@ def check_learned_positions(P, grads, cfg, batch):
 def adam_losses_and_spread(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps, adam_steps, loss):
     """The losses of 10 Adam updates on the same batch (the first one the fixture's loss) and how far a
     float32 / perturbed run strays from them."""
-    adam_losses = adam_trajectory(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
-                                  adam_steps, torch.float64)
+    return adam_losses_checked(params32, names, lambda QP: model_loss(QP, cfg, batch, label_smoothing),
+                               cfg["d_model"], lr_scale, warmup_steps, adam_steps, loss)
+
+
+def adam_losses_checked(params32, names, loss_of, d_model, lr_scale, warmup_steps, adam_steps, loss):
+    """adam_losses_and_spread for any loss: loss_of({name: tensor}) -> the batch's loss, `loss` its value at
+    params32."""
+    adam_losses = adam_trajectory(params32, names, loss_of, d_model, lr_scale, warmup_steps, adam_steps,
+                                  torch.float64)
     assert abs(adam_losses[0] - loss.item()) < 1e-12
-    spread = adam_conditioning(params32, names, cfg, batch, label_smoothing, lr_scale, warmup_steps,
-                               adam_steps, adam_losses)
+    spread = adam_conditioning(params32, names, loss_of, d_model, lr_scale, warmup_steps, adam_steps,
+                               adam_losses)
     return adam_losses, spread
 
 

@@ -102,7 +102,7 @@ class BeamRequest final : public SentenceRequest {
     std::vector<BeamRow> beam;
     for (std::size_t i = 0; i < cands.size() && static_cast<int>(beam.size()) < k; ++i) {
       const Candidate& c = cands[i];
-      if (c.token == config_.eos_id) {
+      if (config_.is_end(c.token)) {
         if (made - prompt_ < options_.min_length) continue;  // too short to end
         if (static_cast<int>(i) < k) finish(extend(c), true);  // only ends ranked within the beam count
         continue;

@@ -32,7 +32,7 @@ std::vector<std::vector<int>> greedy_reference(Transformer<float>& model, const 
       int next = -1;
       for (int v = 0; v < c.tgt_vocab_size; ++v)
         if (std::find(banned.begin(), banned.end(), v) == banned.end() && (next < 0 || row[v] > row[next])) next = v;
-      if (next == c.eos_id) {
+      if (c.is_end(next)) {
         done[i] = true;
         continue;
       }

@@ -55,11 +55,11 @@ void IncrementalDecoder::start(const int* src, int B, int S, const int* src_len,
   }
   // Room for every row at every position: what a search from start() can need at most (unwritten pages cost
   // nothing). Joining rows later may grow it.
-  const long L = config_.decoder_layers, C = config_.d_model;
+  const long L = config_.decoder_layers, K = config_.key_value_width();
   const long long slots = static_cast<long long>(B) * rows_per_sentence * max_steps;
   require(slots <= (1LL << 30), "decoder: " + std::to_string(slots) + " cached positions are more than it holds");
   slot_capacity_ = static_cast<int>(slots);
-  const std::size_t cache_bytes = static_cast<std::size_t>(slot_capacity_) * L * 2 * C * element_bytes();
+  const std::size_t cache_bytes = static_cast<std::size_t>(slot_capacity_) * L * 2 * K * element_bytes();
   self_cache_.reset(cache_bytes);
   advise_huge_pages(self_cache_.as<void>(), cache_bytes);
   join(src, B, S, src_len, rows_per_sentence);
@@ -104,13 +104,14 @@ void IncrementalDecoder::add_cross_attention(const int* src, int B, int S, const
     std::memmove(memory + static_cast<long>(at) * C, memory + static_cast<long>(b) * S * C, sizeof(float) * n * C);
     at += n;
   }
-  stage_.resize(std::max(stage_.size(), static_cast<std::size_t>(std::min(N, kStageRows)) * 2 * C));
+  const long K = config_.key_value_width();
+  stage_.resize(std::max(stage_.size(), static_cast<std::size_t>(std::min(N, kStageRows)) * 2 * K));
   for (int layer = 0; layer < config_.decoder_layers; ++layer) {
     std::byte* kv = cross_kv_[layer].get();
-    for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2C) k|v at a time
+    for (int r0 = 0; r0 < N; r0 += kStageRows) {  // (rows, 2K) k|v at a time
       const int rows = std::min(kStageRows, N - r0);
       model_.source_keys_values(layer, memory + static_cast<long>(r0) * C, rows, stage_.data());
-      store(stage_.data(), 2L * C, rows, kv, static_cast<long>(cross_used_ + r0) * 2 * C);
+      store(stage_.data(), 2L * K, rows, kv, static_cast<long>(cross_used_ + r0) * 2 * K);
     }
   }
   cross_used_ += N;
@@ -118,7 +119,7 @@ void IncrementalDecoder::add_cross_attention(const int* src, int B, int S, const
 }
 
 void IncrementalDecoder::make_cross_room(int rows) {
-  const std::size_t row_bytes = 2 * config_.d_model * element_bytes();
+  const std::size_t row_bytes = 2 * config_.key_value_width() * element_bytes();
   if (cross_used_ - cross_live_ > cross_live_) {
     // Live sentences keep their order: each moves down to the end of the live ones before it.
     std::vector<int> sentences;
@@ -146,7 +147,7 @@ void IncrementalDecoder::make_cross_room(int rows) {
 }
 
 void IncrementalDecoder::store_row(const float* src, void* dst, long at) const {
-  const long width = 2L * config_.d_model;
+  const long width = 2L * config_.key_value_width();
   if (cache_ == CachePrecision::Float16)
     kernels::to_half(src, static_cast<kernels::half*>(dst) + at, width);
   else
@@ -154,7 +155,7 @@ void IncrementalDecoder::store_row(const float* src, void* dst, long at) const {
 }
 
 void IncrementalDecoder::store(const float* src, long ld, int n, void* dst, long offset) const {
-  const long width = 2L * config_.d_model;
+  const long width = 2L * config_.key_value_width();
 #pragma omp parallel for schedule(static) if (n * width >= kernels::kParallelMinWork)
   for (int r = 0; r < n; ++r) store_row(src + r * ld, dst, offset + r * width);
 }
@@ -166,7 +167,8 @@ int IncrementalDecoder::take_slot() {
     return slot;
   }
   if (slots_made_ == slot_capacity_) {  // joined rows outgrew start()'s room: twice the room, slots copied
-    const std::size_t slot_bytes = static_cast<std::size_t>(config_.decoder_layers) * 2 * config_.d_model * element_bytes();
+    const std::size_t slot_bytes =
+        static_cast<std::size_t>(config_.decoder_layers) * 2 * config_.key_value_width() * element_bytes();
     require(slot_capacity_ <= (1 << 29), "decoder: more cached positions than it holds");
     const int capacity = std::max(2 * slot_capacity_, 64);
     PageBuffer grown;
@@ -189,49 +191,51 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
 
 template <typename E>
 void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out) {
-  const int C = config_.d_model, H = config_.n_heads, D = C / H;
-  const long L = config_.decoder_layers;
+  // Queries of H heads (Q wide) over keys and values of KH heads (K wide), each head D wide.
+  const int H = config_.n_heads, KH = config_.key_value_heads(), D = config_.head_size(), Q = H * D;
+  const long L = config_.decoder_layers, K = config_.key_value_width();
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int key_cap = std::max(S_, max_steps_);
-  // Keys and values alternate, C elements each: a key's value is C elements after it.
+  // Keys and values alternate, K elements each: a key's value is K elements after it.
   const E* keys = cross ? reinterpret_cast<const E*>(cross_kv_[li].get()) : self_cache_.as<const E>();
   long work = 0;
   for (int i = 0; i < queries_; ++i) work += cross ? src_len_[row_sentence_[query_row_[i]]] : query_position_[i] + 1;
   // Alignment: each row's head-averaged attention over its source at its last query, (rows, S); zero for a
   // row fed nothing.
   if (probs_out) std::fill(probs_out, probs_out + static_cast<long>(rows_) * S_, 0.0f);
-  // One query row at a time, all heads together: each key and value vector (C elements) is read once,
+  // One query row at a time, all heads together: each key and value vector (K elements) is read once,
   // contiguously.
 #pragma omp parallel for schedule(dynamic, 4) if (work * H * D > kernels::kParallelMinWork)
   for (int i = 0; i < queries_; ++i) {
-    // A sentence's cross keys are its rows of the layer's (N, 2C) from its cross_offset_; the self key of
+    // A sentence's cross keys are its rows of the layer's (N, 2K) from its cross_offset_; the self key of
     // row r at position j is in slot history_(r, j), which holds every layer's.
     const int r = query_row_[i], sentence = row_sentence_[r];
     const int count = cross ? src_len_[sentence] : query_position_[i] + 1;
-    float* o = out + static_cast<long>(i) * C;
+    float* o = out + static_cast<long>(i) * Q;
     if (count <= 0) {
-      std::fill(o, o + C, 0.0f);
+      std::fill(o, o + Q, 0.0f);
       continue;
     }
     thread_local std::vector<long> offsets;  // (count): where position j's key starts
     offsets.resize(count);
     const int* history = history_.data() + static_cast<std::size_t>(r) * max_steps_;
     for (int j = 0; j < count; ++j)
-      offsets[j] = cross ? (cross_offset_[sentence] + j) * 2L * C : (history[j] * L + li) * 2 * C;
+      offsets[j] = cross ? (cross_offset_[sentence] + j) * 2L * K : (history[j] * L + li) * 2 * K;
     thread_local std::vector<float> scores;  // (H, key_cap) this query's attention probabilities
     scores.resize(static_cast<std::size_t>(H) * key_cap);
-    const float* query = q + static_cast<long>(i) * ldq;  // (C)
+    const float* query = q + static_cast<long>(i) * ldq;  // (Q)
     const float* bias = nullptr;                           // (H, key_cap) a relative model's position terms
     if (!cross && !relative_projected_.empty()) {
       thread_local std::vector<float> shifted, terms;  // (C) q + u; (H, key_cap)
-      shifted.assign(query, query + C);
+      shifted.assign(query, query + Q);
       terms.resize(static_cast<std::size_t>(H) * key_cap);
-      relative_step_terms(*model_.relative_positions(li), relative_projected_[li].data(), max_steps_, C, H,
+      relative_step_terms(*model_.relative_positions(li), relative_projected_[li].data(), max_steps_, Q, H,
                           query_position_[i], shifted.data(), terms.data(), key_cap);
       query = shifted.data();
       bias = terms.data();
     }
-    kernels::attend_cached(query, keys, keys + C, offsets.data(), count, H, D, scale, scores.data(), key_cap, o, bias);
+    kernels::attend_cached(query, keys, keys + K, offsets.data(), count, H, KH, D, scale, scores.data(), key_cap, o,
+                           bias);
     if (!probs_out || last_query_[r] != i) continue;
     float* a = probs_out + static_cast<long>(r) * S_;  // (S) this row's alignment: only this thread writes it
     for (int h = 0; h < H; ++h)
@@ -241,11 +245,11 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
 
 void IncrementalDecoder::attend_self(int layer, const float* q, int ldq, const float* kv, int ldkv, float* context) {
   // Every query's key and value join its slot first, so a run's later positions see its earlier ones.
-  const long L = config_.decoder_layers, C = config_.d_model;
-#pragma omp parallel for schedule(static) if (queries_ * 2 * C >= kernels::kParallelMinWork)
+  const long L = config_.decoder_layers, K = config_.key_value_width();
+#pragma omp parallel for schedule(static) if (queries_ * 2 * K >= kernels::kParallelMinWork)
   for (int i = 0; i < queries_; ++i) {
     const int slot = history_[static_cast<std::size_t>(query_row_[i]) * max_steps_ + query_position_[i]];
-    store_row(kv + static_cast<long>(i) * ldkv, self_cache_.as<void>(), (slot * L + layer) * 2 * C);
+    store_row(kv + static_cast<long>(i) * ldkv, self_cache_.as<void>(), (slot * L + layer) * 2 * K);
   }
   attend(q, ldq, layer, false, context, nullptr);
 }
@@ -293,7 +297,11 @@ const float* IncrementalDecoder::advance(const int* tokens, const int* counts) {
   log_z_.resize(std::max<std::size_t>(log_z_.size(), rows_));
   top_count_.resize(std::max<std::size_t>(top_count_.size(), rows_));
   step_arena_.reset();
-  const float* x = model_.decode_step(tokens, query_position_.data(), queries_, *this, step_arena_);  // (queries, C)
+  // Each query's sequence length after this call (its row's), which dynamic rotary scaling reads.
+  query_length_.resize(queries_);
+  for (int i = 0; i < queries_; ++i) query_length_[i] = length_[query_row_[i]];
+  const float* x = model_.decode_step(tokens, query_position_.data(), queries_, *this, step_arena_,
+                                      query_length_.data());  // (queries, C)
   if (one_each) return x;
   last_hidden_.assign(static_cast<std::size_t>(rows_) * C, 0.0f);
   for (int r = 0; r < rows_; ++r)

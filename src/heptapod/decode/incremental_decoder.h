@@ -101,15 +101,15 @@ class IncrementalDecoder final : private AttentionCache<float> {
   int take_slot();
   void attend_self(int layer, const float* q, int ldq, const float* kv, int ldkv, float* context) override;
   void attend_source(int layer, const float* q, int ldq, float* context) override;
-  // q: (queries_, C) query rows, ldq apart, against layer li's self-attention cache or cross keys/values,
-  // whose elements are of type E (float or half); out: (queries_, C).
+  // q: (queries_, Q) query rows, ldq apart, against layer li's self-attention cache or cross keys/values,
+  // whose elements are of type E (float or half); out: (queries_, Q).
   template <typename E>
   void attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out);
   void attend(const float* q, int ldq, int li, bool cross, float* out, float* probs_out);
-  // Rows (n, 2C) of src (a key and a value each), ld apart, stored in the cache type from element `offset`
+  // Rows (n, 2K) of src (a key and a value each), ld apart, stored in the cache type from element `offset`
   // of `dst` on, one after the other.
   void store(const float* src, long ld, int n, void* dst, long offset) const;
-  // One row (2C) of src stored in the cache type at element `at` of dst.
+  // One row (2K) of src stored in the cache type at element `at` of dst.
   void store_row(const float* src, void* dst, long at) const;
   std::size_t element_bytes() const;
 
@@ -122,7 +122,7 @@ class IncrementalDecoder final : private AttentionCache<float> {
   int S_ = 0, rows_ = 0, max_steps_ = 0;
   // Per sentence (every one started or joined): source length, first row in the cross keys/values, rows.
   std::vector<int> src_len_, cross_offset_, sentence_rows_;
-  // Per decoder layer: cross_bytes_ bytes holding (cross_used_, 2C) elements of the cache type, each
+  // Per decoder layer: cross_bytes_ bytes holding (cross_used_, 2K) elements of the cache type, each
   // sentence's real source positions' key and value from its cross_offset_ on; cross_used_ counts the rows in
   // use, live or not.
   std::vector<std::unique_ptr<std::byte[]>> cross_kv_;
@@ -130,8 +130,9 @@ class IncrementalDecoder final : private AttentionCache<float> {
   int cross_used_ = 0, cross_live_ = 0;
   std::vector<int> row_sentence_;  // (rows)
   std::vector<int> length_;        // (rows) positions fed
-  // The self-attention cache: slots of (L, 2, C) elements of the cache type, layer li's key and value of one
-  // row at one position at element (slot * L + li) * 2C. It is mapped on transparent huge pages, as
+  // The self-attention cache: slots of (L, 2, K) elements of the cache type (K: the key/value width, which
+  // grouped-query attention narrows), layer li's key and value of one row at one position at element
+  // (slot * L + li) * 2K. It is mapped on transparent huge pages, as
   // faulting it in 4 KB at a time costs more than the attention reading it on a virtual machine. Slots never
   // move: history_ says which slot holds a row's key and value at each position, so reorder() rewrites
   // indices, not cached vectors. A slot is shared by the rows whose histories hold it (slot_refs_) and free
@@ -143,6 +144,7 @@ class IncrementalDecoder final : private AttentionCache<float> {
   // The current call's query rows (every fed token): its row and position, each row's last query (-1: none).
   int queries_ = 0;
   std::vector<int> query_row_, query_position_, last_query_;
+  std::vector<int> query_length_;  // (queries_) each query's row's length after the call
   std::vector<float> alignment_;  // (rows, S_) last_cross_attention()
   std::vector<float> last_hidden_;  // (rows, C) each row's last output when a call feeds several tokens
   std::vector<float> logits_;  // (rows, widest output block): the vocabulary is scored a block at a time
@@ -150,7 +152,7 @@ class IncrementalDecoder final : private AttentionCache<float> {
   std::vector<float> log_z_;   // (rows): running log-sum-exp of the logits
   std::vector<int> top_count_; // (rows): entries in each row's best list so far
   NextTokens next_;
-  std::vector<float> stage_;  // (<= kStageRows, 2C): source keys|values before they are stored
+  std::vector<float> stage_;  // (<= kStageRows, 2K): source keys|values before they are stored
   std::vector<int> ones_;     // (rows) one token per row
   // A relative model's (Transformer-XL's): per decoder layer, W_r R of the distances max_steps_ - 1 .. 0,
   // (max_steps_, C) (layers/relative_positions.h); empty for other models.

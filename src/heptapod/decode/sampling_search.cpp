@@ -26,7 +26,10 @@ int draw_sample(const float* logits, int V, SampleRow& row, int forced, bool end
     apply_repetition_guards(model.data(), V, row.tokens, d.guards);
     warped = model;
     for (int id : d.banned) warped[id] = kRemovedLogit;
-    if (!end_allowed) warped[d.end_id] = kRemovedLogit;
+    if (!end_allowed) {
+      warped[d.config.eos_id] = kRemovedLogit;
+      for (int id : d.config.extra_eos_ids) warped[id] = kRemovedLogit;
+    }
     apply_sampling_warpers(warped.data(), V, d.sampling);
     const auto step = static_cast<std::uint64_t>(row.tokens.size());  // tokens made: the draw's counter
     token = draw_token(warped.data(), V, counter_uniform(d.sampling.seed, row.stream, step));
@@ -65,7 +68,7 @@ class SampleRequest final : public SentenceRequest {
     thread_local std::vector<float> model, warped;  // (V) the row's log-probabilities, and its logits as drawn from
     Row& row = rows_[r];
     const int made = static_cast<int>(row.draw.tokens.size()) - prompt_;
-    const SampleDraw draw{options_.guards, sampling_, banned_, config_.eos_id};
+    const SampleDraw draw{options_.guards, sampling_, banned_, config_};
     row.drawn = draw_sample(out.logits + static_cast<long>(decoder_row) * out.vocab, out.vocab, row.draw,
                             forced(row.draw.tokens.size()),
                             made >= options_.min_length, draw, model, warped);
@@ -78,7 +81,7 @@ class SampleRequest final : public SentenceRequest {
       Row& row = rows_[r];
       const int token = row.drawn;
       // Nothing left to draw (every token banned or guarded against): the sample ends here, as at the limit.
-      const bool exhausted = token < 0, ended = token == config_.eos_id;
+      const bool exhausted = token < 0, ended = token >= 0 && config_.is_end(token);
       if (!exhausted) {
         ++taken_;
         row.draw.alignment.push_back(aligned_source_position(*out.decoder, first_row + r));

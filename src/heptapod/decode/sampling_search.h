@@ -32,7 +32,7 @@ struct SampleDraw {
   const RepetitionGuards& guards;
   const SamplingOptions& sampling;
   const std::vector<int>& banned;  // ids never drawn (banned_output_ids)
-  int end_id = 0;
+  const ModelConfig& config;        // its end tokens (eos_id, extra_eos_ids)
 };
 
 // Row's next token from its raw logits (V): `forced` (>= 0: a prefix's token, taken as it is) or drawn under

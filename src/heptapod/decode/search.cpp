@@ -25,7 +25,7 @@ void validate_search(const ModelConfig& c, const std::vector<std::vector<int>>& 
       const std::string where = "search: target prefix " + std::to_string(b + 1) + ", token " + std::to_string(t + 1) +
                                 " (id " + std::to_string(id) + ")";
       require(id >= 0 && id < c.tgt_vocab_size, where + " is outside the vocabulary");
-      require(id != c.eos_id && std::find(banned.begin(), banned.end(), id) == banned.end(),
+      require(!c.is_end(id) && std::find(banned.begin(), banned.end(), id) == banned.end(),
               where + " is the end, start or padding token, which no output holds");
     }
 }

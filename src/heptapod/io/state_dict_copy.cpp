@@ -20,6 +20,21 @@ std::vector<std::int64_t> squeezed(const std::vector<std::int64_t>& shape) {
 
 }  // namespace
 
+StateDictCopier::StateDictCopier(std::vector<const SafetensorsFile*> files, Transformer<float>& model)
+    : files_(std::move(files)), model_(model) {
+  require(!files_.empty(), "import: a checkpoint of no files");
+  for (const SafetensorsFile* f : files_)
+    for (const TensorEntry& e : f->tensors()) {
+      const auto [it, fresh] = owner_.emplace(e.name, f);
+      require(fresh, f->where() + ": tensor \"" + e.name + "\" is also in " + it->second->where());
+    }
+}
+
+const SafetensorsFile& StateDictCopier::file_of(const std::string& src) const {
+  const auto it = owner_.find(src);
+  return it == owner_.end() ? *files_.front() : *it->second;
+}
+
 const std::vector<std::int64_t>& StateDictCopier::shape_of(const std::string& dst) const {
   for (const auto& spec : model_.parameters().specs())
     if (spec.name == dst) return spec.shape;
@@ -28,36 +43,37 @@ const std::vector<std::int64_t>& StateDictCopier::shape_of(const std::string& ds
 
 std::vector<double> StateDictCopier::values(const std::string& src) {
   used_.insert(src);
-  return file_.floats<double>(src);
+  return file_of(src).floats<double>(src);
 }
 
 void StateDictCopier::copy(const std::string& src, const std::string& dst) {
-  const TensorEntry& e = file_.at(src);
+  const SafetensorsFile& file = file_of(src);
+  const TensorEntry& e = file.at(src);
   const auto& shape = shape_of(dst);
-  require(squeezed(e.shape) == squeezed(shape), file_.where() + ": tensor \"" + src + "\" has shape " +
+  require(squeezed(e.shape) == squeezed(shape), file.where() + ": tensor \"" + src + "\" has shape " +
                                                    shape_text(e.shape) + ", but " + dst + " needs " + shape_text(shape));
-  const std::vector<float> v = file_.floats<float>(src);
+  const std::vector<float> v = file.floats<float>(src);
   std::copy(v.begin(), v.end(), model_.parameters().value(dst));
   used_.insert(src);
 }
 
 void StateDictCopier::copy_part(const std::string& src, std::int64_t first, const std::string& dst) {
-  const TensorEntry& e = file_.at(src);
+  const TensorEntry& e = file_of(src).at(src);
   std::int64_t count = 1;
   for (auto d : shape_of(dst)) count *= d;
   require(first >= 0 && first + count <= e.numel(),
-          file_.where() + ": tensor \"" + src + "\" " + shape_text(e.shape) + " is too small for " + dst);
+          file_of(src).where() + ": tensor \"" + src + "\" " + shape_text(e.shape) + " is too small for " + dst);
   const std::vector<float>& v = part_source(src);
   std::copy(v.begin() + first, v.begin() + first + count, model_.parameters().value(dst));
   used_.insert(src);
 }
 
 void StateDictCopier::copy_transposed_columns(const std::string& src, std::int64_t first, const std::string& dst) {
-  const TensorEntry& e = file_.at(src);
+  const TensorEntry& e = file_of(src).at(src);
   const auto& shape = shape_of(dst);
   require(e.shape.size() == 2 && shape.size() == 2 && e.shape[0] == shape[1] && first >= 0 &&
               first + shape[0] <= e.shape[1],
-          file_.where() + ": tensor \"" + src + "\" has shape " + shape_text(e.shape) + ", but " + dst + " " +
+          file_of(src).where() + ": tensor \"" + src + "\" has shape " + shape_text(e.shape) + ", but " + dst + " " +
               shape_text(shape) + " needs (" + std::to_string(shape[1]) + ", at least " +
               std::to_string(first + shape[0]) + ") stored as (in, out)");
   const std::vector<float>& v = part_source(src);
@@ -70,7 +86,7 @@ void StateDictCopier::copy_transposed_columns(const std::string& src, std::int64
 
 const std::vector<float>& StateDictCopier::part_source(const std::string& src) {
   if (part_name_ != src) {
-    part_values_ = file_.floats<float>(src);
+    part_values_ = file_of(src).floats<float>(src);
     part_name_ = src;
   }
   return part_values_;
@@ -82,7 +98,7 @@ void StateDictCopier::copy_module(const std::string& theirs, const std::string& 
     case Stored::AsOurs:
       require(block < 0, "import: " + theirs + " stored as ours has no blocks");
       copy(theirs + ".weight", weight);
-      copy(theirs + ".bias", bias);
+      if (model_.parameters().contains(bias)) copy(theirs + ".bias", bias);
       return;
     case Stored::Conv1D: {
       const std::int64_t rows = shape_of(weight)[0];
@@ -111,7 +127,7 @@ void StateDictCopier::copy_layers(const std::string& prefix, std::span<const Mod
 void StateDictCopier::require_tied(const std::string& name, const std::string& reference) {
   if (!has(name) || name == reference) return;
   require(values(name) == values(reference),
-          file_.where() + ": \"" + name + "\" differs from \"" + reference + "\", but the config ties them");
+          file_of(name).where() + ": \"" + name + "\" differs from \"" + reference + "\", but the config ties them");
 }
 
 std::vector<ModuleMapping> bart_layer_modules(Stack stack) {
@@ -131,14 +147,15 @@ std::vector<ModuleMapping> bart_layer_modules(Stack stack) {
 }
 
 void StateDictCopier::require_all_used(const std::vector<std::string>& ignorable, const std::string& what) const {
-  for (const auto& e : file_.tensors()) {
+  for (const auto& [name, file] : owner_) {
+    const TensorEntry& e = *file->find(name);
     // PyTorch names are dotted module paths; names with a slash are not parameters (test fixtures keep their
     // batches and expected values beside the weights under such names).
     if (used_.count(e.name) || e.name.find('/') != std::string::npos) continue;
     bool ignored = false;
     for (const auto& suffix : ignorable)
       ignored = ignored || (e.name.size() >= suffix.size() && e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0);
-    require(ignored, file_.where() + ": tensor \"" + e.name + "\" has no place in the converted model: the " + what +
+    require(ignored, file->where() + ": tensor \"" + e.name + "\" has no place in the converted model: the " + what +
                          " has a part that Heptapod's model config cannot express (or the config does not say it is there)");
   }
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <span>
 #include <string>
@@ -35,13 +36,16 @@ struct ModuleMapping {
 
 class StateDictCopier {
  public:
-  StateDictCopier(const SafetensorsFile& file, Transformer<float>& model) : file_(file), model_(model) {}
+  StateDictCopier(const SafetensorsFile& file, Transformer<float>& model) : StateDictCopier({&file}, model) {}
+  // A checkpoint in several files (shards): each tensor name in one of them.
+  StateDictCopier(std::vector<const SafetensorsFile*> files, Transformer<float>& model);
 
   // The whole of tensor `src` into parameter `dst`, whose shape it must have (a (1, n) row or a (n, 1) column
   // counts as (n)).
   void copy(const std::string& src, const std::string& dst);
   // Their module `theirs` (its whole name) into our module `ours` (module_name()), stored as `stored` says;
-  // block: as ModuleMapping's.
+  // block: as ModuleMapping's. A bias our layout does not have is not copied (and, left unread, makes
+  // require_all_used refuse the checkpoint).
   void copy_module(const std::string& theirs, const std::string& ours, Stored stored = Stored::AsOurs,
                    int block = -1);
   // Layers [0, layers) of `stack`: in layer i, each row's module "<prefix><i>.<theirs>" into ours.
@@ -52,7 +56,9 @@ class StateDictCopier {
   void skip(const std::string& src) { used_.insert(src); }
   // The values of `src` (F32 or F64) as doubles, marking it read.
   std::vector<double> values(const std::string& src);
-  bool has(const std::string& src) const { return file_.find(src) != nullptr; }
+  bool has(const std::string& src) const { return owner_.count(src) > 0; }
+  // The file holding `src` (the first file when none does, for its messages).
+  const SafetensorsFile& file_of(const std::string& src) const;
 
   // Throws Error naming the first tensor never read, unless its name ends with one of `ignorable`.
   void require_all_used(const std::vector<std::string>& ignorable, const std::string& what) const;
@@ -66,7 +72,8 @@ class StateDictCopier {
   void copy_transposed_columns(const std::string& src, std::int64_t first, const std::string& dst);
   const std::vector<float>& part_source(const std::string& src);
 
-  const SafetensorsFile& file_;
+  std::vector<const SafetensorsFile*> files_;
+  std::map<std::string, const SafetensorsFile*> owner_;  // tensor name -> its file
   Transformer<float>& model_;
   std::set<std::string> used_;
   std::string part_name_;          // the stacked tensor copy_part read last

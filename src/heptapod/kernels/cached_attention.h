@@ -8,12 +8,13 @@
 namespace heptapod::kernels {
 
 // q: (H*D), one query row. Position j's key and value vectors are keys + offsets[j] and values + offsets[j],
-// each (H*D), of element type E (float or half). scores: (H, score_stride), receives each head's attention
-// probabilities over the count positions (softmax of scale * (q.k + bias)); out: (H*D), the weighted values.
-// bias: (H, score_stride) terms added to each head's raw products q.k before the scale (Transformer-XL's
-// position terms), or null. count >= 1.
+// each (KH*D), of element type E (float or half); query head h reads key/value head h / (H / KH) (grouped-query
+// attention; KH == H: one each). scores: (H, score_stride), receives each head's attention probabilities over
+// the count positions (softmax of scale * (q.k + bias)); out: (H*D), the weighted values. bias: (H,
+// score_stride) terms added to each head's raw products q.k before the scale (Transformer-XL's position
+// terms), or null. count >= 1.
 template <typename E>
-void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out, const float* bias = nullptr);
+void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int KH,
+                   int D, float scale, float* scores, int score_stride, float* out, const float* bias = nullptr);
 
 }  // namespace heptapod::kernels

@@ -186,14 +186,17 @@ HEPTAPOD_INSTANTIATE(double)
 
 template <>
 void attend_cached<float>(const float* q, const float* keys, const float* values, const long* offsets, int count,
-                          int H, int D, float scale, float* scores, int score_stride, float* out, const float* bias) {
-  active_kernels().attend_cached_f32(q, keys, values, offsets, count, H, D, scale, scores, score_stride, out, bias);
+                          int H, int KH, int D, float scale, float* scores, int score_stride, float* out,
+                          const float* bias) {
+  active_kernels().attend_cached_f32(q, keys, values, offsets, count, H, KH, D, scale, scores, score_stride, out,
+                                     bias);
 }
 
 template <>
 void attend_cached<half>(const float* q, const half* keys, const half* values, const long* offsets, int count, int H,
-                         int D, float scale, float* scores, int score_stride, float* out, const float* bias) {
-  active_kernels().attend_cached_f16(q, keys, values, offsets, count, H, D, scale, scores, score_stride, out, bias);
+                         int KH, int D, float scale, float* scores, int score_stride, float* out, const float* bias) {
+  active_kernels().attend_cached_f16(q, keys, values, offsets, count, H, KH, D, scale, scores, score_stride, out,
+                                     bias);
 }
 
 void few_rows_gemm_nt(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb, float beta,

@@ -5,7 +5,9 @@
 
 namespace heptapod::kernels {
 
-// x: (N, C) -> y: (N, C) = (x - mean) * rstd * gamma + beta. mean, rstd: (N) saved for backward.
+// x: (N, C) -> y: (N, C) = (x - mean) * rstd * gamma + beta. mean, rstd: (N) saved for backward. Without beta
+// (null) an RMSNorm, y = x * rstd * gamma with rstd from the mean square (mean saved as 0); its backward is
+// asked for with a null dbeta.
 template <typename T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps);
 

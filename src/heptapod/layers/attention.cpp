@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <vector>
 
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/block_gemm.h"
@@ -30,19 +31,19 @@ AttentionShape::AttentionShape(const Sequences& q, const Sequences& k, bool caus
 
 namespace {
 
-// One (sentence, head) block: where its rows and scores live.
+// One (sentence, head) block: where its rows and scores live. Query head h reads key/value head h / group.
 struct Block {
   int lq, lk;         // query and key rows
   long q_off, k_off;  // first element of the head's column slice in the query and key/value matrices
-  long c_off;         // the same in the (Nq, C) context and its gradient
+  long c_off;         // the same in the (Nq, Q) context and its gradient
   long s_off;         // first score of the (lq, lk) block
 };
 
-Block block(const AttentionShape& s, int bh, int H, int D, int ldq, int ldkv) {
+Block block(const AttentionShape& s, int bh, int H, int group, int D, int ldq, int ldkv) {
   const int b = bh / H, h = bh % H;
   const long q_row = s.q().start[b];
-  return {s.q().len[b], s.k().len[b], q_row * ldq + h * D, static_cast<long>(s.k().start[b]) * ldkv + h * D,
-          q_row * H * D + h * D, s.score_offset(b, h, H)};
+  return {s.q().len[b], s.k().len[b], q_row * ldq + h * D,
+          static_cast<long>(s.k().start[b]) * ldkv + (h / group) * D, q_row * H * D + h * D, s.score_offset(b, h, H)};
 }
 
 // Columns [n0, n0 + n) of a packed projection over x (N rows) -> y (N, n): the columns alone where the packing
@@ -64,9 +65,8 @@ void packed_columns(const Linear<T>& l, const T* x, int N, int n0, int n, Arena&
 template <typename T>
 void project_keys_values(const MultiHeadAttention<T>& attn, const T* x, int N, Arena& arena, T* kv,
                          Linear<T>* stacked) {
-  const int C = attn.q_proj.out;
   if (attn.qkv.packed) {
-    packed_columns(attn.qkv, x, N, C, 2 * C, arena, kv);
+    packed_columns(attn.qkv, x, N, attn.query_width(), 2 * attn.key_value_width(), arena, kv);
     return;
   }
   const Linear<T> s = stacked_projection(attn, false, arena);
@@ -75,49 +75,69 @@ void project_keys_values(const MultiHeadAttention<T>& attn, const T* x, int N, A
 }
 
 template <typename T>
+void prepare_queries_keys(const MultiHeadAttention<T>& attn, T* qkv, long ld, int N, const RotaryAngles<T>* rotary,
+                          Arena& arena, AttentionSaved<T>& saved) {
+  const int H = attn.heads, KH = attn.key_value_heads(), D = attn.head_size();
+  T* k = qkv + attn.query_width();
+  if (attn.q_norm.gamma) {
+    head_norm_forward(attn.q_norm, qkv, ld, N, H, arena, saved.q_norm);
+    head_norm_forward(attn.k_norm, k, ld, N, KH, arena, saved.k_norm);
+  }
+  saved.rotary = rotary;
+  if (!rotary) return;
+  rotate_heads(*rotary, qkv, ld, H, D);
+  rotate_heads(*rotary, k, ld, KH, D);
+}
+
+template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& s,
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y, OutputBias out_bias,
-                       const ProjectedKeysValues<T>* projected, const ScoreTerm<T>* term) {
-  const int C = attn.q_proj.out, H = attn.heads, D = C / H;
+                       const ProjectedKeysValues<T>* projected, const ScoreTerm<T>* term,
+                       const RotaryAngles<T>* rotary) {
+  const int H = attn.heads, D = attn.head_size(), Q = attn.query_width(), K = attn.key_value_width();
+  const int group = H / attn.key_value_heads();
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const long score_count = s.scores(H);
   const bool self = xq == xkv;
+  require(self || (!rotary && !attn.q_norm.gamma), "attention: rotary positions and qk_norm are self-attention's");
+  saved.rotary = nullptr;
   if (self) {
     // An inference model's packed q|k|v, else row-major copies for this step.
     saved.stacked = stacked_projection(attn, true, arena);
-    saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * 3 * C);  // (Nq, 3C): q | k | v per row
+    saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * (Q + 2 * K));  // (Nq, Q + 2K): q | k | v per row
     linear_forward(saved.stacked, xq, Nq, saved.q);
-    saved.k = saved.q + C;
-    saved.ldq = saved.ldkv = 3 * C;
+    saved.k = saved.q + Q;
+    saved.ldq = saved.ldkv = Q + 2 * K;
+    prepare_queries_keys(attn, saved.q, saved.ldq, Nq, rotary, arena, saved);
   } else {
     // A self-attention packed as q|k|v whose keys are other rows (Transformer-XL's memory and segment) reads
     // its column blocks; else its own projections.
-    saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
-    if (attn.qkv.packed) packed_columns(attn.qkv, xq, Nq, 0, C, arena, saved.q);
+    saved.q = arena.alloc<T>(static_cast<std::size_t>(Nq) * Q);
+    if (attn.qkv.packed) packed_columns(attn.qkv, xq, Nq, 0, Q, arena, saved.q);
     else linear_forward(attn.q_proj, xq, Nq, saved.q);
     if (projected) {
       saved.k = projected->kv;
       saved.ldkv = projected->ld;
     } else {
-      T* kv = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * C);  // (Nk, 2C): k | v per row
+      T* kv = arena.alloc<T>(static_cast<std::size_t>(Nk) * 2 * K);  // (Nk, 2K): k | v per row
       project_keys_values(attn, xkv, Nk, arena, kv, &saved.stacked);
       saved.k = kv;
-      saved.ldkv = 2 * C;
+      saved.ldkv = 2 * K;
     }
-    saved.ldq = C;
+    saved.ldq = Q;
   }
-  saved.v = saved.k + C;
+  saved.v = saved.k + K;
   saved.probs = arena.alloc<T>(score_count);
   saved.dropped = drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
-  saved.context = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);
+  saved.context = arena.alloc<T>(static_cast<std::size_t>(Nq) * Q);
 
   const T scale = T(1) / std::sqrt(T(D));
   const int ldq = saved.ldq, ldkv = saved.ldkv;
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < s.count() * H; ++bh) {
-    const Block blk = block(s, bh, H, D, ldq, ldkv);
+    const Block blk = block(s, bh, H, group, D, ldq, ldkv);
     // A sentence without keys (an empty source) gets a zero context: its products have no inner terms.
-    T* context = saved.context + blk.c_off;  // (lq, D), leading dimension C
+    T* context = saved.context + blk.c_off;  // (lq, D), leading dimension Q
     T* probs = saved.probs + blk.s_off;  // (lq, lk)
     block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, probs,
                   blk.lk);
@@ -127,7 +147,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
     if (dropped != probs)
       kernels::dropout_copy_slice(probs, dropped, static_cast<long>(blk.lq) * blk.lk, blk.s_off, drop.rate, drop.seed,
                                   drop.stream);
-    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, dropped, blk.lk, saved.v + blk.k_off, ldkv, context, C);
+    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, dropped, blk.lk, saved.v + blk.k_off, ldkv, context, Q);
   }
   linear_forward(attn.out_proj, saved.context, Nq, y, out_bias);
 }
@@ -137,45 +157,73 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
                         const AttentionShape& s, const DropoutSite& drop, const AttentionSaved<T>& saved,
                         Arena& arena, T* dxq, bool accumulate_dxq, T* dxkv, BiasGrad out_bias,
                         const ProjectedKeysValues<T>* projected, ScoreTerm<T>* term) {
-  const int C = attn.q_proj.out, H = attn.heads, D = C / H;
+  const int H = attn.heads, KH = attn.key_value_heads(), D = attn.head_size(), Q = attn.query_width(),
+            K = attn.key_value_width();
+  const int group = H / KH;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const bool self = xq == xkv;
   require(attn.out_proj.w != nullptr, "attention_backward: the forward pass ran on packed weights");
   require(!projected || projected->dkv, "attention_backward: no room for the projected keys' gradient");
-  T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * C);  // (Nq, C)
+  T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * Q);  // (Nq, Q)
   T* dscores = arena.alloc<T>(s.scores(H));                          // the score blocks
-  // The gradients of the projections, in the forward's layout: (Nq, 3C) for self-attention; (Nq, C) and
-  // (Nk, 2C) for cross-attention.
+  // The gradients of the projections, in the forward's layout: (Nq, Q + 2K) for self-attention; (Nq, Q) and
+  // (Nk, 2K) for cross-attention.
   const int ldq = saved.ldq, ldkv = saved.ldkv;
   T* dq = arena.alloc<T>(static_cast<std::size_t>(Nq) * ldq);
-  T* dk = self ? dq + C : projected ? projected->dkv : arena.alloc<T>(static_cast<std::size_t>(Nk) * ldkv);
-  T* dv = dk + C;
+  T* dk = self ? dq + Q : projected ? projected->dkv : arena.alloc<T>(static_cast<std::size_t>(Nk) * ldkv);
+  T* dv = dk + K;
   linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false, out_bias);
   if (term) term->begin_backward();
 
   const T scale = T(1) / std::sqrt(T(D));
+  // One task per (sentence, key/value head): its group's query heads in order, so that their gradients at the
+  // shared keys and values add up in one thread (the first assigns, the others add through `extra`).
 #pragma omp parallel for schedule(dynamic)
-  for (int bh = 0; bh < s.count() * H; ++bh) {
-    const Block blk = block(s, bh, H, D, ldq, ldkv);
-    const long n = static_cast<long>(blk.lq) * blk.lk;
-    const T* dctx = dcontext + blk.c_off;  // (lq, D), leading dimension C
-    T* ds = dscores + blk.s_off;  // (lq, lk)
-    // dP = dcontext_bh V_bh^T ; dV_bh = P_bh^T dcontext_bh
-    block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, dctx, C, saved.v + blk.k_off, ldkv, ds, blk.lk);
-    block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, saved.dropped + blk.s_off, blk.lk, dctx, C,
-                  dv + blk.k_off, ldkv);
-    // The dropout mask read off the forward's dropped probabilities: where a kept probability was 0 the
-    // softmax backward multiplies the difference by that 0 anyway.
-    kernels::dropout_backward_from_output(ds, saved.dropped + blk.s_off, n, drop.rate);
-    kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
-    // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
-    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, ldkv, dq + blk.q_off, ldq);
-    block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, ldq, dk + blk.k_off, ldkv);
-    if (term)
-      term->backward(bh / H, bh % H, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, ds, blk.lq, blk.lk,
-                     dq + blk.q_off, dk + blk.k_off);
+  for (int bg = 0; bg < s.count() * KH; ++bg) {
+    thread_local std::vector<T> extra;  // (lk, 2D): a later head's dK and dV before they are added
+    for (int h = (bg % KH) * group, first = h; h < first + group; ++h) {
+      const int bh = bg / KH * H + h;
+      const Block blk = block(s, bh, H, group, D, ldq, ldkv);
+      const long n = static_cast<long>(blk.lq) * blk.lk;
+      const T* dctx = dcontext + blk.c_off;  // (lq, D), leading dimension Q
+      T* ds = dscores + blk.s_off;  // (lq, lk)
+      const bool assign = h == first;
+      if (!assign) extra.resize(static_cast<std::size_t>(blk.lk) * 2 * D);
+      T* dk_h = assign ? dk + blk.k_off : extra.data();      // (lk, D)
+      T* dv_h = assign ? dv + blk.k_off : extra.data() + D;  // (lk, D)
+      const int ldk_h = assign ? ldkv : 2 * D;
+      // dP = dcontext_bh V_bh^T ; dV_bh = P_bh^T dcontext_bh
+      block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, dctx, Q, saved.v + blk.k_off, ldkv, ds, blk.lk);
+      block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, saved.dropped + blk.s_off, blk.lk, dctx, Q, dv_h, ldk_h);
+      // The dropout mask read off the forward's dropped probabilities: where a kept probability was 0 the
+      // softmax backward multiplies the difference by that 0 anyway.
+      kernels::dropout_backward_from_output(ds, saved.dropped + blk.s_off, n, drop.rate);
+      kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
+      // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
+      block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, ldkv, dq + blk.q_off,
+                    ldq);
+      block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, ldq, dk_h, ldk_h);
+      if (term)
+        term->backward(bh / H, bh % H, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, ds, blk.lq, blk.lk,
+                       dq + blk.q_off, dk_h);
+      if (assign) continue;
+      for (int j = 0; j < blk.lk; ++j)
+        for (int d = 0; d < D; ++d) {
+          dk[blk.k_off + static_cast<long>(j) * ldkv + d] += extra[static_cast<std::size_t>(j) * 2 * D + d];
+          dv[blk.k_off + static_cast<long>(j) * ldkv + d] += extra[static_cast<std::size_t>(j) * 2 * D + D + d];
+        }
+    }
   }
   if (self) {
+    // Back through the rotation and the heads' norms to the projections' outputs.
+    if (saved.rotary) {
+      rotate_heads(*saved.rotary, dq, ldq, H, D, true);
+      rotate_heads(*saved.rotary, dk, ldq, KH, D, true);
+    }
+    if (attn.q_norm.gamma) {
+      head_norm_backward(attn.q_norm, dq, ldq, H, saved.q_norm, arena);
+      head_norm_backward(attn.k_norm, dk, ldq, KH, saved.k_norm, arena);
+    }
     stacked_backward(saved.stacked, std::span<const Linear<T>* const>(attn.self_parts()), dq, xq, Nq, dxq,
                      accumulate_dxq, arena);
   } else {
@@ -193,11 +241,15 @@ template void project_keys_values<double>(const MultiHeadAttention<double>&, con
 template void attention_forward<float>(const MultiHeadAttention<float>&, const float*, const float*,
                                        const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<float>&,
                                        float*, OutputBias, const ProjectedKeysValues<float>*,
-                                       const ScoreTerm<float>*);
+                                       const ScoreTerm<float>*, const RotaryAngles<float>*);
 template void attention_forward<double>(const MultiHeadAttention<double>&, const double*, const double*,
                                         const AttentionShape&, const DropoutSite&, Arena&, AttentionSaved<double>&,
                                         double*, OutputBias, const ProjectedKeysValues<double>*,
-                                        const ScoreTerm<double>*);
+                                        const ScoreTerm<double>*, const RotaryAngles<double>*);
+template void prepare_queries_keys<float>(const MultiHeadAttention<float>&, float*, long, int,
+                                          const RotaryAngles<float>*, Arena&, AttentionSaved<float>&);
+template void prepare_queries_keys<double>(const MultiHeadAttention<double>&, double*, long, int,
+                                           const RotaryAngles<double>*, Arena&, AttentionSaved<double>&);
 template void attention_backward<float>(const MultiHeadAttention<float>&, const float*, const float*, const float*,
                                         const AttentionShape&, const DropoutSite&, const AttentionSaved<float>&,
                                         Arena&, float*, bool, float*, BiasGrad, const ProjectedKeysValues<float>*,

@@ -7,19 +7,37 @@
 
 #include "heptapod/core/arena.h"
 #include "heptapod/layers/dropout_site.h"
+#include "heptapod/layers/head_norm.h"
+#include "heptapod/layers/layer_norm.h"
 #include "heptapod/layers/linear.h"
+#include "heptapod/layers/rotary.h"
 #include "heptapod/layers/sequences.h"
 
 namespace heptapod {
 
+// Queries in `heads` heads and keys and values in kv_heads heads (grouped-query attention: query head h reads
+// key/value head h / (heads / kv_heads)), each head_dim wide: Q = heads * head_dim, K = kv_heads * head_dim.
 template <typename T>
 struct MultiHeadAttention {
-  Linear<T> q_proj, k_proj, v_proj, out_proj;  // each (C, C)
+  Linear<T> q_proj;    // (Q, C)
+  Linear<T> k_proj;    // (K, C)
+  Linear<T> v_proj;    // (K, C)
+  Linear<T> out_proj;  // (C, Q)
   int heads = 0;
   // Packed for inference (Transformer::pack_for_inference), the projections that share an input are one
-  // matrix: q|k|v (3C, C) for self-attention, k|v (2C, C) for cross-attention, and the parts they replace
+  // matrix: q|k|v (Q + 2K, C) for self-attention, k|v (2K, C) for cross-attention, and the parts they replace
   // hold nothing. Empty (packed == nullptr) otherwise.
   Linear<T> qkv, kv;
+  int kv_heads = 0;  // 0: heads
+  int head_dim = 0;  // 0: C / heads
+  // qk_norm: RMSNorms (head_dim) of each head's queries and keys before the rotation; empty (gamma null)
+  // otherwise.
+  LayerNorm<T> q_norm, k_norm;
+
+  int key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  int head_size() const { return head_dim > 0 ? head_dim : q_proj.out / heads; }
+  int query_width() const { return heads * head_size(); }
+  int key_value_width() const { return key_value_heads() * head_size(); }
 
   // The projections that share an input, in their stacked order: self-attention's q|k|v, cross-attention's
   // k|v (the keys and values of the encoder output).
@@ -29,7 +47,7 @@ struct MultiHeadAttention {
   std::array<Linear<T>*, 2> cross_parts() { return {&k_proj, &v_proj}; }
 };
 
-// Self-attention's q|k|v (3C, C) or cross-attention's k|v (2C, C) as one projection: the packed one of an
+// Self-attention's q|k|v (Q + 2K, C) or cross-attention's k|v (2K, C) as one projection: the packed one of an
 // inference model, else its parts' row-major weights and biases copied into the arena.
 template <typename T>
 Linear<T> stacked_projection(const MultiHeadAttention<T>& attn, bool self, Arena& arena) {
@@ -64,19 +82,22 @@ class AttentionShape {
   std::vector<long> score_start_;  // (B + 1) prefix sums of q.len[b] * k.len[b]
 };
 
-// The projections that share an input run as one product: self-attention's q, k and v as one (Nq, 3C)
-// matrix, cross-attention's k and v as one (Nk, 2C); q, k and v point into those rows (leading dimensions
-// ldq, ldkv). Row-major weights are stacked into arena copies for it (kept in `stacked` for backward).
+// The projections that share an input run as one product: self-attention's q, k and v as one (Nq, Q + 2K)
+// matrix, cross-attention's k and v as one (Nk, 2K); q, k and v point into those rows (leading dimensions
+// ldq, ldkv). Row-major weights are stacked into arena copies for it (kept in `stacked` for backward). With
+// qk_norm and rotary positions (self-attention), q and k are normalised and rotated in place.
 template <typename T>
 struct AttentionSaved {
-  T* q = nullptr;        // (Nq, C), rows ldq apart
-  const T* k = nullptr;  // (Nk, C), rows ldkv apart
-  const T* v = nullptr;  // (Nk, C), rows ldkv apart
+  T* q = nullptr;        // (Nq, Q), rows ldq apart
+  const T* k = nullptr;  // (Nk, K), rows ldkv apart
+  const T* v = nullptr;  // (Nk, K), rows ldkv apart
   int ldq = 0, ldkv = 0;
   Linear<T> stacked;     // q|k|v or k|v as run
   T* probs = nullptr;    // scores(H): per sentence and head a (q.len, k.len) block, softmax output
   T* dropped = nullptr;  // the same blocks after attention dropout (== probs when the rate is 0)
-  T* context = nullptr;  // (Nq, C) heads concatenated, before out_proj
+  T* context = nullptr;  // (Nq, Q) heads concatenated, before out_proj
+  HeadNormSaved<T> q_norm, k_norm;          // qk_norm's
+  const RotaryAngles<T>* rotary = nullptr;  // the rows' angles, when rotated
 };
 
 // An additive, query-dependent term of the scores that the model computes (Transformer-XL's position terms):
@@ -100,17 +121,17 @@ class ScoreTerm {
 };
 
 // Cross-attention's keys and values projected by the caller (the Transformer runs every decoder layer's k|v
-// projection of the encoder output as one product): this layer's k at kv, its v at kv + C, rows ld apart.
+// projection of the encoder output as one product): this layer's k at kv, its v at kv + K, rows ld apart.
 // The backward pass writes their gradients at dkv, in the same layout, and leaves the k and v projections'
 // parameter and input gradients to the caller.
 template <typename T>
 struct ProjectedKeysValues {
-  const T* kv = nullptr;  // (Nk, 2C) k | v, rows ld apart
-  T* dkv = nullptr;       // (Nk, 2C) their gradient, rows ld apart; set before backward
+  const T* kv = nullptr;  // (Nk, 2K) k | v, rows ld apart
+  T* dkv = nullptr;       // (Nk, 2K) their gradient, rows ld apart; set before backward
   int ld = 0;
 };
 
-// The keys and values of rows x (N, C) -> kv (N, 2C), k | v per row: a packed self-attention's column blocks
+// The keys and values of rows x (N, C) -> kv (N, 2K), k | v per row: a packed self-attention's column blocks
 // of its q|k|v, else the k and v projections stacked (into `stacked` when given, for backward).
 template <typename T>
 void project_keys_values(const MultiHeadAttention<T>& attn, const T* x, int N, Arena& arena, T* kv,
@@ -119,11 +140,19 @@ void project_keys_values(const MultiHeadAttention<T>& attn, const T* x, int N, A
 // xq: (Nq, C), xkv: (Nk, C) (the same pointer for self-attention), Nq = q().rows(), Nk = k().rows() ->
 // y: (Nq, C) assigned (without the output projection's bias with OutputBias::Skip). Cross-attention reads its
 // keys and values from `projected` when given (xkv unused). `term`, when given, is added to the raw scores.
+// rotary: self-attention's angles of its rows (Nq), which rotate each row's query and key; null for none.
 template <typename T>
 void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* xkv, const AttentionShape& shape,
                        const DropoutSite& drop, Arena& arena, AttentionSaved<T>& saved, T* y,
                        OutputBias out_bias = OutputBias::Add, const ProjectedKeysValues<T>* projected = nullptr,
-                       const ScoreTerm<T>* term = nullptr);
+                       const ScoreTerm<T>* term = nullptr, const RotaryAngles<T>* rotary = nullptr);
+
+// Self-attention's queries and keys, in place in the rows of a q|k|v projection: each head normalised
+// (qk_norm) and rotated (rotary, when given). qkv: (N, ld) with q at column 0 and k at column Q. `saved`
+// keeps what the backward pass needs.
+template <typename T>
+void prepare_queries_keys(const MultiHeadAttention<T>& attn, T* qkv, long ld, int N, const RotaryAngles<T>* rotary,
+                          Arena& arena, AttentionSaved<T>& saved);
 
 // dy: (Nq, C). dxq: (Nq, C) assigned or accumulated (accumulate_dxq). dxkv: (Nk, C) always accumulated;
 // for self-attention pass dxq == dxkv. Parameter gradients accumulated, the output projection's bias unless

@@ -1,13 +1,37 @@
-// Feed-forward network: two linear layers around the activation and activation dropout. ReLU runs fused with
+// Feed-forward network: two linear layers around the activation (a gated network's times its `up` product)
+// and activation dropout. ReLU runs fused with
 // the bias and the dropout (and, packed for inference, inside the product); SiLU and GELU keep their input for
 // the backward pass and regenerate the dropout mask there.
 #include "heptapod/layers/feed_forward.h"
 
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/parallel.h"
 #include "heptapod/kernels/relu_dropout.h"
 
 namespace heptapod {
+
+namespace {
+
+// The gated network's hidden rows: saved.pre = x W1^T + b1 and saved.gate_pre = x Wg^T + bg kept (training),
+// saved.hidden = drop(act(gate_pre) * pre).
+template <typename T>
+void gated_hidden(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
+                  FeedForwardSaved<T>& saved) {
+  const long count = static_cast<long>(N) * ffn.fc1.out;
+  T* up = arena.alloc<T>(count);    // (N, F)
+  T* gate = arena.alloc<T>(count);  // (N, F)
+  linear_forward(ffn.fc1, x, N, up);
+  linear_forward(ffn.gate, x, N, gate);
+  kernels::bias_activation_forward(gate, static_cast<const T*>(nullptr), saved.hidden, N, ffn.fc1.out, ffn.activation);
+#pragma omp parallel for schedule(static) if (count > kernels::kParallelMinWork)
+  for (long i = 0; i < count; ++i) saved.hidden[i] *= up[i];
+  kernels::dropout(saved.hidden, count, drop.rate, drop.seed, drop.stream);
+  saved.pre = up;
+  saved.gate_pre = gate;
+}
+
+}  // namespace
 
 template <typename T>
 void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
@@ -16,8 +40,11 @@ void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const Dr
   const long count = static_cast<long>(N) * F;
   const bool relu = ffn.activation == Activation::Relu;
   saved.hidden = arena.alloc<T>(count);  // (N, F)
-  saved.pre = nullptr;
-  if (ffn.fc1.packed) {  // inference: the bias (and ReLU) inside the packed product, no dropout
+  saved.pre = saved.gate_pre = nullptr;
+  if (ffn.gated()) {
+    require(!ffn.fc1.packed || drop.rate == 0, "feed_forward: dropout with weights packed for inference");
+    gated_hidden(ffn, x, N, drop, arena, saved);
+  } else if (ffn.fc1.packed) {  // inference: the bias (and ReLU) inside the packed product, no dropout
     require(drop.rate == 0, "feed_forward: dropout with weights packed for inference");
     if (relu) {
       linear_relu_forward(ffn.fc1, x, N, saved.hidden);
@@ -42,8 +69,25 @@ void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, i
                            const FeedForwardSaved<T>& saved, Arena& arena, T* dx, bool accumulate_dx,
                            BiasGrad out_bias) {
   const int F = ffn.fc1.out;
-  T* dhidden = arena.alloc<T>(static_cast<std::size_t>(N) * F);  // (N, F)
+  const long count = static_cast<long>(N) * F;
+  T* dhidden = arena.alloc<T>(count);  // (N, F)
   linear_backward(ffn.fc2, dy, saved.hidden, N, dhidden, false, out_bias);
+  if (ffn.gated()) {
+    require(saved.gate_pre != nullptr, "feed_forward: backward pass without a training forward pass");
+    kernels::dropout(dhidden, count, drop.rate, drop.seed, drop.stream);  // the same mask
+    // hidden = act(g) * u: du = dhidden * act(g), then dg = act'(g) * dhidden * u.
+    T* dup = arena.alloc<T>(count);  // (N, F)
+    kernels::bias_activation_forward(saved.gate_pre, static_cast<const T*>(nullptr), dup, N, F, ffn.activation);
+#pragma omp parallel for schedule(static) if (count > kernels::kParallelMinWork)
+    for (long i = 0; i < count; ++i) {
+      dup[i] *= dhidden[i];
+      dhidden[i] *= saved.pre[i];
+    }
+    kernels::activation_backward(dhidden, saved.gate_pre, ffn.gate.db, N, F, ffn.activation);
+    linear_backward(ffn.gate, dhidden, x, N, dx, accumulate_dx, BiasGrad::Done);
+    linear_backward(ffn.fc1, dup, x, N, dx, true);
+    return;
+  }
   if (ffn.activation == Activation::Relu) {
     kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate);
   } else {

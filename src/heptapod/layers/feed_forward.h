@@ -1,5 +1,6 @@
 // Position-wise feed-forward network: y = drop(act(x W1^T + b1)) W2^T + b2, act ReLU (the paper's), SiLU or
-// GELU.
+// GELU; or gated (LLaMA's SwiGLU, GeGLU): y = drop(act(x Wg^T + bg) * (x W1^T + b1)) W2^T + b2, W1 being `up`,
+// Wg the gate and W2 `down`.
 #pragma once
 
 #include "heptapod/core/arena.h"
@@ -16,12 +17,15 @@ struct FeedForward {
   Linear<T> fc1;  // (F, C)
   Linear<T> fc2;  // (C, F)
   Activation activation = Activation::Relu;
+  Linear<T> gate;  // (F, C) a gated network's; empty (out 0) otherwise
+  bool gated() const { return gate.out > 0; }
 };
 
 template <typename T>
 struct FeedForwardSaved {
-  T* hidden = nullptr;  // (N, F) after bias, activation and activation dropout
+  T* hidden = nullptr;  // (N, F) after bias, activation (and gate) and activation dropout
   T* pre = nullptr;     // (N, F) x W1^T + b1, kept for the backward pass of SiLU and GELU (null for ReLU)
+  T* gate_pre = nullptr;  // (N, F) a gated network's x Wg^T + bg
 };
 
 // x: (N, C) -> y: (N, C) assigned (without the second layer's bias with OutputBias::Skip).

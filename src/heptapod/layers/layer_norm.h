@@ -1,4 +1,4 @@
-// Layer norm as a layer: parameters plus the statistics saved for its backward pass.
+// Layer norm (or RMSNorm) as a layer: parameters plus the statistics saved for its backward pass.
 #pragma once
 
 #include "heptapod/core/arena.h"
@@ -6,12 +6,13 @@
 
 namespace heptapod {
 
+// A layer norm, or an RMSNorm (LLaMA's) when it has no shift: beta and dbeta null, neither centred nor shifted.
 template <typename T>
 struct LayerNorm {
   T* gamma = nullptr;   // (C)
-  T* beta = nullptr;    // (C)
+  T* beta = nullptr;    // (C), null for an RMSNorm
   T* dgamma = nullptr;  // (C) accumulated
-  T* dbeta = nullptr;   // (C) accumulated
+  T* dbeta = nullptr;   // (C) accumulated, null for an RMSNorm
   int C = 0;
   T eps = T(1e-5);
 };

@@ -82,11 +82,13 @@ Linear<T> stack_linear(std::span<const Linear<T>* const> parts, T* w, T* b) {
   Linear<T> s;
   s.in = parts.front()->in;
   s.w = w;
-  s.b = b;
+  const bool biased = parts.front()->b != nullptr;
+  s.b = biased ? b : nullptr;
   for (const Linear<T>* p : parts) {
-    require(p->in == s.in && p->w && p->b, "stack_linear: the layers need one input width, row-major weights and biases");
+    require(p->in == s.in && p->w && (p->b != nullptr) == biased,
+            "stack_linear: the layers need one input width, row-major weights, and biases in all or none");
     std::copy_n(p->w, static_cast<std::size_t>(p->out) * s.in, w + static_cast<std::size_t>(s.out) * s.in);
-    std::copy_n(p->b, p->out, b + s.out);
+    if (biased) std::copy_n(p->b, p->out, b + s.out);
     s.out += p->out;
   }
   return s;
@@ -104,12 +106,12 @@ template <typename T>
 void stacked_backward(Linear<T> s, std::span<const Linear<T>* const> parts, const T* dy, const T* x, int N, T* dx,
                       bool accumulate_dx, Arena& arena) {
   s.dw = arena.alloc_zero<T>(static_cast<std::size_t>(s.out) * s.in);
-  s.db = arena.alloc_zero<T>(s.out);
+  s.db = s.b ? arena.alloc_zero<T>(s.out) : nullptr;
   linear_backward(s, dy, x, N, dx, accumulate_dx);
   int o = 0;
   for (const Linear<T>* p : parts) {
     kernels::add(p->dw, s.dw + static_cast<std::size_t>(o) * s.in, p->dw, static_cast<long>(p->out) * s.in);
-    kernels::add(p->db, s.db + o, p->db, p->out);
+    if (s.db) kernels::add(p->db, s.db + o, p->db, p->out);
     o += p->out;
   }
 }

@@ -12,9 +12,9 @@ namespace heptapod {
 template <typename T>
 struct Linear {
   T* w = nullptr;   // (out, in); null once the model is packed for inference
-  T* b = nullptr;   // (out)
+  T* b = nullptr;   // (out), null for a layer without a bias
   T* dw = nullptr;  // (out, in) gradient, accumulated
-  T* db = nullptr;  // (out) gradient, accumulated
+  T* db = nullptr;  // (out) gradient, accumulated (null without a bias)
   int in = 0, out = 0;
   const kernels::WeightMatrix* packed = nullptr;  // W prepared for inference (any compute type), used when set
 };
@@ -40,7 +40,8 @@ template <typename T>
 int linear_column_align(const Linear<T>& layer);
 
 // Layers that read one input, stacked into one whose outputs are theirs in order: weights copied into
-// w ((sum of outs), in) and biases into b (sum of outs); all parts need weights and biases. One product then
+// w ((sum of outs), in) and biases into b (sum of outs); all parts need weights, and biases in all or none (then
+// the stacked layer has none). One product then
 // replaces several narrower ones.
 template <typename T>
 Linear<T> stack_linear(std::span<const Linear<T>* const> parts, T* w, T* b);

@@ -14,32 +14,48 @@
 
 namespace heptapod {
 
-// A module's tensors (module: its name, parameter_names.h) as a linear layer (out, in) or a layer norm (C).
+// A module's tensors (module: its name, parameter_names.h) as a linear layer (out, in) or a norm (C); a bias
+// or shift the layout does not have is null.
 template <typename T>
 Linear<T> bind_linear(ParameterStore<T>& p, const std::string& module, int out, int in) {
   const std::string w = tensor_name(module, Leaf::Weight), b = tensor_name(module, Leaf::Bias);
-  return Linear<T>{p.value(w), p.value(b), p.grad(w), p.grad(b), in, out};
+  const bool bias = p.contains(b);
+  return Linear<T>{p.value(w), bias ? p.value(b) : nullptr, p.grad(w), bias ? p.grad(b) : nullptr, in, out};
 }
 
 template <typename T>
 LayerNorm<T> bind_layer_norm(ParameterStore<T>& p, const std::string& module, int C, float eps) {
   const std::string w = tensor_name(module, Leaf::Weight), b = tensor_name(module, Leaf::Bias);
-  return LayerNorm<T>{p.value(w), p.value(b), p.grad(w), p.grad(b), C, static_cast<T>(eps)};
+  const bool shift = p.contains(b);  // an RMSNorm has none
+  return LayerNorm<T>{p.value(w), shift ? p.value(b) : nullptr, p.grad(w), shift ? p.grad(b) : nullptr, C,
+                      static_cast<T>(eps)};
 }
 
-// The projections of attention `a` in layer `layer` of `stack`.
+// The projections of attention `a` in layer `layer` of `stack`, in the config's shape.
 template <typename T>
-MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const AttentionModules& a, Stack stack, int layer, int C,
-                                     int heads) {
-  auto projection = [&](Module m) { return bind_linear(p, module_name(m, stack, layer), C, C); };
-  return MultiHeadAttention<T>{projection(a.query), projection(a.key), projection(a.value), projection(a.output),
-                               heads, {}, {}};
+MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const ModelConfig& c, const AttentionModules& a,
+                                     Stack stack, int layer) {
+  const int C = c.d_model, Q = c.query_width(), K = c.key_value_width();
+  auto projection = [&](Module m, int out, int in) { return bind_linear(p, module_name(m, stack, layer), out, in); };
+  MultiHeadAttention<T> attn;
+  attn.q_proj = projection(a.query, Q, C);
+  attn.k_proj = projection(a.key, K, C);
+  attn.v_proj = projection(a.value, K, C);
+  attn.out_proj = projection(a.output, C, Q);
+  attn.heads = c.n_heads;
+  attn.kv_heads = c.key_value_heads();
+  attn.head_dim = c.head_size();
+  return attn;
 }
 
 template <typename T>
 FeedForward<T> bind_feed_forward(ParameterStore<T>& p, const ModelConfig& c, Stack stack, int layer) {
-  return FeedForward<T>{bind_linear(p, module_name(Module::FfnIn, stack, layer), c.d_ff, c.d_model),
-                        bind_linear(p, module_name(Module::FfnOut, stack, layer), c.d_model, c.d_ff), c.activation};
+  FeedForward<T> ffn;
+  ffn.fc1 = bind_linear(p, module_name(Module::FfnIn, stack, layer), c.d_ff, c.d_model);
+  ffn.fc2 = bind_linear(p, module_name(Module::FfnOut, stack, layer), c.d_model, c.d_ff);
+  ffn.activation = c.activation;
+  if (c.gated_ffn) ffn.gate = bind_linear(p, module_name(Module::FfnGate, stack, layer), c.d_ff, c.d_model);
+  return ffn;
 }
 
 // The parameters of one Transformer layer; cross_attn and cross_attn_norm are empty in a layer without
@@ -57,10 +73,17 @@ template <typename T>
 LayerParams<T> bind_layer(ParameterStore<T>& p, const ModelConfig& c, Stack stack, int index, bool cross) {
   auto norm = [&](Module m) { return bind_layer_norm(p, module_name(m, stack, index), c.d_model, c.layer_norm_eps); };
   LayerParams<T> l;
-  l.self_attn = bind_attention(p, kSelfAttention, stack, index, c.d_model, c.n_heads);
+  l.self_attn = bind_attention(p, c, kSelfAttention, stack, index);
   l.self_attn_norm = norm(kSelfAttention.norm);
+  if (c.qk_norm) {
+    auto head_norm = [&](Module m) {
+      return bind_layer_norm(p, module_name(m, stack, index), c.head_size(), c.layer_norm_eps);
+    };
+    l.self_attn.q_norm = head_norm(Module::SelfAttnQueryNorm);
+    l.self_attn.k_norm = head_norm(Module::SelfAttnKeyNorm);
+  }
   if (cross) {
-    l.cross_attn = bind_attention(p, kCrossAttention, stack, index, c.d_model, c.n_heads);
+    l.cross_attn = bind_attention(p, c, kCrossAttention, stack, index);
     l.cross_attn_norm = norm(kCrossAttention.norm);
   }
   l.ffn_norm = norm(Module::FfnNorm);

@@ -37,6 +37,45 @@ const char* layout_name(kernels::SinusoidLayout l) {
   return "?";
 }
 
+// The "rotary" object: theta, dims and scaling always, the scaling's own numbers where it has them.
+RotaryConfig rotary_from_json(const json& j, const std::string& where) {
+  require(j.is_object(), where + " must be an object");
+  RotaryConfig r;
+  std::set<std::string> known;
+  auto number = [&](const char* name, double& out, bool needed) {
+    known.insert(name);
+    if (!j.contains(name)) {
+      require(!needed, where + " is missing \"" + name + "\"");
+      return;
+    }
+    require(j.at(name).is_number(), where + ": \"" + name + "\" must be a number");
+    out = j.at(name).get<double>();
+  };
+  auto integer = [&](const char* name, int& out, bool needed) {
+    double v = out;
+    number(name, v, needed);
+    require(v == std::floor(v) && std::abs(v) <= 1 << 30, where + ": \"" + name + "\" must be an integer");
+    out = static_cast<int>(v);
+  };
+  number("theta", r.theta, true);
+  integer("dims", r.dims, true);
+  known.insert("scaling");
+  require(j.contains("scaling") && j.at("scaling").is_string(), where + ": \"scaling\" must be a string");
+  r.scaling = rope_scaling_from_name(j.at("scaling").get<std::string>(), where);
+  const bool scaled = r.scaling != RopeScaling::None;
+  const bool original = r.scaling == RopeScaling::Dynamic || r.scaling == RopeScaling::Llama3;
+  const bool llama3 = r.scaling == RopeScaling::Llama3;
+  if (scaled) number("factor", r.factor, true);
+  if (original) integer("original_positions", r.original_positions, true);
+  if (llama3) {
+    number("low_freq_factor", r.low_freq_factor, true);
+    number("high_freq_factor", r.high_freq_factor, true);
+  }
+  for (const auto& item : j.items())
+    require(known.count(item.key()) > 0, where + " has unknown field \"" + item.key() + "\"");
+  return r;
+}
+
 constexpr std::pair<Architecture, const char*> kArchitectures[] = {
     {Architecture::EncoderDecoder, "encoder-decoder"},
     {Architecture::DecoderOnly, "decoder-only"},
@@ -45,6 +84,14 @@ constexpr std::pair<Architecture, const char*> kArchitectures[] = {
 }  // namespace
 
 const char* norm_name(NormPosition n) { return n == NormPosition::Pre ? "pre" : "post"; }
+
+const char* norm_type_name(NormType t) { return t == NormType::Rms ? "rms" : "layer"; }
+
+NormType norm_type_from_name(const std::string& name, const std::string& where) {
+  if (name == "layer") return NormType::Layer;
+  if (name == "rms") return NormType::Rms;
+  throw Error(where + " must be \"layer\" or \"rms\"");
+}
 
 const char* tying_name(EmbeddingTying t) {
   switch (t) {
@@ -139,8 +186,38 @@ void validate(const ModelConfig& c) {
   positive(c.d_model, "d_model");
   positive(c.n_heads, "n_heads");
   positive(c.d_ff, "d_ff");
-  require(c.d_model % c.n_heads == 0, "model config: d_model (" + std::to_string(c.d_model) +
-                                          ") must be divisible by n_heads (" + std::to_string(c.n_heads) + ")");
+  require(c.head_dim > 0 || c.d_model % c.n_heads == 0,
+          "model config: d_model (" + std::to_string(c.d_model) + ") must be divisible by n_heads (" +
+              std::to_string(c.n_heads) + ") unless head_dim is given");
+  require(c.head_dim >= 0 && c.head_dim <= 1 << 16, "model config: head_dim must be 0 (d_model / n_heads) or in "
+                                                    "[1, 65536], got " + std::to_string(c.head_dim));
+  require(c.kv_heads >= 0 && c.kv_heads <= c.n_heads && (c.kv_heads == 0 || c.n_heads % c.kv_heads == 0),
+          "model config: kv_heads must be 0 (n_heads) or divide n_heads (" + std::to_string(c.n_heads) + "), got " +
+              std::to_string(c.kv_heads));
+  require(c.max_positions >= 0 && c.max_positions <= 1 << 24,
+          "model config: max_positions must be 0 (unbounded) or in [1, 16777216], got " +
+              std::to_string(c.max_positions));
+  require(c.max_positions == 0 || c.learned_positions == 0,
+          "model config: max_positions bounds a model without learned positions (learned_positions bounds the others)");
+  if (c.rotary) {
+    validate(c.rope, c.head_size(), "model config: rotary");
+    require(c.learned_positions == 0 && !c.relative_positions,
+            "model config: rotary positions replace learned and relative positions (a model has one kind)");
+  }
+  require(!c.qk_norm || c.norm_type == NormType::Rms, "model config: qk_norm (an RMSNorm per head) belongs to a "
+                                                       "model whose norm_type is \"rms\"");
+  require(!c.relative_positions || (c.kv_heads == 0 && c.head_dim == 0 && c.attention_qkv_bias &&
+                                    c.attention_out_bias && !c.qk_norm),
+          "model config: relative_positions (Transformer-XL's) need full heads of d_model / n_heads with biases "
+          "and no qk_norm (kv_heads and head_dim 0, attention biases true)");
+  require(c.prompt_bos || c.architecture == Architecture::DecoderOnly,
+          "model config: prompt_bos false belongs to a decoder-only model");
+  require(c.sliding_window >= 0 && (c.sliding_window == 0 || (c.max_positions > 0 && c.max_positions <= c.sliding_window)),
+          "model config: a sliding_window caps max_positions at the window (0 < max_positions <= sliding_window)");
+  for (int id : c.extra_eos_ids)
+    require(id >= 0 && id < std::max(c.src_vocab_size, c.tgt_vocab_size) && id != c.eos_id,
+            "model config: extra_eos_ids must be token ids of the vocabulary other than eos_id, got " +
+                std::to_string(id));
   for (auto [rate, field] : {std::pair{c.dropout, "dropout"}, {c.attention_dropout, "attention_dropout"},
                              {c.activation_dropout, "activation_dropout"}, {c.embedding_dropout, "embedding_dropout"}})
     require(rate >= 0.0f && rate < 1.0f, std::string("model config: ") + field + " must be in [0, 1)");
@@ -248,6 +325,29 @@ std::string to_json(const ModelConfig& c) {
   if (c.clamp_length != paper.clamp_length) j["clamp_length"] = c.clamp_length;
   if (c.untie_relative != paper.untie_relative) j["untie_relative"] = c.untie_relative;
   if (c.memory_length != paper.memory_length) j["memory_length"] = c.memory_length;
+  if (c.norm_type != paper.norm_type) j["norm_type"] = norm_type_name(c.norm_type);
+  if (c.kv_heads != paper.kv_heads) j["kv_heads"] = c.kv_heads;
+  if (c.head_dim != paper.head_dim) j["head_dim"] = c.head_dim;
+  if (c.gated_ffn != paper.gated_ffn) j["gated_ffn"] = c.gated_ffn;
+  if (c.attention_qkv_bias != paper.attention_qkv_bias) j["attention_qkv_bias"] = c.attention_qkv_bias;
+  if (c.attention_out_bias != paper.attention_out_bias) j["attention_out_bias"] = c.attention_out_bias;
+  if (c.ffn_bias != paper.ffn_bias) j["ffn_bias"] = c.ffn_bias;
+  if (c.qk_norm != paper.qk_norm) j["qk_norm"] = c.qk_norm;
+  if (c.rotary) {
+    json r = {{"theta", c.rope.theta}, {"dims", c.rope.dims}, {"scaling", rope_scaling_name(c.rope.scaling)}};
+    if (c.rope.scaling != RopeScaling::None) r["factor"] = c.rope.factor;
+    if (c.rope.scaling == RopeScaling::Dynamic || c.rope.scaling == RopeScaling::Llama3)
+      r["original_positions"] = c.rope.original_positions;
+    if (c.rope.scaling == RopeScaling::Llama3) {
+      r["low_freq_factor"] = c.rope.low_freq_factor;
+      r["high_freq_factor"] = c.rope.high_freq_factor;
+    }
+    j["rotary"] = r;
+  }
+  if (c.max_positions != paper.max_positions) j["max_positions"] = c.max_positions;
+  if (c.sliding_window != paper.sliding_window) j["sliding_window"] = c.sliding_window;
+  if (c.prompt_bos != paper.prompt_bos) j["prompt_bos"] = c.prompt_bos;
+  if (!c.extra_eos_ids.empty()) j["extra_eos_ids"] = c.extra_eos_ids;
   return j.dump();
 }
 
@@ -342,6 +442,31 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("clamp_length")) get_int("clamp_length", c.clamp_length);
   if (j.contains("untie_relative")) get_bool("untie_relative", c.untie_relative);
   if (j.contains("memory_length")) get_int("memory_length", c.memory_length);
+  if (j.contains("norm_type"))
+    c.norm_type = norm_type_from_name(get_string("norm_type"), where + ": model config field \"norm_type\"");
+  if (j.contains("kv_heads")) get_int("kv_heads", c.kv_heads);
+  if (j.contains("head_dim")) get_int("head_dim", c.head_dim);
+  if (j.contains("gated_ffn")) get_bool("gated_ffn", c.gated_ffn);
+  if (j.contains("attention_qkv_bias")) get_bool("attention_qkv_bias", c.attention_qkv_bias);
+  if (j.contains("attention_out_bias")) get_bool("attention_out_bias", c.attention_out_bias);
+  if (j.contains("ffn_bias")) get_bool("ffn_bias", c.ffn_bias);
+  if (j.contains("qk_norm")) get_bool("qk_norm", c.qk_norm);
+  if (j.contains("rotary")) {
+    c.rotary = true;
+    c.rope = rotary_from_json(field("rotary"), where + ": model config field \"rotary\"");
+  }
+  if (j.contains("max_positions")) get_int("max_positions", c.max_positions);
+  if (j.contains("sliding_window")) get_int("sliding_window", c.sliding_window);
+  if (j.contains("prompt_bos")) get_bool("prompt_bos", c.prompt_bos);
+  if (j.contains("extra_eos_ids")) {
+    const json& ids = field("extra_eos_ids");
+    require(ids.is_array(), where + ": model config field \"extra_eos_ids\" must be an array of token ids");
+    for (const json& id : ids) {
+      require(id.is_number_integer() && id.get<std::int64_t>() >= 0 && id.get<std::int64_t>() < (1LL << 31),
+              where + ": model config field \"extra_eos_ids\" must be an array of token ids");
+      c.extra_eos_ids.push_back(id.get<int>());
+    }
+  }
   get_int("pad_id", c.pad_id);
   get_int("bos_id", c.bos_id);
   get_int("eos_id", c.eos_id);

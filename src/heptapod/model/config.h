@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heptapod/layers/feed_forward.h"
+#include "heptapod/layers/rotary.h"
 #include "heptapod/layers/sublayer.h"
 #include "heptapod/kernels/embedding.h"
 
@@ -17,6 +18,10 @@ enum class EmbeddingTying { All, TargetOutput, None };
 // language model, GPT), or a bidirectional stack alone (BERT). The file name of each: "encoder-decoder",
 // "decoder-only", "encoder-only".
 enum class Architecture { EncoderDecoder, DecoderOnly, EncoderOnly };
+
+// A layer's norms: the paper's layer norm (centred, a gain and a shift) or RMSNorm (LLaMA's: scaled by the
+// root mean square alone, a gain only). File names "layer" and "rms".
+enum class NormType { Layer, Rms };
 
 // How an encoder's output rows become one vector per sentence: their mean, or the start token's row ([CLS]).
 enum class Pooling { Mean, Cls };
@@ -82,18 +87,66 @@ struct ModelConfig {
   // a classifier fine-tuned from it with [CLS] pooling starts from it. A classifier has a pooler when its
   // pooling is Cls (has_pooler()).
   bool pooler = false;
+  // The LLaMA family's pieces (each absent from the paper's model, which the defaults keep):
+  // - norm_type: every norm of the model a layer norm or an RMSNorm;
+  // - kv_heads: grouped-query attention, the keys and values in kv_heads heads that n_heads / kv_heads query
+  //   heads share (1: multi-query; 0: n_heads, one each), so a decoder's cache holds kv_heads heads alone;
+  // - head_dim: each head's width when it is not d_model / n_heads (0: that), so the query projection is
+  //   (n_heads * head_dim, C) and the output projection (C, n_heads * head_dim);
+  // - gated_ffn: the feed-forward network's gate, down(act(gate(x)) * up(x)) (SwiGLU with silu, GeGLU with
+  //   gelu), fc1 being `up`;
+  // - the biases of the attention's q, k, v projections, of its output projection and of the feed-forward
+  //   network's layers (Qwen 2: q, k and v only; LLaMA: none);
+  // - qk_norm: an RMSNorm of each self-attention head's queries and keys (a gain of head_dim) before the
+  //   rotation (Qwen 3);
+  // - rotary: rotary position embeddings in self-attention (`rope`) in place of positions added to the
+  //   embeddings;
+  // - max_positions: the longest sequence the model takes when no learned table bounds it (0: unbounded);
+  // - sliding_window: a converted checkpoint's attention window (Mistral v0.1's 4096), which caps
+  //   max_positions so that no key ever falls out of it (0: none);
+  // - prompt_bos: whether a decoder-only model's sequences begin with bos_id (Qwen's begin with their text);
+  // - extra_eos_ids: end tokens besides eos_id that also end a sequence (LLaMA 3.1's <|eom_id|>, <|eot_id|>).
+  NormType norm_type = NormType::Layer;
+  int kv_heads = 0;
+  int head_dim = 0;
+  bool gated_ffn = false;
+  bool attention_qkv_bias = true;
+  bool attention_out_bias = true;
+  bool ffn_bias = true;
+  bool qk_norm = false;
+  bool rotary = false;
+  RotaryConfig rope;
+  int max_positions = 0;
+  int sliding_window = 0;
+  bool prompt_bos = true;
+  std::vector<int> extra_eos_ids;
   int pad_id = 0;
   int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;
 
   bool has_final_norm() const { return norm == NormPosition::Pre || final_norm; }
   bool has_pooler() const { return pooler || (labels > 0 && pooling == Pooling::Cls); }
-  // The positions a sequence may use: learned_positions - position_offset, or unbounded for the sinusoids.
-  int position_limit() const { return learned_positions > 0 ? learned_positions - position_offset : 1 << 30; }
+  // The positions a sequence may use: learned_positions - position_offset, else max_positions, else unbounded.
+  int position_limit() const {
+    return learned_positions > 0 ? learned_positions - position_offset : max_positions > 0 ? max_positions : 1 << 30;
+  }
+  // Attention's shape: query heads, key/value heads, each head's width; the queries' and the keys' (or
+  // values') widths.
+  int key_value_heads() const { return kv_heads > 0 ? kv_heads : n_heads; }
+  int head_size() const { return head_dim > 0 ? head_dim : d_model / n_heads; }
+  int query_width() const { return n_heads * head_size(); }
+  int key_value_width() const { return key_value_heads() * head_size(); }
   // The longest source (with its end token under source_eos) and target (after the start token) that fit.
   int max_source_tokens() const { return position_limit() - (source_eos ? 1 : 0); }
   int max_target_tokens() const { return position_limit() - 1; }
   bool has_encoder() const { return architecture != Architecture::DecoderOnly; }
+  // Whether `id` ends a sequence: eos_id or one of extra_eos_ids.
+  bool is_end(int id) const {
+    if (id == eos_id) return true;
+    for (int e : extra_eos_ids)
+      if (e == id) return true;
+    return false;
+  }
   bool has_decoder() const { return architecture != Architecture::EncoderOnly; }
 };
 
@@ -106,8 +159,11 @@ Architecture architecture_from_name(const std::string& name, const std::string& 
 // one has no output layer.
 ModelConfig one_stack_config(ModelConfig config, Architecture architecture, int vocab_size);
 
-// "post" and "pre"; "all", "target_output" and "none"; anything else is an Error naming `where`.
+// "post" and "pre"; "all", "target_output" and "none"; "layer" and "rms"; anything else is an Error naming
+// `where`.
 const char* norm_name(NormPosition norm);
+const char* norm_type_name(NormType type);
+NormType norm_type_from_name(const std::string& name, const std::string& where);
 const char* tying_name(EmbeddingTying tying);
 NormPosition norm_from_name(const std::string& name, const std::string& where);
 EmbeddingTying tying_from_name(const std::string& name, const std::string& where);

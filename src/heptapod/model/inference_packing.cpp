@@ -58,9 +58,10 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
       }
       int out = 0;
       for (const Linear<T>* l : parts) out += l->out;
-      std::vector<T>& bias = stacked_biases_.emplace_back();  // (out)
-      for (const Linear<T>* l : parts) bias.insert(bias.end(), l->b, l->b + l->out);
-      into = Linear<T>{nullptr, bias.data(), nullptr, nullptr, parts.front()->in, out};
+      std::vector<T>& bias = stacked_biases_.emplace_back();  // (out), or empty for projections without biases
+      for (const Linear<T>* l : parts)
+        if (l->b) bias.insert(bias.end(), l->b, l->b + l->out);
+      into = Linear<T>{nullptr, bias.empty() ? nullptr : bias.data(), nullptr, nullptr, parts.front()->in, out};
       make_packed(into, parts, precision.type, false, true);
       for (Linear<T>* l : parts) *l = Linear<T>{nullptr, nullptr, nullptr, nullptr, l->in, l->out};
     };
@@ -79,7 +80,8 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
           pack(p.cross_attn.out_proj, false, !post);
         }
         pack(p.self_attn.out_proj, false, !post);
-        pack(p.ffn.fc1, relu);
+        pack(p.ffn.fc1, relu && !p.ffn.gated());  // a gated network's `up` is multiplied, not activated
+        if (p.ffn.gated()) pack(p.ffn.gate, false);
         pack(p.ffn.fc2, false, !post);
       }
     }

@@ -23,21 +23,29 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   auto table = [&](Module m, std::int64_t rows) {
     add(m, tensor_name(m, Leaf::Weight, stack, layer), {rows, C}, Init::Embedding, ParamRole::Embedding);
   };
-  auto linear = [&](Module m, std::int64_t out, std::int64_t in) {
+  auto linear = [&](Module m, std::int64_t out, std::int64_t in, bool bias = true) {
     add(m, tensor_name(m, Leaf::Weight, stack, layer), {out, in}, Init::Xavier, ParamRole::Matrix);
-    add(m, tensor_name(m, Leaf::Bias, stack, layer), {out}, Init::Zero, ParamRole::Bias);
+    if (bias) add(m, tensor_name(m, Leaf::Bias, stack, layer), {out}, Init::Zero, ParamRole::Bias);
   };
-  auto norm = [&](Module m) {
-    add(m, tensor_name(m, Leaf::Weight, stack, layer), {C}, Init::One, ParamRole::Norm);
-    add(m, tensor_name(m, Leaf::Bias, stack, layer), {C}, Init::Zero, ParamRole::Norm);
+  // A norm of `width` columns: a gain, and a shift unless it is an RMSNorm.
+  auto norm = [&](Module m, std::int64_t width = 0) {
+    width = width > 0 ? width : C;
+    add(m, tensor_name(m, Leaf::Weight, stack, layer), {width}, Init::One, ParamRole::Norm);
+    if (c.norm_type == NormType::Layer)
+      add(m, tensor_name(m, Leaf::Bias, stack, layer), {width}, Init::Zero, ParamRole::Norm);
   };
-  // The four projections of one attention; a cross-attention's key and value projections are their own part.
+  // The four projections of one attention (queries of n_heads heads, keys and values of kv_heads, each
+  // head_size wide); a cross-attention's key and value projections are their own part; qk_norm's gains.
+  const std::int64_t Q = c.query_width(), K = c.key_value_width();
   auto attention = [&](const AttentionModules& a, bool cross) {
-    for (const Module m : {a.query, a.key, a.value, a.output}) {
-      part = cross && (m == a.key || m == a.value) ? ParamPart::CrossKeysValues : ParamPart::Layer;
-      linear(m, C, C);
+    for (const Module m : {a.query, a.key, a.value}) {
+      part = cross && m != a.query ? ParamPart::CrossKeysValues : ParamPart::Layer;
+      linear(m, m == a.query ? Q : K, C, c.attention_qkv_bias);
     }
     part = ParamPart::Layer;
+    linear(a.output, C, Q, c.attention_out_bias);
+    if (c.qk_norm && !cross)
+      for (const Module m : {Module::SelfAttnQueryNorm, Module::SelfAttnKeyNorm}) norm(m, c.head_size());
   };
   // One stack's layers and final norm: self-attention, cross-attention (the decoder of an encoder-decoder),
   // feed-forward, each with its norm.
@@ -56,8 +64,9 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
         attention(kCrossAttention, true);
         norm(kCrossAttention.norm);
       }
-      linear(Module::FfnIn, F, C);
-      linear(Module::FfnOut, C, F);
+      linear(Module::FfnIn, F, C, c.ffn_bias);
+      if (c.gated_ffn) linear(Module::FfnGate, F, C, c.ffn_bias);
+      linear(Module::FfnOut, C, F, c.ffn_bias);
       norm(Module::FfnNorm);
     }
     layer = -1;

@@ -37,6 +37,8 @@ constexpr ModuleEntry kModules[] = {
     {Module::SelfAttnKey, Scope::Layer, "self_attn/k_proj"},
     {Module::SelfAttnValue, Scope::Layer, "self_attn/v_proj"},
     {Module::SelfAttnOutput, Scope::Layer, "self_attn/out_proj"},
+    {Module::SelfAttnQueryNorm, Scope::Layer, "self_attn/q_norm"},
+    {Module::SelfAttnKeyNorm, Scope::Layer, "self_attn/k_norm"},
     {Module::RelativeProjection, Scope::Layer, "self_attn/r_proj"},
     {Module::LayerRelativeU, Scope::Layer, "self_attn/relative_u"},
     {Module::LayerRelativeV, Scope::Layer, "self_attn/relative_v"},
@@ -47,6 +49,7 @@ constexpr ModuleEntry kModules[] = {
     {Module::CrossAttnOutput, Scope::Layer, "cross_attn/out_proj"},
     {Module::CrossAttnNorm, Scope::Layer, "cross_attn_norm"},
     {Module::FfnIn, Scope::Layer, "ffn/fc1"},
+    {Module::FfnGate, Scope::Layer, "ffn/gate"},
     {Module::FfnOut, Scope::Layer, "ffn/fc2"},
     {Module::FfnNorm, Scope::Layer, "ffn_norm"},
 };

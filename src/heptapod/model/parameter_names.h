@@ -37,6 +37,8 @@ enum class Module {
   SelfAttnKey,
   SelfAttnValue,
   SelfAttnOutput,
+  SelfAttnQueryNorm,   // qk_norm: the RMSNorm gains of each head's queries and keys, (head_dim) each
+  SelfAttnKeyNorm,
   RelativeProjection,  // Transformer-XL's W_r, the distances' encodings' projection (its matrix alone)
   LayerRelativeU,      // the layer's own u and v (untie_relative; lone tensors)
   LayerRelativeV,
@@ -46,8 +48,9 @@ enum class Module {
   CrossAttnValue,
   CrossAttnOutput,
   CrossAttnNorm,
-  FfnIn,   // fc1, (F, C)
-  FfnOut,  // fc2, (C, F)
+  FfnIn,    // fc1, (F, C): a gated network's `up`
+  FfnGate,  // a gated network's gate, (F, C)
+  FfnOut,   // fc2, (C, F): a gated network's `down`
   FfnNorm,
 };
 

@@ -127,22 +127,28 @@ void Transformer<T>::source_keys_values(int layer, const T* encoder_output, int 
 
 template <typename T>
 T* Transformer<T>::decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache,
-                               Arena& arena) {
+                               Arena& arena, const int* lengths) {
   require(decoder_ != nullptr, "decode_step: an encoder-only model has no decoder");
-  return decoder_->step(tokens, positions, rows, cache, arena);
+  std::vector<int> next;  // (rows) position + 1, where no lengths are given
+  if (!lengths) {
+    next.assign(positions, positions + rows);
+    for (int& p : next) ++p;
+    lengths = next.data();
+  }
+  return decoder_->step(tokens, positions, lengths, rows, cache, arena);
 }
 
 template <typename T>
 void Transformer<T>::project_cross_keys_values(Arena& arena) {
   cross_kv_.clear();
   cross_.clear();
-  const int Ns = batch_->src.rows(), C = config_.d_model;
+  const int Ns = batch_->src.rows(), K = config_.key_value_width();
   if (!packed_for_inference()) {
     cross_kv_proj_ = stack_linear(std::span<const Linear<T>* const>(cross_kv_parts_), arena);
-    T* kv = arena.alloc<T>(static_cast<std::size_t>(Ns) * cross_kv_proj_.out);  // (Ns, 2C * layers)
+    T* kv = arena.alloc<T>(static_cast<std::size_t>(Ns) * cross_kv_proj_.out);  // (Ns, 2K * layers)
     linear_forward(cross_kv_proj_, encoder_output_, Ns, kv);
     for (int i = 0; i < config_.decoder_layers; ++i)
-      cross_kv_.push_back({kv + static_cast<std::size_t>(i) * 2 * C, nullptr, cross_kv_proj_.out});
+      cross_kv_.push_back({kv + static_cast<std::size_t>(i) * 2 * K, nullptr, cross_kv_proj_.out});
   }
   for (int i = 0; i < config_.decoder_layers; ++i)
     cross_.push_back({encoder_output_, &batch_->cross, cross_kv_.empty() ? nullptr : &cross_kv_[i], nullptr});
@@ -203,12 +209,13 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
   if (decoder_) {
     // Decoder, last layer first; every cross-attention writes its keys' and values' gradient into dkv, which
     // then goes back through their stacked projection to the encoder output.
-    T* dkv = nullptr;  // (Ns, 2C * layers)
+    T* dkv = nullptr;  // (Ns, 2K * layers)
     if (encoder_) {
       require(cross_kv_.size() == static_cast<std::size_t>(decoder_->layer_count()),
               "backward: the forward pass ran on packed weights");
       dkv = arena.alloc<T>(static_cast<std::size_t>(Ns) * cross_kv_proj_.out);
-      for (std::size_t i = 0; i < cross_kv_.size(); ++i) cross_kv_[i].dkv = dkv + i * 2 * C;
+      const std::size_t K = config_.key_value_width();
+      for (std::size_t i = 0; i < cross_kv_.size(); ++i) cross_kv_[i].dkv = dkv + i * 2 * K;
     }
     T* dx = decoder_->backward_layers(dy, p.decoder_self, cross_, ctx, arena, stage_done);  // (Nt, C)
     if (encoder_) {

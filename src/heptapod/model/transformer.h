@@ -77,11 +77,13 @@ class Transformer {
   // Incremental decoding (decode/incremental_decoder.h drives it), through the decoder layers' own step():
   // Readies every decoder layer for steps; once per batch, as the weights may have changed since the last.
   void prepare_decoding();
-  // Decoder layer `layer`'s cross-attention keys|values of encoder output rows (n, C) -> kv (n, 2C).
+  // Decoder layer `layer`'s cross-attention keys|values of encoder output rows (n, C) -> kv (n, 2K).
   void source_keys_values(int layer, const T* encoder_output, int n, T* kv) const;
   // One position for each of `rows` hypotheses: tokens and positions (rows) -> the decoder's output (rows, C)
   // (final norm applied), carved from the arena; attention reads cached keys and values through `cache`.
-  T* decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena);
+  // lengths: (rows) each row's sequence length after this call (dynamic rotary scaling's), or null: position + 1.
+  T* decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena,
+                 const int* lengths = nullptr);
   // A model with relative positions: decoder layer `layer`'s position terms (Transformer-XL's u, v, W_r), which
   // cached decoding adds itself; null for other models.
   const RelativePositionParams<T>* relative_positions(int layer) const {

@@ -41,7 +41,8 @@ T* TransformerLayer<T>::sublayers(const T* x, int N, const DropoutContext& ctx, 
 
 template <typename T>
 T* TransformerLayer<T>::forward(const T* x, const AttentionShape& self_shape, const CrossInput<T>* cross,
-                                const DropoutContext& ctx, Arena& arena, const MemoryInput<T>* memory) {
+                                const DropoutContext& ctx, Arena& arena, const MemoryInput<T>* memory,
+                                const RotaryAngles<T>* rotary) {
   require((cross != nullptr) == cross_attention_, "transformer layer: cross input given to a layer without "
                                                   "cross-attention, or missing");
   if (memory) memory_ = *memory;
@@ -59,7 +60,7 @@ T* TransformerLayer<T>::forward(const T* x, const AttentionShape& self_shape, co
         if (memory_) memory_attention_forward(in, out, bias, self_drop, arena);
         else
           attention_forward<T>(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out, bias, nullptr,
-                               self_term_ ? &*self_term_ : nullptr);
+                               self_term_ ? &*self_term_ : nullptr, rotary);
       },
       [&](const T* in, T* out, OutputBias bias) {
         attention_forward(p_.cross_attn, in, cross->encoder_output, *cross->shape, cross_drop, arena, cross_saved_,
@@ -146,17 +147,18 @@ void TransformerLayer<T>::memory_attention_backward(const T* dout, T* din, bool 
 
 template <typename T>
 std::pair<const T*, long> TransformerLayer<T>::segment_keys_values() const {
-  if (memory_ && memory_->keys_values) return {segment_kv_, 2L * config_.d_model};
+  if (memory_ && memory_->keys_values) return {segment_kv_, 2L * config_.key_value_width()};
   return {self_saved_.k, self_saved_.ldkv};  // the plain pass's q | k | v rows: their k | v columns
 }
 
 template <typename T>
-T* TransformerLayer<T>::step(const T* x, int rows, AttentionCache<T>& cache, Arena& arena) {
+T* TransformerLayer<T>::step(const T* x, int rows, AttentionCache<T>& cache, Arena& arena,
+                             const RotaryAngles<T>* rotary) {
   require(step_qkv_.out > 0, "transformer layer: step() before prepare_steps()");
   return sublayers(
       x, rows, DropoutContext{}, arena,
       [&](const T* in, T* out, OutputBias bias) {
-        self_attention_step(p_.self_attn, step_qkv_, index_, in, rows, cache, arena, out, bias);
+        self_attention_step(p_.self_attn, step_qkv_, index_, in, rows, cache, arena, out, bias, rotary);
       },
       [&](const T* in, T* out, OutputBias bias) {
         cross_attention_step(p_.cross_attn, index_, in, rows, cache, arena, out, bias);

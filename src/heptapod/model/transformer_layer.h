@@ -53,9 +53,10 @@ class TransformerLayer {
 
   // x: (N, C), N = self_shape.q().rows() -> returns (N, C) from the arena; saves what backward needs. cross:
   // given exactly when the layer has cross-attention. memory: Transformer-XL's memory before the segment (its
-  // shape then replaces self_shape), or null.
+  // shape then replaces self_shape), or null. rotary: the rows' angles (N) with rotary positions, else null;
+  // kept for backward.
   T* forward(const T* x, const AttentionShape& self_shape, const CrossInput<T>* cross, const DropoutContext& ctx,
-             Arena& arena, const MemoryInput<T>* memory = nullptr);
+             Arena& arena, const MemoryInput<T>* memory = nullptr, const RotaryAngles<T>* rotary = nullptr);
   // dy: (N, C) -> dx: (N, C) assigned, with the forward pass's shapes and cross input. Uses the state saved by
   // the last forward (its memory included; the memory's rows get no gradient).
   void backward(const T* dy, const AttentionShape& self_shape, const CrossInput<T>* cross, const DropoutContext& ctx,
@@ -63,15 +64,16 @@ class TransformerLayer {
 
   // Cached decoding (inference), the same sub-layers as forward(): one position for each of `rows` rows,
   // x: (rows, C) -> returns (rows, C) from the arena; the attentions read their keys and values through
-  // `cache` (as this stack's layer `index`). prepare_steps() first, once per batch.
-  T* step(const T* x, int rows, AttentionCache<T>& cache, Arena& arena);
+  // `cache` (as this stack's layer `index`). rotary: the rows' angles with rotary positions, else null.
+  // prepare_steps() first, once per batch.
+  T* step(const T* x, int rows, AttentionCache<T>& cache, Arena& arena, const RotaryAngles<T>* rotary = nullptr);
   // Readies the stacked projections step() and cross_kv_projection() use: a packed model's own, else copies
   // of the current weights (so they follow weights changed since the last batch).
   void prepare_steps();
-  // Cross-attention's k|v projection stacked (2C, C): the encoder output's keys and values a decoder caches.
+  // Cross-attention's k|v projection stacked (2K, C): the encoder output's keys and values a decoder caches.
   const Linear<T>& cross_kv_projection() const { return step_kv_; }
 
-  // The last forward's self-attention keys | values of its own rows, (N, 2C), rows `ld` apart: what a
+  // The last forward's self-attention keys | values of its own rows, (N, 2K), rows `ld` apart: what a
   // keys-and-values segment memory keeps.
   std::pair<const T*, long> segment_keys_values() const;
 
@@ -106,7 +108,7 @@ class TransformerLayer {
   T* segment_kv_ = nullptr;               // (N, 2C) with a keys-and-values memory: the segment's own
   LayerNormSaved<T> memory_norm_;         // pre-norm: the norm of the memory rows
   FeedForwardSaved<T> ffn_saved_;
-  Linear<T> step_qkv_, step_kv_;  // (3C, C) and, with cross-attention, (2C, C): see prepare_steps()
+  Linear<T> step_qkv_, step_kv_;  // (Q + 2K, C) and, with cross-attention, (2K, C): see prepare_steps()
   Arena step_stacked_;            // their weights and biases when the model is not packed
 };
 

@@ -71,7 +71,7 @@ DropoutSite TransformerStack<T>::embedding_site(const DropoutContext& ctx) const
 
 template <typename T>
 const T* TransformerStack<T>::position_rows(int length) {
-  if (config_.relative_positions) {  // the attention scores carry the positions: none added to the embeddings
+  if (config_.relative_positions || config_.rotary) {  // the attention carries the positions: none added here
     const std::size_t cells = static_cast<std::size_t>(std::max(length, 1)) * config_.d_model;
     if (no_positions_.size() < cells) no_positions_.assign(cells, T(0));
     return no_positions_.data();
@@ -113,6 +113,15 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
     kernels::dropout(x, N * config_.d_model, drop.rate, drop.seed, drop.stream);
   }
   Arena& layer_arena = layer_scratch ? *layer_scratch : arena;
+  const RotaryAngles<T>* rotary = nullptr;
+  if (config_.rotary) {  // every row at its position; dynamic scaling reads its sentence's length
+    std::vector<int> lengths(static_cast<std::size_t>(N));  // (N)
+    for (int b = 0; b < seq.count(); ++b)
+      std::fill_n(lengths.begin() + seq.start[b], seq.len[b], seq.len[b]);
+    rotary_ = rotary_angles<T>(config_.rope, config_.head_size(), seq.position.data(), lengths.data(),
+                               static_cast<int>(N), arena);
+    rotary = &rotary_;
+  }
   auto keep = [&](T* y) {  // y: (N, C), a layer's output
     if (!layer_scratch) return y;
     std::copy_n(y, N * config_.d_model, x);
@@ -124,7 +133,7 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
     const MemoryInput<T> input{remembers ? memory->layer(i) : nullptr, keys_values, memory_rows_.get(),
                                key_runs_.get(), memory_shape_.get()};
     T* y = layers_[i]->forward(x, self_shape, cross.empty() ? nullptr : &cross[i], ctx, layer_arena,
-                               remembers ? &input : nullptr);
+                               remembers ? &input : nullptr, rotary);
     if (keys_values) {
       const auto [kv, ld] = layers_[i]->segment_keys_values();
       memory->append(i, kv, seq, ld);
@@ -196,13 +205,16 @@ void TransformerStack<T>::prepare_steps() {
 }
 
 template <typename T>
-T* TransformerStack<T>::step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache,
-                             Arena& arena) {
+T* TransformerStack<T>::step(const int* tokens, const int* positions, const int* lengths, int rows,
+                             AttentionCache<T>& cache, Arena& arena) {
   require(rows > 0, "transformer stack: a step of no rows");
   const int longest = *std::max_element(positions, positions + rows) + 1;
   LayerNormSaved<T> unused_saved;
   T* x = embed_input(tokens, nullptr, rows, positions, position_rows(longest), unused_saved, arena);  // (rows, C)
-  for (auto& layer : layers_) x = layer->step(x, rows, cache, arena);
+  const RotaryAngles<T> rotary =
+      config_.rotary ? rotary_angles<T>(config_.rope, config_.head_size(), positions, lengths, rows, arena)
+                     : RotaryAngles<T>{};
+  for (auto& layer : layers_) x = layer->step(x, rows, cache, arena, config_.rotary ? &rotary : nullptr);
   if (!has_final_norm_) return x;
   LayerNormSaved<T> unused;
   return layer_norm_forward(final_norm_, x, rows, arena, unused);

@@ -55,8 +55,11 @@ class TransformerStack {
                           const DropoutContext& ctx);
 
   // Cached decoding: one token per row at its position -> the stack's output (rows, C) (final norm applied),
-  // from the arena; the layers read their keys and values through `cache`. prepare_steps() first.
-  T* step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena);
+  // from the arena; the layers read their keys and values through `cache`. lengths: (rows) the length of each
+  // row's sequence after this call (what dynamic rotary scaling reads; unused by other models). prepare_steps()
+  // first.
+  T* step(const int* tokens, const int* positions, const int* lengths, int rows, AttentionCache<T>& cache,
+          Arena& arena);
   void prepare_steps();
 
  private:
@@ -86,6 +89,7 @@ class TransformerStack {
   // segment) per stream, and the attention shape over them.
   std::unique_ptr<Sequences> memory_rows_, key_runs_;
   std::unique_ptr<AttentionShape> memory_shape_;
+  RotaryAngles<T> rotary_;  // the last forward's rows' angles (in its arena), with rotary positions
   bool has_final_norm_ = false;
   LayerNorm<T> final_norm_;
   LayerNormSaved<T> final_saved_;

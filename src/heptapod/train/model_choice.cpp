@@ -15,8 +15,42 @@ namespace {
 // positions as a learned table's rows (0: sinusoidal) or relative positions.
 struct Layout {
   std::optional<int> encoder_layers, decoder_layers, learned_positions;
-  bool relative_positions = false;
+  bool relative_positions = false, rotary = false;
 };
+
+// The pieces of the LLaMA family a choice names, applied to c.
+void apply_pieces(const ModelChoice& m, bool rotary, ModelConfig& c) {
+  if (m.norm_type) c.norm_type = *m.norm_type;
+  if (m.ffn) {
+    c.gated_ffn = *m.ffn != FfnChoice::Plain;
+    if (c.gated_ffn) c.activation = *m.ffn == FfnChoice::SwiGlu ? Activation::Silu : Activation::Gelu;
+  }
+  if (m.kv_heads) c.kv_heads = *m.kv_heads;
+  if (m.head_dim) c.head_dim = *m.head_dim;
+  if (m.biases) {
+    c.attention_qkv_bias = *m.biases != BiasChoice::None;
+    c.attention_out_bias = c.ffn_bias = *m.biases == BiasChoice::All;
+  }
+  c.qk_norm = m.qk_norm;
+  c.rotary = rotary;
+  if (rotary) {
+    c.rope = RotaryConfig{};
+    if (m.rope_theta) c.rope.theta = *m.rope_theta;
+    c.scale_embeddings = false;  // no sinusoids to balance: the embeddings enter as they are (LLaMA)
+  }
+}
+
+const char* ffn_name(const ModelConfig& c) {
+  if (!c.gated_ffn) return "plain";
+  return c.activation == Activation::Silu ? "swiglu" : "geglu";
+}
+
+const char* biases_name(const ModelConfig& c) {
+  if (c.attention_qkv_bias && c.attention_out_bias && c.ffn_bias) return "all";
+  if (c.attention_qkv_bias && !c.attention_out_bias && !c.ffn_bias) return "qkv";
+  if (!c.attention_qkv_bias && !c.attention_out_bias && !c.ffn_bias) return "none";
+  return "mixed";
+}
 
 // A fresh model's config: the preset with the overrides, as a `kind` model.
 ModelConfig fresh_config(const ModelChoice& m, const Layout& o, Architecture kind) {
@@ -46,6 +80,7 @@ ModelConfig fresh_config(const ModelChoice& m, const Layout& o, Architecture kin
   require(!o.relative_positions || kind == Architecture::DecoderOnly,
           "--positions relative: Transformer-XL's relative positions belong to a decoder-only model (--arch "
           "decoder-only)");
+  apply_pieces(m, o.rotary, c);
   c.relative_positions = o.relative_positions;
   c.untie_relative = m.untie_relative;
   c.clamp_length = m.clamp_length.value_or(0);
@@ -84,6 +119,18 @@ ModelConfig fine_tuned_config(const ModelChoice& m, const Layout& o, const InitM
   auto positions = [](int learned) { return learned > 0 ? "learned, " + std::to_string(learned) : std::string("sinusoidal"); };
   if (o.learned_positions) agree("--positions", positions(*o.learned_positions), positions(c.learned_positions));
   if (o.relative_positions) agree("--positions", "relative", c.relative_positions ? "relative" : positions(c.learned_positions));
+  if (o.rotary) agree("--positions", "rotary", c.rotary ? "rotary" : positions(c.learned_positions));
+  if (m.rope_theta && c.rotary) agree("--rope-theta", std::to_string(*m.rope_theta), std::to_string(c.rope.theta));
+  if (m.norm_type) agree("--norm-type", norm_type_name(*m.norm_type), norm_type_name(c.norm_type));
+  if (m.kv_heads) agree("--kv-heads", std::to_string(*m.kv_heads), std::to_string(c.key_value_heads()));
+  if (m.head_dim) agree("--head-dim", std::to_string(*m.head_dim), std::to_string(c.head_size()));
+  if (m.qk_norm) agree("--qk-norm", "on", c.qk_norm ? "on" : "off");
+  ModelConfig pieces = c;  // what --ffn and --biases would make of the model's own
+  apply_pieces(m, c.rotary, pieces);
+  if (m.ffn) agree("--ffn", ffn_name(pieces), ffn_name(c));
+  if (m.biases) agree("--biases", biases_name(pieces), biases_name(c));
+  require(!m.ffn || pieces.activation == c.activation || !c.gated_ffn,
+          std::string("--ffn ") + ffn_name(pieces) + " contradicts the model to fine-tune (--init " + init.path + ")");
   if (m.clamp_length) agree("--clamp-length", std::to_string(*m.clamp_length), std::to_string(c.clamp_length));
   if (m.untie_relative) agree("--untie-relative", "on", c.untie_relative ? "on" : "off");
   if (m.memory_length) {  // a training choice, not the weights': fine-tuning may change it
@@ -134,6 +181,8 @@ void resolve_model(const ModelChoice& m, TrainConfig& config) {
   std::optional<PositionChoice> positions = m.positions;
   if (!positions && kind == Architecture::EncoderOnly && !init) positions = PositionChoice::Learned;
   require(!m.max_positions || positions == PositionChoice::Learned, "--max-positions needs --positions learned");
+  require(!m.rope_theta || positions == PositionChoice::Rotary || (!positions && init && init->config.rotary),
+          "--rope-theta needs --positions rotary");
   const bool relative =
       positions == PositionChoice::Relative || (!positions && init && init->config.relative_positions);
   for (const auto& [given, option] : {std::pair{m.memory_length.has_value(), "--memory"},
@@ -141,6 +190,7 @@ void resolve_model(const ModelChoice& m, TrainConfig& config) {
                                       std::pair{m.untie_relative, "--untie-relative"}})
     require(!given || relative, std::string(option) + " needs --positions relative (Transformer-XL's, decoder-only)");
   o.relative_positions = positions == PositionChoice::Relative;
+  o.rotary = positions == PositionChoice::Rotary;
   if (positions == PositionChoice::Sinusoidal) o.learned_positions = 0;
   if (positions == PositionChoice::Learned)
     o.learned_positions = m.max_positions.value_or(init && init->config.learned_positions > 0 ? init->config.learned_positions

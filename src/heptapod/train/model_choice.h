@@ -14,7 +14,13 @@
 
 namespace heptapod {
 
-enum class PositionChoice { Sinusoidal, Learned, Relative };  // --positions
+enum class PositionChoice { Sinusoidal, Learned, Relative, Rotary };  // --positions
+
+// --ffn: the feed-forward network, plain (two layers around the activation) or gated (SwiGLU: silu; GeGLU:
+// gelu); --biases: every linear layer's bias, the attention's q/k/v projections' alone (Qwen 2), or none
+// (LLaMA).
+enum class FfnChoice { Plain, SwiGlu, GeGlu };
+enum class BiasChoice { All, Qkv, None };
 
 struct ModelChoice {
   std::string preset = "small";  // ignored with init_model, unless given explicitly (then it must match)
@@ -34,6 +40,14 @@ struct ModelChoice {
   // fine-tuning a relative model.
   std::optional<int> clamp_length, memory_length;
   bool untie_relative = false;
+  // The LLaMA family's pieces (--norm-type, --ffn, --kv-heads, --head-dim, --biases, --qk-norm, and with
+  // --positions rotary --rope-theta): a fresh model's choices, which a fine-tuned one must restate.
+  std::optional<NormType> norm_type;
+  std::optional<FfnChoice> ffn;
+  std::optional<int> kv_heads, head_dim;
+  std::optional<BiasChoice> biases;
+  bool qk_norm = false;
+  std::optional<double> rope_theta;
   // Regularisation: applied to a fresh model and to a fine-tuned one alike.
   std::optional<float> dropout, attention_dropout, activation_dropout, embedding_dropout;
 };

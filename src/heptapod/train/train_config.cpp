@@ -84,9 +84,13 @@ void validate(const TrainConfig& c) {
   require(!c.init || (c.vocab.empty() && c.source_vocab.empty()),
           "train: --init brings the model's own vocabularies; --vocab/--source-vocab/--target-vocab contradict it");
   require(c.freeze.empty() || c.init, "train: --freeze needs --init (a model to fine-tune)");
-  require(c.model.n_heads <= 0 || c.model.d_model % c.model.n_heads == 0,
+  require(c.model.n_heads <= 0 || c.model.head_dim > 0 || c.model.d_model % c.model.n_heads == 0,
           "train: --d-model " + std::to_string(c.model.d_model) + " is not a multiple of --heads " +
+              std::to_string(c.model.n_heads) + " (or give --head-dim)");
+  require(c.model.kv_heads == 0 || (c.model.kv_heads <= c.model.n_heads && c.model.n_heads % c.model.kv_heads == 0),
+          "train: --kv-heads " + std::to_string(c.model.kv_heads) + " does not divide --heads " +
               std::to_string(c.model.n_heads));
+  require(!c.model.qk_norm || c.model.norm_type == NormType::Rms, "train: --qk-norm needs --norm-type rms");
   validate(c.model);
 }
 

@@ -115,28 +115,34 @@ inline __m512 load16(const half* p) {
 
 constexpr int kPrefetchAhead = 4;  // positions whose key and value are requested ahead of their use
 
-// out[c0, c0 + 16 G) = sum_j p[head(c), j] v_j[c]; p: (H, stride) probabilities, head(c) = c / D.
+// out[c0, c0 + 16 G) = sum_j p[head(c), j] v_j[source(c)]; p: (H, stride) probabilities, head(c) = c / D; a
+// query head h reads value head h / group: source(c) = (head(c) / group) D + c mod D.
 template <int G, typename E>
-void values_block(const float* p, int stride, const E* values, const long* offsets, int count, int D, int c0,
-                  float* out) {
+void values_block(const float* p, int stride, const E* values, const long* offsets, int count, int D, int group,
+                  int c0, float* out) {
   const float* w[G];  // each column group's head's probabilities
-  for (int g = 0; g < G; ++g) w[g] = p + static_cast<long>((c0 + 16 * g) / D) * stride;
+  long from[G];       // each column group's first column in the value vector
+  for (int g = 0; g < G; ++g) {
+    const int c = c0 + 16 * g, head = c / D;
+    w[g] = p + static_cast<long>(head) * stride;
+    from[g] = static_cast<long>(head / group) * D + c % D;
+  }
   __m512 acc[G];
   for (int g = 0; g < G; ++g) acc[g] = _mm512_setzero_ps();
   for (int j = 0; j < count; ++j) {
-    const E* v = values + offsets[j] + c0;
-    for (int g = 0; g < G; ++g) acc[g] = _mm512_fmadd_ps(_mm512_set1_ps(w[g][j]), load16(v + 16 * g), acc[g]);
+    const E* v = values + offsets[j];
+    for (int g = 0; g < G; ++g) acc[g] = _mm512_fmadd_ps(_mm512_set1_ps(w[g][j]), load16(v + from[g]), acc[g]);
   }
   for (int g = 0; g < G; ++g) _mm512_storeu_ps(out + c0 + 16 * g, acc[g]);
 }
 
 template <typename E>
-void attend_avx512(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out, const float* bias) {
-  const int C = H * D;
+void attend_avx512(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int KH,
+                   int D, float scale, float* scores, int score_stride, float* out, const float* bias) {
+  const int C = H * D, group = H / KH;
   auto request = [&](int first, int n) {  // the keys and values of positions [first, first + n)
-    prefetch_vectors(keys, offsets + first, n, C);
-    prefetch_vectors(values, offsets + first, n, C);
+    prefetch_vectors(keys, offsets + first, n, KH * D);
+    prefetch_vectors(values, offsets + first, n, KH * D);
   };
   request(0, std::min(count, kPrefetchAhead));
   for (int j = 0; j < count; ++j) {
@@ -144,7 +150,7 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
     const E* k = keys + offsets[j];
     for (int h = 0; h < H; ++h) {
       const float* qh = q + h * D;
-      const E* kh = k + h * D;
+      const E* kh = k + (h / group) * D;
       __m512 acc = _mm512_mul_ps(_mm512_loadu_ps(qh), load16(kh));
       for (int d = 16; d < D; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(qh + d), load16(kh + d), acc);
       const long at = static_cast<long>(h) * score_stride + j;
@@ -156,8 +162,8 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
     softmax_in_place(s, count, scale);
   }
   int c0 = 0;
-  for (; c0 + 256 <= C; c0 += 256) values_block<16>(scores, score_stride, values, offsets, count, D, c0, out);
-  for (; c0 < C; c0 += 64) values_block<4>(scores, score_stride, values, offsets, count, D, c0, out);
+  for (; c0 + 256 <= C; c0 += 256) values_block<16>(scores, score_stride, values, offsets, count, D, group, c0, out);
+  for (; c0 < C; c0 += 64) values_block<4>(scores, score_stride, values, offsets, count, D, group, c0, out);
 }
 
 #endif
@@ -165,21 +171,23 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
 }  // namespace
 
 template <typename E>
-void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out, const float* bias) {
+void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int KH,
+                   int D, float scale, float* scores, int score_stride, float* out, const float* bias) {
 #if defined(__AVX512F__)
-  if (D % 16 == 0 && H * D % 64 == 0) return attend_avx512(q, keys, values, offsets, count, H, D, scale, scores,
+  if (D % 16 == 0 && H * D % 64 == 0) return attend_avx512(q, keys, values, offsets, count, H, KH, D, scale, scores,
                                                            score_stride, out, bias);
 #endif
-  prefetch_vectors(keys, offsets, count, H * D);
-  prefetch_vectors(values, offsets, count, H * D);
+  const int group = H / KH;
+  prefetch_vectors(keys, offsets, count, KH * D);
+  prefetch_vectors(values, offsets, count, KH * D);
   for (int h = 0; h < H; ++h) {
     float* s = scores + static_cast<long>(h) * score_stride;
-    head_scores(q + h * D, keys + h * D, offsets, count, D, s);
+    const int kv = (h / group) * D;  // the head's key and value columns
+    head_scores(q + h * D, keys + kv, offsets, count, D, s);
     if (bias)
       for (int j = 0; j < count; ++j) s[j] += bias[static_cast<long>(h) * score_stride + j];
     softmax_in_place(s, count, scale);
-    head_values(s, values + h * D, offsets, count, D, out + h * D);
+    head_values(s, values + kv, offsets, count, D, out + h * D);
   }
 }
 

@@ -17,12 +17,16 @@ namespace heptapod::kernels::HEPTAPOD_ISA {
 
 namespace {
 
-// y = (x - mean) * rstd * gamma + beta for one row (C); y may be x. Returns {mean, rstd}.
+// y = (x - mean) * rstd * gamma + beta for one row (C); y may be x. Returns {mean, rstd}. Without beta an
+// RMSNorm: mean 0, rstd from the mean square.
 template <typename T>
 std::pair<T, T> normalize_row(const T* x, const T* gamma, const T* beta, T* y, int C, T eps) {
-  const T m = sum_value(x, C) / C;
+  const T m = beta ? sum_value(x, C) / C : T(0);
   const T s = T(1) / std::sqrt(centered_square_sum(x, C, m) / C + eps);
-  for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * s * gamma[c] + beta[c];
+  if (beta)
+    for (int c = 0; c < C; ++c) y[c] = (x[c] - m) * s * gamma[c] + beta[c];
+  else
+    for (int c = 0; c < C; ++c) y[c] = x[c] * s * gamma[c];
   return {m, s};
 }
 
@@ -71,7 +75,8 @@ void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, 
       const T* g = dy + first;
       T* d = dx + first;
       const T m = mean[n], s = rstd[n];
-      // dxhat = dy * gamma; dx = s * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+      // dxhat = dy * gamma; dx = s * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)); an RMSNorm (no dbeta:
+      // no shift, no centring) has no mean(dxhat) term.
       T sum_dxhat = 0, sum_dxhat_xhat = 0;
 #pragma omp simd reduction(+ : sum_dxhat, sum_dxhat_xhat)
       for (int c = 0; c < C; ++c) {
@@ -79,7 +84,7 @@ void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, 
         sum_dxhat += dxhat;
         sum_dxhat_xhat += dxhat * (xr[c] - m) * s;
       }
-      sum_dxhat /= C;
+      sum_dxhat = dbeta ? sum_dxhat / C : T(0);
       sum_dxhat_xhat /= C;
 #pragma omp simd
       for (int c = 0; c < C; ++c) {
@@ -87,7 +92,7 @@ void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, 
         const T v = s * (g[c] * gamma[c] - sum_dxhat - xhat * sum_dxhat_xhat);
         d[c] = accumulate_dx ? d[c] + v : v;
         dg[c] += g[c] * xhat;
-        db[c] += g[c];
+        if (dbeta) db[c] += g[c];
       }
       if (!branch) continue;
       T* inner = branch->inner + first;

@@ -63,13 +63,15 @@ void attention_softmax_backward(const T* probs, T* grad, int Tq, int K, T scale)
 template <typename T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* rstd, int N, int C, T eps) {
   for (int n = 0; n < N; ++n) {
+    // Without beta an RMSNorm: no centring, no shift.
     long double m = 0, v = 0;
-    for (int c = 0; c < C; ++c) m += x[n * C + c];
+    for (int c = 0; c < C && beta; ++c) m += x[n * C + c];
     m /= C;
     for (int c = 0; c < C; ++c) v += (x[n * C + c] - m) * (x[n * C + c] - m);
     v /= C;
     const long double s = 1.0L / std::sqrt(v + eps);
-    for (int c = 0; c < C; ++c) y[n * C + c] = static_cast<T>((x[n * C + c] - m) * s * gamma[c] + beta[c]);
+    for (int c = 0; c < C; ++c)
+      y[n * C + c] = static_cast<T>((x[n * C + c] - m) * s * gamma[c] + (beta ? beta[c] : 0));
     mean[n] = static_cast<T>(m);
     rstd[n] = static_cast<T>(s);
   }
@@ -92,7 +94,9 @@ void residual_layer_norm(const T* x, T* delta, const T* bias, float p, std::uint
 template <typename T>
 void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* gamma, T* dx, T* dgamma,
                          T* dbeta, int N, int C, bool accumulate_dx) {
-  // Full Jacobian: dxhat_k/dx_j = s * (delta_jk - 1/C - xhat_j xhat_k / C).
+  // Full Jacobian: dxhat_k/dx_j = s * (delta_jk - 1/C - xhat_j xhat_k / C); an RMSNorm's (no dbeta) has no
+  // 1/C term.
+  const long double centring = dbeta ? 1.0L / C : 0.0L;
   for (int n = 0; n < N; ++n) {
     for (int j = 0; j < C; ++j) {
       long double s = 0;
@@ -100,13 +104,13 @@ void layer_norm_backward(const T* dy, const T* x, const T* mean, const T* rstd, 
       for (int k = 0; k < C; ++k) {
         const long double xhat_k = (x[n * C + k] - mean[n]) * static_cast<long double>(rstd[n]);
         s += static_cast<long double>(dy[n * C + k]) * gamma[k] * rstd[n] *
-             ((j == k) - 1.0L / C - xhat_j * xhat_k / C);
+             ((j == k) - centring - xhat_j * xhat_k / C);
       }
       dx[n * C + j] = static_cast<T>(accumulate_dx ? dx[n * C + j] + s : s);
     }
     for (int c = 0; c < C; ++c) {
       dgamma[c] += dy[n * C + c] * (x[n * C + c] - mean[n]) * rstd[n];
-      dbeta[c] += dy[n * C + c];
+      if (dbeta) dbeta[c] += dy[n * C + c];
     }
   }
 }
@@ -232,15 +236,16 @@ double stored_value(half x) { return from_half_scalar(x); }
 }  // namespace
 
 template <typename E>
-void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out, const float* bias) {
-  // Per head h: p (count) = softmax(scale * (q_h . k_j,h + bias_h,j)), out_h (D) = sum_j p[j] v_j,h; k_j,h =
-  // keys + offsets[j] + h * D, likewise v_j,h.
+void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int KH,
+                   int D, float scale, float* scores, int score_stride, float* out, const float* bias) {
+  // Per head h: p (count) = softmax(scale * (q_h . k_j,g + bias_h,j)), out_h (D) = sum_j p[j] v_j,g; g = h /
+  // (H / KH), k_j,g = keys + offsets[j] + g * D, likewise v_j,g.
   for (int h = 0; h < H; ++h) {
+    const int g = h / (H / KH);
     std::vector<double> p(count);
     for (int j = 0; j < count; ++j) {
       double s = 0;
-      for (int d = 0; d < D; ++d) s += static_cast<double>(q[h * D + d]) * stored_value(keys[offsets[j] + h * D + d]);
+      for (int d = 0; d < D; ++d) s += static_cast<double>(q[h * D + d]) * stored_value(keys[offsets[j] + g * D + d]);
       if (bias) s += bias[static_cast<long>(h) * score_stride + j];
       p[j] = scale * s;
     }
@@ -253,7 +258,7 @@ void attend_cached(const float* q, const E* keys, const E* values, const long* o
     }
     for (int d = 0; d < D; ++d) {
       double o = 0;
-      for (int j = 0; j < count; ++j) o += p[j] * stored_value(values[offsets[j] + h * D + d]);
+      for (int j = 0; j < count; ++j) o += p[j] * stored_value(values[offsets[j] + g * D + d]);
       out[h * D + d] = static_cast<float>(o);
     }
   }
@@ -284,10 +289,10 @@ HEPTAPOD_INSTANTIATE(float)
 HEPTAPOD_INSTANTIATE(double)
 #undef HEPTAPOD_INSTANTIATE
 
-template void attend_cached<float>(const float*, const float*, const float*, const long*, int, int, int, float, float*,
-                                   int, float*, const float*);
-template void attend_cached<half>(const float*, const half*, const half*, const long*, int, int, int, float, float*,
-                                  int, float*, const float*);
+template void attend_cached<float>(const float*, const float*, const float*, const long*, int, int, int, int, float,
+                                   float*, int, float*, const float*);
+template void attend_cached<half>(const float*, const half*, const half*, const long*, int, int, int, int, float,
+                                  float*, int, float*, const float*);
 
 float max_value(const float* x, long n) {
   float m = -INFINITY;

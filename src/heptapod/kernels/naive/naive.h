@@ -56,8 +56,8 @@ template <typename T>
 void dropout_add(const T* x, T* delta, long n, float p, std::uint64_t seed, std::uint64_t stream);
 // E: float or half (the cached vectors' storage), as kernels::attend_cached.
 template <typename E>
-void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int D,
-                   float scale, float* scores, int score_stride, float* out, const float* bias = nullptr);
+void attend_cached(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int KH,
+                   int D, float scale, float* scores, int score_stride, float* out, const float* bias = nullptr);
 
 // The row primitives of kernels/vector_math.h, in index order.
 float max_value(const float* x, long n);
