@@ -582,6 +582,31 @@ TEST(HfTokenizer, DamagedFilesOnDisk) {
   EXPECT_EQ(hf_tokenizer(v.tokenizer())->special_ids().eos, 1);
 }
 
+// The LLaMA-family fixtures (tests/fixtures/{llama,mistral,qwen2,qwen3}): small tokenizers in each family's
+// tokenizer.json form give the prompt ids that an independent Python implementation (tools/llama_tokenizers.py)
+// wrote into reference.safetensors (batch/input_ids, the template's begin ids first; the prompts are
+// tools/make_llama_fixtures.py's).
+TEST(HfTokenizer, FixturesGiveTheIdsOfTheirPythonTokenizers) {
+  const std::vector<std::pair<std::string, Texts>> families = {
+      {"llama", {"The quick brown fox", "Hello, world! It's 12345 apples.", "We've got 42\n\nThe dog"}},
+      {"mistral", {"The dog sleeps", "Hello, caf\xc3\xa9 and tea!", "We've got 42\napples"}},
+      {"qwen2", {"<|im_start|>user\nThe fox", "It runs 123 woods", "Cafe\xcc\x81 in the sun"}},
+      {"qwen3", {"The dog", "The fox runs into the", "It's a small test of the tokenizer"}}};
+  for (const auto& [family, prompts] : families) {
+    const std::string dir = std::string(HEPTAPOD_FIXTURES) + "/" + family;
+    const auto t = HfTokenizer::from_directory(dir);
+    const SafetensorsFile ref = SafetensorsFile::read(dir + "/reference.safetensors");
+    const std::vector<int> ids = ref.ints("batch/input_ids"), lengths = ref.ints("batch/lengths");
+    ASSERT_EQ(lengths.size(), prompts.size());
+    const std::size_t row = ids.size() / prompts.size();
+    for (std::size_t b = 0; b < prompts.size(); ++b) {
+      const auto begin = ids.begin() + static_cast<long>(b * row);
+      EXPECT_EQ(concat({t->begin_ids(), t->encode(prompts[b]), t->end_ids()}), Ids(begin, begin + lengths[b]))
+          << family << ": " << prompts[b];
+    }
+  }
+}
+
 // ------------------------------------------------------------------------------------------ the model file
 
 TEST(HfTokenizer, TravelsInTheModelFile) {
