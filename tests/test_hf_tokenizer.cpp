@@ -429,6 +429,12 @@ TEST(HfTokenizer, Llama3PatternThroughPcre2) {
   EXPECT_EQ(hf::Regex::pattern("\\h+", kWhere).find_all("cafe babe").size(), 2u);  // \h: hexadecimal digits
   EXPECT_EQ(hf::onig_to_pcre2("[^\\s\\p{L}]|\\u00e9", kWhere), "[^\\x{9}-\\x{d}\\x{85}\\p{Z}\\p{L}]|\\x{00e9}");
   EXPECT_EQ(hf::Regex::pattern("x*", kWhere).find_all("ab").size(), 3u);  // empty matches at 0, 1, 2
+  EXPECT_EQ(hf::Regex::pattern("^a|b$", kWhere).find_all("a\nab\nb").size(), 4u);  // line anchors, as Ruby's
+  EXPECT_EQ(hf::Regex::pattern("[[:digit:]x]+", kWhere).find_all("1x2 3").size(), 2u);
+  EXPECT_HAS_SUBSTR(error_of([] { hf::Regex::pattern("[a[b]]", kWhere); }),
+                    "a character class inside a character class is not supported");
+  EXPECT_HAS_SUBSTR(error_of([] { hf::Regex::pattern("[a-z&&[^c]]", kWhere); }),
+                    "the intersection of character classes (&&) is not supported");
 }
 
 // ------------------------------------------------------------------------------------------------ decoders

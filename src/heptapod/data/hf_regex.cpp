@@ -52,6 +52,15 @@ std::string onig_to_pcre2(const std::string& p, const std::string& where) {
         if (i + 1 < p.size() && p[i + 1] == ']') out += p[++i];  // a leading ] is a member
         continue;
       }
+      if (c == '[' && in_class) {  // a POSIX class is the same in both; a nested class is Oniguruma's alone
+        const std::size_t end = p.compare(i, 2, "[:") == 0 ? p.find(":]", i + 2) : std::string::npos;
+        require(end != std::string::npos, where + ": a character class inside a character class is not supported");
+        out += p.substr(i, end + 2 - i);
+        i = end + 1;
+        continue;
+      }
+      require(!(in_class && c == '&' && i + 1 < p.size() && p[i + 1] == '&'),
+              where + ": the intersection of character classes (&&) is not supported");
       if (c == ']' && in_class) in_class = false;
       out += c;
       continue;
@@ -91,7 +100,8 @@ Regex::Regex(const std::string& pattern, bool literal, const std::string& where)
   PCRE2_SIZE offset = 0;
   auto code = std::make_shared<Code>();
   code->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(),
-                             PCRE2_UTF | (literal ? PCRE2_LITERAL : PCRE2_UCP), &error, &offset, nullptr);
+                             PCRE2_UTF | (literal ? PCRE2_LITERAL : PCRE2_UCP | PCRE2_MULTILINE), &error, &offset,
+                             nullptr);
   require(code->code != nullptr, where + ": the pattern \"" + pattern + "\" is not a valid regular expression (" +
                                      pcre2_message(error) + " at offset " + std::to_string(offset) + ")");
   pcre2_jit_compile(code->code, PCRE2_JIT_COMPLETE);  // where the JIT is missing, pcre2_match interprets

@@ -2,7 +2,9 @@
 // PCRE2 (UTF-8, Unicode properties, JIT-compiled where the platform has it), with the meaning Hugging Face's
 // tokenizers give them: they compile these patterns with Oniguruma, whose \s, \w and \h differ from PCRE2's,
 // so those are rewritten into the classes Oniguruma means (\s: U+0009-U+000D, U+0085 and the separators Z*;
-// \w: letters, marks, numbers and connector punctuation; \h: a hexadecimal digit).
+// \w: letters, marks, numbers and connector punctuation; \h: a hexadecimal digit), and ^ and $ match at line
+// ends as in Oniguruma's (Ruby's) syntax. What PCRE2 cannot say the same way (a class nested in a class, &&)
+// is refused.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +24,7 @@ using Match = std::pair<std::size_t, std::size_t>;
 class Regex {
  public:
   // A pattern in Oniguruma's syntax; `where` names it in errors (an invalid pattern, \S, \W or \H inside a
-  // character class, where no PCRE2 class says the same).
+  // character class, a nested class, an intersection).
   static Regex pattern(const std::string& pattern, const std::string& where);
   // A literal string (a pattern's "String" form).
   static Regex literal(const std::string& text, const std::string& where);
