@@ -26,6 +26,7 @@ struct GenerateFlags {
   bool scores = false;
   int threads = 0;
   int window = 1000;
+  ChosenSettings chosen;  // the settings given on the command line, over the model's generation defaults
 };
 
 // The output lines of one window's generations; ids (n-best) count from `first`.
@@ -44,10 +45,20 @@ std::string format_window(const GenerateFlags& f, const std::vector<Generation>&
   return text.str();
 }
 
+// Writes every prompt's outputs, the options settled.
+int run_generation(const GenerateFlags& f, Generator& generator);
+
 int run_generate(const GenerateFlags& f) {
   set_num_threads(f.threads);
   require(!f.prompt || f.input.empty(), "--prompt and --input exclude each other");
   Generator generator(f.model, f.load);
+  GenerateFlags flags = f;  // the model's generation defaults under the options given
+  apply_generation_defaults(flags.options, generator.generation_defaults(), f.chosen);
+  if (flags.options.beam > 0) flags.options.beam = std::max(flags.options.beam, flags.options.nbest);
+  return run_generation(flags, generator);
+}
+
+int run_generation(const GenerateFlags& f, Generator& generator) {
   const bool to_terminal = (f.output.empty() || f.output == "-") && ::isatty(::fileno(stdout));
   const bool stream = to_terminal && !f.scores && f.options.nbest == 1 && f.options.beam == 0;
   auto generate = [&](const std::vector<std::string>& prompts, std::size_t first,
@@ -115,9 +126,14 @@ Runner add_generate_command(CLI::App& root) {
   cmd->add_flag("--scores", f->scores, "Append ||| score (log-probability of the new tokens)");
   add_precision_options(cmd, f->load);
   cmd->add_option("--threads", f->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
-  return [f] {
+  const auto chosen = [cmd] {
+    auto given = [&](const char* name) { return cmd->get_option(name)->count() > 0; };
+    return ChosenSettings{given("--beam"), given("--temperature"), given("--top-k"), given("--top-p"),
+                          given("--repetition-penalty")};
+  };
+  return [f, chosen] {
     GenerateFlags flags = *f;
-    if (flags.options.beam > 0) flags.options.beam = std::max(flags.options.beam, flags.options.nbest);
+    flags.chosen = chosen();
     return run_generate(flags);
   };
 }

@@ -28,6 +28,18 @@ const char* commands_for(Architecture kind) {
   return "embed, classify (a classifier), train --init (pre-training goes on, or a classifier is fine-tuned)";
 }
 
+// A rotary model's positions: theta, the scaling and its numbers, the context and what capped it.
+void print_rotary(const ModelConfig& c) {
+  char scaling[96] = "";
+  if (c.rope.scaling == RopeScaling::Linear) std::snprintf(scaling, sizeof scaling, " x%g", c.rope.factor);
+  else if (c.rope.scaling != RopeScaling::None)
+    std::snprintf(scaling, sizeof scaling, " x%g past %d positions", c.rope.factor, c.rope.original_positions);
+  const std::string context = c.max_positions > 0 ? std::to_string(c.max_positions) : "unbounded";
+  std::printf("positions: rotary, theta %g, %s scaling%s; context %s%s\n", c.rope.theta,
+              rope_scaling_name(c.rope.scaling), scaling, context.c_str(),
+              c.sliding_window > 0 ? " (capped at the checkpoint's sliding window)" : "");
+}
+
 void print_model(const std::string& path) {
   const SafetensorsFile file = SafetensorsFile::read(path);
   const ModelConfig c = read_model_config(file);
@@ -39,7 +51,17 @@ void print_model(const std::string& path) {
                                  : std::to_string(c.has_decoder() ? c.decoder_layers : c.encoder_layers);
   std::printf("shape:    %lld parameters, %s layers, d_model %d, %d heads, d_ff %d, %s-norm\n", parameter_count(c),
               layers.c_str(), c.d_model, c.n_heads, c.d_ff, norm_name(c.norm));
+  std::printf("layers:   %s, %s feed-forward network%s, attention of %d query and %d key/value heads of %d%s%s\n",
+              c.norm_type == NormType::Rms ? "RMSNorm" : "layer norm",
+              c.gated_ffn ? (c.activation == Activation::Silu ? "SwiGLU" : "gated GELU") : "plain",
+              c.ffn_bias ? "" : " without biases", c.n_heads, c.key_value_heads(), c.head_size(),
+              c.qk_norm ? ", q/k norms" : "",
+              c.attention_qkv_bias && c.attention_out_bias ? ""
+              : c.attention_qkv_bias                        ? ", q/k/v biases alone"
+                                                            : ", no biases");
   if (c.learned_positions > 0) std::printf("positions: learned, %d\n", c.position_limit());
+  else if (c.rotary)
+    print_rotary(c);
   else if (c.relative_positions)
     std::printf("positions: relative (Transformer-XL), u and v %s, clamp %s; segment memory %d\n",
                 c.untie_relative ? "per layer" : "shared", c.clamp_length > 0 ? std::to_string(c.clamp_length).c_str() : "none",

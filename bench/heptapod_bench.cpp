@@ -3,11 +3,11 @@
 //   heptapod_bench workload -o W.json [--train-batches N --translate-batches N --latency-sentences N --seed S]
 //   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency|allreduce --model small|base [--threads N]
 //       [--compute-type float32|int8|bfloat16]  (train: float32 or bfloat16 products)
-//   heptapod_bench run --phase lm-train|generate --model lm-small|gpt2-small [--batches N] [--batch B --prompt P
+//   heptapod_bench run --phase lm-train|generate --model lm-small|gpt2-small|smollm-135m [--batches N] [--batch B --prompt P
 //       --new N --repeats R] [--compute-type ...]  (language models, bench/lm_phases.h; no workload file)
 //   heptapod_bench run --phase embed|mlm-train --model enc-small|bert-base [--batch B --repeats R] [--batches N]
 //       [--compute-type ...]  (encoder-only models, bench/encoder_phases.h; no workload file)
-//   heptapod_bench ceiling --workload W.json --model small|base|lm-small|gpt2-small [--threads N]
+//   heptapod_bench ceiling --workload W.json --model small|base|lm-small|gpt2-small|smollm-135m [--threads N]
 //   heptapod_bench lm-blocks --text T --vocab V -o PREFIX [--documents --context --batch-tokens --seed --batches]
 // `run` and `ceiling` print one JSON line; each phase runs in its own process so peak RSS is the phase's.
 #include <sys/resource.h>
@@ -281,7 +281,7 @@ int main(int argc, char** argv) {
     sub->add_option("--workload", workload_path, "Translation models: the workload JSON");
     sub->add_option("--model", model_name)
         ->required()
-        ->check(CLI::IsMember({"small", "base", "lm-small", "gpt2-small", "enc-small", "bert-base"}));
+        ->check(CLI::IsMember({"small", "base", "lm-small", "gpt2-small", "smollm-135m", "enc-small", "bert-base"}));
     sub->add_option("--threads", threads);
   }
   bool overlap = true;
@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     set_num_threads(threads);
-    const bool language_model = model_name == "lm-small" || model_name == "gpt2-small";
+    const bool language_model = model_name == "lm-small" || model_name == "gpt2-small" || model_name == "smollm-135m";
     const bool lm_phase = phase == "lm-train" || phase == "generate";
     const bool encoder = is_encoder_model(model_name), encoder_phase = phase == "embed" || phase == "mlm-train";
     require(!run->parsed() || (language_model == lm_phase && encoder == encoder_phase),

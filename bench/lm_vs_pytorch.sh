@@ -4,7 +4,7 @@
 # products (PyTorch: bf16 autocast), generation tokens/s at batch 1 and 32 (prompt 64, 128 new tokens) in
 # float32, int8 and bfloat16 (PyTorch: its float32, dynamic int8 and bf16 autocast, with a key/value cache),
 # batch-1 float32 generation against the weight-reading floor, peak RSS, and the goals checked.
-#   bench/lm_vs_pytorch.sh [lm-small|gpt2-small ...]      (default: lm-small gpt2-small)
+#   bench/lm_vs_pytorch.sh [lm-small|gpt2-small|smollm-135m ...]      (default: lm-small gpt2-small)
 # BUILD (default build) holds bench/heptapod_bench; results and the table go to OUT (default runs/lm-bench).
 # Everything runs REPEATS times (default 2), each round over all models and phases; the table takes each
 # side's fastest run of a phase and lists every run. TRAIN_BATCHES (default 3) timed updates of 4096 tokens

@@ -154,19 +154,42 @@ double translation_flops(const ModelConfig& c, int n, int rows) {
 }
 
 double decode_weight_bytes(const ModelConfig& c) {
-  const double d = c.d_model, f = c.d_ff, attentions = c.has_encoder() ? 2 : 1;  // self (and cross)
-  const double layer = attentions * (4 * d * d + 4 * d + 2 * d) + (2 * d * f + d + f) + 2 * d;  // with norms
-  return 4 * (c.decoder_layers * layer + d * c.tgt_vocab_size);
+  const double d = c.d_model, f = c.d_ff, q = c.query_width(), k = c.key_value_width();
+  const double attentions = c.has_encoder() ? 2 : 1;  // self (and cross)
+  const double norm = c.norm_type == NormType::Layer ? 2 * d : d;  // a gain, and a layer norm's shift
+  const double attention = 2 * d * q + 2 * d * k + (c.attention_qkv_bias ? q + 2 * k : 0) +
+                           (c.attention_out_bias ? d : 0) + norm;
+  const double matrices = c.gated_ffn ? 3 : 2;
+  const double ffn = matrices * d * f + (c.ffn_bias ? (matrices - 1) * f + d : 0) + norm;
+  return 4 * (c.decoder_layers * (attentions * attention + ffn) + d * c.tgt_vocab_size);
 }
 
 LanguageModelShape bench_language_model(const std::string& name) {
-  require(name == "lm-small" || name == "gpt2-small",
-          "language-model benchmark model must be lm-small or gpt2-small, got \"" + name + "\"");
+  require(name == "lm-small" || name == "gpt2-small" || name == "smollm-135m",
+          "language-model benchmark model must be lm-small, gpt2-small or smollm-135m, got \"" + name + "\"");
   ModelConfig preset = model_preset(name == "lm-small" ? "small" : "base");
   preset.norm = NormPosition::Pre;
   preset.attention_dropout = preset.activation_dropout = 0.0f;
   LanguageModelShape shape;
-  if (name == "lm-small") {
+  if (name == "smollm-135m") {
+    preset.d_model = 576;
+    preset.n_heads = 9;
+    preset.kv_heads = 3;
+    preset.d_ff = 1536;
+    preset.decoder_layers = 30;
+    preset.norm_type = NormType::Rms;
+    preset.gated_ffn = true;
+    preset.activation = Activation::Silu;
+    preset.attention_qkv_bias = preset.attention_out_bias = preset.ffn_bias = false;
+    preset.scale_embeddings = false;
+    preset.rotary = true;
+    preset.rope.theta = 100000.0;
+    preset.max_positions = 2048;
+    preset.dropout = preset.embedding_dropout = 0.0f;
+    shape.config = one_stack_config(preset, Architecture::DecoderOnly, 49152);
+    shape.config.layer_norm_eps = 1e-5f;
+    shape.context = 1024;
+  } else if (name == "lm-small") {
     preset.decoder_layers = 6;
     shape.config = one_stack_config(preset, Architecture::DecoderOnly, 8000);
     shape.context = 256;
@@ -186,17 +209,28 @@ LanguageModelShape bench_language_model(const std::string& name) {
   return shape;
 }
 
+namespace {
+
+// A layer's linear layers per token: q and out (d x Q each), k and v (d x K each), the feed-forward network's
+// two matrices (three when gated), 2 FLOPs per multiply-add.
+double layer_linear_flops(const ModelConfig& c) {
+  const double d = c.d_model, f = c.d_ff;
+  return 4 * d * c.query_width() + 4 * d * c.key_value_width() + (c.gated_ffn ? 6 : 4) * d * f;
+}
+
+}  // namespace
+
 double lm_training_flops(const ModelConfig& c, int blocks, int context) {
-  const double d = c.d_model, f = c.d_ff, T = context;
-  const double forward = c.decoder_layers * (T * (8 * d * d + 4 * d * f) + 2 * d * T * T) + 2 * T * d * c.tgt_vocab_size;
+  const double d = c.d_model, T = context, Q = c.query_width();
+  const double forward = c.decoder_layers * (T * layer_linear_flops(c) + 2 * Q * T * T) + 2 * T * d * c.tgt_vocab_size;
   return 3 * forward * blocks;
 }
 
 double lm_generation_flops(const ModelConfig& c, int rows, int prompt, int added) {
-  const double d = c.d_model, f = c.d_ff, P = prompt, V = c.tgt_vocab_size;
-  double total = c.decoder_layers * (P * (8 * d * d + 4 * d * f) + 2 * d * P * P) + 2 * d * V;
+  const double d = c.d_model, P = prompt, V = c.tgt_vocab_size, Q = c.query_width();
+  double total = c.decoder_layers * (P * layer_linear_flops(c) + 2 * Q * P * P) + 2 * d * V;
   for (int i = 1; i < added; ++i)  // the first new token came from the prompt's forward
-    total += c.decoder_layers * (8 * d * d + 4 * d * f + 4 * d * (P + i)) + 2 * d * V;
+    total += c.decoder_layers * (layer_linear_flops(c) + 4 * Q * (P + i)) + 2 * d * V;
   return rows * total;
 }
 

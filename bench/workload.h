@@ -46,7 +46,9 @@ double decode_weight_bytes(const ModelConfig& c);
 // "lm-small" is examples/bible-lm's model (6 pre-norm layers, d_model 256, 4 heads, d_ff 1024, ReLU,
 // sinusoids, vocabulary 8000, context 256); "gpt2-small" is GPT-2 small's shape (12 pre-norm layers, d_model
 // 768, 12 heads, d_ff 3072, GELU, 1024 learned positions, unscaled embeddings, vocabulary 50257, context 1024).
-// Both tie the output layer to the embedding, without an output bias.
+// "smollm-135m" is SmolLM-135M's shape, LLaMA's pieces (30 layers, d_model 576, 9 heads of 64 with 3 key/value
+// heads, SwiGLU d_ff 1536, RMSNorm, rotary positions of theta 100000, no biases, vocabulary 49152, context
+// 1024). All tie the output layer to the embedding, without an output bias.
 struct LanguageModelShape {
   ModelConfig config;
   int context = 0;
@@ -54,10 +56,11 @@ struct LanguageModelShape {
 LanguageModelShape bench_language_model(const std::string& name);
 
 // Useful FLOPs of a language model (the rival counts the same): a block of T tokens costs, per layer,
-// T (8 d^2 + 4 d d_ff) for the linear layers and 2 d T^2 for the causal attention's two products (half of
-// the T x T scores), plus 2 T d V for the output layer; training is 3x the forward. Generating `added`
-// tokens after a prompt of P in each of `rows` rows: the prompt's forward (output layer for its last
-// token only), then per new token at position t: layers (8 d^2 + 4 d d_ff + 4 d t) + 2 d V.
+// T (4 d Q + 4 d K + 4 d d_ff) for the linear layers (Q, K: the query and key/value widths, d each with full
+// heads; 6 d d_ff with a gated network) and 2 Q T^2 for the causal attention's two products (half of the
+// T x T scores), plus 2 T d V for the output layer; training is 3x the forward. Generating `added` tokens
+// after a prompt of P in each of `rows` rows: the prompt's forward (output layer for its last token only),
+// then per new token at position t: layers (the linear layers' + 4 Q t) + 2 d V.
 double lm_training_flops(const ModelConfig& c, int blocks, int context);
 double lm_generation_flops(const ModelConfig& c, int rows, int prompt, int added);
 

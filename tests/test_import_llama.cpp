@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,114 @@ TEST(ImportLlama, MistralMatchesItsReference) { check_family("mistral"); }
 TEST(ImportLlama, Qwen2MatchesItsReference) { check_family("qwen2"); }
 // qwen3: q/k norms, an explicit head_dim, dynamic rope scaling in "rope_parameters", past its context.
 TEST(ImportLlama, Qwen3MatchesItsReference) { check_family("qwen3"); }
+
+void write_file(const std::string& path, const std::string& text) {
+  write_file_atomic(path, [&](std::ostream& out) { out << text; });
+}
+
+// A copy of a fixture with its config.json (and the rest) changed by `change`, converted: the log of a refusal.
+std::string refusal(const std::string& family, const std::function<void(const std::string& dir)>& change) {
+  TempDir dir;
+  const std::string copy = dir.file(family);
+  std::filesystem::copy(test::fixture(family), copy);
+  change(copy);
+  std::string log;
+  EXPECT_NE(test::run_heptapod("convert " + quoted(copy) + " --from llama -o " + quoted(dir.file("out.htp")), dir, log),
+            0)
+      << log;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.htp"))) << "a refused conversion wrote its output";
+  return log;
+}
+
+// config.json's object changed by `edit`.
+std::function<void(const std::string&)> config_edit(const std::function<void(nlohmann::json&)>& edit) {
+  return [edit](const std::string& dir) {
+    nlohmann::json j = nlohmann::json::parse(read_file(dir + "/config.json"));
+    edit(j);
+    write_file(dir + "/config.json", j.dump());
+  };
+}
+
+TEST(ImportLlama, RefusesWhatItCannotExpressByName) {
+  EXPECT_HAS_SUBSTR(refusal("llama", config_edit([](nlohmann::json& j) { j["rope_scaling"]["rope_type"] = "yarn"; })),
+                    "rope scaling \"yarn\" is not supported");
+  EXPECT_HAS_SUBSTR(refusal("llama", config_edit([](nlohmann::json& j) { j["model_type"] = "mixtral"; })),
+                    "model_type \"mixtral\"");
+  EXPECT_HAS_SUBSTR(refusal("qwen2", config_edit([](nlohmann::json& j) { j["num_experts"] = 8; })),
+                    "\"num_experts\": a mixture of experts");
+  EXPECT_HAS_SUBSTR(refusal("mistral", config_edit([](nlohmann::json& j) {
+                              j["architectures"] = {"MistralForSequenceClassification"};
+                            })),
+                    "MistralForSequenceClassification");
+  EXPECT_HAS_SUBSTR(refusal("llama", config_edit([](nlohmann::json& j) { j["hidden_act"] = "tanh"; })),
+                    "hidden_act");
+  // The config says there are biases the weights lack, and the other way round.
+  EXPECT_HAS_SUBSTR(refusal("llama", config_edit([](nlohmann::json& j) { j["attention_bias"] = true; })),
+                    "q_proj.bias");
+  EXPECT_HAS_SUBSTR(refusal("qwen2", config_edit([](nlohmann::json& j) { j["model_type"] = "llama"; j["architectures"] = {"LlamaForCausalLM"}; })),
+                    "has no place in the converted model");
+  EXPECT_HAS_SUBSTR(refusal("llama", config_edit([](nlohmann::json& j) { j["rope_scaling"].erase("low_freq_factor"); })),
+                    "low_freq_factor");
+  // A shard the index names is missing; the index is damaged.
+  EXPECT_HAS_SUBSTR(refusal("llama", [](const std::string& dir) {
+                      std::filesystem::remove(dir + "/model-00002-of-00002.safetensors");
+                    }),
+                    "model-00002-of-00002.safetensors\" (tensor");
+  EXPECT_HAS_SUBSTR(refusal("llama", [](const std::string& dir) {
+                      write_file(dir + "/model.safetensors.index.json", "{\"weight_map\": {\"x\": \"../x\"}}");
+                    }),
+                    "not a file of the directory");
+  EXPECT_HAS_SUBSTR(refusal("llama", [](const std::string& dir) {
+                      write_file(dir + "/model.safetensors.index.json", "{\"weight_map\": ");
+                    }),
+                    "model.safetensors.index.json");
+  EXPECT_HAS_SUBSTR(refusal("mistral", [](const std::string& dir) { write_file(dir + "/config.json", "[1, 2]"); }),
+                    "config.json");
+  EXPECT_HAS_SUBSTR(refusal("mistral", [](const std::string& dir) {
+                      write_file(dir + "/generation_config.json", "{\"top_p\": 7}");
+                    }),
+                    "generation_config.json: \"top_p\"");
+}
+
+// The sliding window caps the context (Mistral v0.1), info says so; Qwen's window applies only when it is on.
+TEST(ImportLlama, ASlidingWindowInForceCapsTheContext) {
+  const LlamaConfig mistral = read_llama_config(test::fixture("mistral"));
+  nlohmann::json j = nlohmann::json::parse(read_file(test::fixture("mistral") + "/config.json"));
+  j["sliding_window"] = 16;
+  j["max_position_embeddings"] = 64;
+  const LlamaConfig capped = llama_config(j.dump(), "config.json");
+  EXPECT_EQ(capped.model.max_positions, 16);
+  EXPECT_EQ(capped.model.sliding_window, 16);
+  ASSERT_EQ(capped.notes.size(), 1u);
+  EXPECT_HAS_SUBSTR(capped.notes[0], "sliding window, 16 positions");
+  j["sliding_window"] = nullptr;  // Mistral v0.2: none
+  EXPECT_EQ(llama_config(j.dump(), "config.json").model.sliding_window, 0);
+  nlohmann::json q = nlohmann::json::parse(read_file(test::fixture("qwen2") + "/config.json"));
+  EXPECT_EQ(llama_config(q.dump(), "config.json").model.sliding_window, 0);  // use_sliding_window false
+  q["use_sliding_window"] = true;
+  q["max_window_layers"] = 1;
+  EXPECT_EQ(llama_config(q.dump(), "config.json").model.max_positions, q["sliding_window"].get<int>());
+}
+
+// generation_config.json: several end tokens, and its sampling defaults, which the model file keeps.
+TEST(ImportLlama, GenerationConfigGivesEndTokensAndSamplingDefaults) {
+  const LlamaConfig llama = read_llama_config(test::fixture("llama"));
+  const nlohmann::json g = nlohmann::json::parse(read_file(test::fixture("llama") + "/generation_config.json"));
+  const std::vector<int> eos = g["eos_token_id"].get<std::vector<int>>();
+  ASSERT_GE(eos.size(), 2u);
+  EXPECT_EQ(llama.model.eos_id, eos[0]);
+  EXPECT_EQ(llama.model.extra_eos_ids, std::vector<int>(eos.begin() + 1, eos.end()));
+  for (int id : eos) EXPECT_TRUE(llama.model.is_end(id));
+  ASSERT_TRUE(llama.generation.do_sample && llama.generation.temperature && llama.generation.top_p);
+  EXPECT_TRUE(*llama.generation.do_sample);
+  EXPECT_FLOAT_EQ(*llama.generation.temperature, 0.6f);
+  EXPECT_FLOAT_EQ(*llama.generation.top_p, 0.9f);
+  EXPECT_EQ(llama.generation.top_k, 50);  // absent: transformers' default where it samples
+  TempDir dir;
+  const Converted converted = convert("llama", dir);
+  const GenerationDefaults kept = read_generation_defaults(SafetensorsFile::read(converted.path));
+  EXPECT_EQ(to_json(kept), to_json(llama.generation));
+}
 
 }  // namespace
 }  // namespace heptapod

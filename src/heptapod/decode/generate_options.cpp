@@ -49,4 +49,13 @@ void warn_at_context(const GeneratedText& g, int context, int max_tokens, std::s
     warning += (warning.empty() ? "" : "; ") + note;
 }
 
+void apply_generation_defaults(GenerateOptions& o, const GenerationDefaults& d, const ChosenSettings& chosen) {
+  const bool sampling_chosen = chosen.temperature || chosen.top_k || chosen.top_p;
+  if (d.do_sample == false && !chosen.beam && !sampling_chosen) o.beam = 1;
+  if (d.temperature && !chosen.temperature) o.sampling.temperature = *d.temperature;
+  if (d.top_k && !chosen.top_k) o.sampling.top_k = *d.top_k;
+  if (d.top_p && !chosen.top_p) o.sampling.top_p = *d.top_p;
+  if (d.repetition_penalty && !chosen.repetition_penalty) o.guards.repetition_penalty = *d.repetition_penalty;
+}
+
 }  // namespace heptapod

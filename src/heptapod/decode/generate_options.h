@@ -11,6 +11,7 @@
 
 #include "heptapod/decode/logits_processors.h"
 #include "heptapod/decode/search.h"
+#include "heptapod/io/generation_defaults.h"
 
 namespace heptapod {
 
@@ -55,6 +56,16 @@ struct Generation {
 
 // Throws Error naming the first option out of range.
 void validate(const GenerateOptions& options);
+
+// Which of the sampling settings a caller chose itself (the others may come from a model's defaults).
+struct ChosenSettings {
+  bool beam = false, temperature = false, top_k = false, top_p = false, repetition_penalty = false;
+};
+// A model's generation defaults laid under `options` where the caller chose nothing: do_sample false makes
+// generation greedy (beam 1) unless a beam or a sampling setting was chosen; temperature, top-k, top-p and the
+// repetition penalty take the model's values.
+void apply_generation_defaults(GenerateOptions& options, const GenerationDefaults& defaults,
+                               const ChosenSettings& chosen);
 
 // The search a generation runs: options.beam (at least 1) wide, the prompts prefilled, max_tokens counted from
 // their end.

@@ -67,7 +67,11 @@ void GenerationBatch::check_options(const GenerationBatchOptions& batch, const G
   require(o.cache == batch.cache, "generate: the cache precision must be the running batch's (the server's)");
 }
 
-void GenerationBatch::check_prompt(const GenerationBatchOptions& batch, std::size_t tokens) {
+void GenerationBatch::check_prompt(const ModelConfig& config, const GenerationBatchOptions& batch,
+                                   std::size_t tokens) {
+  require(tokens > 0 || config.prompt_bos,
+          "generate: an empty prompt: this model's sequences begin with their text, not a start token, so a prompt "
+          "needs at least one token");
   require(batch.max_positions == 0 || static_cast<long>(tokens) < batch.max_positions,
           "generate: a prompt of " + std::to_string(tokens) + " tokens leaves no room for a new token within " +
               std::to_string(batch.max_positions) + " positions");
@@ -77,7 +81,7 @@ int GenerationBatch::add(GenerationJob job) {
   validate(job.options);
   const GenerateOptions& o = job.options;
   check_options(options_, o);
-  check_prompt(options_, job.prompt.tokens.size());
+  check_prompt(config_, options_, job.prompt.tokens.size());
   const int prompt = static_cast<int>(job.prompt.tokens.size());
   SearchOptions search = search_options(o);
   if (options_.max_positions > 0) search.max_extra_length = std::min(o.max_tokens, options_.max_positions - prompt);

@@ -53,10 +53,11 @@ class GenerationBatch {
   static int rows_of(const GenerateOptions& options) { return options.beam > 0 ? options.beam : options.nbest; }
 
   // Throw Error for a job `batch` could never run: more rows than max_rows or another cache precision; a prompt
-  // of `tokens` with no room for a new token within max_positions. add() checks both; a server checks a
+  // of `tokens` with no room for a new token within max_positions, or an empty one where the model's sequences
+  // begin with their text (config.prompt_bos false: nothing to continue). add() checks both; a server checks a
   // request's before queuing it.
   static void check_options(const GenerationBatchOptions& batch, const GenerateOptions& options);
-  static void check_prompt(const GenerationBatchOptions& batch, std::size_t tokens);
+  static void check_prompt(const ModelConfig& config, const GenerationBatchOptions& batch, std::size_t tokens);
 
   // Rows free for jobs that join at the next step.
   int free_rows() const;

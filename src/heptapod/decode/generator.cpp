@@ -13,6 +13,7 @@ Generator::Generator(const std::string& model_path, const ModelLoadOptions& opti
   InferenceModel loaded = load_for_inference(model_path, options, Architecture::DecoderOnly, "generation");
   model_ = std::move(loaded.model);
   vocabs_ = std::move(loaded.vocabs);
+  generation_ = loaded.generation;
   decoder_ = std::make_unique<IncrementalDecoder>(*model_);
 }
 

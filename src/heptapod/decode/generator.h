@@ -43,12 +43,16 @@ class Generator {
   const ModelConfig& config() const { return model_->config(); }
   const Vocabulary& vocabulary() const { return vocabs_.target; }
   const InferencePrecision& precision() const { return model_->precision(); }
+  // The sampling defaults the model file carries (a converted model's generation_config.json), which
+  // apply_generation_defaults lays under a caller's options.
+  const GenerationDefaults& generation_defaults() const { return generation_; }
   // The loaded model, for what decodes with it beside the Generator's own searches (decode/generation_batch.h).
   Transformer<float>& model() { return *model_; }
 
  private:
   std::unique_ptr<Transformer<float>> model_;
   ModelVocabularies vocabs_;
+  GenerationDefaults generation_;
   std::unique_ptr<IncrementalDecoder> decoder_;
 };
 

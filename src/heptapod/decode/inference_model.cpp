@@ -25,6 +25,7 @@ InferenceModel load_for_inference(const std::string& path, const ModelLoadOption
   require(vocabs.has_value(), path + ": the model file holds no vocabularies (models written by heptapod train do; "
                                      "a converted model needs them added)");
   loaded.vocabs = std::move(*vocabs);
+  loaded.generation = read_generation_defaults(file);
   return loaded;
 }
 

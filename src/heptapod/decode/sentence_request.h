@@ -15,9 +15,12 @@ class SentenceRequest : public SearchRequest {
  public:
   const std::vector<int>& source() const override { return source_; }
   int max_steps() const override { return limit_ + 1; }
+  // The prompt but its last token, after the start token (a model whose sequences begin with their text,
+  // prompt_bos false, has none): its last token is the first step's input.
   std::vector<int> prefill() const override {
     if (!options_.prompts || prefix_.empty()) return {};
-    std::vector<int> run = {config_.bos_id};
+    std::vector<int> run;
+    if (config_.prompt_bos) run.push_back(config_.bos_id);
     run.insert(run.end(), prefix_.begin(), prefix_.end() - 1);
     return run;
   }

@@ -45,7 +45,13 @@ GenerationDefaults read_keys(const json& j, const std::string& where) {
 }  // namespace
 
 GenerationDefaults generation_defaults_from_hf(const std::string& text, const std::string& where) {
-  return read_keys(parse_config_object(text, where), where);
+  GenerationDefaults d = read_keys(parse_config_object(text, where), where);
+  if (d.do_sample == true) {
+    if (!d.temperature) d.temperature = 1.0f;
+    if (!d.top_k) d.top_k = 50;
+    if (!d.top_p) d.top_p = 1.0f;
+  }
+  return d;
 }
 
 std::string to_json(const GenerationDefaults& d) {

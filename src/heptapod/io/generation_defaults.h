@@ -19,8 +19,10 @@ struct GenerationDefaults {
   bool empty() const { return !do_sample && !temperature && !top_p && !repetition_penalty && !top_k; }
 };
 
-// The defaults of a Hugging Face generation_config.json object (its other keys are not sampling's); a value of
-// the wrong type or range is an Error naming `where` and the key.
+// The defaults of a Hugging Face generation_config.json object (its other keys are not sampling's); where it
+// samples (do_sample true) the keys it leaves out take transformers' GenerationConfig defaults (temperature 1,
+// top_k 50, top_p 1), as they do there. A value of the wrong type or range is an Error naming `where` and the
+// key.
 GenerationDefaults generation_defaults_from_hf(const std::string& json_text, const std::string& where);
 
 // The metadata form and back; parse refuses unknown keys, naming `where`.

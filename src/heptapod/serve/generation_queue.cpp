@@ -80,7 +80,7 @@ std::shared_ptr<GenerationTicket> GenerationQueue::submit(std::vector<KeptPrompt
                                                           bool stream, Clock::time_point deadline) {
   validate(options);
   GenerationBatch::check_options(batch_limits_, options);
-  for (const KeptPrompt& p : prompts) GenerationBatch::check_prompt(batch_limits_, p.tokens.size());
+  for (const KeptPrompt& p : prompts) GenerationBatch::check_prompt(decoder_->config(), batch_limits_, p.tokens.size());
   auto r = std::make_shared<Request>();
   r->prompts = std::move(prompts);
   r->options = options;
