@@ -5,6 +5,8 @@
 #   libomp / libgomp        OpenMP threading (ships with g++)
 #   libsentencepiece-dev    sub-word vocabularies (training and encoding)
 #   libutf8proc-dev         Unicode categories, case and decomposition for GPT-2's and BERT's tokenizers
+#   libpcre2-dev            regular expressions (8-bit, UTF-8 and Unicode properties, JIT) for the Split and
+#                           Replace patterns of Hugging Face tokenizer.json files (LLaMA 3's, Qwen's)
 #   nlohmann-json3-dev      JSON for configs and the model file header
 #   libcli11-dev            command-line parsing for the heptapod binary
 #   libboost-dev            Boost.Asio and Boost.Beast (header-only): the event-driven HTTP front end of
@@ -35,6 +37,11 @@ find_library(UTF8PROC_LIBRARY utf8proc REQUIRED)
 add_library(heptapod_utf8proc INTERFACE)
 target_include_directories(heptapod_utf8proc SYSTEM INTERFACE ${UTF8PROC_INCLUDE_DIR})
 target_link_libraries(heptapod_utf8proc INTERFACE ${UTF8PROC_LIBRARY})
+find_path(PCRE2_INCLUDE_DIR pcre2.h REQUIRED)
+find_library(PCRE2_LIBRARY pcre2-8 REQUIRED)
+add_library(heptapod_pcre2 INTERFACE)
+target_include_directories(heptapod_pcre2 SYSTEM INTERFACE ${PCRE2_INCLUDE_DIR})
+target_link_libraries(heptapod_pcre2 INTERFACE ${PCRE2_LIBRARY})
 
 set(_multiarch /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE})
 set(_multiarch_inc /usr/include/${CMAKE_LIBRARY_ARCHITECTURE})

@@ -18,7 +18,7 @@ set(HEPTAPOD_INSTALL_CMAKEDIR lib/cmake/heptapod)
 
 # The layers carry their install include directory themselves ($<INSTALL_INTERFACE:include>, src/CMakeLists.txt).
 # Exported names: heptapod::heptapod (the whole library), heptapod::<layer> (heptapod::core, ...
-# heptapod::serve), heptapod::kernels_<isa>, heptapod::blas, heptapod::sentencepiece, heptapod::utf8proc and heptapod::asio.
+# heptapod::serve), heptapod::kernels_<isa>, heptapod::blas, heptapod::sentencepiece, heptapod::utf8proc, heptapod::pcre2 and heptapod::asio.
 set(_heptapod_layer_targets)
 foreach(layer ${HEPTAPOD_LAYERS})
   list(APPEND _heptapod_layer_targets heptapod_${layer})
@@ -33,6 +33,7 @@ set_target_properties(heptapod_library PROPERTIES EXPORT_NAME heptapod)
 set_target_properties(heptapod_blas PROPERTIES EXPORT_NAME blas)
 set_target_properties(heptapod_sentencepiece PROPERTIES EXPORT_NAME sentencepiece)
 set_target_properties(heptapod_utf8proc PROPERTIES EXPORT_NAME utf8proc)
+set_target_properties(heptapod_pcre2 PROPERTIES EXPORT_NAME pcre2)
 set_target_properties(heptapod_asio PROPERTIES EXPORT_NAME asio)
 # The headers are C++20; a consumer gets the standard from the target, not from its own settings. (The tree
 # already builds as C++20 from CMAKE_CXX_STANDARD: this changes no flag here.)
@@ -50,7 +51,7 @@ install(TARGETS heptapod RUNTIME DESTINATION bin COMPONENT runtime)
 # The exported heptapod::kernels links the per-ISA libraries in the tree's order (baseline first): a consumer's
 # link line keeps it (tests/package/install_consumer.sh scans the consumer's binary as the tree's is scanned).
 install(TARGETS ${_heptapod_layer_targets} ${_heptapod_isa_targets} heptapod_library
-                heptapod_blas heptapod_sentencepiece heptapod_utf8proc heptapod_asio
+                heptapod_blas heptapod_sentencepiece heptapod_utf8proc heptapod_pcre2 heptapod_asio
         EXPORT heptapodTargets
         ARCHIVE DESTINATION lib COMPONENT development)
 
@@ -66,7 +67,8 @@ install(EXPORT heptapodTargets NAMESPACE heptapod:: DESTINATION ${HEPTAPOD_INSTA
 # HEPTAPOD_BLAS:
 #   HEPTAPOD_DEB_DEV_PACKAGES      owners of the libraries heptapod::blas and heptapod::sentencepiece link (the
 #                                  .so symlinks: libdnnl-dev, libopenblas-openmp-dev, libsentencepiece-dev),
-#                                  of heptapod::utf8proc's (libutf8proc-dev), of Boost's headers (libboost1.74-dev)
+#                                  of heptapod::utf8proc's (libutf8proc-dev) and heptapod::pcre2's (libpcre2-dev),
+#                                  of Boost's headers (libboost1.74-dev)
 #                                  of nlohmann_json's CMake package and of OpenMP's libgomp.so (libgcc-12-dev)
 #   HEPTAPOD_DEB_RUNTIME_PACKAGES  the owner of the file HEPTAPOD_BLAS_LIBRARY resolves to
 #                                  (libopenblas0-openmp); dpkg-shlibdeps finds the rest at packaging time
@@ -98,7 +100,7 @@ set(HEPTAPOD_DEB_RUNTIME_PACKAGES)
 get_target_property(_heptapod_blas_libs heptapod_blas INTERFACE_LINK_LIBRARIES)
 get_target_property(_heptapod_spm_libs heptapod_sentencepiece INTERFACE_LINK_LIBRARIES)
 set(_heptapod_boost_header ${Boost_INCLUDE_DIRS}/boost/version.hpp)
-foreach(file IN LISTS _heptapod_blas_libs _heptapod_spm_libs UTF8PROC_LIBRARY _heptapod_boost_header OpenMP_gomp_LIBRARY)
+foreach(file IN LISTS _heptapod_blas_libs _heptapod_spm_libs UTF8PROC_LIBRARY PCRE2_LIBRARY _heptapod_boost_header OpenMP_gomp_LIBRARY)
   heptapod_debian_owner(package "${file}")
   if(package)
     list(APPEND HEPTAPOD_DEB_DEV_PACKAGES ${package})

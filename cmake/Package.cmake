@@ -2,13 +2,13 @@
 # (cmake/Install.cmake):
 #   heptapod_<version>_<arch>.deb      component runtime: /usr/bin/heptapod. Depends: what dpkg-shlibdeps finds
 #                                      for the binary (libc6, libstdc++6, libgcc-s1, libgomp1, libdnnl2,
-#                                      libsentencepiece0, libutf8proc2, libopenblas0), plus the package that owns the BLAS
+#                                      libsentencepiece0, libutf8proc2, libpcre2-8-0, libopenblas0), plus the package that owns the BLAS
 #                                      library the binary was linked with (libopenblas0-openmp: Debian's shlibs
 #                                      only name the libopenblas0 metapackage, which any OpenBLAS build satisfies).
 #   heptapod-dev_<version>_<arch>.deb  component development: the static libraries, the headers and the CMake
 #                                      package under /usr. Depends: the -dev packages the exported targets
 #                                      link and include (libdnnl-dev, libopenblas-openmp-dev,
-#                                      libsentencepiece-dev, libutf8proc-dev, nlohmann-json3-dev, and GCC's OpenMP and C++
+#                                      libsentencepiece-dev, libutf8proc-dev, libpcre2-dev, nlohmann-json3-dev, and GCC's OpenMP and C++
 #                                      libraries), and heptapod of the same version, so that one name installs all.
 # The packages a library comes from are looked up with dpkg-query at configure time (the library, and the
 # file its .so symlink resolves to), so they follow HEPTAPOD_BLAS; tests/package/deb.sh checks the result

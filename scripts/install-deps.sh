@@ -8,7 +8,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake
   libdnnl-dev libopenblas-openmp-dev
-  nlohmann-json3-dev libcli11-dev libsentencepiece-dev libutf8proc-dev libboost-dev libcpp-httplib-dev pkg-config
+  nlohmann-json3-dev libcli11-dev libsentencepiece-dev libutf8proc-dev libpcre2-dev libboost-dev libcpp-httplib-dev pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev python3-pytest python3-venv python3-setuptools

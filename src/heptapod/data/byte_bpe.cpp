@@ -31,16 +31,6 @@ const std::array<std::string, 256>& byte_symbols() {
   return symbols;
 }
 
-// The inverse: code point -> byte, -1 for code points that stand for no byte.
-int symbol_byte(char32_t c) {
-  static const std::array<int, 324> bytes = [] {
-    std::array<int, 324> out;
-    out.fill(-1);
-    for (int b = 0; b < 256; ++b) out[decode_utf8(byte_symbols()[static_cast<std::size_t>(b)])[0]] = b;
-    return out;
-  }();
-  return c < bytes.size() ? bytes[c] : -1;
-}
 
 enum class CharClass { Letter, Number, Space, Other };
 
@@ -83,6 +73,16 @@ std::size_t contraction(const std::vector<Char>& chars, std::size_t i) {
 }  // namespace
 
 const std::string& byte_symbol(unsigned char byte) { return byte_symbols()[byte]; }
+
+int symbol_byte(char32_t c) {
+  static const std::array<int, 324> bytes = [] {
+    std::array<int, 324> out;
+    out.fill(-1);
+    for (int b = 0; b < 256; ++b) out[decode_utf8(byte_symbols()[static_cast<std::size_t>(b)])[0]] = b;
+    return out;
+  }();
+  return c < bytes.size() ? bytes[c] : -1;
+}
 
 // The pattern 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+, alternative by
 // alternative at each position, as a backtracking regex engine tries them.

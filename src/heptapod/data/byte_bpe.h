@@ -54,5 +54,7 @@ std::vector<std::pair<std::size_t, std::size_t>> gpt2_pretokenize(std::string_vi
 
 // GPT-2's printable stand-in for each byte (as UTF-8).
 const std::string& byte_symbol(unsigned char byte);
+// The inverse: the byte a code point stands for, -1 for code points that stand for no byte.
+int symbol_byte(char32_t c);
 
 }  // namespace heptapod

@@ -7,6 +7,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/byte_bpe.h"
+#include "heptapod/data/hf_tokenizer.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/data/tokenizer.h"
 #include "heptapod/data/wordpiece.h"
@@ -142,6 +143,10 @@ ModelVocabularies gpt2_vocabularies(const std::string& dir, const ModelConfig& c
   v.target = Vocabulary::from_tokenizer(std::make_shared<ByteBpe>(ByteBpe::from_files(vocab, merges)));
   check_vocabularies(v, c, dir);
   return v;
+}
+
+Vocabulary hf_tokenizer_vocabulary(const std::string& dir) {
+  return Vocabulary::from_tokenizer(HfTokenizer::from_directory(dir));
 }
 
 BertVocabulary bert_vocabulary(const std::string& dir) {

@@ -1,6 +1,7 @@
 // The vocabularies of converted models, with their own ids: OPUS-MT's vocab.json over two SentencePiece
 // models, fairseq's dict.txt files over one, or, for nn.Transformer models, SentencePiece models with their
-// own ids or an id file; GPT-2's byte-level BPE and BERT's WordPiece, as their own tokenizers. Every one is checked against the model config: its size against the embedding rows,
+// own ids or an id file; GPT-2's byte-level BPE, BERT's WordPiece and tokenizer.json tokenizers, as their own
+// tokenizers. Every one is checked against the model config: its size against the embedding rows,
 // and the special ids (pad, the decoder start, eos) against pieces that text can never produce.
 #pragma once
 
@@ -28,6 +29,12 @@ ModelVocabularies vocabularies_from_files(const VocabularyFiles& files, const Mo
 
 // dir: a GPT-2 snapshot: vocab.json and merges.txt (or OpenAI's encoder.json and vocab.bpe).
 ModelVocabularies gpt2_vocabularies(const std::string& dir, const ModelConfig& config);
+
+// dir: a Hugging Face snapshot with tokenizer.json (LLaMA, Mistral, Qwen...), and tokenizer_config.json when
+// present: its tokenizer (data/hf_tokenizer.h). hf_tokenizer(vocabulary.tokenizer()) then gives the ids the
+// post-processor adds around a prompt (begin_ids, end_ids) and the special tokens tokenizer_config.json names
+// (special_ids: bos, eos, unk, pad; config(): add_bos_token, add_eos_token).
+Vocabulary hf_tokenizer_vocabulary(const std::string& dir);
 
 // dir: a BERT snapshot: vocab.txt, and tokenizer_config.json when present (do_lower_case, strip_accents,
 // tokenize_chinese_chars, the special tokens); the ids of the special tokens the model needs.

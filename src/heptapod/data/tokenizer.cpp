@@ -5,6 +5,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/byte_bpe.h"
+#include "heptapod/data/hf_tokenizer.h"
 #include "heptapod/data/wordpiece.h"
 
 namespace heptapod {
@@ -100,7 +101,8 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const std::string& text, const st
     }
     return std::make_unique<WordPiece>(strings("pieces"), o, where);
   }
-  throw Error(where + ": unknown tokenizer \"" + kind + "\" (known: byte-bpe, wordpiece)");
+  if (kind == "tokenizer.json") return HfTokenizer::from_serialized(j, where);
+  throw Error(where + ": unknown tokenizer \"" + kind + "\" (known: byte-bpe, wordpiece, tokenizer.json)");
 }
 
 }  // namespace heptapod

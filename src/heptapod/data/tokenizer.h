@@ -1,6 +1,7 @@
 // Tokenizers with their own piece tables, for vocabularies that are not SentencePiece's: GPT-2's byte-level BPE
-// (data/byte_bpe.h) and BERT's WordPiece (data/wordpiece.h). A Vocabulary holds one; it travels inside the
-// model file as its JSON (serialize()), which begins with '{' where a SentencePiece model never does.
+// (data/byte_bpe.h), BERT's WordPiece (data/wordpiece.h) and Hugging Face's tokenizer.json tokenizers
+// (data/hf_tokenizer.h). A Vocabulary holds one; it travels inside the model file as its JSON (serialize()),
+// which begins with '{' where a SentencePiece model never does.
 #pragma once
 
 #include <memory>
@@ -42,7 +43,7 @@ class Tokenizer {
   virtual std::string decode(const std::vector<int>& ids) const = 0;
   // JSON text from which tokenizer_from_json makes the same tokenizer.
   virtual std::string serialize() const = 0;
-  // "byte-bpe" or "wordpiece".
+  // "byte-bpe", "wordpiece" or "tokenizer.json".
   virtual const char* kind() const = 0;
   // Whether the piece of `id` begins a word (a byte-level piece: after the space's symbol; a WordPiece: not a
   // "##" continuation).

@@ -3,6 +3,11 @@
 
 #include <utf8proc.h>
 
+#include <cstdlib>
+#include <memory>
+
+#include "heptapod/core/error.h"
+
 #include "heptapod/data/utf8.h"
 
 namespace heptapod::unicode {
@@ -40,6 +45,14 @@ bool is_punctuation(char32_t c) {
 
 bool is_nonspacing_mark(char32_t c) { return category(c) == UTF8PROC_CATEGORY_MN; }
 
+bool is_word_character(char32_t c) {
+  const auto k = category(c);
+  return is_letter(c) || (k >= UTF8PROC_CATEGORY_MN && k <= UTF8PROC_CATEGORY_ME) || k == UTF8PROC_CATEGORY_ND ||
+         k == UTF8PROC_CATEGORY_NL || k == UTF8PROC_CATEGORY_PC || c == 0x200C || c == 0x200D ||
+         (c >= 0x24B6 && c <= 0x24E9) || (c >= 0x1F130 && c <= 0x1F149) || (c >= 0x1F150 && c <= 0x1F169) ||
+         (c >= 0x1F170 && c <= 0x1F189);
+}
+
 bool is_cjk_ideograph(char32_t c) {
   return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
          (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
@@ -61,6 +74,18 @@ void append_decomposition(char32_t c, std::vector<char32_t>& out) {
     return;
   }
   for (utf8proc_ssize_t i = 0; i < n; ++i) out.push_back(static_cast<char32_t>(buffer[i]));
+}
+
+std::string normalized(std::string_view text, Form form) {
+  const int options = UTF8PROC_STABLE | (form == Form::NFC || form == Form::NFKC ? UTF8PROC_COMPOSE : UTF8PROC_DECOMPOSE) |
+                      (form == Form::NFKC || form == Form::NFKD ? UTF8PROC_COMPAT : 0);
+  utf8proc_uint8_t* out = nullptr;
+  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                          static_cast<utf8proc_ssize_t>(text.size()), &out,
+                                          static_cast<utf8proc_option_t>(options));
+  const std::unique_ptr<utf8proc_uint8_t, void (*)(void*)> owned(out, std::free);
+  require(n >= 0, std::string("Unicode normalization failed: ") + utf8proc_errmsg(n));
+  return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
 }
 
 }  // namespace heptapod::unicode
