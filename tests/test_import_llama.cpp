@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "heptapod/decode/generator.h"
 #include "heptapod/decode/incremental_decoder.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/llama_import.h"
@@ -123,6 +124,33 @@ void check_family(const std::string& family) {
         << family << " greedy continuation of prompt " << b;
   }
 
+  // Text: the model's own tokenizer gives the prompts' ids, and generation continues them as the reference
+  // does, token for token, into the reference's text (where the prompt holds no special token, which the
+  // reference's text leaves out).
+  const auto prompts = nlohmann::json::parse(ref.metadata("prompts")).get<std::vector<std::string>>();
+  const auto prompt_ids = nlohmann::json::parse(ref.metadata("prompt_ids")).get<std::vector<std::vector<int>>>();
+  const auto texts = nlohmann::json::parse(ref.metadata("greedy_text")).get<std::vector<std::string>>();
+  Generator generator(converted.path);
+  GenerateOptions o;
+  o.beam = 1;
+  o.max_tokens = static_cast<int>(steps);
+  o.cache = CachePrecision::Float32;
+  const std::vector<Generation> outputs = generator.generate(prompts, o);
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    std::vector<int> want = prompt_ids[i];
+    if (c.prompt_bos) {  // the reference's ids begin with the start token, which Heptapod's model adds itself
+      ASSERT_FALSE(want.empty());
+      EXPECT_EQ(want.front(), c.bos_id) << family << " prompt " << i;
+      want.erase(want.begin());
+    }
+    EXPECT_EQ(generator.vocabulary().encode(prompts[i]), want) << family << " prompt " << i;
+    want.insert(want.end(), greedy.begin() + static_cast<long>(i * steps),
+                greedy.begin() + static_cast<long>((i + 1) * steps));
+    EXPECT_EQ(outputs[i].outputs[0].tokens, want) << family << " prompt " << i;
+    if (prompts[i].find("<|") == std::string::npos)
+      EXPECT_EQ(outputs[i].outputs[0].text, texts[i]) << family << " prompt " << i;
+  }
+
   // Training: the loss and every gradient, then ten Adam updates.
   std::vector<int> targets = ref.ints("batch/train_target");  // -1 past each row's length: padding
   std::replace(targets.begin(), targets.end(), -1, c.pad_id);
@@ -172,6 +200,52 @@ TEST(ImportLlama, Qwen3MatchesItsReference) { check_family("qwen3"); }
 
 void write_file(const std::string& path, const std::string& text) {
   write_file_atomic(path, [&](std::ostream& out) { out << text; });
+}
+
+// Converted models fine-tune like any other (config, ids and tokenizer kept), quantize to int8 and bfloat16,
+// and generate from every form; the generation defaults survive fine-tuning.
+TEST(ImportLlama, ConvertedModelsFineTuneQuantizeAndGenerate) {
+  TempDir dir;
+  std::string log;
+  const std::string prose = dir.write("prose.txt", "The dog and the fox run into the woods.\nHello, world! It's a test.\n"
+                                                   "We've got 42 apples; they're on the table.\n");
+  for (const std::string family : {"llama", "qwen2"}) {
+    const Converted converted = convert(family, dir);
+    const std::string tuned = dir.file(family + "-tuned");
+    ASSERT_EQ(test::run_heptapod("train --text " + quoted(prose) + " --init " + quoted(converted.path) + " -o " +
+                                     quoted(tuned) + " --steps 4 --batch-tokens 128 --context 16 --log-every 2 "
+                                     "--valid-every 100 --seed 3",
+                                 dir, log),
+              0)
+        << log;
+    const SafetensorsFile file = SafetensorsFile::read(tuned + "/model.htp");
+    const ModelConfig c = read_model_config(file);
+    EXPECT_EQ(to_json(c), to_json(converted.model->config())) << family;
+    EXPECT_EQ(read_vocabularies(file, c)->target.serialized(),
+              read_vocabularies(SafetensorsFile::read(converted.path), c)->target.serialized())
+        << family;
+    std::vector<std::string> models = {tuned + "/model.htp"};
+    for (const char* type : {"int8", "bfloat16"}) {
+      models.push_back(dir.file(family + "-" + type + ".htp"));
+      ASSERT_EQ(test::run_heptapod("quantize -m " + quoted(tuned + "/model.htp") + " --to " + type + " -o " +
+                                       test::quoted(models.back()),
+                                   dir, log),
+                0)
+          << log;
+    }
+    for (const std::string& model : models) {
+      ASSERT_EQ(test::run_heptapod("generate -m " + quoted(model) + " --prompt " + quoted("The dog") +
+                                       " --max-tokens 5 --beam 1 -o " + quoted(dir.file("out.txt")),
+                                   dir, log),
+                0)
+          << log;
+      EXPECT_EQ(read_file(dir.file("out.txt")).rfind("The dog", 0), 0u) << model;
+    }
+  }
+  // Qwen's sequences begin with their text: an empty prompt has nothing to continue.
+  EXPECT_NE(test::run_heptapod("generate -m " + quoted(dir.file("qwen2.htp")) + " --prompt '' --max-tokens 3", dir, log),
+            0);
+  EXPECT_HAS_SUBSTR(log, "an empty prompt");
 }
 
 // A copy of a fixture with its config.json (and the rest) changed by `change`, converted: the log of a refusal.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/tokenizer.h"
 
 namespace heptapod {
 
@@ -90,7 +91,13 @@ std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, 
                                                   std::to_string(v.labels.size()) + " classes, the config " +
                                                   std::to_string(config.labels));
   }
-  require((!s || v.source.size() == config.src_vocab_size) && (!t || v.target.size() == config.tgt_vocab_size),
+  // A tokenizer.json tokenizer may have fewer pieces than the embedding rows (Qwen pads its table); every other
+  // vocabulary is the table.
+  auto fits = [](const Vocabulary& vocab, int rows) {
+    const bool padded_table = vocab.tokenizer() && std::string(vocab.tokenizer()->kind()) == "tokenizer.json";
+    return padded_table ? vocab.size() <= rows : vocab.size() == rows;
+  };
+  require((!s || fits(v.source, config.src_vocab_size)) && (!t || fits(v.target, config.tgt_vocab_size)),
           file.where() + ": the stored vocabularies (" + std::to_string(v.source.size()) + ", " +
               std::to_string(v.target.size()) + " pieces) do not match the model's vocabulary sizes (" +
               std::to_string(config.src_vocab_size) + ", " + std::to_string(config.tgt_vocab_size) + ")");
