@@ -165,17 +165,27 @@ class PyGenerator {
   PyGenerator(const std::string& path, int threads, const std::optional<std::string>& compute_type, bool float_output)
       : calls_(threads), generator_(path, load_options(compute_type, float_output)) {}
 
-  py::list generate(const std::vector<std::string>& prompts, int max_tokens, int beam, int nbest, float temperature,
-                    int top_k, float top_p, std::uint64_t seed, float repetition_penalty, int no_repeat_ngram,
+  // Settings left None take the model's generation defaults (a converted model's generation_config.json),
+  // else `heptapod generate`'s, as the command does.
+  py::list generate(const std::vector<std::string>& prompts, int max_tokens, std::optional<int> beam, int nbest,
+                    std::optional<float> temperature, std::optional<int> top_k, std::optional<float> top_p,
+                    std::uint64_t seed, std::optional<float> repetition_penalty, int no_repeat_ngram,
                     const std::vector<std::string>& stop, float length_penalty) {
     GenerateOptions o;
     o.max_tokens = max_tokens;
-    o.beam = beam > 0 ? std::max(beam, nbest) : 0;
     o.nbest = nbest;
-    o.sampling = SamplingOptions{temperature, top_k, top_p, seed};
-    o.guards = RepetitionGuards{repetition_penalty, no_repeat_ngram};
+    o.beam = beam.value_or(o.beam);
+    o.sampling.temperature = temperature.value_or(o.sampling.temperature);
+    o.sampling.top_k = top_k.value_or(o.sampling.top_k);
+    o.sampling.top_p = top_p.value_or(o.sampling.top_p);
+    o.sampling.seed = seed;
+    o.guards = RepetitionGuards{repetition_penalty.value_or(o.guards.repetition_penalty), no_repeat_ngram};
     o.stop = stop;
     o.length_penalty = length_penalty;
+    apply_generation_defaults(o, generator_.generation_defaults(),
+                              ChosenSettings{beam.has_value(), temperature.has_value(), top_k.has_value(),
+                                             top_p.has_value(), repetition_penalty.has_value()});
+    if (o.beam > 0) o.beam = std::max(o.beam, o.nbest);
     const std::vector<Generation> out = calls_.run([&] { return generator_.generate(prompts, o); });
     py::list results;
     for (const Generation& g : out) {
@@ -454,13 +464,15 @@ PYBIND11_MODULE(heptapod, m) {
       .def(py::init<const std::string&, int, const std::optional<std::string>&, bool>(), py::arg("path"),
            py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
            "threads: 0 = every core; compute_type: 'float32', 'int8' or 'bfloat16' (default: the file's)")
-      .def("generate", &PyGenerator::generate, py::arg("prompts"), py::arg("max_tokens") = 100, py::arg("beam") = 0,
-           py::arg("nbest") = 1, py::arg("temperature") = 0.8f, py::arg("top_k") = 40, py::arg("top_p") = 0.95f,
-           py::arg("seed") = 1, py::arg("repetition_penalty") = 1.0f, py::arg("no_repeat_ngram") = 0,
+      .def("generate", &PyGenerator::generate, py::arg("prompts"), py::arg("max_tokens") = 100,
+           py::arg("beam") = py::none(), py::arg("nbest") = 1, py::arg("temperature") = py::none(),
+           py::arg("top_k") = py::none(), py::arg("top_p") = py::none(), py::arg("seed") = 1,
+           py::arg("repetition_penalty") = py::none(), py::arg("no_repeat_ngram") = 0,
            py::arg("stop") = std::vector<std::string>{}, py::arg("length_penalty") = 0.0f,
            "One dict per prompt: {'outputs': [{'text', 'new_text', 'tokens', 'new_tokens', 'log_prob', 'score', "
            "'end'}], 'warning'}; beam=0 samples (temperature, top_k, top_p, seed), beam>=1 searches, as "
-           "`heptapod generate` does")
+           "`heptapod generate` does; settings left None take the model's generation defaults, else "
+           "generate's (sampling, temperature 0.8, top_k 40, top_p 0.95, no repetition penalty)")
       .def("score", &PyGenerator::score, py::arg("texts"), py::arg("batch_tokens") = 4096,
            "One dict per text, scored as a document (start token, tokens, end token): {'log_prob', 'tokens', "
            "'token_log_probs'} (natural log, end token included), as `heptapod score -i` prints them")

@@ -390,4 +390,4 @@ def test_converted_llama_family_models_give_the_clis_bytes(tmp_path):
                    "8", "--threads", "1")
         generator = heptapod.Generator(model, threads=1)
         results = generator.generate(prompts, beam=1, max_tokens=8)
-        assert text.splitlines() == [r["outputs"][0]["text"] for r in results], family
+        assert text == "".join(r["outputs"][0]["text"] + "\n" for r in results), family  # texts may hold newlines
