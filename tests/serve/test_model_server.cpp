@@ -17,6 +17,7 @@
 #include "heptapod/serve/encoder_api.h"
 #include "raw_http.h"
 #include "running_server.h"
+#include "test_util.h"
 #include "vocab_model.h"
 
 namespace heptapod {
@@ -321,6 +322,67 @@ TEST(ModelServerOptions, ApiKeysGuardEveryModelRouteAndKindsCheckTheirNames) {
   EXPECT_THROW(ModelServer({parse_model_spec("writer=" + mt)}, {}), Error);
   EXPECT_NO_THROW(ModelServer({parse_model_spec("es-en=" + mt), parse_model_spec("gpt.small:v2=" + lm)}, {}));
   EXPECT_THROW(parse_model_spec("bad name=" + lm), Error);
+}
+
+}  // namespace
+}  // namespace heptapod
+
+namespace heptapod {
+namespace {
+
+// Converted LLaMA-family models (llama: rotary llama3 scaling and an untied head; qwen2: q/k/v biases, no start
+// token) served beside each other: OpenAI's completions, streamed and not, several requests at once joining one
+// running batch, equal the Generator alone, sample for sample.
+TEST(ModelServerLlamaFamily, CompletionsOfConvertedModelsEqualTheGeneratorAlone) {
+  test::TempDir dir;
+  std::string log;
+  std::vector<ModelSpec> specs;
+  for (const std::string family : {"llama", "qwen2"}) {
+    const std::string model = dir.file(family + ".htp");
+    ASSERT_EQ(test::run_heptapod("convert " + test::quoted(test::fixture(family)) + " --from llama -o " +
+                                     test::quoted(model),
+                                 dir, log),
+              0)
+        << log;
+    specs.push_back(parse_model_spec(family + "=" + model));
+  }
+  ServerOptions o = test::int8_server();  // int8 products: the same numbers in any batch
+  o.limits.max_nbest = 2;
+  o.max_batch_rows = 2;  // fewer than the requests' rows: requests wait for rows and join a running batch
+  test::RunningServer server(specs, o);
+  const std::vector<std::string> prompts = {"The dog and the fox", "Hello, world! It's", "We've got 42", "Caf\u00e9"};
+  for (const ModelSpec& spec : specs) {
+    Generator generator(spec.path, {ComputeType::Int8});
+    std::vector<std::string> expected, got(prompts.size());
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+      GenerateOptions g;
+      g.max_tokens = 6;
+      g.sampling = {i % 2 ? 0.0f : 0.9f, 0, 1.0f, static_cast<std::uint64_t>(i + 1)};
+      expected.push_back(generator.generate({prompts[i]}, g)[0].outputs[0].new_text);
+    }
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < prompts.size(); ++i)
+      threads.emplace_back([&, i] {
+        httplib::Client c = server.client();
+        json body = {{"model", spec.name}, {"prompt", prompts[i]}, {"max_tokens", 6},
+                     {"temperature", i % 2 ? 0.0 : 0.9}, {"top_k", 0}, {"top_p", 1.0}, {"seed", i + 1}};
+        if (i % 2) body["stream"] = true;
+        const test::Reply r = test::post_json(c, "/v1/completions", body);
+        if (r.status != 200) {
+          got[i] = "HTTP " + std::to_string(r.status) + r.text;
+          return;
+        }
+        if (i % 2 == 0) {
+          got[i] = r.body["choices"][0]["text"];
+          return;
+        }
+        bool done = false;
+        for (const json& e : events_of(r.text, &done))
+          if (!e["choices"].empty()) got[i] += e["choices"][0]["text"].get<std::string>();
+      });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(got, expected) << spec.name;
+  }
 }
 
 }  // namespace
