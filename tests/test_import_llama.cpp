@@ -147,8 +147,9 @@ void check_family(const std::string& family) {
     want.insert(want.end(), greedy.begin() + static_cast<long>(i * steps),
                 greedy.begin() + static_cast<long>((i + 1) * steps));
     EXPECT_EQ(outputs[i].outputs[0].tokens, want) << family << " prompt " << i;
-    if (prompts[i].find("<|") == std::string::npos)
+    if (prompts[i].find("<|") == std::string::npos) {
       EXPECT_EQ(outputs[i].outputs[0].text, texts[i]) << family << " prompt " << i;
+    }
   }
 
   // Training: the loss and every gradient, then ten Adam updates.

@@ -53,6 +53,11 @@ std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& v) {
   return out;
 }
 
+bool vocabulary_fits(const Vocabulary& vocab, int rows) {
+  const bool padded_table = vocab.tokenizer() && std::string(vocab.tokenizer()->kind()) == "tokenizer.json";
+  return padded_table ? vocab.size() <= rows : vocab.size() == rows;
+}
+
 std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, const ModelConfig& config) {
   const TensorEntry* s = file.find("extra/vocab/source");
   const TensorEntry* t = file.find("extra/vocab/target");
@@ -91,13 +96,8 @@ std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, 
                                                   std::to_string(v.labels.size()) + " classes, the config " +
                                                   std::to_string(config.labels));
   }
-  // A tokenizer.json tokenizer may have fewer pieces than the embedding rows (Qwen pads its table); every other
-  // vocabulary is the table.
-  auto fits = [](const Vocabulary& vocab, int rows) {
-    const bool padded_table = vocab.tokenizer() && std::string(vocab.tokenizer()->kind()) == "tokenizer.json";
-    return padded_table ? vocab.size() <= rows : vocab.size() == rows;
-  };
-  require((!s || fits(v.source, config.src_vocab_size)) && (!t || fits(v.target, config.tgt_vocab_size)),
+  require((!s || vocabulary_fits(v.source, config.src_vocab_size)) &&
+              (!t || vocabulary_fits(v.target, config.tgt_vocab_size)),
           file.where() + ": the stored vocabularies (" + std::to_string(v.source.size()) + ", " +
               std::to_string(v.target.size()) + " pieces) do not match the model's vocabulary sizes (" +
               std::to_string(config.src_vocab_size) + ", " + std::to_string(config.tgt_vocab_size) + ")");

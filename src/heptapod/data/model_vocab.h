@@ -40,8 +40,12 @@ struct ModelVocabularies {
 // until written).
 std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& vocabs);
 
+// Whether a vocabulary serves an embedding of `rows` rows: it has exactly that many pieces, or, a tokenizer.json
+// tokenizer, at most that many (Qwen pads its table past the tokenizer).
+bool vocabulary_fits(const Vocabulary& vocab, int rows);
+
 // The vocabularies stored in a model file, or nothing if it has none; a damaged one is an Error. Also checks
-// that their sizes match the model config.
+// that their sizes fit the model config (vocabulary_fits).
 std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, const ModelConfig& config);
 
 // The vocabularies of the model to fine-tune, its file and config (with their own ids, if it was converted);

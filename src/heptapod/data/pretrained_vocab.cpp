@@ -57,18 +57,24 @@ Vocabulary with_ids(const std::string& spm_path, VocabIds ids, const std::string
 }  // namespace
 
 void check_vocabularies(const ModelVocabularies& v, const ModelConfig& c, const std::string& where) {
-  require(v.source.size() == c.src_vocab_size && v.target.size() == c.tgt_vocab_size,
+  require(vocabulary_fits(v.source, c.src_vocab_size) && vocabulary_fits(v.target, c.tgt_vocab_size),
           where + ": the vocabularies have " + std::to_string(v.source.size()) + " and " + std::to_string(v.target.size()) +
               " ids, the model's embeddings " + std::to_string(c.src_vocab_size) + " and " + std::to_string(c.tgt_vocab_size) +
               " rows");
   auto special = [&](const Vocabulary& vocab, int id, const char* field, const char* side) {
-    require(vocab.is_special(id), where + ": " + field + " " + std::to_string(id) + " is the " + side + " piece \"" +
-                                      vocab.piece(id) + "\", which text tokenizes to: the id mapping is wrong");
+    // A padded table's ids past the tokenizer have no piece at all.
+    const std::string what = id < vocab.size() ? "the " + std::string(side) + " piece \"" + vocab.piece(id) +
+                                                     "\", which text tokenizes to"
+                                               : "past the " + std::string(side) + " vocabulary's " +
+                                                     std::to_string(vocab.size()) + " pieces";
+    require(vocab.is_special(id), where + ": " + field + " " + std::to_string(id) + " is " + what +
+                                      ": the id mapping is wrong");
   };
   if (c.has_decoder()) {
     special(v.target, c.pad_id, "pad_id", "target");
     special(v.target, c.bos_id, "bos_id (the decoder's start)", "target");
     special(v.target, c.eos_id, "eos_id", "target");
+    for (int id : c.extra_eos_ids) special(v.target, id, "extra_eos_ids", "target");
   }
   if (c.has_encoder()) {
     special(v.source, c.pad_id, "pad_id", "source");

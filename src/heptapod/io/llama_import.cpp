@@ -71,10 +71,12 @@ RotaryConfig rotary_config(const json& j, const ConfigReader& r, int head_dim, i
   const std::string& where = r.where;
   RotaryConfig rope;
   const json* scaling = nullptr;
+  std::string field;  // the key `scaling` was read from
   double theta = 10000.0;
   if (j.contains("rope_parameters") && !j["rope_parameters"].is_null()) {
     require(j["rope_parameters"].is_object(), where + ": \"rope_parameters\" must be an object");
     scaling = &j["rope_parameters"];
+    field = "rope_parameters";
     if (scaling->contains("rope_theta")) {
       require((*scaling)["rope_theta"].is_number(), where + ": \"rope_parameters.rope_theta\" must be a number");
       theta = (*scaling)["rope_theta"].get<double>();
@@ -82,6 +84,7 @@ RotaryConfig rotary_config(const json& j, const ConfigReader& r, int head_dim, i
   } else if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
     require(j["rope_scaling"].is_object(), where + ": \"rope_scaling\" must be an object or null");
     scaling = &j["rope_scaling"];
+    field = "rope_scaling";
   }
   if (j.contains("rope_theta") && !j["rope_theta"].is_null()) {
     require(j["rope_theta"].is_number(), where + ": \"rope_theta\" must be a number");
@@ -92,7 +95,6 @@ RotaryConfig rotary_config(const json& j, const ConfigReader& r, int head_dim, i
   require(partial > 0 && partial <= 1, where + ": \"partial_rotary_factor\" must be in (0, 1]");
   rope.dims = partial < 1 ? static_cast<int>(head_dim * partial) : 0;
   if (!scaling) return rope;
-  const std::string field = j.contains("rope_parameters") ? "rope_parameters" : "rope_scaling";
   const ConfigReader s{*scaling, where + ": \"" + field + "\""};
   std::string type = s.text("rope_type", s.text("type", "default"));
   if (type == "default") return rope;

@@ -72,8 +72,9 @@ DropoutSite TransformerStack<T>::embedding_site(const DropoutContext& ctx) const
 template <typename T>
 const T* TransformerStack<T>::position_rows(int length) {
   if (config_.relative_positions || config_.rotary) {  // the attention carries the positions: none added here
+    // Twice the room when it grows: cached decoding asks for one more row at every step.
     const std::size_t cells = static_cast<std::size_t>(std::max(length, 1)) * config_.d_model;
-    if (no_positions_.size() < cells) no_positions_.assign(cells, T(0));
+    if (no_positions_.size() < cells) no_positions_.assign(std::max(cells, 2 * no_positions_.size()), T(0));
     return no_positions_.data();
   }
   if (!learned_) return positions_.table(std::max(length, 1));
