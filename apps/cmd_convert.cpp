@@ -10,8 +10,10 @@
 #include <string>
 
 #include "commands.h"
+#include "heptapod/data/chat_template.h"
 #include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
+#include "heptapod/data/stored_chat_template.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/bert_import.h"
 #include "heptapod/io/fairseq_import.h"
@@ -26,7 +28,9 @@ namespace heptapod::app {
 namespace {
 
 struct ConvertOptions {
-  std::string input, output, from = "nn-transformer", config_path, norm, spm;
+  std::string input, output, from = "nn-transformer", config_path, norm, spm, chat_template;
+  bool no_chat_template = false;
+  const CLI::Option* from_option = nullptr;
   NnTransformerImportOptions nn;
   VocabularyFiles vocab;
   std::vector<std::pair<const CLI::Option*, std::vector<std::string>>> layout_options;  // and their layouts
@@ -54,9 +58,58 @@ void require_directory(const std::string& path, const std::string& what) {
   require(std::filesystem::is_directory(path), path + ": not a directory (" + what + " is read from a directory)");
 }
 
+// Whether `path` is a Heptapod model file (which convert rewrites with another chat template).
+bool is_model_file(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) return false;
+  try {
+    const SafetensorsFile file = SafetensorsFile::read(path);
+    const auto format = file.metadata().find("format");
+    return format != file.metadata().end() && format->second == kModelFormat;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// The chat template the written model carries: --chat-template's, none with --no-chat-template, else the
+// checkpoint's (`found`), checked by parsing it (one the engine cannot render is refused here, by line and
+// construct, as a model load would refuse it). The metadata entry is set or erased.
+void settle_chat_template(const ConvertOptions& o, const std::optional<StoredChatTemplate>& found,
+                          const ModelConfig& config, std::map<std::string, std::string>& metadata) {
+  require(o.chat_template.empty() || !o.no_chat_template, "convert: --chat-template and --no-chat-template exclude each other");
+  std::optional<StoredChatTemplate> chat = found;
+  std::string where = o.input + ": chat template";
+  if (!o.chat_template.empty()) {
+    chat = read_chat_template_file(o.chat_template, found);
+    where = o.chat_template;
+  }
+  if (o.no_chat_template) chat.reset();
+  metadata.erase(kChatTemplateMetadata);
+  if (!chat) return;
+  require(config.architecture == Architecture::DecoderOnly,
+          "convert: a chat template is for a decoder-only model; this one is " + architecture_name(config.architecture));
+  ChatTemplate parsed(chat->source, where + " (give another with --chat-template FILE, or --no-chat-template)");
+  metadata[kChatTemplateMetadata] = to_json(*chat);
+}
+
+// A model file written again with its chat template set, replaced or dropped.
+int rewrite_chat_template(const ConvertOptions& o) {
+  require(!o.chat_template.empty() || o.no_chat_template,
+          "convert: " + o.input + " is a Heptapod model file already; give --chat-template FILE to set its chat "
+          "template (or --no-chat-template to drop it)");
+  const SafetensorsFile file = SafetensorsFile::read(o.input);
+  std::map<std::string, std::string> metadata = file.metadata();
+  settle_chat_template(o, read_chat_template(file), read_model_config(file), metadata);
+  rewrite_model_metadata(file, metadata, o.output);
+  std::printf("wrote %s (%s)\n", o.output.c_str(),
+              metadata.count(kChatTemplateMetadata) ? "with the chat template" : "without a chat template");
+  return 0;
+}
+
 int run_convert(const ConvertOptions& o) {
+  if (o.from == "model" || (o.from_option->count() == 0 && is_model_file(o.input))) return rewrite_chat_template(o);
   std::unique_ptr<Transformer<float>> model;
   std::optional<ModelVocabularies> vocabs;
+  std::optional<StoredChatTemplate> chat;
   check_options_apply(o);
   const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
   std::map<std::string, std::string> metadata;
@@ -68,9 +121,11 @@ int run_convert(const ConvertOptions& o) {
     vocabs = llama_vocabularies(o.input, config.model);  // settles the start and padding ids
     model = import_llama(o.input, config.model);
     if (!config.generation.empty()) metadata[kGenerationMetadata] = to_json(config.generation);
+    chat = read_checkpoint_chat_template(o.input);
   } else if (o.from == "gpt2") {
     model = import_gpt2(o.input);
     vocabs = gpt2_vocabularies(o.input, model->config());
+    chat = read_checkpoint_chat_template(o.input);
   } else if (o.from == "bert") {
     BertVocabulary vocabulary = bert_vocabulary(o.input);
     BertImport imported = import_bert(o.input, vocabulary.ids);
@@ -100,6 +155,7 @@ int run_convert(const ConvertOptions& o) {
     }
     if (vocab_files) vocabs = vocabularies_from_files(o.vocab, model->config());
   }
+  settle_chat_template(o, chat, model->config(), metadata);
   save_model(o.output, *model, metadata, vocabs ? vocabulary_tensors(*vocabs) : std::vector<ExtraTensor>{});
   std::printf("wrote %s (%lld parameters%s)\n", o.output.c_str(), parameter_count(model->config()),
               vocabs ? ", with vocabularies" : "");
@@ -126,8 +182,17 @@ Runner add_convert_command(CLI::App& root) {
                   "model.safetensors.index.json, tokenizer.json and tokenizer_config.json)")
       ->required();
   cmd->add_option("-o,--output", o->output, "Model file to write")->required();
-  cmd->add_option("--from", o->from, "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert or llama")
-      ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama"}));
+  o->from_option =
+      cmd->add_option("--from", o->from,
+                      "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, or model (a Heptapod "
+                      "model file, rewritten with --chat-template; found by itself when --from is not given)")
+          ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "model"}));
+  cmd->add_option("--chat-template", o->chat_template,
+                  "Set or replace the model's chat template: a Jinja file, or a tokenizer_config.json with "
+                  "\"chat_template\" (its special tokens come along). gpt2 and llama checkpoints bring their own "
+                  "(chat_template.jinja or tokenizer_config.json)")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--no-chat-template", o->no_chat_template, "Write the model without a chat template");
   cmd->add_option("--config", o->config_path, "Model config JSON (heptapod)");
   cmd->add_option("--heads", o->nn.n_heads, "Attention heads (nn-transformer)")->check(CLI::PositiveNumber);
   cmd->add_option("--norm", o->norm, "Norm position, pre or post (nn-transformer: required)")

@@ -105,19 +105,13 @@ Runner add_generate_command(CLI::App& root) {
   cmd->add_option("--prompt", f->prompt, "The prompt (empty: from the start token); else one per line of --input");
   cmd->add_option("-i,--input", f->input, "Prompts, one per line (default: stdin)");
   cmd->add_option("-o,--output", f->output, "Output file (default: stdout; a terminal sees the text as it is made)");
-  cmd->add_option("--max-tokens", o.max_tokens, "New tokens per output at most")->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  add_sampling_options(cmd, o.sampling, "Sampling: ");
+  add_reply_options(cmd, o);
   cmd->add_option("--beam", o.beam, "Beam search of this width instead of sampling (1: greedy; 0: sample)")
       ->check(CLI::Range(0, 256));
   cmd->add_option("--alpha", o.length_penalty, "With --beam: length penalty alpha, ((5 + |Y|) / 6)^alpha")
       ->check(kFinite);
   cmd->add_option("--nbest", o.nbest, "Outputs per prompt (samples, or the beam's best) as: id ||| text ||| score")
       ->check(CLI::Range(1, 256));
-  cmd->add_option("--stop", o.stop, "An output ends before this string (repeatable)")
-      ->check([](const std::string& s) { return s.empty() ? std::string("a stop string is empty") : std::string(); });
-  add_guard_options(cmd, o.guards);
-  add_cache_option(cmd, o.cache);
   cmd->add_option("--batch-size", o.batch_prompts, "Prompts prefilled and generated together")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-prompt-tokens", o.max_prompt_tokens, "Longer prompts keep their last tokens (with a warning)")
@@ -126,14 +120,9 @@ Runner add_generate_command(CLI::App& root) {
   cmd->add_flag("--scores", f->scores, "Append ||| score (log-probability of the new tokens)");
   add_precision_options(cmd, f->load);
   cmd->add_option("--threads", f->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
-  const auto chosen = [cmd] {
-    auto given = [&](const char* name) { return cmd->get_option(name)->count() > 0; };
-    return ChosenSettings{given("--beam"), given("--temperature"), given("--top-k"), given("--top-p"),
-                          given("--repetition-penalty")};
-  };
-  return [f, chosen] {
+  return [f, cmd] {
     GenerateFlags flags = *f;
-    flags.chosen = chosen();
+    flags.chosen = chosen_settings(cmd);
     return run_generate(flags);
   };
 }

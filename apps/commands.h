@@ -84,6 +84,7 @@ Runner add_average_command(CLI::App& root);
 Runner add_plot_command(CLI::App& root);
 Runner add_translate_command(CLI::App& root);
 Runner add_generate_command(CLI::App& root);
+Runner add_chat_command(CLI::App& root);
 Runner add_score_command(CLI::App& root);
 Runner add_embed_command(CLI::App& root);
 Runner add_classify_command(CLI::App& root);

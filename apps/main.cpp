@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add(heptapod::app::add_train_command);
   add(heptapod::app::add_translate_command);
   add(heptapod::app::add_generate_command);
+  add(heptapod::app::add_chat_command);
   add(heptapod::app::add_score_command);
   add(heptapod::app::add_embed_command);
   add(heptapod::app::add_classify_command);

@@ -1,6 +1,6 @@
 // The search options `heptapod translate` and `heptapod serve` share (serve's are the defaults of requests
 // that set none): beam, length penalty, lengths, repetition guards, cache storage, batching and over-long
-// inputs.
+// inputs; and those of a language model's replies that `generate` and `chat` share.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "heptapod/decode/generator.h"
 #include "heptapod/decode/translator.h"
 
 namespace heptapod::app {
@@ -46,6 +47,28 @@ inline void add_cache_option(CLI::App* cmd, CachePrecision& cache) {
       ->transform(CLI::CheckedTransformer(std::map<std::string, CachePrecision>{{"float16", CachePrecision::Float16},
                                                                                  {"float32", CachePrecision::Float32}}))
       ->option_text("float16|float32 (default float16)");
+}
+
+// The options of a language model's replies that `generate` and `chat` share: length, sampling, stop strings,
+// repetition guards, cache.
+inline void add_reply_options(CLI::App* cmd, GenerateOptions& o) {
+  cmd->add_option("--max-tokens", o.max_tokens, "New tokens per output at most")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  add_sampling_options(cmd, o.sampling, "Sampling: ");
+  cmd->add_option("--stop", o.stop, "An output ends before this string (repeatable)")
+      ->check([](const std::string& s) { return s.empty() ? std::string("a stop string is empty") : std::string(); });
+  add_guard_options(cmd, o.guards);
+  add_cache_option(cmd, o.cache);
+}
+
+// The sampling settings given on `cmd`'s command line, which the model's generation defaults do not override.
+inline ChosenSettings chosen_settings(const CLI::App* cmd) {
+  auto given = [&](const char* name) {
+    const CLI::Option* option = cmd->get_option_no_throw(name);
+    return option != nullptr && option->count() > 0;
+  };
+  return ChosenSettings{given("--beam"), given("--temperature"), given("--top-k"), given("--top-p"),
+                        given("--repetition-penalty")};
 }
 
 inline void add_search_options(CLI::App* cmd, TranslateOptions& options) {

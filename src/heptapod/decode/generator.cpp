@@ -14,6 +14,8 @@ Generator::Generator(const std::string& model_path, const ModelLoadOptions& opti
   model_ = std::move(loaded.model);
   vocabs_ = std::move(loaded.vocabs);
   generation_ = loaded.generation;
+  if (loaded.chat_template)
+    chat_ = std::make_unique<ChatPrompt>(*loaded.chat_template, vocabs_.target, config(), model_path + ": chat template");
   decoder_ = std::make_unique<IncrementalDecoder>(*model_);
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heptapod/decode/chat_prompt.h"
 #include "heptapod/decode/generate_options.h"
 #include "heptapod/decode/inference_model.h"
 #include "heptapod/decode/scoring.h"
@@ -24,9 +25,11 @@ namespace heptapod {
 
 class Generator {
  public:
-  // Loads the model and its vocabulary; a file that does not load, is not a decoder-only model or has no
-  // vocabulary is an Error naming it.
+  // Loads the model, its vocabulary and its chat template; a file that does not load, is not a decoder-only
+  // model, has no vocabulary or has a template the engine cannot render is an Error naming it.
   explicit Generator(const std::string& model_path, const ModelLoadOptions& options = {});
+  Generator(const Generator&) = delete;  // its decoder and chat template refer to its own members
+  Generator& operator=(const Generator&) = delete;
 
   std::vector<Generation> generate(const std::vector<std::string>& prompts, const GenerateOptions& options);
   // The same for prompts already kept (keep_prompt), e.g. a server's that checked their length itself.
@@ -46,6 +49,8 @@ class Generator {
   // The sampling defaults the model file carries (a converted model's generation_config.json), which
   // apply_generation_defaults lays under a caller's options.
   const GenerationDefaults& generation_defaults() const { return generation_; }
+  // The model's chat template over its vocabulary (decode/chat_prompt.h); null when the file has none.
+  const ChatPrompt* chat() const { return chat_.get(); }
   // The loaded model, for what decodes with it beside the Generator's own searches (decode/generation_batch.h).
   Transformer<float>& model() { return *model_; }
 
@@ -53,6 +58,7 @@ class Generator {
   std::unique_ptr<Transformer<float>> model_;
   ModelVocabularies vocabs_;
   GenerationDefaults generation_;
+  std::unique_ptr<ChatPrompt> chat_;
   std::unique_ptr<IncrementalDecoder> decoder_;
 };
 

@@ -26,6 +26,7 @@ InferenceModel load_for_inference(const std::string& path, const ModelLoadOption
                                      "a converted model needs them added)");
   loaded.vocabs = std::move(*vocabs);
   loaded.generation = read_generation_defaults(file);
+  loaded.chat_template = read_chat_template(file);
   return loaded;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "heptapod/data/model_vocab.h"
+#include "heptapod/data/stored_chat_template.h"
 #include "heptapod/io/generation_defaults.h"
 #include "heptapod/model/transformer.h"
 
@@ -25,6 +26,7 @@ struct InferenceModel {
   std::unique_ptr<Transformer<float>> model;
   ModelVocabularies vocabs;
   GenerationDefaults generation;  // a converted model's sampling defaults (none for others)
+  std::optional<StoredChatTemplate> chat_template;  // an instruction-tuned model's (none for others)
 };
 
 // The model in `path`, which must be a `kind` model with its vocabularies; otherwise an Error naming the file,

@@ -271,6 +271,15 @@ void save_low_precision_model(const SafetensorsFile& file, const InferencePrecis
   w.write(path);
 }
 
+void rewrite_model_metadata(const SafetensorsFile& file, const std::map<std::string, std::string>& metadata,
+                            const std::string& path) {
+  SafetensorsWriter w;
+  for (const auto& [k, v] : metadata) w.set_metadata(k, v);
+  for (const TensorEntry& e : file.tensors()) w.add(e.name, e.dtype, e.shape, file.data(e));
+  file.check_intact();  // the tensors copied must be the file's bytes
+  w.write(path);
+}
+
 template <typename T>
 void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params) {
   for (std::size_t i = 0; i < params.specs().size(); ++i) {

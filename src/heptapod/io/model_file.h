@@ -55,6 +55,10 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
 void save_low_precision_model(const SafetensorsFile& file, const InferencePrecision& precision,
                               const std::string& path);
 
+// Writes the model file `file` again to `path` (atomically), its tensors as they are and `metadata` as its
+// whole metadata (format, version and config included): how a file's chat template is set or replaced.
+void rewrite_model_metadata(const SafetensorsFile& file, const std::map<std::string, std::string>& metadata,
+                            const std::string& path);
 // The config a model file carries (validates format and version first).
 ModelConfig read_model_config(const SafetensorsFile& file);
 

@@ -46,10 +46,10 @@ json output_json(const GeneratedText& g) {
 
 }  // namespace
 
-CompletionId new_completion_id() {
+CompletionId new_completion_id(const std::string& prefix) {
   char hex[32];
   std::snprintf(hex, sizeof hex, "%016" PRIx64 "%08" PRIx64, random_seed(), random_seed() & 0xFFFFFFFFu);
-  return {"cmpl-" + std::string(hex), static_cast<std::int64_t>(std::time(nullptr))};
+  return {prefix + std::string(hex), static_cast<std::int64_t>(std::time(nullptr))};
 }
 
 GenerationCall parse_completion(const json& body, const ServerOptions& server) {

@@ -27,12 +27,13 @@ struct GenerationCall {
   std::chrono::milliseconds timeout{0};
 };
 
-// The identity of one completion: OpenAI's id ("cmpl-" and 24 hex digits) and creation time.
+// The identity of one completion: OpenAI's id (`prefix`, "cmpl-" or "chatcmpl-", and 24 hex digits) and
+// creation time.
 struct CompletionId {
   std::string id;
   std::int64_t created = 0;
 };
-CompletionId new_completion_id();
+CompletionId new_completion_id(const std::string& prefix = "cmpl-");
 
 // POST /v1/completions: model, prompt (string, array of strings, array of ids, array of arrays of ids),
 // max_tokens (16), temperature (1), top_p (1), n (1), stop, seed (absent: a random one), stream,

@@ -20,6 +20,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/serve/api_keys.h"
+#include "heptapod/serve/chat_api.h"
 #include "heptapod/serve/encoder_api.h"
 #include "heptapod/serve/generation_api.h"
 #include "heptapod/serve/generation_queue.h"
@@ -92,6 +93,8 @@ struct ServedModel {
 };
 
 enum class Api { LibreTranslate, Native };
+// The generation routes: /v1/generate, OpenAI's /v1/completions and /v1/chat/completions.
+enum class GenerationApi { Native, Completions, Chat };
 
 // The request's error, as the route's API replies it: OpenAI's object or {"error": ...}.
 HttpResponse error_of(const HttpError& e, bool openai) { return openai ? openai_error(e) : error_reply(e); }
@@ -144,9 +147,10 @@ struct ModelServer::Impl {
   const ServedModel& find_model(const std::string& name, const std::vector<ModelKind>& kinds,
                                 const std::string& route) const;
   void translate(HttpExchange& exchange, Api api);
-  void generate(HttpExchange& exchange, bool openai);
-  void stream_generation(HttpExchange& exchange, const GenerationCall& call, const std::vector<KeptPrompt>& prompts,
-                         const ServedModel& model, GenerationTicket& ticket, Clock::time_point deadline, bool openai);
+  void generate(HttpExchange& exchange, GenerationApi api);
+  void stream_generation(HttpExchange& exchange, const ChatCall& chat, const std::vector<KeptPrompt>& prompts,
+                         const ServedModel& model, GenerationTicket& ticket, Clock::time_point deadline,
+                         GenerationApi api);
   void encode(HttpExchange& exchange, bool embeddings);
   json model_json(const ServedModel& m) const;
   ServerGauges gauges() const;
@@ -376,18 +380,28 @@ void ModelServer::Impl::translate(HttpExchange& exchange, Api api) {
   }
 }
 
-void ModelServer::Impl::generate(HttpExchange& exchange, bool openai) {
+void ModelServer::Impl::generate(HttpExchange& exchange, GenerationApi api) {
   const HttpRequest& req = exchange.request();
+  const bool openai = api != GenerationApi::Native;
   try {
     const json body = read_body(req, Api::Native);
     check_api_key(req, body);
-    const GenerationCall call = openai ? parse_completion(body, options) : parse_generate(body, options);
+    ChatCall chat;  // a chat's conversation; for the other routes only its generation call
+    if (api == GenerationApi::Chat)
+      chat = parse_chat_completion(body, options);
+    else
+      chat.generation = openai ? parse_completion(body, options) : parse_generate(body, options);
+    const GenerationCall& call = chat.generation;
     if (call.prompts.size() > static_cast<std::size_t>(options.limits.max_sentences))
       throw field_error("prompt", std::to_string(call.prompts.size()) + " prompts exceed the limit of " +
                                       std::to_string(options.limits.max_sentences));
     const ServedModel& model = find_model(call.model, {ModelKind::Generation}, req.path);
-    const std::vector<KeptPrompt> prompts = keep_prompts(call, *model.generator, openai);
-    exchange.set_log_note(std::to_string(prompts.size()) + " prompts");
+    const std::vector<KeptPrompt> prompts = api == GenerationApi::Chat
+                                                ? std::vector<KeptPrompt>{chat_prompt(chat, *model.generator, model.id())}
+                                                : keep_prompts(call, *model.generator, openai);
+    exchange.set_log_note(api == GenerationApi::Chat ? std::to_string(chat.messages.size()) + " messages, " +
+                                                           std::to_string(prompts[0].tokens.size()) + " tokens"
+                                                     : std::to_string(prompts.size()) + " prompts");
     const Clock::time_point deadline = Clock::now() + call.timeout;
     std::shared_ptr<GenerationTicket> ticket;
     try {
@@ -398,7 +412,7 @@ void ModelServer::Impl::generate(HttpExchange& exchange, bool openai) {
       throw HttpError(400, std::string("Invalid request: ") + e.what());
     }
     if (call.stream) {
-      stream_generation(exchange, call, prompts, model, *ticket, deadline, openai);
+      stream_generation(exchange, chat, prompts, model, *ticket, deadline, api);
       return;
     }
     const std::string timed_out = "Generation timed out after " + std::to_string(call.timeout.count()) + " ms";
@@ -416,8 +430,14 @@ void ModelServer::Impl::generate(HttpExchange& exchange, bool openai) {
         throw HttpError(504, timed_out);
       }
     }
-    exchange.reply(json_response(200, openai ? completion_reply(call, prompts, e.generations, model.id(), new_completion_id())
-                                             : generate_reply(prompts, std::move(e.generations), model.id())));
+    json reply;
+    if (api == GenerationApi::Chat)
+      reply = chat_completion_reply(chat, prompts, e.generations, model.id(), new_completion_id("chatcmpl-"));
+    else if (openai)
+      reply = completion_reply(call, prompts, e.generations, model.id(), new_completion_id());
+    else
+      reply = generate_reply(prompts, std::move(e.generations), model.id());
+    exchange.reply(json_response(200, reply));
   } catch (const HttpError& e) {
     exchange.reply(error_of(e, openai));
   } catch (const Error& e) {
@@ -425,10 +445,12 @@ void ModelServer::Impl::generate(HttpExchange& exchange, bool openai) {
   }
 }
 
-void ModelServer::Impl::stream_generation(HttpExchange& exchange, const GenerationCall& call,
+void ModelServer::Impl::stream_generation(HttpExchange& exchange, const ChatCall& chat,
                                           const std::vector<KeptPrompt>& prompts, const ServedModel& model,
-                                          GenerationTicket& ticket, Clock::time_point deadline, bool openai) {
-  const CompletionId id = new_completion_id();
+                                          GenerationTicket& ticket, Clock::time_point deadline, GenerationApi api) {
+  const GenerationCall& call = chat.generation;
+  const bool openai = api != GenerationApi::Native, chatting = api == GenerationApi::Chat;
+  const CompletionId id = new_completion_id(chatting ? "chatcmpl-" : "cmpl-");
   const std::size_t n = static_cast<std::size_t>(call.options.nbest);
   // Events are written as they come; those that queued up while the last write went out are written
   // together, in one chunk. The header goes out at once, while the prompt is prefilled, so that the first
@@ -446,12 +468,18 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const Generati
   if (openai && call.echo)
     for (std::size_t p = 0; p < prompts.size(); ++p)
       for (std::size_t s = 0; s < n; ++s) send(completion_chunk(id, model.id(), p * n + s, prompts[p].text, ""));
+  if (chatting)  // each choice's first delta says whose message it is
+    for (std::size_t s = 0; s < n; ++s) send(chat_chunk(id, model.id(), s, {{"role", "assistant"}, {"content", ""}}, ""));
   GenerationEvent e;
   bool finished = false;
   auto handle = [&] {
     if (e.kind == GenerationEvent::Kind::Piece) {
-      send(openai ? completion_chunk(id, model.id(), e.prompt * n + static_cast<std::size_t>(e.sample), e.text, "")
-                  : json{{"prompt", e.prompt}, {"output", e.sample}, {"text", e.text}});
+      const std::size_t index = e.prompt * n + static_cast<std::size_t>(e.sample);
+      if (chatting)
+        send(chat_chunk(id, model.id(), index, {{"content", e.text}}, ""));
+      else
+        send(openai ? completion_chunk(id, model.id(), index, e.text, "")
+                    : json{{"prompt", e.prompt}, {"output", e.sample}, {"text", e.text}});
       return;
     }
     finished = true;
@@ -470,11 +498,15 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const Generati
     }
     if (openai) {
       for (std::size_t p = 0; p < e.generations.size(); ++p)
-        for (std::size_t s = 0; s < e.generations[p].outputs.size(); ++s)
-          send(completion_chunk(id, model.id(), p * n + s, "", finish_reason(e.generations[p].outputs[s])));
+        for (std::size_t s = 0; s < e.generations[p].outputs.size(); ++s) {
+          const std::string reason = finish_reason(e.generations[p].outputs[s]);
+          send(chatting ? chat_chunk(id, model.id(), p * n + s, json::object(), reason)
+                        : completion_chunk(id, model.id(), p * n + s, "", reason));
+        }
       if (call.include_usage)
-        send({{"id", id.id}, {"object", "text_completion"}, {"created", id.created}, {"model", model.id()},
-              {"choices", json::array()}, {"usage", completion_usage(prompts, e.generations)}});
+        send({{"id", id.id}, {"object", chatting ? "chat.completion.chunk" : "text_completion"},
+              {"created", id.created}, {"model", model.id()}, {"choices", json::array()},
+              {"usage", completion_usage(prompts, e.generations)}});
     } else {
       send(generate_reply(prompts, std::move(e.generations), model.id()));
     }
@@ -524,6 +556,7 @@ json ModelServer::Impl::model_json(const ServedModel& m) const {
     j["target"] = m.spec.target;
   }
   if (m.kind == ModelKind::Classification && ready) j["labels"] = m.encoder->labels().names();
+  if (m.kind == ModelKind::Generation && ready) j["chat"] = m.generator->chat() != nullptr;  // /v1/chat/completions
   if (m.kind != ModelKind::Translation && m.kind != ModelKind::Generation) j["dimensions"] = m.config.d_model;
   return j;
 }
@@ -563,8 +596,9 @@ void ModelServer::Impl::routes() {
                 });
   http->route("POST", "/translate", [this](HttpExchange& x) { translate(x, Api::LibreTranslate); });
   http->route("POST", "/v1/translate", [this](HttpExchange& x) { translate(x, Api::Native); });
-  http->route("POST", "/v1/completions", [this](HttpExchange& x) { generate(x, true); });
-  http->route("POST", "/v1/generate", [this](HttpExchange& x) { generate(x, false); });
+  http->route("POST", "/v1/completions", [this](HttpExchange& x) { generate(x, GenerationApi::Completions); });
+  http->route("POST", "/v1/chat/completions", [this](HttpExchange& x) { generate(x, GenerationApi::Chat); });
+  http->route("POST", "/v1/generate", [this](HttpExchange& x) { generate(x, GenerationApi::Native); });
   http->route("POST", "/v1/embeddings", [this](HttpExchange& x) { encode(x, true); });
   http->route("POST", "/v1/classify", [this](HttpExchange& x) { encode(x, false); });
   http->route("GET", "/v1/models", [this](HttpExchange& x) {

@@ -77,7 +77,8 @@ ServerMetrics::ServerMetrics() = default;
 
 std::string metric_path(const std::string& path) {
   for (const char* known : {"/", "/translate", "/v1/translate", "/languages", "/health", "/metrics", "/frontend/settings",
-                            "/v1/models", "/v1/completions", "/v1/generate", "/v1/embeddings", "/v1/classify"})
+                            "/v1/models", "/v1/completions", "/v1/chat/completions", "/v1/generate", "/v1/embeddings",
+                            "/v1/classify"})
     if (path == known) return path;
   if (path.rfind("/v1/models/", 0) == 0) return "/v1/models/*";
   return "other";
