@@ -1,6 +1,7 @@
 // `heptapod info`: version, BLAS, threads, CPU features and the kernels' ISA (with why it was chosen); with
 // -m MODEL, also what the model file holds: its kind and the commands that use it, shape, positions,
 // vocabularies, stored precision and config.
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.h"
@@ -12,6 +13,7 @@
 #include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/kernels/threads.h"
 #include "heptapod/data/model_vocab.h"
+#include "heptapod/data/stored_chat_template.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod::app {
@@ -84,6 +86,11 @@ void print_model(const std::string& path) {
     const Vocabulary& one = vocabs->source.empty() ? vocabs->target : vocabs->source;
     std::printf("vocab:    %s pieces (%s)\n", sizes.c_str(),
                 one.tokenizer() ? one.tokenizer()->kind() : one.heptapod_ids() ? "SentencePiece" : "SentencePiece, own ids");
+  }
+  if (const std::optional<StoredChatTemplate> chat = read_chat_template(file)) {
+    const auto lines = std::count(chat->source.begin(), chat->source.end(), '\n') + 1;
+    std::printf("chat:     a template of %zu characters, %ld lines (heptapod chat; heptapod chat --messages FILE "
+                "--render shows a conversation's prompt)\n", chat->source.size(), static_cast<long>(lines));
   }
   std::printf("stored:   %s\n", compute_type_name(stored_precision(file).type));
   std::printf("config:   %s\n", to_json(c).c_str());
