@@ -115,7 +115,7 @@ TEST_F(GenerateTest, StopStringsCutAndEndAnOutputAndStreamedPiecesAddUp) {
   o.sampling.temperature = 0;
   o.stop = {stop};
   std::string streamed;
-  o.stream = [&](std::size_t prompt, std::string_view piece) {
+  o.stream = [&](std::size_t prompt, std::string_view piece, std::span<const TokenLogProb>) {
     EXPECT_EQ(prompt, 0u);
     streamed += piece;
   };

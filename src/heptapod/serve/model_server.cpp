@@ -24,6 +24,7 @@
 #include "heptapod/serve/generation_api.h"
 #include "heptapod/serve/generation_queue.h"
 #include "heptapod/serve/http_front_end.h"
+#include "heptapod/serve/log_probs_json.h"
 #include "heptapod/serve/request_body.h"
 #include "heptapod/serve/server_metrics.h"
 #include "heptapod/serve/translation_api.h"
@@ -416,7 +417,8 @@ void ModelServer::Impl::generate(HttpExchange& exchange, bool openai) {
         throw HttpError(504, timed_out);
       }
     }
-    exchange.reply(json_response(200, openai ? completion_reply(call, prompts, e.generations, model.id(), new_completion_id())
+    exchange.reply(json_response(200, openai ? completion_reply(call, prompts, e.generations, model.id(),
+                                                                new_completion_id(), model.generator->vocabulary())
                                              : generate_reply(prompts, std::move(e.generations), model.id())));
   } catch (const HttpError& e) {
     exchange.reply(error_of(e, openai));
@@ -448,9 +450,17 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const Generati
       for (std::size_t s = 0; s < n; ++s) send(completion_chunk(id, model.id(), p * n + s, prompts[p].text, ""));
   GenerationEvent e;
   bool finished = false;
+  // With logprobs, each choice's new text streamed so far: where its tokens' text_offset counts from.
+  std::vector<std::string> streamed(call.options.logprobs >= 0 ? prompts.size() * n : 0);
   auto handle = [&] {
     if (e.kind == GenerationEvent::Kind::Piece) {
-      send(openai ? completion_chunk(id, model.id(), e.prompt * n + static_cast<std::size_t>(e.sample), e.text, "")
+      const std::size_t index = e.prompt * n + static_cast<std::size_t>(e.sample);
+      json logprobs = nullptr;
+      if (openai && !streamed.empty()) {
+        streamed[index] += e.text;
+        logprobs = completion_logprobs(e.token_log_probs, model.generator->vocabulary(), streamed[index], 0);
+      }
+      send(openai ? completion_chunk(id, model.id(), index, e.text, "", logprobs)
                   : json{{"prompt", e.prompt}, {"output", e.sample}, {"text", e.text}});
       return;
     }
