@@ -13,6 +13,7 @@
 #include "heptapod/decode/generator.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/kernels/threads.h"
+#include "heptapod/serve/log_probs_json.h"
 #include "line_io.h"
 #include "precision_options.h"
 #include "search_options.h"
@@ -47,7 +48,7 @@ nlohmann::ordered_json read_messages(const std::string& path) {
 GeneratedText reply(Generator& generator, const ChatFlags& f, const nlohmann::ordered_json& messages,
                     const std::function<void(std::string_view)>& emit) {
   GenerateOptions o = f.options;
-  o.stream = [&emit](std::size_t, std::string_view piece) { emit(piece); };
+  o.stream = [&emit](std::size_t, std::string_view piece, std::span<const TokenLogProb>) { emit(piece); };
   const KeptPrompt prompt = generator.chat()->prompt(messages, o.max_tokens);
   return generator.generate_kept({prompt}, o)[0].outputs[0];
 }
@@ -96,6 +97,7 @@ int converse(Generator& generator, const ChatFlags& f) {
 int run_chat(const ChatFlags& f) {
   set_num_threads(f.threads);
   require(!f.render || !f.messages.empty(), "chat: --render prints the prompt of a conversation; give --messages FILE");
+  require(f.options.logprobs < 0 || !f.messages.empty(), "chat: --logprobs is for a reply to --messages FILE");
   Generator generator(f.model, f.load);
   require(generator.chat() != nullptr,
           f.model + ": the model has no chat template; give it one with heptapod convert " + f.model +
@@ -110,9 +112,17 @@ int run_chat(const ChatFlags& f) {
     write(generator.chat()->render(messages, true));
     return 0;
   }
-  const bool terminal = ::isatty(::fileno(stdout));
+  const bool logprobs = flags.options.logprobs >= 0, terminal = ::isatty(::fileno(stdout)) && !logprobs;
   const GeneratedText out =
       reply(generator, flags, messages, [terminal](std::string_view piece) { if (terminal) write(piece); });
+  if (logprobs) {
+    const nlohmann::json j = {{"role", "assistant"},
+                              {"content", out.new_text},
+                              {"finish_reason", out.end == "length" ? "length" : "stop"},
+                              {"logprobs", chat_logprobs(out.token_log_probs, generator.vocabulary())}};
+    write(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    return 0;
+  }
   write(terminal ? "\n" : out.new_text + "\n");
   return 0;
 }
@@ -131,6 +141,11 @@ Runner add_chat_command(CLI::App& root) {
                   "object with \"messages\"; - for stdin): its reply is written, one line");
   cmd->add_flag("--render", f->render, "With --messages: write the prompt the template makes of it, and stop");
   add_reply_options(cmd, f->options);
+  cmd->add_option("--logprobs", f->options.logprobs,
+                  "With --messages: write the reply as one JSON object {role, content, finish_reason, logprobs: "
+                  "{content: [{token, logprob, bytes, top_logprobs}]}} as /v1/chat/completions gives it, with this "
+                  "many most likely tokens beside each one")
+      ->check(CLI::Range(0, 20));
   add_precision_options(cmd, f->load);
   cmd->add_option("--threads", f->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
   return [f, cmd] {
