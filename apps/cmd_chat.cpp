@@ -104,7 +104,7 @@ int run_chat(const ChatFlags& f) {
               " --chat-template FILE -o OUT.htp (a Jinja file, or the checkpoint's tokenizer_config.json)");
   ChatFlags flags = f;  // the model's generation defaults under the options given
   apply_generation_defaults(flags.options, generator.generation_defaults(), f.chosen);
-  flags.options.beam = 0;  // a reply is sampled (temperature 0: greedy)
+  make_reply_options(flags.options);
   if (f.messages.empty()) return converse(generator, flags);
   nlohmann::ordered_json messages = read_messages(f.messages);
   if (!f.system.empty()) messages.insert(messages.begin(), {{"role", "system"}, {"content", f.system}});

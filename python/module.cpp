@@ -47,6 +47,9 @@ py::list alignment_pairs(const std::string& text) {
 }
 
 py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
+nlohmann::json python_json(const py::object& o) {
+  return nlohmann::json::parse(py::module_::import("json").attr("dumps")(o).cast<std::string>());
+}
 
 // Scores as Python dicts: {'log_prob', 'tokens', 'token_log_probs'}.
 py::list score_dicts(const std::vector<SentenceScore>& scores) {
@@ -197,22 +200,10 @@ class PyGenerator {
                     std::optional<float> temperature, std::optional<int> top_k, std::optional<float> top_p,
                     std::uint64_t seed, std::optional<float> repetition_penalty, int no_repeat_ngram,
                     const std::vector<std::string>& stop, float length_penalty, std::optional<int> logprobs) {
-    require(!logprobs || *logprobs >= 0, "logprobs must be None or 0 or more (most likely tokens per position)");
-    GenerateOptions o;
-    o.logprobs = logprobs.value_or(-1);
-    o.max_tokens = max_tokens;
+    GenerateOptions o = options(max_tokens, beam, temperature, top_k, top_p, seed, repetition_penalty, stop, logprobs);
     o.nbest = nbest;
-    o.beam = beam.value_or(o.beam);
-    o.sampling.temperature = temperature.value_or(o.sampling.temperature);
-    o.sampling.top_k = top_k.value_or(o.sampling.top_k);
-    o.sampling.top_p = top_p.value_or(o.sampling.top_p);
-    o.sampling.seed = seed;
-    o.guards = RepetitionGuards{repetition_penalty.value_or(o.guards.repetition_penalty), no_repeat_ngram};
-    o.stop = stop;
+    o.guards.no_repeat_ngram = no_repeat_ngram;
     o.length_penalty = length_penalty;
-    apply_generation_defaults(o, generator_.generation_defaults(),
-                              ChosenSettings{beam.has_value(), temperature.has_value(), top_k.has_value(),
-                                             top_p.has_value(), repetition_penalty.has_value()});
     if (o.beam > 0) o.beam = std::max(o.beam, o.nbest);
     const std::vector<Generation> out = calls_.run([&] { return generator_.generate(prompts, o); });
     py::list results;
@@ -238,6 +229,30 @@ class PyGenerator {
     return results;
   }
 
+  // A reply to a conversation through the model's chat template, as `heptapod chat --messages` gives it.
+  py::dict chat(const py::object& messages, int max_tokens, std::optional<float> temperature, std::optional<int> top_k,
+                std::optional<float> top_p, std::uint64_t seed, std::optional<float> repetition_penalty,
+                const std::vector<std::string>& stop, std::optional<int> logprobs) {
+    const ChatPrompt& chat = chat_prompt();
+    GenerateOptions o =
+        options(max_tokens, std::nullopt, temperature, top_k, top_p, seed, repetition_penalty, stop, logprobs);
+    make_reply_options(o);
+    const KeptPrompt prompt = chat.prompt(chat_messages(python_json(messages), "messages"), o.max_tokens);
+    const GeneratedText out = calls_.run([&] { return generator_.generate_kept({prompt}, o); })[0].outputs[0];
+    py::dict d;
+    d["content"] = out.new_text;
+    d["finish_reason"] = out.end == "length" ? "length" : "stop";
+    d["prompt_tokens"] = prompt.tokens.size();
+    d["completion_tokens"] = out.new_tokens;
+    if (o.logprobs >= 0) d["logprobs"] = token_log_probs_list(out.token_log_probs, generator_.vocabulary());
+    return d;
+  }
+
+  // The prompt the chat template makes of a conversation (`heptapod chat --messages FILE --render`).
+  std::string render_chat(const py::object& messages, bool add_generation_prompt) const {
+    return chat_prompt().render(chat_messages(python_json(messages), "messages"), add_generation_prompt);
+  }
+
   py::list score(const std::vector<std::string>& texts, int batch_tokens) {
     require(batch_tokens >= 1, "batch_tokens must be >= 1");
     return score_dicts(calls_.run([&] { return generator_.score(texts, batch_tokens); }));
@@ -257,6 +272,33 @@ class PyGenerator {
   std::string decode(const std::vector<int>& ids) const { return generator_.vocabulary().decode(ids); }
 
  private:
+  // Generation options from Python's arguments, the model's generation defaults under those left None.
+  GenerateOptions options(int max_tokens, std::optional<int> beam, std::optional<float> temperature,
+                          std::optional<int> top_k, std::optional<float> top_p, std::uint64_t seed,
+                          std::optional<float> repetition_penalty, const std::vector<std::string>& stop,
+                          std::optional<int> logprobs) const {
+    require(!logprobs || *logprobs >= 0, "logprobs must be None or 0 or more (most likely tokens per position)");
+    GenerateOptions o;
+    o.logprobs = logprobs.value_or(-1);
+    o.max_tokens = max_tokens;
+    o.beam = beam.value_or(o.beam);
+    o.sampling.temperature = temperature.value_or(o.sampling.temperature);
+    o.sampling.top_k = top_k.value_or(o.sampling.top_k);
+    o.sampling.top_p = top_p.value_or(o.sampling.top_p);
+    o.sampling.seed = seed;
+    o.guards.repetition_penalty = repetition_penalty.value_or(o.guards.repetition_penalty);
+    o.stop = stop;
+    apply_generation_defaults(o, generator_.generation_defaults(),
+                              ChosenSettings{beam.has_value(), temperature.has_value(), top_k.has_value(),
+                                             top_p.has_value(), repetition_penalty.has_value()});
+    return o;
+  }
+
+  const ChatPrompt& chat_prompt() const {
+    require(generator_.chat() != nullptr, "the model has no chat template (heptapod convert MODEL --chat-template FILE)");
+    return *generator_.chat();
+  }
+
   Serialized calls_;
   Generator generator_;
 };
@@ -506,6 +548,16 @@ PYBIND11_MODULE(heptapod, m) {
            "'logprobs' lists each token of new_text as {'token', 'id', 'bytes', 'logprob', 'text_offset', "
            "'top_logprobs': [{'token', 'id', 'bytes', 'logprob'}] (the K most likely)}, the model's raw "
            "log-probabilities (as score() gives them), text_offset the token's byte offset in new_text")
+      .def("chat", &PyGenerator::chat, py::arg("messages"), py::arg("max_tokens") = 100,
+           py::arg("temperature") = py::none(), py::arg("top_k") = py::none(), py::arg("top_p") = py::none(),
+           py::arg("seed") = 1, py::arg("repetition_penalty") = py::none(),
+           py::arg("stop") = std::vector<std::string>{}, py::arg("logprobs") = py::none(),
+           "A reply to `messages` (OpenAI's: [{'role': 'system'|'user'|'assistant', 'content': str}, ...]) through "
+           "the model's chat template, as `heptapod chat --messages` gives it: {'content', 'finish_reason', "
+           "'prompt_tokens', 'completion_tokens'[, 'logprobs']} (logprobs as generate() gives them); settings "
+           "left None take the model's generation defaults, else generate's")
+      .def("render_chat", &PyGenerator::render_chat, py::arg("messages"), py::arg("add_generation_prompt") = true,
+           "The prompt the model's chat template makes of `messages` (`heptapod chat --messages FILE --render`)")
       .def("score", &PyGenerator::score, py::arg("texts"), py::arg("batch_tokens") = 4096,
            "One dict per text, scored as a document (start token, tokens, end token): {'log_prob', 'tokens', "
            "'token_log_probs'} (natural log, end token included), as `heptapod score -i` prints them")

@@ -422,3 +422,42 @@ def test_generate_logprobs_are_the_clis_records(tmp_path):
     assert "logprobs" not in generator.generate(prompts, max_tokens=2)[0]["outputs"][0]
     with pytest.raises(heptapod.Error, match="logprobs"):
         generator.generate(prompts, logprobs=-1)
+
+
+CHATML = ("{%- for message in messages %}{{- '<|im_start|>' + message.role + '\\n' + message.content + "
+          "'<|im_end|>\\n' }}{%- endfor %}{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}")
+
+
+def test_chat_gives_the_clis_reply_and_prompt(tmp_path):
+    """Generator.chat and render_chat give what `heptapod chat --messages` and `--render` write for the same
+    conversation (the Qwen 2 fixture converted, a ChatML template set with convert --chat-template), logprobs
+    as `chat --logprobs` gives them; a model without a template and a bad message raise the CLI's message."""
+    plain = str(tmp_path / "qwen2.htp")
+    cli("convert", os.path.join(FIXTURES, "qwen2"), "--from", "llama", "-o", plain)
+    (tmp_path / "chatml.jinja").write_text(CHATML)
+    model = str(tmp_path / "chat.htp")
+    cli("convert", plain, "--chat-template", str(tmp_path / "chatml.jinja"), "-o", model)
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "The dog and the fox"},
+                {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "Caf\u00e9?"}]
+    (tmp_path / "talk.json").write_text(json.dumps(messages))
+    generator = heptapod.Generator(model, threads=1)
+    rendered = cli("chat", "-m", model, "--messages", str(tmp_path / "talk.json"), "--render")
+    assert rendered == generator.render_chat(messages)
+    assert rendered.endswith("<|im_start|>user\nCaf\u00e9?<|im_end|>\n<|im_start|>assistant\n")
+    assert generator.render_chat(messages, add_generation_prompt=False) + "<|im_start|>assistant\n" == rendered
+    reply = cli("chat", "-m", model, "--messages", str(tmp_path / "talk.json"), "--seed", "5", "--max-tokens", "6",
+                "--threads", "1")
+    got = generator.chat(messages, seed=5, max_tokens=6)
+    assert reply == got["content"] + "\n"
+    assert got["prompt_tokens"] == len(generator.encode(rendered))  # Qwen's sequences begin with their text
+    line = json.loads(cli("chat", "-m", model, "--messages", str(tmp_path / "talk.json"), "--seed", "5",
+                          "--max-tokens", "6", "--logprobs", "2", "--threads", "1"))
+    records = generator.chat(messages, seed=5, max_tokens=6, logprobs=2)["logprobs"]
+    assert line["content"] == got["content"]
+    assert [t["logprob"] for t in line["logprobs"]["content"]] == pytest.approx([t["logprob"] for t in records],
+                                                                                abs=1e-6)
+    assert [len(t["top_logprobs"]) for t in line["logprobs"]["content"]] == [2] * len(records)
+    with pytest.raises(heptapod.Error, match="chat template"):
+        heptapod.Generator(plain, threads=1).chat(messages)
+    with pytest.raises(heptapod.Error, match=r"messages\[0\]\.role"):
+        generator.chat([{"content": "x"}])

@@ -57,6 +57,12 @@ ordered_json chat_messages(const json& messages, const std::string& where) {
   return out;
 }
 
+void make_reply_options(GenerateOptions& options) {
+  if (options.beam == 0) return;
+  options.beam = 0;
+  options.sampling.temperature = 0.0f;
+}
+
 ChatPrompt::ChatPrompt(const StoredChatTemplate& stored, const Vocabulary& vocabulary, const ModelConfig& config,
                        const std::string& where)
     : stored_(stored), template_(stored.source, where), vocabulary_(vocabulary), config_(config) {

@@ -26,6 +26,10 @@ namespace heptapod {
 // else is an Error naming the field ("messages[2].role: ...", `where` first).
 nlohmann::ordered_json chat_messages(const nlohmann::json& messages, const std::string& where);
 
+// A reply is sampled, one row per choice, as OpenAI's API and the chat front ends stream it: where a model's
+// generation defaults chose greedy search (do_sample false: beam 1), the same argmax by sampling at temperature 0.
+void make_reply_options(GenerateOptions& options);
+
 class ChatPrompt {
  public:
   // Parses the template: one the engine cannot render is an Error naming `where`, the line and the construct.
