@@ -1,8 +1,9 @@
 // POST /v1/chat/completions on converted LLaMA-family models with chat templates (tests/chat_models.h): a reply,
 // whole or streamed as deltas, equals the Generator continuing the template's prompt with the same settings
 // (int8 products: the same numbers in any batch), concurrent conversations share one running batch, n samples
-// and stop strings act as on completions, usage counts the template's tokens; and every bad request is a 400
-// in OpenAI's error shape naming its field.
+// and stop strings act as on completions, usage counts the template's tokens, logprobs are the Generator's
+// records in the chat shape (whole and streamed); and every bad request is a 400 in OpenAI's error shape naming
+// its field.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -13,6 +14,7 @@
 
 #include "chat_models.h"
 #include "heptapod/decode/generator.h"
+#include "heptapod/serve/log_probs_json.h"
 #include "serve/running_server.h"
 
 namespace heptapod {
@@ -24,6 +26,7 @@ using nlohmann::ordered_json;
 // The server's choice texts of one streamed reply, joined per choice index, and the events' other facts.
 struct StreamedChat {
   std::vector<std::string> texts;
+  std::vector<json> logprobs;  // per choice: every chunk's logprobs.content joined
   std::vector<std::string> finish_reasons;
   json usage;
   bool role_first = true, done = false;
@@ -51,9 +54,12 @@ StreamedChat read_stream(const std::string& body) {
       if (s.texts.size() <= i) {
         s.texts.resize(i + 1);
         s.finish_reasons.resize(i + 1);
+        s.logprobs.resize(i + 1, json::array());
         s.role_first = s.role_first && choice["delta"].value("role", "") == "assistant";
       }
       if (choice["delta"].contains("content")) s.texts[i] += choice["delta"]["content"].get<std::string>();
+      if (!choice["logprobs"].is_null())
+        for (const json& token : choice["logprobs"]["content"]) s.logprobs[i].push_back(token);
       if (!choice["finish_reason"].is_null()) s.finish_reasons[i] = choice["finish_reason"];
     }
   }
@@ -183,6 +189,39 @@ TEST_F(ChatCompletions, UsageCountsTheTemplatesTokensAndStopStringsCut) {
   ASSERT_EQ(free.status, 200) << free.text;
 }
 
+TEST_F(ChatCompletions, LogprobsWholeAndStreamedAreTheGeneratorsRecords) {
+  GenerateOptions o;
+  o.max_tokens = 6;
+  o.sampling = {0.9f, 0, 1.0f, 11};
+  o.logprobs = 3;
+  const KeptPrompt prompt = generator_->chat()->prompt(chat_messages(kConversation, "messages"), 6);
+  const GeneratedText g = generator_->generate_kept({prompt}, o)[0].outputs[0];
+  const json want = chat_logprobs(g.token_log_probs, generator_->vocabulary());
+  ASSERT_FALSE(want["content"].empty());
+  const json body = {{"messages", kConversation}, {"max_tokens", 6},   {"temperature", 0.9}, {"top_k", 0},
+                     {"top_p", 1.0},              {"seed", 11},        {"logprobs", true},   {"top_logprobs", 3}};
+  const test::Reply whole = post(body);
+  ASSERT_EQ(whole.status, 200) << whole.text;
+  EXPECT_EQ(whole.body["choices"][0]["message"]["content"], g.new_text);
+  EXPECT_EQ(whole.body["choices"][0]["logprobs"], want);
+  json streamed_body = body;
+  streamed_body["stream"] = true;
+  const test::Reply streamed = post(streamed_body);
+  ASSERT_EQ(streamed.status, 200) << streamed.text;
+  const StreamedChat s = read_stream(streamed.text);
+  ASSERT_EQ(s.texts.size(), 1u);
+  EXPECT_EQ(s.texts[0], g.new_text);
+  EXPECT_EQ(s.logprobs[0], want["content"]);  // the chunks' tokens add up to the reply's
+  for (const json& token : want["content"]) {
+    EXPECT_LE(token["logprob"].get<double>(), 0.0);
+    EXPECT_EQ(token["top_logprobs"].size(), 3u);
+  }
+  // Without logprobs the field is null.
+  const test::Reply plain = post({{"messages", kConversation}, {"max_tokens", 2}});
+  ASSERT_EQ(plain.status, 200) << plain.text;
+  EXPECT_TRUE(plain.body["choices"][0]["logprobs"].is_null());
+}
+
 TEST_F(ChatCompletions, BadRequestsNameTheirField) {
   const json user = json::array({{{"role", "user"}, {"content", "hi"}}});
   expect_error({{"model", "chat"}}, "messages", "required");
@@ -202,6 +241,9 @@ TEST_F(ChatCompletions, BadRequestsNameTheirField) {
   expect_error({{"model", "chat"}, {"messages", user}, {"chat_template_kwargs", {{"messages", 1}}}},
                "chat_template_kwargs", "messages");
   expect_error({{"model", "chat"}, {"messages", user}, {"n", 3}}, "n", "");
+  expect_error({{"model", "chat"}, {"messages", user}, {"logprobs", true}, {"top_logprobs", 21}}, "top_logprobs", "");
+  expect_error({{"model", "chat"}, {"messages", user}, {"top_logprobs", 2}}, "top_logprobs", "logprobs: true");
+  expect_error({{"model", "chat"}, {"messages", user}, {"logprobs", 3}}, "logprobs", "");
 }
 
 }  // namespace
