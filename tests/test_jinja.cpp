@@ -269,7 +269,8 @@ TEST(JinjaRefusals, SyntaxErrorsNameTheLine) {
 
 TEST(JinjaRenderErrors, NameTheLine) {
   EXPECT_EQ(error_of("a\n{{ raise_exception('Roles must alternate') }}"), "test: line 2: Roles must alternate");
-  EXPECT_EQ(error_of("{% set s = 'a' %}\n{{ s() }}"), "test: line 2: 'str' object is not callable");
+  EXPECT_EQ(error_of("{% set s = 'a' %}\n{{ s() }}"), "test: line 2: function 's' is not supported");  // refused early
+  EXPECT_EQ(error_of("{% set s = 'a' %}\n{{ 'a'() }}"), "test: line 2: 'str' object is not callable");
   EXPECT_EQ(error_of("{{ 'a' + 1 }}"), "test: line 1: can only concatenate str (not \"int\") to str");
   EXPECT_EQ(error_of("{{ 1 / 0 }}"), "test: line 1: division by zero");
   EXPECT_EQ(error_of("{% set x = 1 %}{% set x.a = 2 %}"), "test: line 1: cannot assign attribute 'a' on non-namespace object");

@@ -65,7 +65,8 @@ TEST(RealChatTemplates, EqualJinja2AndHuggingFaceJinja) {
         const std::string key = name + "|" + conversation["id"].get<std::string>() + "|" + (agp ? "true" : "false");
         ASSERT_TRUE(jinja2.contains(key)) << key;
         const json& expected = jinja2[key];
-        if (have_hf && hf.contains(key) && hf[key] != expected) {
+        const bool both_raise = hf.contains(key) && hf[key].contains("error") && expected.contains("error");
+        if (have_hf && hf.contains(key) && !both_raise && hf[key] != expected) {
           ++disagreements;
           std::cout << "note: the references disagree on " << key << " (following jinja2): jinja2 "
                     << expected.dump().substr(0, 160) << " / @huggingface/jinja " << hf[key].dump().substr(0, 160)

@@ -15,9 +15,8 @@ namespace {
 
 std::int64_t as_integer(const Value& v) { return v.is_bool() ? static_cast<std::int64_t>(v.as_bool()) : v.as_int(); }
 
-std::int64_t checked(bool overflowed, std::int64_t result) {
+void require_no_overflow(bool overflowed) {
   if (overflowed) throw RenderError("integer result does not fit in 64 bits");
-  return result;
 }
 
 Value repeat(const Value& sequence, std::int64_t times) {
@@ -64,7 +63,7 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
     if (b.number() == 0.0) throw RenderError(op == "%" ? "integer modulo by zero" : "integer division by zero");
     if (integers) {
       const std::int64_t x = as_integer(a), y = as_integer(b);
-      if (x == std::numeric_limits<std::int64_t>::min() && y == -1) throw RenderError("integer result does not fit in 64 bits");
+      require_no_overflow(x == std::numeric_limits<std::int64_t>::min() && y == -1);
       std::int64_t q = x / y, r = x % y;
       if (r != 0 && ((r < 0) != (y < 0))) {
         r += y;
@@ -78,7 +77,7 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   if (op == "**") {
     if (integers && as_integer(b) >= 0) {
       std::int64_t result = 1, base = as_integer(a);
-      for (std::int64_t e = as_integer(b); e > 0; --e) result = checked(__builtin_mul_overflow(result, base, &result), result);
+      for (std::int64_t e = as_integer(b); e > 0; --e) require_no_overflow(__builtin_mul_overflow(result, base, &result));
       return Value(result);
     }
     return Value(std::pow(a.number(), b.number()));
@@ -86,9 +85,13 @@ Value arithmetic(const std::string& op, const Value& a, const Value& b) {
   if (integers) {
     std::int64_t result = 0;
     const std::int64_t x = as_integer(a), y = as_integer(b);
-    if (op == "+") return Value(checked(__builtin_add_overflow(x, y, &result), result));
-    if (op == "-") return Value(checked(__builtin_sub_overflow(x, y, &result), result));
-    return Value(checked(__builtin_mul_overflow(x, y, &result), result));
+    if (op == "+")
+      require_no_overflow(__builtin_add_overflow(x, y, &result));
+    else if (op == "-")
+      require_no_overflow(__builtin_sub_overflow(x, y, &result));
+    else
+      require_no_overflow(__builtin_mul_overflow(x, y, &result));
+    return Value(result);
   }
   if (op == "+") return Value(a.number() + b.number());
   if (op == "-") return Value(a.number() - b.number());
