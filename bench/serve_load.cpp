@@ -613,7 +613,7 @@ json run_alone(const AloneOptions& alone, const RunOptions& run) {
       options.batch_prompts = n;
       const Clock::time_point start = Clock::now();
       std::vector<double> ttft_ms(static_cast<std::size_t>(n), -1.0);
-      options.stream = [&](std::size_t p, std::string_view piece) {
+      options.stream = [&](std::size_t p, std::string_view piece, std::span<const TokenLogProb>) {
         if (ttft_ms[p] < 0 && !piece.empty()) ttft_ms[p] = ms_since(start);
       };
       // Requests of one call share the first one's seed (GenerateOptions has one): the same work, other draws.
