@@ -1,7 +1,7 @@
 // Conversations as a model reads them: messages checked (chat_messages), chat templates read from checkpoints
 // and template files and kept in model files (stored_chat_template.h, `heptapod convert`), and ChatPrompt's
-// prompt (the template's text tokenized, the start token not doubled, the context checked), on the Qwen 2 and
-// LLaMA fixtures converted with ChatML-style and LLaMA 3-style templates written here by hand. The templates'
+// prompt (the template's text tokenized, the start token not doubled, the context checked), on the Qwen 2 and 3
+// and LLaMA fixtures converted with ChatML-style and LLaMA 3-style templates written here by hand. The templates'
 // full Jinja is test_jinja.cpp's and tests/chat_templates/'s; the CLI's and server's chat are tested in
 // test_chat_cli.cpp and tests/serve.
 #include <gtest/gtest.h>
@@ -30,7 +30,7 @@ using nlohmann::ordered_json;
 
 ordered_json conversation() {
   return chat_messages(json::parse(R"([{"role": "system", "content": "Be brief."},
-                                       {"role": "user", "content": "Hello, world!"},
+                                       {"role": "user", "content": "Hi!"},
                                        {"role": "assistant", "content": "Hi."},
                                        {"role": "user", "content": [{"type": "text", "text": "Caf\u00e9 "},
                                                                     {"type": "text", "text": "time?"}]}])"),
@@ -113,12 +113,12 @@ TEST(StoredChatTemplate, ReadFromCheckpointsAndKeptInModelFiles) {
 
 TEST(ChatPrompt, ChatMlConversationIsTheTemplatesTextTokenized) {
   test::TempDir dir;
-  Generator generator(test::chat_model(dir, "qwen2", test::kChatMl));
+  Generator generator(test::chat_model(dir, "qwen3", test::kChatMl));  // Qwen 3's fixture: no bound on its context
   ASSERT_NE(generator.chat(), nullptr);
   const ChatPrompt& chat = *generator.chat();
   const ordered_json messages = conversation();
   const std::string expected =
-      "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHello, world!<|im_end|>\n"
+      "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi!<|im_end|>\n"
       "<|im_start|>assistant\nHi.<|im_end|>\n<|im_start|>user\nCaf\u00e9 time?<|im_end|>\n<|im_start|>assistant\n";
   EXPECT_EQ(chat.render(messages, true), expected);
   EXPECT_EQ(chat.render(messages, false), expected.substr(0, expected.size() - std::string("<|im_start|>assistant\n").size()));
