@@ -430,10 +430,10 @@ CHATML = ("{%- for message in messages %}{{- '<|im_start|>' + message.role + '\\
 
 def test_chat_gives_the_clis_reply_and_prompt(tmp_path):
     """Generator.chat and render_chat give what `heptapod chat --messages` and `--render` write for the same
-    conversation (the Qwen 2 fixture converted, a ChatML template set with convert --chat-template), logprobs
+    conversation (the Qwen 3 fixture converted, a ChatML template set with convert --chat-template), logprobs
     as `chat --logprobs` gives them; a model without a template and a bad message raise the CLI's message."""
-    plain = str(tmp_path / "qwen2.htp")
-    cli("convert", os.path.join(FIXTURES, "qwen2"), "--from", "llama", "-o", plain)
+    plain = str(tmp_path / "qwen3.htp")  # Qwen 3's fixture: no bound on its context
+    cli("convert", os.path.join(FIXTURES, "qwen3"), "--from", "llama", "-o", plain)
     (tmp_path / "chatml.jinja").write_text(CHATML)
     model = str(tmp_path / "chat.htp")
     cli("convert", plain, "--chat-template", str(tmp_path / "chatml.jinja"), "-o", model)
