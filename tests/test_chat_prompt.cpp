@@ -215,6 +215,20 @@ TEST(ChatTemplateConvert, SetReplacedDroppedAndRefused) {
   EXPECT_NE(log.find("line 2"), std::string::npos) << log;
   EXPECT_NE(log.find("wordwrap"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(dir.file("bad.htp")));
+  // A file whose template the engine cannot render (written by other means) is refused when it loads.
+  const SafetensorsFile file = SafetensorsFile::read(model);
+  std::map<std::string, std::string> metadata = file.metadata();
+  metadata[kChatTemplateMetadata] = to_json(StoredChatTemplate{"ok\n{% for m in messages %}{{ m | wordwrap }}", {}});
+  rewrite_model_metadata(file, metadata, dir.file("unrenderable.htp"));
+  try {
+    Generator unrenderable(dir.file("unrenderable.htp"));
+    ADD_FAILURE() << "a template the engine cannot render was loaded";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unrenderable.htp: chat template"), std::string::npos) << what;
+    EXPECT_NE(what.find("line 2"), std::string::npos) << what;
+    EXPECT_NE(what.find("wordwrap"), std::string::npos) << what;
+  }
   // A model file without a template option is not rewritten for nothing.
   EXPECT_NE(test::run_heptapod("convert " + test::quoted(model) + " -o " + test::quoted(dir.file("same.htp")), dir, log),
             0);
