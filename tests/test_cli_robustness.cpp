@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "heptapod/data/stored_chat_template.h"
+#include "heptapod/io/model_file.h"
 #include "test_process.h"
 #include "test_util.h"
 #include "vocab_model.h"
@@ -109,6 +111,10 @@ struct Files {
                                   "{\"type\":\"train\",\"step\":1,\"loss\":2.5,\"nll\":2.4}\n"
                                   "{\"type\":\"valid\",\"step\":1,\"ce\":2.6,\"bleu\":1.5}\n"),
               checkpoints = dir.file("checkpoints"), keys = dir.write("keys.txt", "0123456789abcdef\n"),
+              chat_template = dir.write("chat.jinja", "{% for m in messages %}{{ m.role }}: {{ m.content }}\n"
+                                                      "{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}"),
+              messages = dir.write("messages.json", R"([{"role": "user", "content": "veinte"}])"),
+              bad_template = dir.write("bad.jinja", "fine\n{{ messages | wordwrap }}"), chat = dir.file("chat.htp"),
               out = dir.file("out");
   std::string missing = dir.file("no/such/file"), empty = dir.write("empty.txt", ""),
               nul = dir.write("nul.bin", std::string(4096, '\0')), random = dir.write("random.bin", random_bytes()),
@@ -124,6 +130,11 @@ struct Files {
     for (int id = 0; id < v.size(); ++id) pieces += v.piece(id) + "\n";
     dir.write("ids.txt", pieces);
     dir.write("config.json", to_json(read_model_config(SafetensorsFile::read(model))));
+    // The language model with a chat template, as `heptapod convert LM --chat-template FILE` writes it.
+    const SafetensorsFile file = SafetensorsFile::read(lm);
+    std::map<std::string, std::string> metadata = file.metadata();
+    metadata[kChatTemplateMetadata] = to_json(StoredChatTemplate{test::slurp(chat_template), {}});
+    rewrite_model_metadata(file, metadata, chat);
     fs::create_directories(checkpoints);
     for (const char* name : {"step-00000001.htp", "step-00000002.htp"}) fs::copy_file(model, checkpoints + "/" + name);
     fs::create_directories(empty_dir);
@@ -457,9 +468,29 @@ std::vector<Subcommand> table(const Files& f) {
               {"--max-prompt-tokens", K::Positive},
               {"--window", K::Positive},
               {"--scores", K::Flag},
+              {"--logprobs", K::Bounded},
               {"--threads", K::Threads}},
              precision}),
        f.out},
+      {"chat",
+       {{"--model", f.chat}, {"--messages", f.messages}, {"--max-tokens", "3"}},
+       rows({{{"--model", K::ModelFile},
+              {"--system", K::Text},
+              {"--messages", K::JsonFile},
+              {"--render", K::Flag},
+              {"--max-tokens", K::Positive},
+              {"--temperature", K::NonNegativeNumber},
+              {"--top-k", K::NonNegative},
+              {"--top-p", K::UnitInterval},
+              {"--seed", K::Seed},
+              {"--stop", K::Text},
+              {"--repetition-penalty", K::PositiveNumber},
+              {"--no-repeat-ngram", K::NonNegative},
+              {"--cache", K::Choice},
+              {"--logprobs", K::Bounded},
+              {"--threads", K::Threads}},
+             precision}),
+       ""},
       {"score",
        {{"--model", f.model}, {"--source", f.in}, {"--target", f.ref}, {"--output", f.out}},
        rows({{{"--model", K::ModelFile},
@@ -574,6 +605,10 @@ std::vector<Subcommand> table(const Files& f) {
         {"--target-ids", K::TextFile},
         {"--unk-piece", K::Text}},
        f.out},
+      {"convert --chat-template",
+       {{"input", f.lm}, {"--chat-template", f.chat_template}, {"--output", f.out}},
+       {{"--chat-template", K::TextFile}, {"--no-chat-template", K::Flag}},
+       f.out},
       {"convert --from marian",
        {{"input", fixtures + "/marian"}, {"--from", "marian"}, {"--output", f.out}},
        {{"input", K::ModelDir}},
@@ -682,6 +717,16 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"average", {{"inputs", std::nullopt}}, "--dir"},
       {"average", {{"--last", "2"}}, "--last"},
       {"convert", {{"--norm", std::nullopt}}, "--norm"},
+      {"convert", {{"--chat-template", f.chat_template}}, "decoder-only"},
+      {"convert --chat-template", {{"--no-chat-template", std::nullopt}}, "--no-chat-template"},
+      {"convert --chat-template", {{"--chat-template", std::nullopt}}, "--chat-template"},
+      {"convert --chat-template", {{"--chat-template", f.bad_template}}, "line 2"},
+      {"chat", {{"--model", f.lm}}, "--chat-template"},
+      {"chat", {{"--model", f.model}}, "decoder-only"},
+      {"chat", {{"--messages", std::nullopt}, {"--render", std::nullopt}}, "--messages"},
+      {"chat", {{"--messages", std::nullopt}, {"--logprobs", "2"}}, "--messages"},
+      {"chat", {{"--messages", f.wrong_types}}, "messages"},
+      {"chat", {{"--stop", ""}}, "--stop"},
       {"convert", {{"--config", f.config}}, "--config"},
       {"convert", {{"--spm", f.vocab}}, "--spm"},
       {"convert --from heptapod", {{"--config", std::nullopt}}, "--config"},

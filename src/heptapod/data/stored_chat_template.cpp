@@ -1,11 +1,13 @@
 // Chat templates: read from checkpoints and template files, kept in model files' metadata.
 #include "heptapod/data/stored_chat_template.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/hf_json.h"
+#include "heptapod/data/utf8.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/hf_config.h"
 
@@ -102,6 +104,11 @@ std::optional<StoredChatTemplate> read_checkpoint_chat_template(const std::strin
 
 StoredChatTemplate read_chat_template_file(const std::string& path, const std::optional<StoredChatTemplate>& base) {
   const std::string text = read_file(path);
+  const std::size_t bad = find_invalid_utf8(text);
+  if (bad != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    throw Error(path + ":" + std::to_string(line) + ": invalid UTF-8 (a chat template is UTF-8 text)");
+  }
   const json parsed = json::parse(text, nullptr, false);
   StoredChatTemplate chat;
   if (parsed.is_object()) {  // a tokenizer_config.json
