@@ -86,7 +86,8 @@ void settle_chat_template(const ConvertOptions& o, const std::optional<StoredCha
   metadata.erase(kChatTemplateMetadata);
   if (!chat) return;
   require(config.architecture == Architecture::DecoderOnly,
-          "convert: a chat template is for a decoder-only model; this one is " + architecture_name(config.architecture));
+          std::string("convert: a chat template is for a decoder-only model; this one is ") +
+              architecture_name(config.architecture));
   ChatTemplate parsed(chat->source, where + " (give another with --chat-template FILE, or --no-chat-template)");
   metadata[kChatTemplateMetadata] = to_json(*chat);
 }
