@@ -105,7 +105,8 @@ int run_chat(const ChatFlags& f) {
   flags.options.beam = 0;  // a reply is sampled (temperature 0: greedy)
   if (f.messages.empty()) return converse(generator, flags);
   nlohmann::ordered_json messages = read_messages(f.messages);
-  if (!f.system.empty()) messages.insert(messages.begin(), {{"role", "system"}, {"content", f.system}});
+  if (!f.system.empty())  // one message (a braced list alone would insert its two pairs as two arrays)
+    messages.insert(messages.begin(), nlohmann::ordered_json{{"role", "system"}, {"content", f.system}});
   if (f.render) {
     write(generator.chat()->render(messages, true));
     return 0;
