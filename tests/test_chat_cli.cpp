@@ -22,18 +22,18 @@ using test::TempDir;
 const std::string kTemplate = std::string(HEPTAPOD_FIXTURES) + "/../chat/chatml_like.jinja";
 const std::string kGreedy = " --temperature 0 --max-tokens 6 --compute-type int8";
 
-struct Run {
+struct Outcome {
   int status = -1;  // the exit status; -1 when the process did not exit (a signal)
   std::string out, err;
 };
 
 // heptapod `args`, stdin from `stdin_text`; its stdout and stderr apart (stdout must be exact).
-Run heptapod(const std::string& args, const TempDir& dir, const std::string& stdin_text = "") {
+Outcome heptapod(const std::string& args, const TempDir& dir, const std::string& stdin_text = "") {
   const std::string in = dir.write("stdin.txt", stdin_text), out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
   const std::string command = "timeout 60 " + quoted(HEPTAPOD_BINARY) + " " + args + " < " + quoted(in) + " > " +
                               quoted(out) + " 2> " + quoted(err);
   const int status = std::system(command.c_str());
-  Run run;
+  Outcome run;
   if (status != -1 && WIFEXITED(status)) run.status = WEXITSTATUS(status);
   run.out = test::slurp(out);
   run.err = test::slurp(err);
@@ -46,9 +46,9 @@ class ChatCli : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir;
     test::make_language_model(dir_->file("lm.htp"), 64);
-    const Run convert = heptapod("convert " + quoted(dir_->file("lm.htp")) + " --chat-template " + quoted(kTemplate) +
-                                     " -o " + quoted(dir_->file("chat.htp")),
-                                 *dir_);
+    const Outcome convert = heptapod("convert " + quoted(dir_->file("lm.htp")) + " --chat-template " +
+                                         quoted(kTemplate) + " -o " + quoted(dir_->file("chat.htp")),
+                                     *dir_);
     ASSERT_EQ(convert.status, 0) << convert.out << convert.err;
   }
   static void TearDownTestSuite() {
@@ -59,7 +59,7 @@ class ChatCli : public ::testing::Test {
   static std::string chat_model() { return dir_->file("chat.htp"); }
 
   // `heptapod chat -m chat.htp --messages FILE` over `messages_json` (written to a file) with `options`.
-  Run chat_messages(const std::string& messages_json, const std::string& options = kGreedy) {
+  Outcome chat_on(const std::string& messages_json, const std::string& options = kGreedy) {
     const std::string file = dir_->write("messages.json", messages_json);
     return heptapod("chat -m " + quoted(chat_model()) + " --messages " + quoted(file) + options, *dir_);
   }
@@ -74,27 +74,27 @@ TempDir* ChatCli::dir_ = nullptr;
 std::string json_string(const std::string& text) { return nlohmann::json(text).dump(); }
 
 TEST_F(ChatCli, RenderPrintsExactlyTheTemplatesText) {
-  const Run run = chat_messages(R"([{"role": "system", "content": "count"},
+  const Outcome run = chat_on(R"([{"role": "system", "content": "count"},
                                     {"role": "user", "content": "one two"},
                                     {"role": "assistant", "content": "three"},
                                     {"role": "user", "content": "four"}])",
-                                " --render");
+                              " --render");
   ASSERT_EQ(run.status, 0) << run.err;
-  // Written out by hand from the template: every message as -role- content, then the generation prompt, and
-  // nothing else (no newline).
-  EXPECT_EQ(run.out, "-system- count -user- one two -assistant- three -user- four -assistant-");
+  // Written out by hand from the template: every message as its role's mark, its content and a space, then the
+  // generation prompt, and nothing else (no newline).
+  EXPECT_EQ(run.out, "s-count u-one two a-three u-four a-");
   // --system comes first; "developer" is read as "system"; content parts are joined.
   const std::string file = dir_->write("parts.json", R"({"messages": [{"role": "developer", "content": "be brief"},
       {"role": "user", "content": [{"type": "text", "text": "five "}, {"type": "text", "text": "six"}]}]})");
-  const Run system = heptapod(
+  const Outcome system = heptapod(
       "chat -m " + quoted(chat_model()) + " --messages " + quoted(file) + " --render --system " + quoted("count"),
       *dir_);
   ASSERT_EQ(system.status, 0) << system.err;
-  EXPECT_EQ(system.out, "-system- count -system- be brief -user- five six -assistant-");
+  EXPECT_EQ(system.out, "s-count s-be brief u-five six a-");
 }
 
 TEST_F(ChatCli, RenderNeedsMessages) {
-  const Run run = heptapod("chat -m " + quoted(chat_model()) + " --render", *dir_, "one\n");
+  const Outcome run = heptapod("chat -m " + quoted(chat_model()) + " --render", *dir_, "one\n");
   EXPECT_NE(run.status, 0);
   EXPECT_NE(run.status, -1);
   EXPECT_HAS_SUBSTR(run.err, "--messages");
@@ -121,15 +121,15 @@ TEST_F(ChatCli, BadMessagesFilesFailNamingTheField) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    const Run run = chat_messages(c.json);
+    const Outcome run = chat_on(c.json);
     EXPECT_NE(run.status, 0);
     EXPECT_NE(run.status, -1) << "ended by a signal";
     EXPECT_HAS_SUBSTR(run.err, c.names);
     EXPECT_HAS_SUBSTR(run.err, "messages.json");
     EXPECT_EQ(run.out, "");
   }
-  const Run missing = heptapod("chat -m " + quoted(chat_model()) + " --messages " + quoted(dir_->file("none.json")),
-                               *dir_);
+  const Outcome missing =
+      heptapod("chat -m " + quoted(chat_model()) + " --messages " + quoted(dir_->file("none.json")), *dir_);
   EXPECT_NE(missing.status, 0);
   EXPECT_HAS_SUBSTR(missing.err, "none.json");
 }
@@ -137,7 +137,7 @@ TEST_F(ChatCli, BadMessagesFilesFailNamingTheField) {
 TEST_F(ChatCli, AConversationPastTheContextFailsSayingSo) {
   std::string words;
   for (int i = 0; i < 40; ++i) words += "seventy-seven thousand ";
-  const Run run = chat_messages("[{\"role\": \"user\", \"content\": " + json_string(words) + "}]");
+  const Outcome run = chat_on("[{\"role\": \"user\", \"content\": " + json_string(words) + "}]");
   EXPECT_NE(run.status, 0);
   EXPECT_NE(run.status, -1);
   EXPECT_HAS_SUBSTR(run.err, "context of 64 tokens");
@@ -147,7 +147,7 @@ TEST_F(ChatCli, AConversationPastTheContextFailsSayingSo) {
 TEST_F(ChatCli, AModelWithoutATemplateFailsNamingChatTemplate) {
   const std::string file = dir_->write("one.json", R"([{"role": "user", "content": "one"}])");
   for (const std::string& how : {" --messages " + quoted(file), std::string()}) {
-    const Run run = heptapod("chat -m " + quoted(lm()) + how + kGreedy, *dir_, "one\n");
+    const Outcome run = heptapod("chat -m " + quoted(lm()) + how + kGreedy, *dir_, "one\n");
     EXPECT_NE(run.status, 0);
     EXPECT_NE(run.status, -1);
     EXPECT_HAS_SUBSTR(run.err, "--chat-template");
@@ -159,10 +159,10 @@ TEST_F(ChatCli, AModelWithoutATemplateFailsNamingChatTemplate) {
 // Pipe mode: one reply line per turn, each the reply --messages gives for the conversation so far; /reset
 // starts again, so the reply after it is that of a fresh one-turn conversation.
 TEST_F(ChatCli, PipeModeRepliesOneLinePerTurnAsMessagesDoes) {
-  const std::vector<std::string> turns = {"twenty-six thousand", "three hundred", "/reset", "forty-four"};
+  const std::vector<std::string> turns = {"twenty-six thousand", "three hundred and", "/reset", "sixty"};
   std::string input;
   for (const std::string& t : turns) input += t + "\n";
-  const Run pipe = heptapod("chat -m " + quoted(chat_model()) + " --system count" + kGreedy, *dir_, input);
+  const Outcome pipe = heptapod("chat -m " + quoted(chat_model()) + " --system count" + kGreedy, *dir_, input);
   ASSERT_EQ(pipe.status, 0) << pipe.err;
   std::vector<std::string> lines;
   std::istringstream in(pipe.out);
@@ -178,7 +178,7 @@ TEST_F(ChatCli, PipeModeRepliesOneLinePerTurnAsMessagesDoes) {
       continue;
     }
     conversation.push_back({{"role", "user"}, {"content", turn}});
-    const Run once = chat_messages(conversation.dump());
+    const Outcome once = chat_on(conversation.dump());
     ASSERT_EQ(once.status, 0) << once.err;
     EXPECT_EQ(once.out, lines[reply] + "\n") << "turn " << reply << " (" << turn << ")";
     conversation.push_back({{"role", "assistant"}, {"content", lines[reply]}});
@@ -191,14 +191,14 @@ TEST_F(ChatCli, PipeModeRepliesOneLinePerTurnAsMessagesDoes) {
 TEST_F(ChatCli, MessagesRepliesFollowSamplingOptions) {
   const std::string one = R"([{"role": "user", "content": "fifty-eight"}])";
   const std::string sampled = " --temperature 1 --top-k 0 --top-p 1 --seed 5 --max-tokens 10 --compute-type int8";
-  const Run a = chat_messages(one, sampled), b = chat_messages(one, sampled);
+  const Outcome a = chat_on(one, sampled), b = chat_on(one, sampled);
   ASSERT_EQ(a.status, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
   ASSERT_GT(a.out.size(), 3u) << "a reply too short to cut with a stop string: " << a.out;
   // A stop string from the middle of the reply (its first occurrence): the reply ends just before it.
   const std::string text = a.out.substr(0, a.out.size() - 1);
   const std::string stop = text.substr(text.size() / 2, 2);
-  const Run cut = chat_messages(one, sampled + " --stop " + quoted(stop));
+  const Outcome cut = chat_on(one, sampled + " --stop " + quoted(stop));
   ASSERT_EQ(cut.status, 0) << cut.err;
   EXPECT_EQ(cut.out, text.substr(0, text.find(stop)) + "\n");
 }
