@@ -60,7 +60,8 @@ TEMPERATURE = 1
 MAX_TOKENS = 12
 TOO_MANY_TOKENS = 100  # over the test language model's 64 positions, under the server's --max-new-tokens
 CHAT_TOKENS = 8       # chat: the reply length typed into the page (two turns and replies within 64 positions)
-CHAT_SYSTEM = "count"  # chat: the system message typed into the page
+CHAT_SYSTEM = "count"  # chat: the system message typed into the page, and the two user turns (short: the
+CHAT_TURNS = ["ninety-one thousand", "three hundred and six"]  # conversation must fit the 64 positions)
 CHAT_TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "chat", "chatml_like.jinja")
 WAIT_S = 30           # the longest any single wait on the page may take
 SKIP = 77
@@ -731,8 +732,7 @@ def check_page(driver, server, heptapod, models, chat_model, data_dir, output_di
 
     # 6. The other kinds' panels, each against its CLI.
     check_generation(page, server, heptapod, *models["generation"], prompt, output_dir)
-    short = [s for s in english if len(s) <= 20]  # two turns and their replies within the 64 positions
-    check_chat(page, server, heptapod, *chat_model, short[:2], output_dir, workdir)
+    check_chat(page, server, heptapod, *chat_model, CHAT_TURNS, output_dir, workdir)
     check_classification(page, heptapod, *models["classification"], english[1], output_dir)
     check_embedding(page, heptapod, *models["embedding"], english[:2], output_dir)
 
