@@ -63,6 +63,30 @@ char32_t to_lower(char32_t c) {
   return c > 0x10FFFF ? c : static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
 }
 
+char32_t to_upper(char32_t c) {
+  return c > 0x10FFFF ? c : static_cast<char32_t>(utf8proc_toupper(static_cast<utf8proc_int32_t>(c)));
+}
+
+char32_t to_title(char32_t c) {
+  return c > 0x10FFFF ? c : static_cast<char32_t>(utf8proc_totitle(static_cast<utf8proc_int32_t>(c)));
+}
+
+bool is_cased(char32_t c) {
+  const auto k = category(c);
+  return k == UTF8PROC_CATEGORY_LU || k == UTF8PROC_CATEGORY_LL || k == UTF8PROC_CATEGORY_LT;
+}
+
+bool is_printable(char32_t c) {
+  if (c == U' ') return true;
+  switch (category(c)) {
+    case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF: case UTF8PROC_CATEGORY_CS: case UTF8PROC_CATEGORY_CO:
+    case UTF8PROC_CATEGORY_CN: case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP: case UTF8PROC_CATEGORY_ZS:
+      return false;
+    default:
+      return true;
+  }
+}
+
 void append_decomposition(char32_t c, std::vector<char32_t>& out) {
   utf8proc_int32_t buffer[8];  // no canonical decomposition is longer than 4 code points
   int last = 0;

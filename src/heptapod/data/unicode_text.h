@@ -23,6 +23,11 @@ bool is_word_character(char32_t c);
 bool is_cjk_ideograph(char32_t c);
 
 char32_t to_lower(char32_t c);  // the simple lower-case mapping
+char32_t to_upper(char32_t c);  // the simple upper-case mapping
+char32_t to_title(char32_t c);  // the simple title-case mapping
+bool is_cased(char32_t c);      // category Lu, Ll or Lt
+// Python's str.isprintable() for one code point: not in Cc, Cf, Cs, Co, Cn, Zl, Zp, nor Zs other than the space.
+bool is_printable(char32_t c);
 // The canonical decomposition (NFD) of one code point, appended to `out`.
 void append_decomposition(char32_t c, std::vector<char32_t>& out);
 
