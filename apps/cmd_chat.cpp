@@ -47,7 +47,7 @@ nlohmann::ordered_json read_messages(const std::string& path) {
 GeneratedText reply(Generator& generator, const ChatFlags& f, const nlohmann::ordered_json& messages,
                     const std::function<void(std::string_view)>& emit) {
   GenerateOptions o = f.options;
-  o.stream = [&emit](std::size_t, std::string_view piece) { emit(piece); };
+  o.stream = [&emit](std::size_t, std::string_view piece, std::span<const TokenLogProb>) { emit(piece); };
   const KeptPrompt prompt = generator.chat()->prompt(messages, o.max_tokens);
   return generator.generate_kept({prompt}, o)[0].outputs[0];
 }

@@ -1,6 +1,7 @@
 // `heptapod generate -m LM.htp`: continues prompts (--prompt, or one per line from a file or stdin) with a
-// language model, writing one output per line (n-best: id ||| text ||| score); on a terminal each output
-// streams as it is made.
+// language model, writing one output per line (n-best: id ||| text ||| score; with --logprobs K, one JSON
+// object per output with each new token's log-probability and its K most likely tokens); on a terminal each
+// output streams as it is made (not with --logprobs).
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include "commands.h"
 #include "heptapod/decode/generator.h"
 #include "heptapod/kernels/threads.h"
+#include "heptapod/serve/log_probs_json.h"
 #include "line_io.h"
 #include "precision_options.h"
 #include "search_options.h"
@@ -29,13 +31,31 @@ struct GenerateFlags {
   ChosenSettings chosen;  // the settings given on the command line, over the model's generation defaults
 };
 
+// With --logprobs, an output as one JSON line: {"prompt" (from 0), "output" (its rank), "text", "new_text",
+// "new_tokens", "log_prob", "score", "end", "logprobs": [{"token", "id", "bytes", "logprob", "top_logprobs":
+// [{"token", "id", "bytes", "logprob"}]}] (serve/log_probs_json.h: one per token of new_text)}.
+std::string json_line(const GeneratedText& g, std::size_t prompt, std::size_t output, const Vocabulary& vocab) {
+  const nlohmann::json line = {{"prompt", prompt},           {"output", output},
+                               {"text", g.text},             {"new_text", g.new_text},
+                               {"new_tokens", g.new_tokens}, {"log_prob", g.log_prob},
+                               {"score", g.score},           {"end", g.end},
+                               {"logprobs", token_log_probs_json(g.token_log_probs, vocab)}};
+  return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 // The output lines of one window's generations; ids (n-best) count from `first`.
-std::string format_window(const GenerateFlags& f, const std::vector<Generation>& out, std::size_t first) {
+std::string format_window(const GenerateFlags& f, const std::vector<Generation>& out, std::size_t first,
+                          const Vocabulary& vocab) {
   std::ostringstream text;
   const bool nbest = f.options.nbest > 1;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (!out[i].warning.empty()) std::fprintf(stderr, "warning: prompt %zu: %s\n", first + i + 1, out[i].warning.c_str());
-    for (const GeneratedText& g : out[i].outputs) {
+    for (std::size_t s = 0; s < out[i].outputs.size(); ++s) {
+      const GeneratedText& g = out[i].outputs[s];
+      if (f.options.logprobs >= 0) {
+        text << json_line(g, first + i, s, vocab);
+        continue;
+      }
       if (nbest) text << first + i << " ||| ";
       text << g.text;
       if (nbest || f.scores) text << " ||| " << g.score;
@@ -60,17 +80,17 @@ int run_generate(const GenerateFlags& f) {
 
 int run_generation(const GenerateFlags& f, Generator& generator) {
   const bool to_terminal = (f.output.empty() || f.output == "-") && ::isatty(::fileno(stdout));
-  const bool stream = to_terminal && !f.scores && f.options.nbest == 1 && f.options.beam == 0;
+  const bool stream = to_terminal && !f.scores && f.options.nbest == 1 && f.options.beam == 0 && f.options.logprobs < 0;
   auto generate = [&](const std::vector<std::string>& prompts, std::size_t first,
                       const std::function<void(const std::string&)>& emit) {
     if (!stream) {
-      emit(format_window(f, generator.generate(prompts, f.options), first));
+      emit(format_window(f, generator.generate(prompts, f.options), first, generator.vocabulary()));
       return;
     }
     // One prompt at a time: the prompt as kept, then its new text piece by piece as it is made (the same
     // bytes as the output written to a file).
     GenerateOptions o = f.options;
-    o.stream = [&](std::size_t, std::string_view piece) { emit(std::string(piece)); };
+    o.stream = [&](std::size_t, std::string_view piece, std::span<const TokenLogProb>) { emit(std::string(piece)); };
     for (std::size_t i = 0; i < prompts.size(); ++i) {
       emit(generator.keep_prompt(prompts[i], o).text);
       const Generation g = generator.generate({prompts[i]}, o)[0];
@@ -118,6 +138,12 @@ Runner add_generate_command(CLI::App& root) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--window", f->window, "Prompts read before their outputs are written")->check(CLI::PositiveNumber);
   cmd->add_flag("--scores", f->scores, "Append ||| score (log-probability of the new tokens)");
+  cmd->add_option("--logprobs", o.logprobs,
+                  "Write one JSON object per output (JSON Lines): {prompt, output, text, new_text, new_tokens, "
+                  "log_prob, score, end, logprobs: [{token, id, bytes, logprob, top_logprobs: [{token, id, bytes, "
+                  "logprob}]}]}, each new token's raw log-probability (before sampling settings, as `heptapod score "
+                  "--per-token` gives it) with this many most likely tokens")
+      ->check(CLI::Range(0, 20));
   add_precision_options(cmd, f->load);
   cmd->add_option("--threads", f->threads, "Threads (0: all cores)")->check(CLI::NonNegativeNumber);
   return [f, cmd] {

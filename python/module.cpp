@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/utf8.h"
 #include "heptapod/decode/encoder.h"
 #include "heptapod/decode/generator.h"
 #include "heptapod/decode/translator.h"
@@ -159,6 +160,31 @@ class PyTranslator {
   Translator translator_;
 };
 
+// A token as a dict: {'token' (its text, data/utf8.h's token_text), 'id', 'bytes', 'logprob'}.
+py::dict token_dict(const Vocabulary& vocab, int id, float log_prob) {
+  const std::string bytes = vocab.token_bytes(id);
+  py::dict d;
+  d["token"] = token_text(bytes);
+  d["id"] = id;
+  d["bytes"] = py::bytes(bytes);
+  d["logprob"] = log_prob;
+  return d;
+}
+
+// Generated tokens' records (decode/token_log_probs.h) as dicts: token_dict's and 'text_offset', 'top_logprobs'.
+py::list token_log_probs_list(const std::vector<TokenLogProb>& records, const Vocabulary& vocab) {
+  py::list out;
+  for (const TokenLogProb& r : records) {
+    py::dict d = token_dict(vocab, r.id, r.log_prob);
+    d["text_offset"] = r.text_offset;
+    py::list top;
+    for (const auto& [id, log_prob] : r.top) top.append(token_dict(vocab, id, log_prob));
+    d["top_logprobs"] = top;
+    out.append(d);
+  }
+  return out;
+}
+
 // A Generator for Python, its calls Serialized.
 class PyGenerator {
  public:
@@ -170,8 +196,10 @@ class PyGenerator {
   py::list generate(const std::vector<std::string>& prompts, int max_tokens, std::optional<int> beam, int nbest,
                     std::optional<float> temperature, std::optional<int> top_k, std::optional<float> top_p,
                     std::uint64_t seed, std::optional<float> repetition_penalty, int no_repeat_ngram,
-                    const std::vector<std::string>& stop, float length_penalty) {
+                    const std::vector<std::string>& stop, float length_penalty, std::optional<int> logprobs) {
+    require(!logprobs || *logprobs >= 0, "logprobs must be None or 0 or more (most likely tokens per position)");
     GenerateOptions o;
+    o.logprobs = logprobs.value_or(-1);
     o.max_tokens = max_tokens;
     o.nbest = nbest;
     o.beam = beam.value_or(o.beam);
@@ -199,6 +227,7 @@ class PyGenerator {
         d["log_prob"] = t.log_prob;
         d["score"] = t.score;
         d["end"] = t.end;
+        if (o.logprobs >= 0) d["logprobs"] = token_log_probs_list(t.token_log_probs, generator_.vocabulary());
         outputs.append(d);
       }
       py::dict r;
@@ -469,10 +498,14 @@ PYBIND11_MODULE(heptapod, m) {
            py::arg("top_k") = py::none(), py::arg("top_p") = py::none(), py::arg("seed") = 1,
            py::arg("repetition_penalty") = py::none(), py::arg("no_repeat_ngram") = 0,
            py::arg("stop") = std::vector<std::string>{}, py::arg("length_penalty") = 0.0f,
+           py::arg("logprobs") = py::none(),
            "One dict per prompt: {'outputs': [{'text', 'new_text', 'tokens', 'new_tokens', 'log_prob', 'score', "
-           "'end'}], 'warning'}; beam=0 samples (temperature, top_k, top_p, seed), beam>=1 searches, as "
-           "`heptapod generate` does; settings left None take the model's generation defaults, else "
-           "generate's (sampling, temperature 0.8, top_k 40, top_p 0.95, no repetition penalty)")
+           "'end'[, 'logprobs']}], 'warning'}; beam=0 samples (temperature, top_k, top_p, seed), beam>=1 searches, "
+           "as `heptapod generate` does; settings left None take the model's generation defaults, else "
+           "generate's (sampling, temperature 0.8, top_k 40, top_p 0.95, no repetition penalty). logprobs=K: "
+           "'logprobs' lists each token of new_text as {'token', 'id', 'bytes', 'logprob', 'text_offset', "
+           "'top_logprobs': [{'token', 'id', 'bytes', 'logprob'}] (the K most likely)}, the model's raw "
+           "log-probabilities (as score() gives them), text_offset the token's byte offset in new_text")
       .def("score", &PyGenerator::score, py::arg("texts"), py::arg("batch_tokens") = 4096,
            "One dict per text, scored as a document (start token, tokens, end token): {'log_prob', 'tokens', "
            "'token_log_probs'} (natural log, end token included), as `heptapod score -i` prints them")

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "heptapod/decode/generator.h"
 #include "heptapod/decode/translator.h"
 #include "test_process.h"
@@ -115,7 +117,7 @@ TEST_F(GenerateTest, StopStringsCutAndEndAnOutputAndStreamedPiecesAddUp) {
   o.sampling.temperature = 0;
   o.stop = {stop};
   std::string streamed;
-  o.stream = [&](std::size_t prompt, std::string_view piece) {
+  o.stream = [&](std::size_t prompt, std::string_view piece, std::span<const TokenLogProb>) {
     EXPECT_EQ(prompt, 0u);
     streamed += piece;
   };
@@ -190,6 +192,60 @@ TEST_F(GenerateTest, TheCommandPrintsWhatTheLibraryReturns) {
   EXPECT_EQ(a.rfind("0 ||| twenty", 0), 0u) << a;
   EXPECT_NE(run_heptapod("generate -m " + test::quoted(path) + " --prompt x --top-p 0", dir, log), 0);
   EXPECT_NE(run_heptapod("generate -m " + test::quoted(path) + " --prompt x --temperature -1", dir, log), 0);
+}
+
+// --logprobs K: one JSON line per output (n-best too), its records the library's, each token named by its text
+// and bytes; K outside 0..20 is refused naming the option.
+TEST_F(GenerateTest, LogprobsWriteJsonLinesOfTheLibrarysRecords) {
+  std::ofstream(dir.file("prompts.txt")) << "twenty\nnine hundred\n";
+  std::string log;
+  ASSERT_EQ(run_heptapod("generate -m " + test::quoted(path) + " -i " + test::quoted(dir.file("prompts.txt")) +
+                             " --nbest 2 --seed 4 --max-tokens 6 --logprobs 3 -o " + test::quoted(dir.file("out.jsonl")),
+                         dir, log),
+            0)
+      << log;
+  Generator generator(path);
+  GenerateOptions o;
+  o.nbest = 2;
+  o.sampling.seed = 4;
+  o.max_tokens = 6;
+  o.logprobs = 3;
+  const std::vector<Generation> want = generator.generate({"twenty", "nine hundred"}, o);
+  std::istringstream lines(test::slurp(dir.file("out.jsonl")));
+  std::string line;
+  std::size_t outputs = 0;
+  for (std::size_t p = 0; p < want.size(); ++p)
+    for (std::size_t s = 0; s < want[p].outputs.size(); ++s, ++outputs) {
+      ASSERT_TRUE(std::getline(lines, line));
+      const nlohmann::json j = nlohmann::json::parse(line);
+      const GeneratedText& g = want[p].outputs[s];
+      EXPECT_EQ(j["prompt"], p);
+      EXPECT_EQ(j["output"], s);
+      EXPECT_EQ(j["text"], g.text);
+      EXPECT_EQ(j["new_text"], g.new_text);
+      EXPECT_EQ(j["end"], g.end);
+      ASSERT_EQ(j["logprobs"].size(), g.token_log_probs.size()) << line;
+      for (std::size_t i = 0; i < g.token_log_probs.size(); ++i) {
+        const nlohmann::json& r = j["logprobs"][i];
+        const TokenLogProb& w = g.token_log_probs[i];
+        const std::string bytes = generator.vocabulary().token_bytes(w.id);
+        EXPECT_EQ(r["id"], w.id);
+        EXPECT_EQ(r["token"], bytes);
+        EXPECT_EQ(r["bytes"], std::vector<int>(bytes.begin(), bytes.end()));
+        EXPECT_EQ(r["logprob"].get<float>(), w.log_prob);
+        ASSERT_EQ(r["top_logprobs"].size(), 3u);
+        for (std::size_t k = 0; k < 3; ++k) {
+          EXPECT_EQ(r["top_logprobs"][k]["id"], w.top[k].first);
+          EXPECT_EQ(r["top_logprobs"][k]["logprob"].get<float>(), w.top[k].second);
+        }
+      }
+    }
+  EXPECT_FALSE(std::getline(lines, line)) << line;
+  EXPECT_EQ(outputs, 4u);
+  for (const char* bad : {"21", "-1"}) {
+    EXPECT_NE(run_heptapod("generate -m " + test::quoted(path) + " --prompt x --logprobs " + bad, dir, log), 0);
+    EXPECT_NE(log.find("--logprobs"), std::string::npos) << log;
+  }
 }
 
 TEST_F(GenerateTest, ScoreGivesEachLinesLogProbabilityAndTheTextsPerplexity) {

@@ -69,7 +69,8 @@ TEST_P(GenerationBatchTest, JobsJoiningARunningBatchGetWhatTheGeneratorGivesEach
   for (std::size_t i = 0; i < all.size(); ++i) {
     GenerateOptions o = all[i].options;
     std::string streamed;
-    if (o.nbest == 1) o.stream = [&](std::size_t, std::string_view piece) { streamed += piece; };
+    if (o.nbest == 1)
+      o.stream = [&](std::size_t, std::string_view piece, std::span<const TokenLogProb>) { streamed += piece; };
     alone.push_back(generator.generate({all[i].prompt}, o)[0]);
     if (o.nbest == 1) {
       EXPECT_EQ(streamed, alone.back().outputs[0].new_text) << i;
@@ -91,7 +92,9 @@ TEST_P(GenerationBatchTest, JobsJoiningARunningBatchGetWhatTheGeneratorGivesEach
       job.prompt = generator.keep_prompt(all[next].prompt, all[next].options);
       job.options = all[next].options;
       const std::size_t i = next;
-      job.piece = [&streamed, i](int sample, std::string_view piece) { streamed[i][sample] += piece; };
+      job.piece = [&streamed, i](int sample, std::string_view piece, std::span<const TokenLogProb>) {
+        streamed[i][sample] += piece;
+      };
       job.first_token = [&first_tokens, i] { ++first_tokens[i]; };
       job.done = [&got, i](std::vector<GeneratedText> samples, std::string) { got[i] = std::move(samples); };
       batch.add(std::move(job));

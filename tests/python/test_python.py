@@ -4,6 +4,7 @@ thread gets; a thousand calls leave memory where it was; heptapod.train runs the
 
 Run by CTest (python.api) with PYTHONPATH at the built module and HEPTAPOD_BIN, HEPTAPOD_MAKE_MODEL and
 HEPTAPOD_DATA set."""
+import json
 import os
 import subprocess
 import threading
@@ -391,3 +392,33 @@ def test_converted_llama_family_models_give_the_clis_bytes(tmp_path):
         generator = heptapod.Generator(model, threads=1)
         results = generator.generate(prompts, beam=1, max_tokens=8)
         assert text == "".join(r["outputs"][0]["text"] + "\n" for r in results), family  # texts may hold newlines
+
+
+def test_generate_logprobs_are_the_clis_records(tmp_path):
+    """Generator.generate(logprobs=K) gives each token of new_text's record as `heptapod generate --logprobs K`
+    writes it: its id, raw bytes (joining to the new text) and log-probability, and the K most likely."""
+    gpt2 = str(tmp_path / "gpt2.htp")
+    cli("convert", os.path.join(FIXTURES, "gpt2"), "--from", "gpt2", "-o", gpt2)
+    prompts = ["The dog and the fox", "Hello! It's"]
+    (tmp_path / "prompts.txt").write_text("\n".join(prompts) + "\n")
+    text = cli("generate", "-m", gpt2, "-i", str(tmp_path / "prompts.txt"), "--max-tokens", "6", "--seed", "3",
+               "--logprobs", "2", "--threads", "1")
+    generator = heptapod.Generator(gpt2, threads=1)
+    results = generator.generate(prompts, max_tokens=6, seed=3, logprobs=2)
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert len(lines) == len(results)
+    for line, r in zip(lines, results):
+        o = r["outputs"][0]
+        assert line["new_text"] == o["new_text"]
+        records = o["logprobs"]
+        assert [t["id"] for t in records] == o["tokens"][len(o["tokens"]) - o["new_tokens"]:]
+        assert [t["id"] for t in line["logprobs"]] == [t["id"] for t in records]
+        assert [bytes(t["bytes"]) for t in line["logprobs"]] == [t["bytes"] for t in records]
+        assert [t["logprob"] for t in line["logprobs"]] == pytest.approx([t["logprob"] for t in records], abs=1e-7)
+        assert b"".join(t["bytes"] for t in records).decode("utf-8", "replace") == o["new_text"]
+        for t in records:
+            assert t["logprob"] <= 0 and len(t["top_logprobs"]) == 2
+            assert t["top_logprobs"][0]["logprob"] >= t["top_logprobs"][1]["logprob"] >= -1e30
+    assert "logprobs" not in generator.generate(prompts, max_tokens=2)[0]["outputs"][0]
+    with pytest.raises(heptapod.Error, match="logprobs"):
+        generator.generate(prompts, logprobs=-1)

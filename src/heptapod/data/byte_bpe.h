@@ -30,6 +30,7 @@ class ByteBpe : public Tokenizer {
   std::string serialize() const override;
   const char* kind() const override { return "byte-bpe"; }
   bool starts_word(int id) const override;
+  std::string token_bytes(int id) const override { return decode_bytes({id}); }
 
  private:
   struct Merge {

@@ -51,19 +51,21 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
+// The bytes GPT-2's byte symbols in `piece` stand for; a piece of other characters (an added token's text)
+// stays as it is.
+std::string symbol_bytes(const std::string& piece) {
+  std::string bytes;
+  for (const char32_t c : decode_utf8(piece)) {
+    const int b = symbol_byte(c);
+    if (b < 0) return piece;
+    bytes += static_cast<char>(b);
+  }
+  return bytes;
+}
+
 std::vector<std::string> byte_level(const std::vector<std::string>& pieces) {
   std::string bytes;
-  for (const std::string& piece : pieces) {
-    std::string mine;
-    bool all = true;
-    for (const char32_t c : decode_utf8(piece)) {
-      const int b = symbol_byte(c);
-      all = all && b >= 0;
-      if (!all) break;
-      mine += static_cast<char>(b);
-    }
-    bytes += all ? mine : piece;  // a piece of other characters (an added token's text) stays as it is
-  }
+  for (const std::string& piece : pieces) bytes += symbol_bytes(piece);
   return {replace_invalid_utf8(bytes)};
 }
 
@@ -165,6 +167,26 @@ std::string decode(const std::vector<Decoder>& steps, std::vector<std::string> p
   if (steps.empty()) return joined(pieces, " ");
   for (const Decoder& step : steps) pieces = apply(step, std::move(pieces));
   return joined(pieces, "");
+}
+
+std::string token_bytes(const std::vector<Decoder>& steps, std::string piece) {
+  for (const Decoder& step : steps) {
+    if (std::holds_alternative<DecodeByteLevel>(step)) {
+      piece = symbol_bytes(piece);
+    } else if (const auto* m = std::get_if<Metaspace>(&step)) {
+      piece = replaced(std::move(piece), m->replacement, " ");
+    } else if (const auto* r = std::get_if<Replace>(&step)) {
+      piece = replace_all(*r, piece);
+    } else if (std::holds_alternative<DecodeByteFallback>(step)) {
+      const int b = fallback_byte(piece);
+      if (b >= 0) piece = std::string(1, static_cast<char>(b));
+    } else if (const auto* b = std::get_if<DecodeBpe>(&step)) {
+      piece = replaced(std::move(piece), b->suffix, " ");
+    } else if (const auto* w = std::get_if<DecodeWordPiece>(&step)) {
+      piece = piece.rfind(w->prefix, 0) == 0 ? piece.substr(w->prefix.size()) : " " + piece;
+    }  // Fuse joins pieces and Strip tidies a text's edges: neither changes one piece's bytes
+  }
+  return piece;
 }
 
 }  // namespace heptapod::hf

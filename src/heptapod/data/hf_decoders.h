@@ -39,4 +39,11 @@ std::vector<Decoder> read_decoders(const JsonNode& tokenizer_json);
 // The text of the pieces.
 std::string decode(const std::vector<Decoder>& steps, std::vector<std::string> pieces);
 
+// The raw bytes one piece adds to a text: each step on the piece alone, as it treats a piece inside a text
+// (Metaspace's replacement and BPEDecoder's suffix become a space, WordPiece's continuation loses its prefix
+// and another piece gains a space before it), with ByteLevel's and ByteFallback's bytes left as they are,
+// valid UTF-8 or not, and without the cleanups of a whole text: Strip, Metaspace's dropped first space and
+// WordPiece's cleanup. Without steps, the piece itself.
+std::string token_bytes(const std::vector<Decoder>& steps, std::string piece);
+
 }  // namespace heptapod::hf

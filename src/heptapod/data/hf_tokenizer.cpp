@@ -135,6 +135,11 @@ std::string HfTokenizer::decode(const std::vector<int>& ids) const {
   return hf::decode(decoders_, std::move(pieces));
 }
 
+std::string HfTokenizer::token_bytes(int id) const {
+  if (!table_.contains(id)) return {};
+  return table_.is_special(id) ? table_.piece(id) : hf::token_bytes(decoders_, table_.piece(id));
+}
+
 bool HfTokenizer::starts_word(int id) const {
   return table_.contains(id) && (word_mark_.empty() || table_.piece(id).rfind(word_mark_, 0) == 0);
 }

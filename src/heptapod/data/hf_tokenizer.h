@@ -42,6 +42,9 @@ class HfTokenizer : public Tokenizer {
   // SentencePiece's "▁": whatever the pipeline makes of a space before a word); every piece does where the
   // pipeline leaves no mark.
   bool starts_word(int id) const override;
+  // A special token's text as written; another's piece through the decoder chain one piece at a time, without
+  // the steps that tidy a whole text's edges (hf::token_bytes).
+  std::string token_bytes(int id) const override;
 
   // The ids the post-processor puts before and after a text's ids (LLaMA's <|begin_of_text|> or <s> before;
   // nothing for Qwen).

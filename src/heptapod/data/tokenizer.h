@@ -48,6 +48,8 @@ class Tokenizer {
   // Whether the piece of `id` begins a word (a byte-level piece: after the space's symbol; a WordPiece: not a
   // "##" continuation).
   virtual bool starts_word(int id) const = 0;
+  // One token's raw bytes (Vocabulary::token_bytes); empty for an id out of range.
+  virtual std::string token_bytes(int id) const = 0;
   const PieceTable& table() const { return table_; }
   // The special tokens read in text, as their pieces.
   const std::vector<std::string>& text_specials() const { return text_specials_; }

@@ -110,4 +110,15 @@ std::size_t count_code_points(std::string_view text) {
   return n;
 }
 
+std::string token_text(std::string_view bytes) {
+  if (find_invalid_utf8(bytes) == std::string_view::npos) return std::string(bytes);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text = "bytes:";
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    text += {'\\', 'x', kHex[b >> 4], kHex[b & 15]};
+  }
+  return text;
+}
+
 }  // namespace heptapod

@@ -19,6 +19,10 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
 // bytes.decode("utf-8", "replace") and Hugging Face's decoders do.
 std::string replace_invalid_utf8(std::string_view bytes);
 
+// A token's bytes (Vocabulary::token_bytes) as text to show: the bytes themselves when they are valid UTF-8,
+// else "bytes:" and every byte as \xNN (OpenAI's form for a token that holds part of a character).
+std::string token_text(std::string_view bytes);
+
 // The code point of the n-byte valid sequence at text[i] (n from utf8_sequence_length).
 char32_t utf8_code_point(std::string_view text, std::size_t i, std::size_t n);
 

@@ -222,6 +222,26 @@ std::string Vocabulary::piece(int id) const {
   return id >= 0 && id < size() ? ids_->table.pieces[id] : std::string();
 }
 
+std::string Vocabulary::token_bytes(int id) const {
+  if (tokenizer_) return tokenizer_->token_bytes(id);
+  if (id < 0 || id >= size()) return {};
+  const std::string p = piece(id);
+  if (is_special(id)) return p;
+  if (processor_->IsByte(processor_->PieceToId(p)))  // "<0xAB>"
+    return std::string(1, static_cast<char>(std::stoi(p.substr(3, 2), nullptr, 16)));
+  std::string bytes;
+  static constexpr std::string_view kSpace = "\xe2\x96\x81";  // SentencePiece's space symbol, U+2581
+  for (std::size_t at = 0; at < p.size();) {
+    if (p.compare(at, kSpace.size(), kSpace) == 0) {
+      bytes += ' ';
+      at += kSpace.size();
+    } else {
+      bytes += p[at++];
+    }
+  }
+  return bytes;
+}
+
 int Vocabulary::size() const {
   if (empty()) return 0;
   if (tokenizer_) return tokenizer_->table().size();

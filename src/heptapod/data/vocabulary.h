@@ -66,6 +66,12 @@ class Vocabulary {
   std::vector<int> encode(std::string_view text) const;
   std::string decode(const std::vector<int>& ids) const;
   std::string piece(int id) const;
+  // One token's raw bytes as it adds them to a text, without what decoding does to a whole text (the leading
+  // space SentencePiece and tokenizer.json's Strip drop, WordPiece's cleanups, U+FFFD for bytes that are not
+  // UTF-8 on their own): a byte-level piece's bytes (possibly part of a character), a byte-fallback piece's
+  // byte, SentencePiece's "\u2581" as a space, a WordPiece after a space unless it continues a word ("##"); a
+  // special token (control, unknown, added) as its piece is written. Empty for an id out of range.
+  std::string token_bytes(int id) const;
   int id_of(const std::string& piece) const;  // -1 when the vocabulary has no such piece
   int size() const;  // 0 when empty()
   // Whether the id is special, one that ordinary text never tokenizes to: a control or unknown piece, or one

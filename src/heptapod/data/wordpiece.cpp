@@ -141,6 +141,13 @@ std::string WordPiece::decode(const std::vector<int>& ids) const {
   return text;
 }
 
+std::string WordPiece::token_bytes(int id) const {
+  if (!table_.contains(id)) return {};
+  const std::string& piece = table_.piece(id);
+  if (table_.is_special(id)) return piece;
+  return piece.rfind("##", 0) == 0 ? piece.substr(2) : " " + piece;
+}
+
 std::string WordPiece::serialize() const {
   return nlohmann::json{{"tokenizer", kind()},
                         {"pieces", table_.pieces()},

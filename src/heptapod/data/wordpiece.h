@@ -35,6 +35,9 @@ class WordPiece : public Tokenizer {
   std::string serialize() const override;
   const char* kind() const override { return "wordpiece"; }
   bool starts_word(int id) const override { return table_.contains(id) && table_.piece(id).rfind("##", 0) != 0; }
+  // A continuation without its "##", any other piece after a space (the space decode() puts between words, and
+  // before punctuation too: its cleanups are not applied); a special piece as written.
+  std::string token_bytes(int id) const override;
   const WordPieceOptions& options() const { return options_; }
 
  private:

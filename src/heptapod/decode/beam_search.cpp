@@ -15,6 +15,7 @@ namespace {
 struct BeamRow {
   std::vector<int> tokens;     // the prefix or prompt, then the output
   std::vector<int> alignment;  // per output token
+  std::vector<TokenLogProb> log_probs;  // per output token, with SearchOptions::logprobs >= 0
   float log_prob = 0;
   int parent = 0;  // the row (cache) this row continues
 };
@@ -35,6 +36,7 @@ class BeamRequest final : public SentenceRequest {
     rows_.resize(static_cast<std::size_t>(o.beam));
     ids_.resize(rows_.size() * static_cast<std::size_t>(top_));
     log_probs_.resize(ids_.size());
+    if (o.logprobs >= 0) distributions_.resize(rows_.size());
     // At the first step every row is the same prefix: only the first one may expand.
     for (int r = 0; r < o.beam; ++r) {
       rows_[r].tokens = first_tokens();
@@ -45,16 +47,19 @@ class BeamRequest final : public SentenceRequest {
   int initial_rows() const override { return options_.beam; }
   int next_input(int row) const override { return input_after(rows_[row].tokens); }
   bool needs_logits() const override {
-    if (options_.guards.active()) return true;
+    if (options_.guards.active() || options_.logprobs >= 0) return true;
     return std::any_of(rows_.begin(), rows_.end(), [&](const BeamRow& row) { return forced(row.tokens.size()) >= 0; });
   }
   int top() const override { return top_; }
 
   // From whole logits: the row's best top_ tokens after the repetition guards, computed as the decoder's step
-  // computes them; a row in its prefix has the forced token alone, with the model's log-probability.
+  // computes them; a row in its prefix has the forced token alone, with the model's log-probability. With
+  // logprobs asked, also the row's raw distribution, for the records of its extensions.
   void score_row(int r, int decoder_row, const StepOutput& out) override {
     if (!out.logits) return;  // the decoder's own best tokens are read in advance()
     const int V = out.vocab;
+    if (options_.logprobs >= 0)
+      distributions_[r] = row_log_probs(out.logits + static_cast<long>(decoder_row) * V, V, options_.logprobs);
     thread_local std::vector<float> row;  // (V) this row's logits, under the guards
     row.assign(out.logits + static_cast<long>(decoder_row) * V, out.logits + static_cast<long>(decoder_row + 1) * V);
     const int token = forced(rows_[r].tokens.size());
@@ -97,7 +102,7 @@ class BeamRequest final : public SentenceRequest {
     };
     auto finish = [&](BeamRow row, bool with_end) {
       finished_.push_back(finished_hypothesis(std::move(row.tokens), std::move(row.alignment), row.log_prob, with_end,
-                                              options_.length_penalty, prompt_));
+                                              options_.length_penalty, prompt_, std::move(row.log_probs)));
     };
     std::vector<BeamRow> beam;
     for (std::size_t i = 0; i < cands.size() && static_cast<int>(beam.size()) < k; ++i) {
@@ -109,8 +114,11 @@ class BeamRequest final : public SentenceRequest {
       }
       BeamRow row = extend(c);
       row.tokens.push_back(c.token);
+      if (options_.logprobs >= 0)
+        row.log_probs.push_back(token_log_prob(out.logits + static_cast<long>(first_row + c.row) * out.vocab,
+                                               distributions_[c.row], c.token));
       ++taken_;
-      if (hooks_.stop_after && hooks_.stop_after(0, row.tokens)) {  // ends like the end token, without it
+      if (hooks_.stop_after && hooks_.stop_after(0, row.tokens, row.log_probs)) {  // ends like the end token, without it
         if (static_cast<int>(i) < k) finish(std::move(row), false);
         continue;
       }
@@ -144,6 +152,7 @@ class BeamRequest final : public SentenceRequest {
   std::vector<Hypothesis> finished_;
   std::vector<int> ids_;          // (k, top_) each row's candidates when the step gave whole logits
   std::vector<float> log_probs_;  // (k, top_)
+  std::vector<RowLogProbs> distributions_;  // (k) each row's raw distribution when logprobs are asked
 };
 
 }  // namespace

@@ -16,6 +16,7 @@ SearchOptions search_options(const GenerateOptions& o) {
   s.cache = o.cache;
   s.guards = o.guards;
   s.prompts = true;
+  s.logprobs = o.logprobs;
   return s;
 }
 
@@ -26,12 +27,14 @@ void validate(const GenerateOptions& o) {
           "generate: nbest must be at least 1, and at most the beam when searching");
   require(o.batch_prompts >= 1, "generate: batch_prompts must be at least 1");
   require(o.max_prompt_tokens >= 1, "generate: max_prompt_tokens must be at least 1");
+  require(o.logprobs >= -1, "generate: logprobs must be -1 (none) or a number of most likely tokens (0 or more)");
   for (const std::string& s : o.stop) require(!s.empty(), "generate: a stop string is empty");
   validate(o.guards);
   if (o.beam == 0) validate(o.sampling);
 }
 
-GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std::string new_text, bool stopped) {
+GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std::string new_text, bool stopped,
+                             std::size_t text_tokens) {
   GeneratedText g;
   g.end = stopped ? "stop" : h.ended ? "end" : "length";
   g.new_text = std::move(new_text);
@@ -39,6 +42,8 @@ GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std
   g.new_tokens = static_cast<int>(h.tokens.size() - prompt_tokens);
   g.log_prob = h.log_prob;
   g.score = h.score;
+  const std::size_t kept = std::min(text_tokens, h.token_log_probs.size());
+  g.token_log_probs.assign(h.token_log_probs.begin(), h.token_log_probs.begin() + static_cast<long>(kept));
   return g;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,9 +27,16 @@ struct GenerateOptions {
   CachePrecision cache = CachePrecision::Float16;
   int batch_prompts = 32;        // prompts prefilled and generated together
   int max_prompt_tokens = 1024;  // longer prompts keep their last tokens (with a warning)
+  // -1: none (the default, costing nothing); K >= 0: each new token's log-probability under the model's raw
+  // distribution and its K most likely tokens (GeneratedText::token_log_probs; token_log_probs.h).
+  int logprobs = -1;
   // Called with each piece of an output's new text as soon as it is final (sampling, one output per prompt;
-  // temperature 0 is greedy): the prompt's index and the piece. The pieces add up to the output's new text.
-  std::function<void(std::size_t prompt, std::string_view piece)> stream;
+  // temperature 0 is greedy): the prompt's index, the piece and, with logprobs, the records of the tokens
+  // whose text it completes (decode/output_text.h says which; empty without logprobs). The pieces add up to
+  // the output's new text, their records to its token_log_probs. A piece may be empty when it carries records
+  // alone.
+  std::function<void(std::size_t prompt, std::string_view piece, std::span<const TokenLogProb> token_log_probs)>
+      stream;
 };
 
 struct GeneratedText {
@@ -39,6 +47,10 @@ struct GeneratedText {
   float log_prob = 0;        // of the new tokens (the end token included when it ended the output)
   float score = 0;           // log_prob / lp(|new|) with the length penalty; log_prob without
   std::string end;           // "end" (the end token), "stop" (a stop string) or "length" (max_tokens)
+  // With GenerateOptions::logprobs >= 0: one record per token of new_text, in order. The end token that ended
+  // the output is not a token of its text and has none; where a stop string cut the text, the tokens that end
+  // at or before the cut and the one the cut falls inside (so new_tokens may count more).
+  std::vector<TokenLogProb> token_log_probs;
 };
 
 // A prompt as generation keeps it: its last tokens that fit (max_prompt_tokens, and room for one new token
@@ -72,8 +84,10 @@ void apply_generation_defaults(GenerateOptions& options, const GenerationDefault
 SearchOptions search_options(const GenerateOptions& options);
 
 // A finished hypothesis as output (`text` left for the caller: the prompt's text and new_text): its new text
-// (cut at a stop string when `stopped`), tokens, scores and why it ended.
-GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std::string new_text, bool stopped);
+// (cut at a stop string when `stopped`), tokens, scores, why it ended, and the records of its first
+// `text_tokens` new tokens (those of new_text).
+GeneratedText generated_text(const Hypothesis& h, std::size_t prompt_tokens, std::string new_text, bool stopped,
+                             std::size_t text_tokens);
 // Notes in `warning` (once) that an output which ended by length stopped at the model's context
 // (`context` positions) before max_tokens.
 void warn_at_context(const GeneratedText& g, int context, int max_tokens, std::string& warning);

@@ -47,13 +47,28 @@ void GenerationBatch::note_first_token(Job& j) {
   if (j.job.first_token) j.job.first_token();
 }
 
+void GenerationBatch::send_piece(Job& j, int sample, std::string_view piece, const std::vector<TokenLogProb>& records,
+                                 std::size_t first, std::size_t last) {
+  thread_local std::vector<TokenLogProb> carried;
+  carried.clear();
+  const OutputText& text = j.texts[static_cast<std::size_t>(sample)];
+  for (std::size_t i = first; i < std::min(last, records.size()); ++i) {
+    carried.push_back(records[i]);
+    carried.back().text_offset = text.token_start(i);
+  }
+  if (!piece.empty() || !carried.empty()) j.job.piece(sample, piece, carried);
+}
+
 GeneratedText GenerationBatch::output(Job& j, const Hypothesis& h, int text) {
   OutputText::Emit emit;
   if (j.job.piece && j.job.options.beam == 0)
-    emit = [&j, s = h.sample](std::string_view piece) { j.job.piece(s, piece); };
-  bool cut = false;
-  std::string new_text = j.texts[static_cast<std::size_t>(text)].finish(h.tokens, emit, cut);
-  GeneratedText g = generated_text(h, j.job.prompt.tokens.size(), std::move(new_text), cut);
+    emit = [&j, &h](std::string_view piece, std::size_t first, std::size_t last) {
+      send_piece(j, h.sample, piece, h.token_log_probs, first, last);
+    };
+  OutputText::Finished f = j.texts[static_cast<std::size_t>(text)].finish(h.tokens, emit);
+  GeneratedText g = generated_text(h, j.job.prompt.tokens.size(), std::move(f.text), f.stopped, f.tokens);
+  const OutputText& output_text = j.texts[static_cast<std::size_t>(text)];
+  for (std::size_t i = 0; i < g.token_log_probs.size(); ++i) g.token_log_probs[i].text_offset = output_text.token_start(i);
   g.text = j.job.prompt.text + g.new_text;
   warn_at_context(g, config_.position_limit(), j.job.options.max_tokens, j.job.prompt.warning);
   return g;
@@ -92,14 +107,19 @@ int GenerationBatch::add(GenerationJob job) {
   const int texts = o.beam > 0 ? 1 : o.nbest;
   j->texts.reserve(static_cast<std::size_t>(texts));
   for (int s = 0; s < texts; ++s)
-    j->texts.emplace_back(vocabulary_, j->job.prompt.text, j->job.prompt.tokens.size(), j->job.options.stop);
+    j->texts.emplace_back(vocabulary_, j->job.prompt.text, j->job.prompt.tokens.size(), j->job.options.stop,
+                          j->job.options.logprobs >= 0);
   j->outputs.resize(static_cast<std::size_t>(o.nbest));
 
   SearchHooks hooks;
   const bool streamed = static_cast<bool>(j->job.piece) && o.beam == 0;
-  hooks.stop_after = [j, streamed](int sample, const std::vector<int>& tokens) {
+  hooks.stop_after = [j, streamed](int sample, const std::vector<int>& tokens,
+                                   const std::vector<TokenLogProb>& records) {
     OutputText::Emit emit;
-    if (streamed) emit = [j, sample](std::string_view piece) { j->job.piece(sample, piece); };
+    if (streamed)
+      emit = [j, sample, &records](std::string_view piece, std::size_t first, std::size_t last) {
+        send_piece(*j, sample, piece, records, first, last);
+      };
     return j->texts[static_cast<std::size_t>(sample)].advance(tokens, emit);
   };
   hooks.ended = [this, j](const Hypothesis& h) { j->outputs[static_cast<std::size_t>(h.sample)] = output(*j, h, h.sample); };

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +35,9 @@ struct GenerationBatchOptions {
 struct GenerationJob {
   KeptPrompt prompt;        // Generator::keep_prompt's
   GenerateOptions options;  // beam 0: nbest samples (temperature 0 is greedy); else beam search; max_tokens, stop, ...
-  // Each final piece of sample `sample`'s new text as it is made (sampling; empty: not streamed).
-  std::function<void(int sample, std::string_view piece)> piece;
+  // Each final piece of sample `sample`'s new text as it is made (sampling; empty: not streamed), with the
+  // records of the tokens whose text it completes when options.logprobs >= 0 (GenerateOptions::stream's rule).
+  std::function<void(int sample, std::string_view piece, std::span<const TokenLogProb> token_log_probs)> piece;
   // Once, after the job's first token was taken.
   std::function<void()> first_token;
   // Once, when the job has ended: its outputs (samples in draw order; a beam's best first); GeneratedText::text
@@ -81,6 +83,10 @@ class GenerationBatch {
   GeneratedText output(Job& job, const Hypothesis& h, int text);
   // Calls the job's first_token once it has taken a token.
   static void note_first_token(Job& job);
+  // Hands sample `sample`'s piece and the records of new tokens [first, last) (of `records`, a row's) to the
+  // job's piece callback; nothing when both are empty.
+  static void send_piece(Job& job, int sample, std::string_view piece, const std::vector<TokenLogProb>& records,
+                         std::size_t first, std::size_t last);
 
   const Vocabulary& vocabulary_;
   const ModelConfig& config_;

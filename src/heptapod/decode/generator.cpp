@@ -65,7 +65,10 @@ std::vector<Generation> Generator::generate_kept(const std::vector<KeptPrompt>& 
       job.prompt = prompts[p];
       job.options = o;
       job.options.stream = nullptr;
-      if (streaming) job.piece = [&o, p](int, std::string_view piece) { o.stream(p, piece); };
+      if (streaming)
+        job.piece = [&o, p](int, std::string_view piece, std::span<const TokenLogProb> records) {
+          o.stream(p, piece, records);
+        };
       job.done = [&out, p](std::vector<GeneratedText> outputs, std::string warning) {
         // Samples best score first (equal scores in draw order), as a beam's are.
         std::stable_sort(outputs.begin(), outputs.end(),

@@ -121,9 +121,13 @@ int draw_token(const float* logits, int V, double u) {
   return last;  // u within rounding of 1
 }
 
-void log_softmax(float* logits, int V) {
+double log_normalizer(const float* logits, int V) {
   const auto [top, z] = max_and_sum(logits, V);
-  const double log_z = top + std::log(z);
+  return top + std::log(z);
+}
+
+void log_softmax(float* logits, int V) {
+  const double log_z = log_normalizer(logits, V);
   for (int v = 0; v < V; ++v) logits[v] = static_cast<float>(logits[v] - log_z);
 }
 

@@ -47,7 +47,9 @@ void apply_sampling_warpers(float* logits, int V, const SamplingOptions& options
 // -1 when every token was removed.
 int draw_token(const float* logits, int V, double u);
 
-// In place: logits (V) -> natural log-probabilities log softmax(logits).
+// In place: logits (V) -> natural log-probabilities log softmax(logits), each logits[v] - log_normalizer.
 void log_softmax(float* logits, int V);
+// log sum exp(logits) (V), in double: the largest logit plus the log of the sum of exp(logit - largest).
+double log_normalizer(const float* logits, int V);
 
 }  // namespace heptapod

@@ -69,9 +69,11 @@ class SampleRequest final : public SentenceRequest {
     Row& row = rows_[r];
     const int made = static_cast<int>(row.draw.tokens.size()) - prompt_;
     const SampleDraw draw{options_.guards, sampling_, banned_, config_};
-    row.drawn = draw_sample(out.logits + static_cast<long>(decoder_row) * out.vocab, out.vocab, row.draw,
-                            forced(row.draw.tokens.size()),
-                            made >= options_.min_length, draw, model, warped);
+    const float* logits = out.logits + static_cast<long>(decoder_row) * out.vocab;  // (V)
+    row.drawn = draw_sample(logits, out.vocab, row.draw, forced(row.draw.tokens.size()), made >= options_.min_length,
+                            draw, model, warped);
+    if (options_.logprobs >= 0 && row.drawn >= 0)
+      row.drawn_log_prob = token_log_prob(logits, row_log_probs(logits, out.vocab, options_.logprobs), row.drawn);
   }
 
   std::vector<int> advance(const StepOutput& out, int first_row) override {
@@ -86,12 +88,16 @@ class SampleRequest final : public SentenceRequest {
         ++taken_;
         row.draw.alignment.push_back(aligned_source_position(*out.decoder, first_row + r));
       }
-      if (!ended && !exhausted) row.draw.tokens.push_back(token);
-      const bool stopped = !ended && !exhausted && hooks_.stop_after && hooks_.stop_after(row.sample, row.draw.tokens);
+      if (!ended && !exhausted) {
+        row.draw.tokens.push_back(token);
+        if (options_.logprobs >= 0) row.log_probs.push_back(std::move(row.drawn_log_prob));
+      }
+      const bool stopped = !ended && !exhausted && hooks_.stop_after &&
+                           hooks_.stop_after(row.sample, row.draw.tokens, row.log_probs);
       if (ended || exhausted || stopped || static_cast<int>(row.draw.tokens.size()) >= limit_) {
         Hypothesis h = finished_hypothesis(std::move(row.draw.tokens), std::move(row.draw.alignment),
                                            static_cast<float>(row.draw.log_prob), ended, options_.length_penalty,
-                                           prompt_);
+                                           prompt_, std::move(row.log_probs));
         h.sample = row.sample;
         if (hooks_.ended) hooks_.ended(h);
         finished_.push_back(std::move(h));
@@ -113,6 +119,8 @@ class SampleRequest final : public SentenceRequest {
     int sample = 0;
     SampleRow draw;  // tokens (prompt first), log-probability, random stream
     int drawn = -1;  // the token score_row drew
+    TokenLogProb drawn_log_prob;          // its record (SearchOptions::logprobs >= 0)
+    std::vector<TokenLogProb> log_probs;  // the records of its output tokens
   };
 
   SamplingOptions sampling_;

@@ -16,6 +16,7 @@ float length_penalty(int length, float alpha) {
 void validate_search(const ModelConfig& c, const std::vector<std::vector<int>>& sources, const SearchOptions& o,
                      const std::vector<std::vector<int>>& prefixes) {
   require(o.max_extra_length >= 0 && o.min_length >= 0, "search: max extra length and min length must be >= 0");
+  require(o.logprobs >= -1, "search: logprobs must be -1 (none) or a number of most likely tokens");
   validate(o.guards);
   require(prefixes.empty() || prefixes.size() == sources.size(), "search: one target prefix per source expected");
   const std::vector<int> banned = banned_output_ids(c);
@@ -43,7 +44,7 @@ int length_limit(const ModelConfig& config, const std::vector<int>& source, cons
 }
 
 Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignment, float log_prob, bool ended,
-                               float length_penalty_alpha, int unscored) {
+                               float length_penalty_alpha, int unscored, std::vector<TokenLogProb> token_log_probs) {
   Hypothesis h;
   const int length = static_cast<int>(tokens.size()) - unscored + (ended ? 1 : 0);
   if (ended) alignment.pop_back();  // the end token's alignment is not reported
@@ -52,6 +53,7 @@ Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignme
   h.log_prob = log_prob;
   h.score = log_prob / length_penalty(length, length_penalty_alpha);
   h.ended = ended;
+  h.token_log_probs = std::move(token_log_probs);
   return h;
 }
 

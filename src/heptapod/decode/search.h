@@ -9,6 +9,7 @@
 
 #include "heptapod/decode/incremental_decoder.h"
 #include "heptapod/decode/logits_processors.h"
+#include "heptapod/decode/token_log_probs.h"
 
 namespace heptapod {
 
@@ -23,6 +24,9 @@ struct SearchOptions {
   // The prefixes are prompts (a language model's): fed in one pass before the search (prefill), their
   // tokens not scored, and max_extra_length counted from their end.
   bool prompts = false;
+  // -1: none (costing nothing); K >= 0: each output token's record (token_log_probs.h) with its K most likely
+  // tokens. Beam search then reads whole logits.
+  int logprobs = -1;
 };
 
 struct Hypothesis {
@@ -32,14 +36,19 @@ struct Hypothesis {
   std::vector<int> alignment;  // per output token, the source position it attended most (last layer, heads averaged)
   bool ended = false;          // the end token ended it (else the length limit, a stop or nothing left to draw)
   int sample = 0;              // a sample's index among its sentence's samples (draw order); 0 in a beam search
+  // With SearchOptions::logprobs >= 0: one record per output token (a prompt's are not; the end token that
+  // ended it is not an output token), following the row's own history when beams reorder.
+  std::vector<TokenLogProb> token_log_probs;
 };
 
 // What a request of the decoding loop (decoding_loop.h) tells whoever added it.
 struct SearchHooks {
   // After a row took a token other than the end token, with the row's sample (its index among the request's
   // samples; 0 in a beam search) and tokens (prefix included): true ends the row there without the end token,
-  // as the length limit does (stop strings). Front ends that stream text read the tokens here too.
-  std::function<bool(int sample, const std::vector<int>& tokens)> stop_after;
+  // as the length limit does (stop strings). Front ends that stream text read the tokens here too, and the
+  // row's records of its output tokens (token_log_probs: empty unless SearchOptions::logprobs >= 0).
+  std::function<bool(int sample, const std::vector<int>& tokens, const std::vector<TokenLogProb>& token_log_probs)>
+      stop_after;
   // Each sample as it ends (sampling).
   std::function<void(const Hypothesis& sample)> ended;
   // Once, when the request has ended: a beam's best nbest hypotheses, best first, or the samples in the order
@@ -78,9 +87,9 @@ int aligned_source_position(const IncrementalDecoder& decoder, int row);
 
 // A finished output: its tokens (without the end token), each token's alignment (the end token's, when
 // `ended`, dropped here), its log-probability and score log_prob / lp(|Y|), |Y| counting the end token but
-// not the first `unscored` tokens (a prompt).
+// not the first `unscored` tokens (a prompt), and its output tokens' records (empty when none were asked).
 Hypothesis finished_hypothesis(std::vector<int> tokens, std::vector<int> alignment, float log_prob, bool ended,
-                               float length_penalty_alpha, int unscored = 0);
+                               float length_penalty_alpha, int unscored, std::vector<TokenLogProb> token_log_probs);
 
 // GNMT length penalty ((5 + length) / 6)^alpha.
 float length_penalty(int length, float alpha);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "heptapod/decode/chat_prompt.h"
+#include "heptapod/serve/log_probs_json.h"
 
 namespace heptapod {
 
@@ -16,8 +17,8 @@ using nlohmann::json;
 ChatCall parse_chat_completion(const json& body, const ServerOptions& server) {
   only_known_fields(body, {"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "n",
                            "stop", "seed", "stream", "stream_options", "response_format", "top_k",
-                           "repetition_penalty", "chat_template_kwargs", "frequency_penalty", "presence_penalty",
-                           "logit_bias", "user"});
+                           "repetition_penalty", "chat_template_kwargs", "logprobs", "top_logprobs",
+                           "frequency_penalty", "presence_penalty", "logit_bias", "user"});
   // The fields chat shares with completions read as completions read them.
   json shared = json::object();
   for (const char* name : {"model", "temperature", "top_p", "n", "stop", "seed", "stream", "stream_options", "top_k",
@@ -39,6 +40,13 @@ ChatCall parse_chat_completion(const json& body, const ServerOptions& server) {
   } catch (const Error& e) {
     throw HttpError(400, std::string("Invalid request: ") + e.what(), 0, "messages");
   }
+  // logprobs: true reports each new token's log-probability, with its top_logprobs most likely (none unless
+  // asked for); top_logprobs alone is a mistake, named.
+  const bool logprobs = bool_field(body, "logprobs", false);
+  const int top_logprobs = int_field(body, "top_logprobs", 0, 0, 20);
+  if (has_field(body, "top_logprobs") && !logprobs)
+    throw field_error("top_logprobs", "needs \"logprobs\": true");
+  o.logprobs = logprobs ? top_logprobs : -1;
   if (has_field(body, "response_format")) {
     const json& format = body["response_format"];
     if (!format.is_object() || !format.contains("type") || format["type"] != "text")
@@ -81,23 +89,24 @@ KeptPrompt chat_prompt(ChatCall& call, const Generator& generator, const std::st
 }
 
 json chat_completion_reply(const ChatCall& call, const std::vector<KeptPrompt>& prompts,
-                           const std::vector<Generation>& out, const std::string& model, const CompletionId& id) {
+                           const std::vector<Generation>& out, const std::string& model, const CompletionId& id,
+                           const Vocabulary& vocab) {
   json choices = json::array();
   for (std::size_t s = 0; s < out.at(0).outputs.size(); ++s) {
     const GeneratedText& g = out[0].outputs[s];
     choices.push_back({{"index", s},
                        {"message", {{"role", "assistant"}, {"content", g.new_text}}},
-                       {"logprobs", nullptr},
+                       {"logprobs", call.generation.options.logprobs >= 0 ? chat_logprobs(g.token_log_probs, vocab)
+                                                                          : json(nullptr)},
                        {"finish_reason", finish_reason(g)}});
   }
-  (void)call;
   return {{"id", id.id},       {"object", "chat.completion"}, {"created", id.created},
           {"model", model},    {"choices", choices},          {"usage", completion_usage(prompts, out)}};
 }
 
 json chat_chunk(const CompletionId& id, const std::string& model, std::size_t index, const json& delta,
-                const std::string& finish_reason) {
-  json choice = {{"index", index}, {"delta", delta}, {"logprobs", nullptr}, {"finish_reason", nullptr}};
+                const std::string& finish_reason, const json& logprobs) {
+  json choice = {{"index", index}, {"delta", delta}, {"logprobs", logprobs}, {"finish_reason", nullptr}};
   if (!finish_reason.empty()) choice["finish_reason"] = finish_reason;
   return {{"id", id.id},    {"object", "chat.completion.chunk"}, {"created", id.created},
           {"model", model}, {"choices", json::array({choice})}};

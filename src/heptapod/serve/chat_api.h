@@ -22,7 +22,8 @@ struct ChatCall {
 // POST /v1/chat/completions: model, messages (required), max_tokens / max_completion_tokens (the server's
 // max_new_tokens and the room the context leaves), temperature (1), top_p (1), n (1), stop, seed, stream,
 // stream_options.include_usage, response_format {"type": "text"}, top_k and repetition_penalty (extensions),
-// chat_template_kwargs (an object of template variables); frequency_penalty, presence_penalty, logit_bias at
+// chat_template_kwargs (an object of template variables), logprobs (false) with top_logprobs (0 to 20, only with
+// logprobs true; GenerateOptions::logprobs carries it); frequency_penalty, presence_penalty, logit_bias at
 // their neutral values; user. Anything else is a 400 naming it (tools among them: this server calls none).
 ChatCall parse_chat_completion(const nlohmann::json& body, const ServerOptions& server);
 
@@ -31,13 +32,15 @@ ChatCall parse_chat_completion(const nlohmann::json& body, const ServerOptions& 
 // its reply within the context (OpenAI's context-length message), or naming "max_tokens" past the limit.
 KeptPrompt chat_prompt(ChatCall& call, const Generator& generator, const std::string& model);
 
-// OpenAI's chat.completion reply: one choice per sample, message {role "assistant", content}.
+// OpenAI's chat.completion reply: one choice per sample, message {role "assistant", content}, and with
+// logprobs the choice's (serve/log_probs_json.h's chat_logprobs; the vocabulary names the tokens).
 nlohmann::json chat_completion_reply(const ChatCall& call, const std::vector<KeptPrompt>& prompts,
                                      const std::vector<Generation>& out, const std::string& model,
-                                     const CompletionId& id);
-// One streamed chat.completion.chunk of choice `index`: `delta` as given, and finish_reason when it ends
-// ("" while it goes on).
+                                     const CompletionId& id, const Vocabulary& vocab);
+// One streamed chat.completion.chunk of choice `index`: `delta` as given, its logprobs (null without), and
+// finish_reason when it ends ("" while it goes on).
 nlohmann::json chat_chunk(const CompletionId& id, const std::string& model, std::size_t index,
-                          const nlohmann::json& delta, const std::string& finish_reason);
+                          const nlohmann::json& delta, const std::string& finish_reason,
+                          const nlohmann::json& logprobs = nullptr);
 
 }  // namespace heptapod

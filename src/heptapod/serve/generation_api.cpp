@@ -8,6 +8,9 @@
 #include <mutex>
 #include <random>
 
+#include "heptapod/data/utf8.h"
+#include "heptapod/serve/log_probs_json.h"
+
 namespace heptapod {
 
 namespace {
@@ -83,7 +86,10 @@ GenerationCall parse_completion(const json& body, const ServerOptions& server) {
       if (name != "include_usage") throw field_error("stream_options", "unknown option " + name);
     call.include_usage = bool_field(so, "include_usage", false);
   }
-  neutral_only(body, "logprobs", {});
+  o.logprobs = int_field(body, "logprobs", -1, 0, 5);
+  if (o.logprobs >= 0 && call.echo)
+    throw field_error("logprobs", "not supported with echo (the prompt's tokens are not scored); ask for logprobs "
+                                  "without echo and prepend the prompt yourself");
   neutral_only(body, "best_of", {json(o.nbest)});
   neutral_only(body, "frequency_penalty", {json(0), json(0.0)});
   neutral_only(body, "presence_penalty", {json(0), json(0.0)});
@@ -171,14 +177,19 @@ json completion_usage(const std::vector<KeptPrompt>& prompts, const std::vector<
 std::string finish_reason(const GeneratedText& g) { return g.end == "length" ? "length" : "stop"; }
 
 json completion_reply(const GenerationCall& call, const std::vector<KeptPrompt>& prompts,
-                      const std::vector<Generation>& out, const std::string& model, const CompletionId& id) {
+                      const std::vector<Generation>& out, const std::string& model, const CompletionId& id,
+                      const Vocabulary& vocab) {
   json choices = json::array();
   for (std::size_t p = 0; p < out.size(); ++p)
     for (std::size_t s = 0; s < out[p].outputs.size(); ++s) {
       const GeneratedText& g = out[p].outputs[s];
-      choices.push_back({{"text", (call.echo ? prompts[p].text : "") + g.new_text},
+      const std::string before = call.echo ? prompts[p].text : "";
+      json logprobs = nullptr;
+      if (call.options.logprobs >= 0)
+        logprobs = completion_logprobs(g.token_log_probs, vocab, g.new_text, count_code_points(before));
+      choices.push_back({{"text", before + g.new_text},
                          {"index", p * static_cast<std::size_t>(call.options.nbest) + s},
-                         {"logprobs", nullptr},
+                         {"logprobs", std::move(logprobs)},
                          {"finish_reason", finish_reason(g)}});
     }
   return {{"id", id.id},       {"object", "text_completion"}, {"created", id.created},
@@ -186,8 +197,8 @@ json completion_reply(const GenerationCall& call, const std::vector<KeptPrompt>&
 }
 
 json completion_chunk(const CompletionId& id, const std::string& model, std::size_t index, const std::string& text,
-                      const std::string& finish_reason) {
-  json choice = {{"text", text}, {"index", index}, {"logprobs", nullptr}, {"finish_reason", nullptr}};
+                      const std::string& finish_reason, const json& logprobs) {
+  json choice = {{"text", text}, {"index", index}, {"logprobs", logprobs}, {"finish_reason", nullptr}};
   if (!finish_reason.empty()) choice["finish_reason"] = finish_reason;
   return {{"id", id.id},    {"object", "text_completion"},       {"created", id.created},
           {"model", model}, {"choices", json::array({choice})}};

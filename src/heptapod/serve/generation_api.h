@@ -37,8 +37,10 @@ CompletionId new_completion_id(const std::string& prefix = "cmpl-");
 
 // POST /v1/completions: model, prompt (string, array of strings, array of ids, array of arrays of ids),
 // max_tokens (16), temperature (1), top_p (1), n (1), stop, seed (absent: a random one), stream,
-// stream_options, echo, top_k (0), repetition_penalty (1); logprobs, best_of, frequency_penalty,
-// presence_penalty, logit_bias, suffix and user at their neutral values only. Anything else is a 400 naming it.
+// stream_options, echo, top_k (0), repetition_penalty (1), logprobs (null, or 0 to 5 most likely tokens
+// besides the one taken; not with echo, whose prompt tokens are not scored: a 400 naming logprobs); best_of,
+// frequency_penalty, presence_penalty, logit_bias, suffix and user at their neutral values only. Anything
+// else is a 400 naming it.
 GenerationCall parse_completion(const nlohmann::json& body, const ServerOptions& server);
 // POST /v1/generate: model, prompt (string or array), max_tokens, beam, nbest, length_penalty, temperature,
 // top_k, top_p, seed, repetition_penalty, no_repeat_ngram, stop, stream, timeout_ms; `heptapod generate`'s
@@ -53,13 +55,16 @@ std::vector<KeptPrompt> keep_prompts(const GenerationCall& call, const Generator
 
 // OpenAI's usage object of a finished call.
 nlohmann::json completion_usage(const std::vector<KeptPrompt>& prompts, const std::vector<Generation>& out);
-// OpenAI's text_completion reply (choice index = prompt * n + sample, samples in draw order).
+// OpenAI's text_completion reply (choice index = prompt * n + sample, samples in draw order); with logprobs,
+// each choice's logprobs (serve/log_probs_json.h's completion_logprobs; the vocabulary names the tokens).
 nlohmann::json completion_reply(const GenerationCall& call, const std::vector<KeptPrompt>& prompts,
-                                const std::vector<Generation>& out, const std::string& model, const CompletionId& id);
-// One streamed text_completion chunk: `text` of choice `index`, with its finish_reason when it ends ("" while
-// it goes on).
+                                const std::vector<Generation>& out, const std::string& model, const CompletionId& id,
+                                const Vocabulary& vocab);
+// One streamed text_completion chunk: `text` of choice `index`, its logprobs (null without), with its
+// finish_reason when it ends ("" while it goes on).
 nlohmann::json completion_chunk(const CompletionId& id, const std::string& model, std::size_t index,
-                                const std::string& text, const std::string& finish_reason);
+                                const std::string& text, const std::string& finish_reason,
+                                const nlohmann::json& logprobs = nullptr);
 // OpenAI's finish_reason of an output: "stop" (the end token or a stop string) or "length".
 std::string finish_reason(const GeneratedText& g);
 

@@ -195,11 +195,12 @@ void GenerationQueue::start_job(const std::shared_ptr<Request>& r) {
   job.prompt = r->prompts[p];
   job.options = r->options;
   if (r->stream)
-    job.piece = [r, p](int sample, std::string_view piece) {
+    job.piece = [r, p](int sample, std::string_view piece, std::span<const TokenLogProb> records) {
       GenerationEvent e;
       e.prompt = p;
       e.sample = sample;
       e.text = std::string(piece);
+      e.token_log_probs.assign(records.begin(), records.end());
       r->ticket->push(std::move(e));
     };
   job.first_token = [this, r] {

@@ -59,6 +59,7 @@ struct GenerationEvent {
   std::size_t prompt = 0;  // Piece: the prompt
   int sample = 0;          // and its sample
   std::string text;        // the piece
+  std::vector<TokenLogProb> token_log_probs;  // with logprobs: the records of the tokens whose text it completes
   // Done: one per prompt; a sampled prompt's outputs in draw order, a searched one's best first.
   std::vector<Generation> generations;
   std::exception_ptr error;  // Failed: DeadlineExceeded, or the error generating raised

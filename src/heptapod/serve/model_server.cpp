@@ -25,6 +25,7 @@
 #include "heptapod/serve/generation_api.h"
 #include "heptapod/serve/generation_queue.h"
 #include "heptapod/serve/http_front_end.h"
+#include "heptapod/serve/log_probs_json.h"
 #include "heptapod/serve/request_body.h"
 #include "heptapod/serve/server_metrics.h"
 #include "heptapod/serve/translation_api.h"
@@ -431,10 +432,11 @@ void ModelServer::Impl::generate(HttpExchange& exchange, GenerationApi api) {
       }
     }
     json reply;
+    const Vocabulary& vocab = model.generator->vocabulary();
     if (api == GenerationApi::Chat)
-      reply = chat_completion_reply(chat, prompts, e.generations, model.id(), new_completion_id("chatcmpl-"));
+      reply = chat_completion_reply(chat, prompts, e.generations, model.id(), new_completion_id("chatcmpl-"), vocab);
     else if (openai)
-      reply = completion_reply(call, prompts, e.generations, model.id(), new_completion_id());
+      reply = completion_reply(call, prompts, e.generations, model.id(), new_completion_id(), vocab);
     else
       reply = generate_reply(prompts, std::move(e.generations), model.id());
     exchange.reply(json_response(200, reply));
@@ -472,13 +474,22 @@ void ModelServer::Impl::stream_generation(HttpExchange& exchange, const ChatCall
     for (std::size_t s = 0; s < n; ++s) send(chat_chunk(id, model.id(), s, {{"role", "assistant"}, {"content", ""}}, ""));
   GenerationEvent e;
   bool finished = false;
+  // With logprobs, each choice's new text streamed so far: where its tokens' text_offset counts from.
+  std::vector<std::string> streamed(call.options.logprobs >= 0 ? prompts.size() * n : 0);
   auto handle = [&] {
     if (e.kind == GenerationEvent::Kind::Piece) {
       const std::size_t index = e.prompt * n + static_cast<std::size_t>(e.sample);
+      json logprobs = nullptr;
+      if (chatting && !streamed.empty()) {
+        logprobs = chat_logprobs(e.token_log_probs, model.generator->vocabulary());
+      } else if (openai && !streamed.empty()) {
+        streamed[index] += e.text;
+        logprobs = completion_logprobs(e.token_log_probs, model.generator->vocabulary(), streamed[index], 0);
+      }
       if (chatting)
-        send(chat_chunk(id, model.id(), index, {{"content", e.text}}, ""));
+        send(chat_chunk(id, model.id(), index, {{"content", e.text}}, "", logprobs));
       else
-        send(openai ? completion_chunk(id, model.id(), index, e.text, "")
+        send(openai ? completion_chunk(id, model.id(), index, e.text, "", logprobs)
                     : json{{"prompt", e.prompt}, {"output", e.sample}, {"text", e.text}});
       return;
     }
