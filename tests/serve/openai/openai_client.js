@@ -82,8 +82,9 @@ function checkUsage(usage, what) {
     what + ': total_tokens is not prompt_tokens + completion_tokens');
 }
 
-// Checks a non-streamed completion's envelope; returns its choices ordered by index.
-function checkCompletion(r, choices) {
+// Checks a non-streamed completion's envelope (logprobs null unless `logprobs` was asked for); returns its choices
+// ordered by index.
+function checkCompletion(r, choices, logprobs = false) {
   assert.equal(r.object, 'text_completion');
   assert.match(r.id, /^cmpl-[0-9a-f]+$/, 'id');
   assert.ok(Number.isInteger(r.created) && Math.abs(r.created - Date.now() / 1000) < 3600, 'created ' + r.created);
@@ -93,7 +94,7 @@ function checkCompletion(r, choices) {
     'choice indices');
   for (const c of r.choices) {
     assert.equal(typeof c.text, 'string', 'choice ' + c.index + ': text');
-    assert.equal(c.logprobs, null, 'choice ' + c.index + ': logprobs');
+    if (!logprobs) assert.equal(c.logprobs, null, 'choice ' + c.index + ': logprobs');
     assert.ok(c.finish_reason === 'stop' || c.finish_reason === 'length',
       'choice ' + c.index + ': finish_reason ' + c.finish_reason);
   }
@@ -200,6 +201,60 @@ async function drainChat(stream, choices) {
   for (let i = 0; i < choices; ++i)
     assert.ok(finish.has(i), 'choice ' + i + ': no chunk carried its finish_reason');
   return { texts, finish, logprobs, usage };
+}
+
+// A token's text in the reply: its own, except the unknown piece, which a token names as "<unk>" (a special
+// token as its piece is written) and the test vocabulary's text shows as SentencePiece's " \u2047 ". A random
+// model may sample it.
+const surface = (token) => (token === '<unk>' ? ' \u2047 ' : token);
+
+// Checks a chat reply's logprobs.content against its text and `top` (the request's top_logprobs): the tokens
+// spell the text, each logprob is finite and <= 0, each token's bytes are its UTF-8, its top_logprobs are `top`
+// entries, most likely first, and the token taken has its own logprob among them, or none above theirs.
+function checkChatLogprobs(logprobs, text, top, completionTokens, what) {
+  assert.ok(logprobs && Array.isArray(logprobs.content), what + ': no logprobs.content');
+  const content = logprobs.content;
+  assert.equal(content.map((e) => surface(e.token)).join(''), text, what + ': the tokens do not spell the reply');
+  assert.ok(content.length >= 1 && content.length <= completionTokens,
+    what + ': ' + content.length + ' entries for ' + completionTokens + ' completion tokens');
+  const lp = (e, where) => {
+    assert.ok(Number.isFinite(e.logprob) && e.logprob <= 0, where + ': logprob ' + e.logprob);
+    assert.deepEqual(e.bytes, [...Buffer.from(e.token, 'utf8')], where + ': bytes of ' + JSON.stringify(e.token));
+    return e.logprob;
+  };
+  for (const [i, e] of content.entries()) {
+    const where = what + ': token ' + i;
+    const chosen = lp(e, where);
+    assert.equal(e.top_logprobs.length, top, where + ': top_logprobs entries');
+    const tops = e.top_logprobs.map((t, k) => lp(t, where + ', top ' + k));
+    for (let k = 1; k < tops.length; ++k) assert.ok(tops[k - 1] >= tops[k], where + ': top_logprobs not sorted');
+    const same = e.top_logprobs.find((t) => t.token === e.token);
+    if (same) assert.equal(same.logprob, chosen, where + ': the token taken has another logprob among the top');
+    else if (top > 0) assert.ok(chosen <= tops[top - 1], where + ': a token above the top ones is not among them');
+  }
+}
+
+// Checks a completion choice's logprobs (`logprobs: top`): tokens spelling the text, finite logprobs <= 0, each
+// position's top_logprobs (up to top + 1 entries) holding the token taken with its own logprob, and text_offset
+// the characters before each token.
+function checkCompletionLogprobs(logprobs, text, top, what) {
+  assert.ok(logprobs && Array.isArray(logprobs.tokens), what + ': no logprobs.tokens');
+  const { tokens, token_logprobs: values, top_logprobs: tops, text_offset: offsets } = logprobs;
+  assert.equal(tokens.map(surface).join(''), text, what + ': the tokens do not spell the text');
+  assert.equal(values.length, tokens.length, what + ': token_logprobs');
+  assert.equal(tops.length, tokens.length, what + ': top_logprobs');
+  assert.equal(offsets.length, tokens.length, what + ': text_offset');
+  let at = 0;
+  for (const [i, token] of tokens.entries()) {
+    const where = what + ': token ' + i;
+    assert.ok(Number.isFinite(values[i]) && values[i] <= 0, where + ': logprob ' + values[i]);
+    assert.equal(offsets[i], at, where + ': text_offset');
+    at += [...surface(token)].length;
+    const entries = Object.entries(tops[i]);
+    assert.ok(entries.length >= Math.min(1, top) && entries.length <= top + 1, where + ': ' + entries.length + ' top entries');
+    for (const [, v] of entries) assert.ok(Number.isFinite(v) && v <= 0, where + ': top logprob ' + v);
+    assert.equal(tops[i][token], values[i], where + ': the token taken is not among its top_logprobs');
+  }
 }
 
 // Expects `promise` to reject with the library's class `Class` and HTTP status `status`; returns the error.
@@ -451,6 +506,48 @@ async function run() {
         { mentions, param: 'messages' });
     });
   }
+  let chatLogprobs = null;
+  await check('chat.completions.create logprobs: true, top_logprobs: 3: the same reply, each token scored', async () => {
+    assert.ok(chatReply, 'no chat reply');
+    const r = await client.chat.completions.create(chatRequest({ logprobs: true, top_logprobs: 3 }));
+    const [c] = checkChatCompletion(r, 1);
+    assert.equal(c.message.content, chatReply.choices[0].message.content, 'logprobs changed the reply');
+    checkChatLogprobs(c.logprobs, c.message.content, 3, r.usage.completion_tokens, 'logprobs');
+    chatLogprobs = c.logprobs;
+  });
+  await check('chat.completions.create logprobs streamed: the chunks\' logprobs add up to the whole reply\'s', async () => {
+    assert.ok(chatLogprobs, 'no non-streamed logprobs');
+    const s = await drainChat(await client.chat.completions.create(
+      chatRequest({ logprobs: true, top_logprobs: 3, stream: true })), 1);
+    assert.equal(s.texts.get(0), chatReply.choices[0].message.content);
+    assert.deepEqual(s.logprobs.get(0), chatLogprobs.content);
+  });
+  await check('chat.completions.create logprobs with n: 2 and a stop string: each choice scored', async () => {
+    const r = await client.chat.completions.create(chatRequest({ n: 2, logprobs: true, stop: ['ou'] }));
+    for (const c of checkChatCompletion(r, 2))
+      checkChatLogprobs(c.logprobs, c.message.content, 0, MAX, 'choice ' + c.index);
+  });
+  await check('completions.create logprobs: 3: the same text, each token scored, streamed alike', async () => {
+    assert.ok(mainReply, 'no completion reply');
+    const r = await client.completions.create(sampling(main, { logprobs: 3 }));
+    const [c] = checkCompletion(r, 1, true);
+    assert.equal(c.text, mainReply.choices[0].text, 'logprobs changed the text');
+    checkCompletionLogprobs(c.logprobs, c.text, 3, 'logprobs');
+    const s = await client.completions.create(sampling(main, { logprobs: 3, stream: true }));
+    const joined = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+    for await (const ev of s)
+      for (const choice of ev.choices)
+        if (choice.logprobs) for (const k of Object.keys(joined)) joined[k].push(...choice.logprobs[k]);
+    assert.deepEqual(joined, { ...c.logprobs }, 'the streamed logprobs vs the whole');
+  });
+  await check('completions.create logprobs: 6 -> BadRequestError (400) naming logprobs', async () => {
+    await expectError(client.completions.create(sampling(main, { logprobs: 6 })), OpenAI.BadRequestError, 400,
+      { mentions: 'logprobs', param: 'logprobs' });
+  });
+  await check('chat: top_logprobs without logprobs: true -> BadRequestError (400) naming top_logprobs', async () => {
+    await expectError(client.chat.completions.create(chatRequest({ top_logprobs: 2 })), OpenAI.BadRequestError, 400,
+      { mentions: 'top_logprobs', param: 'top_logprobs' });
+  });
   await check('chat: top_logprobs 21 -> BadRequestError (400) naming top_logprobs', async () => {
     await expectError(client.chat.completions.create(chatRequest({ logprobs: true, top_logprobs: 21 })),
       OpenAI.BadRequestError, 400, { mentions: 'top_logprobs', param: 'top_logprobs' });
@@ -535,7 +632,7 @@ async function run() {
     assert.equal(err.code, 'model_not_found');
     await expectError(client.embeddings.create({ model: 'no-such-model', input: 'one' }), OpenAI.NotFoundError, 404);
   });
-  for (const [field, value] of [['logprobs', 3], ['presence_penalty', 1], ['frequency_penalty', 0.5], ['best_of', 3]]) {
+  for (const [field, value] of [['presence_penalty', 1], ['frequency_penalty', 0.5], ['best_of', 3]]) {
     await check(field + ' ' + value + ' (unsupported) -> BadRequestError (400) naming ' + field, async () => {
       await expectError(client.completions.create(sampling(main, { [field]: value })), OpenAI.BadRequestError, 400,
         { mentions: field, param: field });
