@@ -52,6 +52,8 @@ enum class Kind {
   Flag,               // no value
   Text,               // free text, checked by the command (its bad values are rows of their own)
   TextFile,           // UTF-8 text with content: invalid UTF-8 and an empty file are errors
+  TemplateFile,       // a Jinja chat template (or a tokenizer_config.json): empty, invalid UTF-8 or unparsable
+                      // is an error
   LenientText,        // line-aligned text: an invalid UTF-8 line is a warning and an empty line
   ModelFile,          // a model file (or state dict) in safetensors format
   VocabFile,          // a SentencePiece model
@@ -100,6 +102,9 @@ struct Conflict {
 struct Files {
   TempDir dir;
   std::string model = test::make_model(dir), lm = test::make_language_model(dir.file("lm.htp")),
+              chat = test::make_chat_model(dir.file("chat.htp")),
+              messages = dir.write("messages.json", "[{\"role\": \"user\", \"content\": \"veinte\"}]"),
+              unclosed_template = dir.write("unclosed.jinja", "{% for m in messages %}{{ m.content }}\n"),
               encoder = test::make_encoder(dir.file("encoder.htp")),
               classifier = test::make_encoder(dir.file("classifier.htp"), true),
               in = dir.write("in.txt", "veinte\nmil\n"), labels = dir.write("labels.txt", "number\nword\n"),
@@ -190,6 +195,8 @@ std::vector<BadValue> bad_values(Kind kind, const Files& f) {
       return {};
     case Kind::TextFile:
       return with(inputs({f.empty}), invalid_line);
+    case Kind::TemplateFile:
+      return with(inputs({f.empty, f.unclosed_template}), {f.invalid_utf8, "line 2"});
     case Kind::LenientText: {
       BadValue warned = invalid_line;
       warned.accepted = true;
@@ -457,6 +464,7 @@ std::vector<Subcommand> table(const Files& f) {
               {"--max-prompt-tokens", K::Positive},
               {"--window", K::Positive},
               {"--scores", K::Flag},
+              {"--logprobs", K::Bounded},
               {"--threads", K::Threads}},
              precision}),
        f.out},
@@ -585,6 +593,28 @@ std::vector<Subcommand> table(const Files& f) {
         {"--output", f.out}},
        {{"--spm", K::VocabFile}},
        f.out},
+      {"convert (a model file's chat template)",
+       {{"input", f.lm}, {"--chat-template", test::chat_template_file()}, {"--output", f.out}},
+       {{"--chat-template", K::TemplateFile}, {"--no-chat-template", K::Flag}},
+       f.out},
+      {"chat",
+       {{"--model", f.chat}, {"--messages", f.messages}, {"--max-tokens", "3"}},
+       rows({{{"--model", K::ModelFile},
+              {"--system", K::Text},
+              {"--messages", K::JsonFile},
+              {"--render", K::Flag},
+              {"--max-tokens", K::Positive},
+              {"--temperature", K::NonNegativeNumber},
+              {"--top-k", K::NonNegative},
+              {"--top-p", K::UnitInterval},
+              {"--seed", K::Seed},
+              {"--stop", K::Text},
+              {"--repetition-penalty", K::PositiveNumber},
+              {"--no-repeat-ngram", K::NonNegative},
+              {"--cache", K::Choice},
+              {"--threads", K::Threads}},
+             precision}),
+       ""},
       {"bleu",
        {{"references", f.ref}, {"--input", f.in}},
        {{"references", K::TextFile},
@@ -691,6 +721,14 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"convert --from heptapod", {{"--unk-piece", "<nothing>"}}, f.ids},
       {"convert --from heptapod", {{"--source-ids", std::nullopt}, {"--target-ids", std::nullopt}}, "--unk-piece"},
       {"convert --from marian", {{"--source-spm", f.vocab}, {"--target-spm", f.vocab}}, "--source-spm"},
+      {"convert (a model file's chat template)", {{"--no-chat-template", std::nullopt}}, "--no-chat-template"},
+      {"convert (a model file's chat template)", {{"--chat-template", std::nullopt}}, "--chat-template"},
+      {"convert (a model file's chat template)", {{"input", f.encoder}}, "decoder-only"},
+      {"chat", {{"--messages", std::nullopt}, {"--render", std::nullopt}}, "--messages"},
+      {"chat", {{"--model", f.lm}}, "--chat-template"},
+      {"chat", {{"--model", f.model}}, "decoder-only"},
+      {"chat", {{"--stop", ""}}, "--stop"},
+      {"chat", {{"--messages", f.wrong_types}}, "\"messages\""},
       {"bleu", {{"--metrics", "bleu,bogus"}}, "--metrics"},
       {"bleu", {{"--metrics", ","}}, "--metrics"},
       {"error-rate", {{"--separator", ""}}, "--separator"},
