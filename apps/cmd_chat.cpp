@@ -107,7 +107,8 @@ int run_chat(const ChatFlags& f) {
   make_reply_options(flags.options);
   if (f.messages.empty()) return converse(generator, flags);
   nlohmann::ordered_json messages = read_messages(f.messages);
-  if (!f.system.empty()) messages.insert(messages.begin(), {{"role", "system"}, {"content", f.system}});
+  if (!f.system.empty())  // one message (a braced list alone would insert its two pairs as two arrays)
+    messages.insert(messages.begin(), nlohmann::ordered_json{{"role", "system"}, {"content", f.system}});
   if (f.render) {
     write(generator.chat()->render(messages, true));
     return 0;

@@ -25,8 +25,6 @@
 #include <string>
 #include <vector>
 
-#include "heptapod/data/stored_chat_template.h"
-#include "heptapod/io/model_file.h"
 #include "test_process.h"
 #include "test_util.h"
 #include "vocab_model.h"
@@ -54,6 +52,8 @@ enum class Kind {
   Flag,               // no value
   Text,               // free text, checked by the command (its bad values are rows of their own)
   TextFile,           // UTF-8 text with content: invalid UTF-8 and an empty file are errors
+  TemplateFile,       // a Jinja chat template (or a tokenizer_config.json): empty, invalid UTF-8 or unparsable
+                      // is an error
   LenientText,        // line-aligned text: an invalid UTF-8 line is a warning and an empty line
   ModelFile,          // a model file (or state dict) in safetensors format
   VocabFile,          // a SentencePiece model
@@ -102,6 +102,9 @@ struct Conflict {
 struct Files {
   TempDir dir;
   std::string model = test::make_model(dir), lm = test::make_language_model(dir.file("lm.htp")),
+              chat = test::make_chat_model(dir.file("chat.htp")),
+              messages = dir.write("messages.json", "[{\"role\": \"user\", \"content\": \"veinte\"}]"),
+              unclosed_template = dir.write("unclosed.jinja", "{% for m in messages %}{{ m.content }}\n"),
               encoder = test::make_encoder(dir.file("encoder.htp")),
               classifier = test::make_encoder(dir.file("classifier.htp"), true),
               in = dir.write("in.txt", "veinte\nmil\n"), labels = dir.write("labels.txt", "number\nword\n"),
@@ -111,10 +114,6 @@ struct Files {
                                   "{\"type\":\"train\",\"step\":1,\"loss\":2.5,\"nll\":2.4}\n"
                                   "{\"type\":\"valid\",\"step\":1,\"ce\":2.6,\"bleu\":1.5}\n"),
               checkpoints = dir.file("checkpoints"), keys = dir.write("keys.txt", "0123456789abcdef\n"),
-              chat_template = dir.write("chat.jinja", "{% for m in messages %}{{ m.role }}: {{ m.content }}\n"
-                                                      "{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}"),
-              messages = dir.write("messages.json", R"([{"role": "user", "content": "veinte"}])"),
-              bad_template = dir.write("bad.jinja", "fine\n{{ messages | wordwrap }}"), chat = dir.file("chat.htp"),
               out = dir.file("out");
   std::string missing = dir.file("no/such/file"), empty = dir.write("empty.txt", ""),
               nul = dir.write("nul.bin", std::string(4096, '\0')), random = dir.write("random.bin", random_bytes()),
@@ -130,11 +129,6 @@ struct Files {
     for (int id = 0; id < v.size(); ++id) pieces += v.piece(id) + "\n";
     dir.write("ids.txt", pieces);
     dir.write("config.json", to_json(read_model_config(SafetensorsFile::read(model))));
-    // The language model with a chat template, as `heptapod convert LM --chat-template FILE` writes it.
-    const SafetensorsFile file = SafetensorsFile::read(lm);
-    std::map<std::string, std::string> metadata = file.metadata();
-    metadata[kChatTemplateMetadata] = to_json(StoredChatTemplate{test::slurp(chat_template), {}});
-    rewrite_model_metadata(file, metadata, chat);
     fs::create_directories(checkpoints);
     for (const char* name : {"step-00000001.htp", "step-00000002.htp"}) fs::copy_file(model, checkpoints + "/" + name);
     fs::create_directories(empty_dir);
@@ -201,6 +195,8 @@ std::vector<BadValue> bad_values(Kind kind, const Files& f) {
       return {};
     case Kind::TextFile:
       return with(inputs({f.empty}), invalid_line);
+    case Kind::TemplateFile:
+      return with(inputs({f.empty, f.unclosed_template, f.nul}), {f.invalid_utf8, "line 2"});
     case Kind::LenientText: {
       BadValue warned = invalid_line;
       warned.accepted = true;
@@ -472,25 +468,6 @@ std::vector<Subcommand> table(const Files& f) {
               {"--threads", K::Threads}},
              precision}),
        f.out},
-      {"chat",
-       {{"--model", f.chat}, {"--messages", f.messages}, {"--max-tokens", "3"}},
-       rows({{{"--model", K::ModelFile},
-              {"--system", K::Text},
-              {"--messages", K::JsonFile},
-              {"--render", K::Flag},
-              {"--max-tokens", K::Positive},
-              {"--temperature", K::NonNegativeNumber},
-              {"--top-k", K::NonNegative},
-              {"--top-p", K::UnitInterval},
-              {"--seed", K::Seed},
-              {"--stop", K::Text},
-              {"--repetition-penalty", K::PositiveNumber},
-              {"--no-repeat-ngram", K::NonNegative},
-              {"--cache", K::Choice},
-              {"--logprobs", K::Bounded},
-              {"--threads", K::Threads}},
-             precision}),
-       ""},
       {"score",
        {{"--model", f.model}, {"--source", f.in}, {"--target", f.ref}, {"--output", f.out}},
        rows({{{"--model", K::ModelFile},
@@ -605,10 +582,6 @@ std::vector<Subcommand> table(const Files& f) {
         {"--target-ids", K::TextFile},
         {"--unk-piece", K::Text}},
        f.out},
-      {"convert --chat-template",
-       {{"input", f.lm}, {"--chat-template", f.chat_template}, {"--output", f.out}},
-       {{"--chat-template", K::TextFile}, {"--no-chat-template", K::Flag}},
-       f.out},
       {"convert --from marian",
        {{"input", fixtures + "/marian"}, {"--from", "marian"}, {"--output", f.out}},
        {{"input", K::ModelDir}},
@@ -620,6 +593,29 @@ std::vector<Subcommand> table(const Files& f) {
         {"--output", f.out}},
        {{"--spm", K::VocabFile}},
        f.out},
+      {"convert (a model file's chat template)",
+       {{"input", f.lm}, {"--chat-template", test::chat_template_file()}, {"--output", f.out}},
+       {{"--chat-template", K::TemplateFile}, {"--no-chat-template", K::Flag}},
+       f.out},
+      {"chat",
+       {{"--model", f.chat}, {"--messages", f.messages}, {"--max-tokens", "3"}},
+       rows({{{"--model", K::ModelFile},
+              {"--system", K::Text},
+              {"--messages", K::JsonFile},
+              {"--render", K::Flag},
+              {"--max-tokens", K::Positive},
+              {"--temperature", K::NonNegativeNumber},
+              {"--top-k", K::NonNegative},
+              {"--top-p", K::UnitInterval},
+              {"--seed", K::Seed},
+              {"--stop", K::Text},
+              {"--repetition-penalty", K::PositiveNumber},
+              {"--no-repeat-ngram", K::NonNegative},
+              {"--cache", K::Choice},
+              {"--logprobs", K::Bounded},
+              {"--threads", K::Threads}},
+             precision}),
+       ""},
       {"bleu",
        {{"references", f.ref}, {"--input", f.in}},
        {{"references", K::TextFile},
@@ -717,16 +713,6 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"average", {{"inputs", std::nullopt}}, "--dir"},
       {"average", {{"--last", "2"}}, "--last"},
       {"convert", {{"--norm", std::nullopt}}, "--norm"},
-      {"convert", {{"--chat-template", f.chat_template}}, "decoder-only"},
-      {"convert --chat-template", {{"--no-chat-template", std::nullopt}}, "--no-chat-template"},
-      {"convert --chat-template", {{"--chat-template", std::nullopt}}, "--chat-template"},
-      {"convert --chat-template", {{"--chat-template", f.bad_template}}, "line 2"},
-      {"chat", {{"--model", f.lm}}, "--chat-template"},
-      {"chat", {{"--model", f.model}}, "decoder-only"},
-      {"chat", {{"--messages", std::nullopt}, {"--render", std::nullopt}}, "--messages"},
-      {"chat", {{"--messages", std::nullopt}, {"--logprobs", "2"}}, "--messages"},
-      {"chat", {{"--messages", f.wrong_types}}, "messages"},
-      {"chat", {{"--stop", ""}}, "--stop"},
       {"convert", {{"--config", f.config}}, "--config"},
       {"convert", {{"--spm", f.vocab}}, "--spm"},
       {"convert --from heptapod", {{"--config", std::nullopt}}, "--config"},
@@ -736,6 +722,15 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"convert --from heptapod", {{"--unk-piece", "<nothing>"}}, f.ids},
       {"convert --from heptapod", {{"--source-ids", std::nullopt}, {"--target-ids", std::nullopt}}, "--unk-piece"},
       {"convert --from marian", {{"--source-spm", f.vocab}, {"--target-spm", f.vocab}}, "--source-spm"},
+      {"convert (a model file's chat template)", {{"--no-chat-template", std::nullopt}}, "--no-chat-template"},
+      {"convert (a model file's chat template)", {{"--chat-template", std::nullopt}}, "--chat-template"},
+      {"convert (a model file's chat template)", {{"input", f.encoder}}, "decoder-only"},
+      {"chat", {{"--messages", std::nullopt}, {"--render", std::nullopt}}, "--messages"},
+      {"chat", {{"--model", f.lm}}, "--chat-template"},
+      {"chat", {{"--model", f.model}}, "decoder-only"},
+      {"chat", {{"--stop", ""}}, "--stop"},
+      {"chat", {{"--messages", std::nullopt}, {"--logprobs", "2"}}, "--messages"},
+      {"chat", {{"--messages", f.wrong_types}}, "\"messages\""},
       {"bleu", {{"--metrics", "bleu,bogus"}}, "--metrics"},
       {"bleu", {{"--metrics", ","}}, "--metrics"},
       {"error-rate", {{"--separator", ""}}, "--separator"},

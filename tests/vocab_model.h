@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heptapod/data/model_vocab.h"
+#include "heptapod/data/stored_chat_template.h"
 #include "heptapod/data/text_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
@@ -50,6 +51,24 @@ inline std::string make_language_model(const std::string& path, int learned_posi
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 10);
   save_model(path, model, {}, vocabulary_tensors(vocabs));
+  return path;
+}
+
+// The ChatML-like chat template of the tests (tests/chat/chatml_like.jinja).
+inline std::string chat_template_file() { return std::string(HEPTAPOD_FIXTURES) + "/../chat/chatml_like.jinja"; }
+
+// make_language_model(64 positions) with the tests' chat template, written to `path` as `heptapod convert
+// --chat-template` writes it; returns `path`.
+inline std::string make_chat_model(const std::string& path) {
+  const std::string plain = path + ".plain";
+  make_language_model(plain, 64);
+  {
+    const SafetensorsFile file = SafetensorsFile::read(plain);
+    std::map<std::string, std::string> metadata = file.metadata();
+    metadata[kChatTemplateMetadata] = to_json(StoredChatTemplate{slurp(chat_template_file()), {}});
+    rewrite_model_metadata(file, metadata, path);
+  }
+  fs::remove(plain);
   return path;
 }
 

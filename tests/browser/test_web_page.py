@@ -4,9 +4,10 @@
     test_web_page.py --heptapod BIN --make-model BIN --data tests/data --output DIR
 
 Writes the tests' four random-weights models (`make_test_model PATH KIND`: translation, generation,
-classification, embedding), starts `heptapod serve -m es-en=MT -m writer=LM -m topics=CLF -m vec=ENC --port 0
---compute-type int8 --max-characters N` on 127.0.0.1 and checks, on the page:
-- that it shows the four panels, each kind's select listing its model;
+classification, embedding) and a chat model (the language model with tests/chat/chatml_like.jinja as its chat
+template, by `heptapod convert --chat-template`), starts `heptapod serve -m es-en=MT -m writer=LM -m topics=CLF
+-m vec=ENC -m talker=CHAT --port 0 --compute-type int8 --max-characters N` on 127.0.0.1 and checks, on the page:
+- that it shows the four panels, each kind's select listing its models (the generation select both);
 - translation: that the pair select lists "Spanish → English"; that a sentence of numbers.dev.es translates to
   the bytes `heptapod translate` prints for it; that ticking "alternatives" lists the CLI's `--nbest`
   hypotheses 2..K; that two lines (sent with Ctrl+Enter) translate line by line; that a request over the
@@ -15,6 +16,13 @@ classification, embedding), starts `heptapod serve -m es-en=MT -m writer=LM -m t
   ends as the new text `heptapod generate --temperature 1 --top-k 0 --top-p 1 --seed 7 --max-tokens 12` prints,
   added to the output piece by piece (a MutationObserver counts the additions); that Stop ends a request; that
   a request beyond the model's context shows the server's error message;
+- chat (streamed /v1/chat/completions), the chat model selected: that the panel becomes a conversation; that
+  with a system message, temperature 1, seed 7 and 8 tokens each of two turns (the second sent with
+  Ctrl+Enter) gets, piece by piece, the reply `heptapod chat --messages FILE --temperature 1 --top-k 0 --top-p 1
+  --seed 7 --max-tokens 8` prints for the conversation so far, the log showing the user's and the model's
+  messages apart, as text; that a conversation beyond the context shows the server's error message and drops
+  the turn; that Stop ends a reply; that New conversation clears the log, after which the first turn gets its
+  first reply again; and that selecting the language model brings the completion panel back;
 - classification: that the bars are labelled number and word, in the order and with the percentages (one
   decimal) of `heptapod classify --top-k 2 --json`, each bar as wide as its probability;
 - embedding: that the dimension and the cosine similarity (4 decimals) of two lines are those of the vectors
@@ -51,6 +59,10 @@ SEED = 7              # generation: the seed, temperature and token count typed 
 TEMPERATURE = 1
 MAX_TOKENS = 12
 TOO_MANY_TOKENS = 100  # over the test language model's 64 positions, under the server's --max-new-tokens
+CHAT_TOKENS = 8       # chat: the reply length typed into the page (two turns and replies within 64 positions)
+CHAT_SYSTEM = "count"  # chat: the system message typed into the page, and the two user turns (short: the
+CHAT_TURNS = ["ninety-one thousand", "three hundred and six"]  # conversation must fit the 64 positions)
+CHAT_TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "chat", "chatml_like.jinja")
 WAIT_S = 30           # the longest any single wait on the page may take
 SKIP = 77
 
@@ -225,6 +237,18 @@ def cli_generation(heptapod, model, prompt):
     line = out[:-1].decode("utf-8")
     check(line.startswith(prompt), f"heptapod generate printed {line!r}, which does not begin with the prompt")
     return line[len(prompt):]
+
+
+def cli_chat(heptapod, model, messages, workdir):
+    """The reply `heptapod chat --messages` prints for messages at the page's chat settings."""
+    path = os.path.join(workdir, "messages.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(messages, f)
+    out = run([heptapod, "chat", "-m", model, "--compute-type", "int8", "--messages", path,
+               "--temperature", str(TEMPERATURE), "--top-k", "0", "--top-p", "1", "--seed", str(SEED),
+               "--max-tokens", str(CHAT_TOKENS)])
+    check(out.endswith(b"\n") and out.count(b"\n") == 1, f"heptapod chat --messages printed {out!r}, not one line")
+    return out[:-1].decode("utf-8")
 
 
 def cli_classes(heptapod, model, text):
@@ -427,6 +451,132 @@ def check_generation(page, server, heptapod, model_name, model, prompt, output_d
     page.set_field("generation-max-tokens", str(MAX_TOKENS))
 
 
+def chat_log(page):
+    """The chat log's messages: [(role, label, text)], each text the exact textContent of its text element,
+    which must hold text nodes alone (model output never becomes HTML)."""
+    return page.driver.execute_script("""
+        return [...document.querySelectorAll("#chat-log .message")].map((m) => {
+          const text = m.querySelector(".message-text");
+          if ([...text.childNodes].some((n) => n.nodeType !== Node.TEXT_NODE)) throw new Error("markup in a message");
+          return [m.dataset.role, m.querySelector(".message-role").textContent, text.textContent];
+        });""")
+
+
+def check_chat(page, server, heptapod, model_name, model, turns, output_dir, workdir):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    driver = page.driver
+    system = [{"role": "system", "content": CHAT_SYSTEM}]
+    first = cli_chat(heptapod, model, system + [{"role": "user", "content": turns[0]}], workdir)
+    second = cli_chat(heptapod, model, system + [{"role": "user", "content": turns[0]},
+                                                 {"role": "assistant", "content": first},
+                                                 {"role": "user", "content": turns[1]}], workdir)
+    check(first and second, f"heptapod chat made an empty reply ({first!r}, {second!r}): nothing to compare")
+    log(f"turns: {turns!r}\nCLI replies: {first!r}, {second!r}")
+
+    Select(page.el("generation-model")).select_by_value(model_name)
+    check(page.displayed("chat-view") and not page.displayed("completion-view"),
+          "the chat model's panel is not a conversation (or still shows the completion view)")
+    check(page.content("generation-heading") == "Chat", f"heading {page.content('generation-heading')!r}")
+    check(chat_log(page) == [], f"a new model's conversation is not empty: {chat_log(page)!r}")
+    page.set_field("generation-max-tokens", str(CHAT_TOKENS))
+    page.set_field("generation-temperature", str(TEMPERATURE))
+    page.set_field("generation-seed", str(SEED))
+    page.set_field("chat-system", CHAT_SYSTEM)
+
+    # Turn 1, sent with the button.
+    page.set_source(turns[0], "chat-input")
+    state = page.run_action("chat-send", "chat-status", "chat reply")
+    check(state == "done", f"the first chat turn failed on the page: {page.content('chat-status')!r}")
+    check(chat_log(page) == [["user", "You", turns[0]], ["assistant", "Model", first]],
+          f"after one turn the log holds {chat_log(page)!r}; heptapod chat replies {first!r}")
+    check(page.el("chat-input").get_attribute("value") == "", "the input keeps the sent text")
+    check(page.content("chat-status").startswith("Replied with"), f"status {page.content('chat-status')!r}")
+
+    # Turn 2, sent with Ctrl+Enter; the pieces of the reply counted as they are added.
+    driver.execute_script("""
+        const counts = window.heptapodChat = { pieces: 0 };
+        counts.add = (records) => {
+          for (const r of records)
+            if (r.type === "childList" && r.addedNodes.length && r.target.classList &&
+                r.target.classList.contains("message-text") && r.target.parentElement.dataset.role === "assistant")
+              counts.pieces += 1;
+        };
+        counts.observer = new MutationObserver(counts.add);
+        counts.observer.observe(arguments[0], { childList: true, subtree: true });""", page.el("chat-log"))
+    page.set_source(turns[1], "chat-input")
+    driver.execute_script("delete arguments[0].dataset.state;", page.el("chat-status"))
+    page.el("chat-input").send_keys(Keys.CONTROL, Keys.ENTER)
+    state = page.wait_state("chat-status", ("done", "error"), "second chat reply")
+    check(state == "done", f"the second chat turn failed on the page: {page.content('chat-status')!r}")
+    pieces = driver.execute_script("""
+        const counts = window.heptapodChat;
+        counts.add(counts.observer.takeRecords());
+        counts.observer.disconnect();
+        return counts.pieces;""")
+    expected_log = [["user", "You", turns[0]], ["assistant", "Model", first],
+                    ["user", "You", turns[1]], ["assistant", "Model", second]]
+    check(chat_log(page) == expected_log,
+          f"after two turns the log holds {chat_log(page)!r}; heptapod chat replies {first!r}, then {second!r}")
+    check(pieces > 1, f"the second reply was added in {pieces} piece(s): not streamed")
+    messages = page.driver.find_elements("css selector", "#chat-log .message")
+    user_x, model_x = messages[2].rect["x"], messages[3].rect["x"]
+    check(user_x > model_x, f"the user's message (x {user_x}) and the model's (x {model_x}) are not set apart")
+    log(f"page chat matches the CLI over two turns, the second reply in {pieces} pieces; "
+        f"{page.content('chat-status')!r}")
+    screenshot_panel(page, "generation-panel", os.path.join(output_dir, "web_page_chat.png"))
+
+    # A turn the server refuses (no room within the context): its message on the page, the turn dropped.
+    too_long = system + [{"role": "user", "content": turns[0]}, {"role": "assistant", "content": first},
+                         {"role": "user", "content": turns[1]}, {"role": "assistant", "content": second},
+                         {"role": "user", "content": turns[0]}]
+    body = {"model": model_name, "messages": too_long, "max_tokens": TOO_MANY_TOKENS, "temperature": TEMPERATURE,
+            "seed": SEED, "stream": True, "stream_options": {"include_usage": True}}
+    status, reply = http(server.url + "/v1/chat/completions", body)
+    check(status == 400 and isinstance(reply, dict) and isinstance(reply.get("error"), dict)
+          and reply["error"].get("message"),
+          f"the server answered a chat of {TOO_MANY_TOKENS} tokens with {status} {reply!r}, not 400 with a message")
+    page.set_field("generation-max-tokens", str(TOO_MANY_TOKENS))
+    page.set_source(turns[0], "chat-input")
+    state = page.run_action("chat-send", "chat-status", "chat error")
+    status_text = page.content("chat-status")
+    check(state == "error", f"a chat beyond the context is not an error on the page: {status_text!r}")
+    check(reply["error"]["message"] in status_text,
+          f"the page says {status_text!r}, not the server's {reply['error']['message']!r}")
+    check(chat_log(page) == expected_log, f"the refused turn stays in the log: {chat_log(page)!r}")
+    check(page.el("chat-input").get_attribute("value") == turns[0], "the refused turn's text is not back in the input")
+    error_shot = os.path.join(output_dir, "web_page_chat_error.png")
+    screenshot_panel(page, "generation-panel", error_shot)
+    log(f"chat error shown: {status_text!r}")
+    page.set_field("generation-max-tokens", str(CHAT_TOKENS))
+
+    # Stop, clicked at once after Send: the reply ends, the buttons return.
+    driver.execute_script("arguments[0].click(); arguments[1].click();", page.el("chat-send"), page.el("chat-stop"))
+    state = page.wait_state("chat-status", ("stopped", "done", "error"), "chat stop")
+    check(state == "stopped", f"Stop did not stop the reply: {page.content('chat-status')!r}, state {state!r}")
+    check(page.el("chat-send").is_enabled() and not page.el("chat-stop").is_enabled(),
+          "the buttons do not return to Send enabled, Stop disabled after Stop")
+    log("Stop aborts the chat request")
+
+    # New conversation: the log cleared, and the conversation with it: the first turn gets its first reply.
+    page.el("chat-reset").click()
+    check(chat_log(page) == [], f"New conversation leaves {chat_log(page)!r} in the log")
+    check(page.content("chat-status") == "", f"New conversation leaves the status {page.content('chat-status')!r}")
+    page.set_source(turns[0], "chat-input")
+    state = page.run_action("chat-send", "chat-status", "chat reply after a reset")
+    check(state == "done", f"the turn after New conversation failed: {page.content('chat-status')!r}")
+    check(chat_log(page) == [["user", "You", turns[0]], ["assistant", "Model", first]],
+          f"after New conversation the first turn gives {chat_log(page)!r}, not the fresh reply {first!r}")
+    log("New conversation clears the log and the conversation")
+
+    # The language model without a template: the completion panel again.
+    Select(page.el("generation-model")).select_by_value("writer")
+    check(page.displayed("completion-view") and not page.displayed("chat-view"),
+          "selecting the language model does not bring the completion view back")
+    check(page.content("generation-heading") == "Generate", f"heading {page.content('generation-heading')!r}")
+
+
 def check_classification(page, heptapod, model_name, model, text, output_dir):
     from selenium.webdriver.support.ui import Select
 
@@ -473,7 +623,7 @@ def check_embedding(page, heptapod, model_name, model, texts, output_dir):
     screenshot_panel(page, "embedding-panel", os.path.join(output_dir, "web_page_embedding.png"))
 
 
-def check_page(driver, server, heptapod, models, data_dir, output_dir):
+def check_page(driver, server, heptapod, models, chat_model, data_dir, output_dir, workdir):
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     model = models["translation"][1]
@@ -506,7 +656,9 @@ def check_page(driver, server, heptapod, models, data_dir, output_dir):
     except Exception:
         raise TestFailure(f"the language list stayed empty for {WAIT_S} s")
     page = Page(driver)
-    check_panels(page, {kind: [name] for kind, (name, _) in models.items()})
+    listed = {kind: [name] for kind, (name, _) in models.items()}
+    listed["generation"].append(chat_model[0])
+    check_panels(page, listed)
     log("the page shows the four panels")
     pairs = Select(page.el("pair"))
     names = [o.text for o in pairs.options]
@@ -580,6 +732,7 @@ def check_page(driver, server, heptapod, models, data_dir, output_dir):
 
     # 6. The other kinds' panels, each against its CLI.
     check_generation(page, server, heptapod, *models["generation"], prompt, output_dir)
+    check_chat(page, server, heptapod, *chat_model, CHAT_TURNS, output_dir, workdir)
     check_classification(page, heptapod, *models["classification"], english[1], output_dir)
     check_embedding(page, heptapod, *models["embedding"], english[:2], output_dir)
 
@@ -594,7 +747,8 @@ def check_page(driver, server, heptapod, models, data_dir, output_dir):
     check(network, "the performance log recorded no request")
     elsewhere = [u for u in network if not u.startswith(origin)]
     check(not elsewhere, f"the page asked for {elsewhere!r}: not self-contained")
-    for path in ("/translate", "/v1/models", "/v1/completions", "/v1/classify", "/v1/embeddings"):
+    for path in ("/translate", "/v1/models", "/v1/completions", "/v1/chat/completions", "/v1/classify",
+                 "/v1/embeddings"):
         check(server.url + path in network, f"no {path} in the performance log")
     console = driver.get_log("browser")
     script_errors = [e for e in console if e.get("source") == "javascript" or
@@ -644,12 +798,15 @@ def main():
         try:
             for kind, (_, path) in models.items():
                 run([args.make_model, path, kind])
-            server = Server(args.heptapod, list(models.values()), workdir,
+            chat_model = ("talker", os.path.join(workdir, "chat.htp"))
+            run([args.heptapod, "convert", models["generation"][1], "--chat-template", CHAT_TEMPLATE,
+                 "-o", chat_model[1]])
+            server = Server(args.heptapod, list(models.values()) + [chat_model], workdir,
                             ["--max-characters", str(MAX_CHARACTERS)])
             server.wait_ready()
             log(f"server ready at {server.url}")
             driver = start_browser(workdir)
-            check_page(driver, server, args.heptapod, models, args.data, args.output)
+            check_page(driver, server, args.heptapod, models, chat_model, args.data, args.output, workdir)
             server.stop()
             log("server stopped on SIGTERM with exit status 0")
             server = Server(args.heptapod, [models["translation"]], workdir, [], "serve-translation-only.log")

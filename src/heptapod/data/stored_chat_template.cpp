@@ -104,10 +104,12 @@ std::optional<StoredChatTemplate> read_checkpoint_chat_template(const std::strin
 
 StoredChatTemplate read_chat_template_file(const std::string& path, const std::optional<StoredChatTemplate>& base) {
   const std::string text = read_file(path);
-  const std::size_t bad = find_invalid_utf8(text);
+  // Text, not bytes: the first invalid UTF-8 sequence or NUL byte is refused by its line.
+  const std::size_t bad = std::min(find_invalid_utf8(text), text.find('\0'));
   if (bad != std::string::npos) {
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
-    throw Error(path + ":" + std::to_string(line) + ": invalid UTF-8 (a chat template is UTF-8 text)");
+    throw Error(path + ": line " + std::to_string(line) + ": " +
+                (text[bad] == '\0' ? "a NUL byte" : "invalid UTF-8") + " (a chat template is UTF-8 text)");
   }
   const json parsed = json::parse(text, nullptr, false);
   StoredChatTemplate chat;

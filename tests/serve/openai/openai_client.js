@@ -1,22 +1,26 @@
 // Drives a running `heptapod serve` with OpenAI's official JavaScript client library (the npm package
 // "openai", fetched by fetch_openai.sh) and checks its OpenAI-compatible API (GET /v1/models,
-// POST /v1/completions, POST /v1/embeddings) as that library sees it: the replies parse into the library's
-// types, streams iterate, embeddings decode from base64, and errors surface as the library's exception classes.
-// Texts and vectors are compared with what the `heptapod generate` / `heptapod embed` command lines print for
-// the same model, prompt and seed (the references run.sh computes).
+// POST /v1/completions, POST /v1/chat/completions, POST /v1/embeddings) as that library sees it: the replies
+// parse into the library's types, streams iterate, embeddings decode from base64, and errors surface as the
+// library's exception classes. Texts and vectors are compared with what the `heptapod generate` /
+// `heptapod chat --messages` / `heptapod embed` command lines print for the same model, prompt and seed (the
+// references run.sh computes).
 //
 // Usage: node openai_client.js CONFIG.json      (CommonJS; Node 20 or later)
 // CONFIG.json, written by run.sh:
 //   openai      absolute path of the unpacked package (OUTDIR/node_modules/openai)
 //   url         the server, "http://127.0.0.1:PORT" (the client gets baseURL url + "/v1")
 //   apiKey      the key to send (the server under test runs without --api-keys, so any string)
-//   models      [{id, kind, labels?}] in the server's -m order
+//   models      [{id, kind, labels?, context_length?, chat?}] in the server's -m order
 //   generation  the language model's name;  max_tokens: the max_tokens every completion asks for
 //   completions [{prompt, seed, reference}]: reference = the CLI's output line (prompt + new text) for
 //               --temperature 1 --top-k 0 --top-p 1 --seed SEED --max-tokens max_tokens; the first is the main
 //               case, and all of them (8) run concurrently
 //   pairPrompts two prompts for the n = 2 checks
 //   embeddings  [{model, input: [two strings], vectors: [[...], [...]]}]: vectors = `heptapod embed`'s lines
+//   chat        {model, seed, messages, reference, rendered}: a chat model (one with a chat template), a
+//               conversation, the reply `heptapod chat --messages` prints for it at the completions' sampling
+//               settings with that seed (without its newline), and the prompt `heptapod chat --render` prints
 //   keyed       null, or {url, key, model, embedding}: a second server started with --api-keys holding `key`
 // Every check runs (a failure does not stop the later ones); each prints "ok - NAME" or "not ok - NAME" with the
 // reason. Exit status 0 when all pass, 1 otherwise.
@@ -78,8 +82,9 @@ function checkUsage(usage, what) {
     what + ': total_tokens is not prompt_tokens + completion_tokens');
 }
 
-// Checks a non-streamed completion's envelope; returns its choices ordered by index.
-function checkCompletion(r, choices) {
+// Checks a non-streamed completion's envelope (logprobs null unless `logprobs` was asked for); returns its choices
+// ordered by index.
+function checkCompletion(r, choices, logprobs = false) {
   assert.equal(r.object, 'text_completion');
   assert.match(r.id, /^cmpl-[0-9a-f]+$/, 'id');
   assert.ok(Number.isInteger(r.created) && Math.abs(r.created - Date.now() / 1000) < 3600, 'created ' + r.created);
@@ -89,7 +94,7 @@ function checkCompletion(r, choices) {
     'choice indices');
   for (const c of r.choices) {
     assert.equal(typeof c.text, 'string', 'choice ' + c.index + ': text');
-    assert.equal(c.logprobs, null, 'choice ' + c.index + ': logprobs');
+    if (!logprobs) assert.equal(c.logprobs, null, 'choice ' + c.index + ': logprobs');
     assert.ok(c.finish_reason === 'stop' || c.finish_reason === 'length',
       'choice ' + c.index + ': finish_reason ' + c.finish_reason);
   }
@@ -132,6 +137,126 @@ async function drain(stream, choices) {
   return { texts, finish, usage, events };
 }
 
+// The request body of the chat checks: the chat reference's conversation and sampling settings.
+const chatRequest = (extra = {}) => ({
+  model: cfg.chat.model, messages: cfg.chat.messages, seed: cfg.chat.seed, temperature: 1, top_p: 1, max_tokens: MAX,
+  ...extra,
+});
+
+// Checks a non-streamed chat completion's envelope; returns its choices ordered by index.
+function checkChatCompletion(r, choices) {
+  assert.equal(r.object, 'chat.completion');
+  assert.match(r.id, /^chatcmpl-[0-9a-f]+$/, 'id');
+  assert.ok(Number.isInteger(r.created) && Math.abs(r.created - Date.now() / 1000) < 3600, 'created ' + r.created);
+  assert.equal(r.model, cfg.chat.model);
+  assert.ok(Array.isArray(r.choices), 'choices is not an array');
+  assert.deepEqual(r.choices.map((c) => c.index).sort((a, b) => a - b), [...Array(choices).keys()],
+    'choice indices');
+  for (const c of r.choices) {
+    assert.equal(c.message.role, 'assistant', 'choice ' + c.index + ': role');
+    assert.equal(typeof c.message.content, 'string', 'choice ' + c.index + ': content');
+    assert.ok(c.finish_reason === 'stop' || c.finish_reason === 'length',
+      'choice ' + c.index + ': finish_reason ' + c.finish_reason);
+  }
+  checkUsage(r.usage, 'usage');
+  assert.ok(r.usage.completion_tokens <= choices * MAX, 'completion_tokens above n * max_tokens');
+  return [...r.choices].sort((a, b) => a.index - b.index);
+}
+
+// Iterates a chat completion stream: each choice's first delta says role "assistant", its content deltas follow,
+// a finish_reason ends it, and with include_usage one last chunk has no choices and the usage. Returns
+// {texts: index -> joined content, finish: index -> reason, logprobs: index -> joined logprobs.content, usage}.
+async function drainChat(stream, choices) {
+  assert.ok(stream && typeof stream[Symbol.asyncIterator] === 'function', 'stream: true gave no stream to iterate');
+  const texts = new Map();
+  const finish = new Map();
+  const logprobs = new Map();
+  let usage = null;
+  let id = null;
+  for await (const ev of stream) {
+    assert.equal(usage, null, 'a chunk after the usage chunk');
+    assert.equal(ev.object, 'chat.completion.chunk', 'chunk object');
+    assert.equal(ev.model, cfg.chat.model, 'chunk model');
+    if (id === null) id = ev.id;
+    assert.equal(ev.id, id, 'every chunk of a stream has the same id');
+    assert.ok(Array.isArray(ev.choices), 'chunk choices is not an array');
+    for (const c of ev.choices) {
+      assert.ok(Number.isInteger(c.index) && c.index >= 0 && c.index < choices, 'chunk choice index ' + c.index);
+      assert.ok(!finish.has(c.index), 'choice ' + c.index + ' has a chunk after its finish_reason');
+      assert.ok(c.delta && typeof c.delta === 'object', 'chunk without a delta');
+      if (!texts.has(c.index)) assert.equal(c.delta.role, 'assistant', 'choice ' + c.index + ': the first delta\'s role');
+      else assert.equal(c.delta.role, undefined, 'choice ' + c.index + ': a role after the first delta');
+      if (c.delta.content !== undefined) assert.equal(typeof c.delta.content, 'string', 'delta content');
+      texts.set(c.index, (texts.get(c.index) || '') + (c.delta.content || ''));
+      if (c.logprobs && c.logprobs.content)
+        logprobs.set(c.index, (logprobs.get(c.index) || []).concat(c.logprobs.content));
+      if (c.finish_reason !== null && c.finish_reason !== undefined) finish.set(c.index, c.finish_reason);
+    }
+    if (ev.usage) {
+      assert.equal(ev.choices.length, 0, 'the usage chunk has choices');
+      usage = ev.usage;
+    }
+  }
+  assert.match(id || '', /^chatcmpl-[0-9a-f]+$/, 'stream id');
+  for (let i = 0; i < choices; ++i)
+    assert.ok(finish.has(i), 'choice ' + i + ': no chunk carried its finish_reason');
+  return { texts, finish, logprobs, usage };
+}
+
+// A token's text in the reply: its own, except the unknown piece, which a token names as "<unk>" (a special
+// token as its piece is written) and the test vocabulary's text shows as SentencePiece's " \u2047 ". A random
+// model may sample it.
+const surface = (token) => (token === '<unk>' ? ' \u2047 ' : token);
+
+// Checks a chat reply's logprobs.content against its text and `top` (the request's top_logprobs): the tokens
+// spell the text, each logprob is finite and <= 0, each token's bytes are its UTF-8, its top_logprobs are `top`
+// entries, most likely first, and the token taken has its own logprob among them, or none above theirs.
+function checkChatLogprobs(logprobs, text, top, completionTokens, what) {
+  assert.ok(logprobs && Array.isArray(logprobs.content), what + ': no logprobs.content');
+  const content = logprobs.content;
+  assert.equal(content.map((e) => surface(e.token)).join(''), text, what + ': the tokens do not spell the reply');
+  assert.ok(content.length >= 1 && content.length <= completionTokens,
+    what + ': ' + content.length + ' entries for ' + completionTokens + ' completion tokens');
+  const lp = (e, where) => {
+    assert.ok(Number.isFinite(e.logprob) && e.logprob <= 0, where + ': logprob ' + e.logprob);
+    assert.deepEqual(e.bytes, [...Buffer.from(e.token, 'utf8')], where + ': bytes of ' + JSON.stringify(e.token));
+    return e.logprob;
+  };
+  for (const [i, e] of content.entries()) {
+    const where = what + ': token ' + i;
+    const chosen = lp(e, where);
+    assert.equal(e.top_logprobs.length, top, where + ': top_logprobs entries');
+    const tops = e.top_logprobs.map((t, k) => lp(t, where + ', top ' + k));
+    for (let k = 1; k < tops.length; ++k) assert.ok(tops[k - 1] >= tops[k], where + ': top_logprobs not sorted');
+    const same = e.top_logprobs.find((t) => t.token === e.token);
+    if (same) assert.equal(same.logprob, chosen, where + ': the token taken has another logprob among the top');
+    else if (top > 0) assert.ok(chosen <= tops[top - 1], where + ': a token above the top ones is not among them');
+  }
+}
+
+// Checks a completion choice's logprobs (`logprobs: top`): tokens spelling the text, finite logprobs <= 0, each
+// position's top_logprobs (up to top + 1 entries) holding the token taken with its own logprob, and text_offset
+// the characters before each token.
+function checkCompletionLogprobs(logprobs, text, top, what) {
+  assert.ok(logprobs && Array.isArray(logprobs.tokens), what + ': no logprobs.tokens');
+  const { tokens, token_logprobs: values, top_logprobs: tops, text_offset: offsets } = logprobs;
+  assert.equal(tokens.map(surface).join(''), text, what + ': the tokens do not spell the text');
+  assert.equal(values.length, tokens.length, what + ': token_logprobs');
+  assert.equal(tops.length, tokens.length, what + ': top_logprobs');
+  assert.equal(offsets.length, tokens.length, what + ': text_offset');
+  let at = 0;
+  for (const [i, token] of tokens.entries()) {
+    const where = what + ': token ' + i;
+    assert.ok(Number.isFinite(values[i]) && values[i] <= 0, where + ': logprob ' + values[i]);
+    assert.equal(offsets[i], at, where + ': text_offset');
+    at += [...surface(token)].length;
+    const entries = Object.entries(tops[i]);
+    assert.ok(entries.length >= Math.min(1, top) && entries.length <= top + 1, where + ': ' + entries.length + ' top entries');
+    for (const [, v] of entries) assert.ok(Number.isFinite(v) && v <= 0, where + ': top logprob ' + v);
+    assert.equal(tops[i][token], values[i], where + ': the token taken is not among its top_logprobs');
+  }
+}
+
 // Expects `promise` to reject with the library's class `Class` and HTTP status `status`; returns the error.
 async function expectError(promise, Class, status, { mentions, param } = {}) {
   let err = null;
@@ -171,6 +296,7 @@ async function run() {
         m.id + ': context_length ' + m.context_length);
       if (want.labels) assert.deepEqual(m.labels, want.labels, m.id + ': labels');
       if (want.context_length !== undefined) assert.equal(m.context_length, want.context_length, m.id + ': context_length');
+      if (want.chat !== undefined) assert.equal(m.chat, want.chat, m.id + ': chat');
     }
   });
   await check('models.retrieve(id): the same object as in the list', async () => {
@@ -285,6 +411,152 @@ async function run() {
     }
   });
 
+  // ---------------- chat completions ----------------
+  const chat = cfg.chat;
+  let chatReply = null;
+  await check('chat.completions.create: the reply `heptapod chat --messages` prints for the same seed', async () => {
+    const r = await client.chat.completions.create(chatRequest());
+    const [c] = checkChatCompletion(r, 1);
+    assert.equal(c.message.content, chat.reference, 'the reply vs `heptapod chat --messages`');
+    assert.equal(c.logprobs, null, 'logprobs without asking');
+    if (c.finish_reason === 'length') assert.equal(r.usage.completion_tokens, MAX, 'length: completion_tokens');
+    chatReply = r;
+  });
+  await check('chat.completions.create: usage.prompt_tokens counts the tokens of `heptapod chat --render`', async () => {
+    assert.ok(chatReply, 'no chat reply');
+    // The rendered prompt as a completion's prompt, tokenized as the server tokenizes any prompt. The template
+    // writes no start token, so the chat's prompt tokens are exactly these (chat_prompt.h: a start token the
+    // rendering begins with would be the one generation feeds first, not counted twice).
+    const r = await client.completions.create({ model: chat.model, prompt: chat.rendered, max_tokens: 1 });
+    assert.equal(chatReply.usage.prompt_tokens, r.usage.prompt_tokens,
+      'chat prompt_tokens vs the completion of ' + JSON.stringify(chat.rendered));
+  });
+  await check('chat.completions.create: the same seed twice gives the same reply', async () => {
+    assert.ok(chatReply, 'no first reply');
+    const again = await client.chat.completions.create(chatRequest());
+    assert.equal(again.choices[0].message.content, chatReply.choices[0].message.content);
+    assert.equal(again.choices[0].finish_reason, chatReply.choices[0].finish_reason);
+    assert.deepEqual({ ...again.usage }, { ...chatReply.usage });
+    assert.notEqual(again.id, chatReply.id, 'two replies with the same id');
+  });
+  await check('chat.completions.create stream: role first, the deltas add up to the reply, no usage', async () => {
+    assert.ok(chatReply, 'no non-streamed reply');
+    const s = await drainChat(await client.chat.completions.create(chatRequest({ stream: true })), 1);
+    assert.equal(s.texts.get(0), chatReply.choices[0].message.content);
+    assert.equal(s.finish.get(0), chatReply.choices[0].finish_reason);
+    assert.equal(s.usage, null, 'a usage chunk without stream_options.include_usage');
+  });
+  await check('chat.completions.create stream with include_usage: a last chunk with the usage', async () => {
+    assert.ok(chatReply, 'no non-streamed reply');
+    const s = await drainChat(await client.chat.completions.create(
+      chatRequest({ stream: true, stream_options: { include_usage: true } })), 1);
+    assert.equal(s.texts.get(0), chatReply.choices[0].message.content);
+    assert.ok(s.usage, 'no usage chunk');
+    assert.deepEqual({ ...s.usage }, { ...chatReply.usage }, 'streamed usage vs non-streamed usage');
+  });
+  await check('chat stream on the wire: text/event-stream ending with data: [DONE]', async () => {
+    const response = await client.chat.completions.create(chatRequest({ stream: true })).asResponse();
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') || '', /^text\/event-stream/, 'content-type');
+    const body = await response.text();
+    assert.ok(body.startsWith('data: '), 'the body does not begin with "data: "');
+    assert.ok(body.endsWith('data: [DONE]\n\n'), 'the body does not end with "data: [DONE]\\n\\n"');
+  });
+  let chatPair = null;
+  await check('chat.completions.create n: 2: two choices, the same twice', async () => {
+    chatPair = checkChatCompletion(await client.chat.completions.create(chatRequest({ n: 2 })), 2);
+    const again = checkChatCompletion(await client.chat.completions.create(chatRequest({ n: 2 })), 2);
+    assert.deepEqual(again.map((c) => c.message.content), chatPair.map((c) => c.message.content));
+  });
+  await check('chat.completions.create n: 2, streamed with include_usage: each choice adds up to its reply', async () => {
+    assert.ok(chatPair, 'no non-streamed reply');
+    const s = await drainChat(await client.chat.completions.create(
+      chatRequest({ n: 2, stream: true, stream_options: { include_usage: true } })), 2);
+    for (const c of chatPair) {
+      assert.equal(s.texts.get(c.index), c.message.content, 'choice ' + c.index);
+      assert.equal(s.finish.get(c.index), c.finish_reason, 'choice ' + c.index + ': finish_reason');
+    }
+    checkUsage(s.usage, 'streamed usage');
+  });
+  await check('chat.completions.create stop: the reply ends before the stop string, streamed or not', async () => {
+    const text = chat.reference;
+    let at = -1;
+    let stop = '';
+    for (let k = Math.floor(text.length / 2); k >= 1 && at < 1; --k) {
+      stop = text.slice(k, k + 2);
+      at = stop.length === 2 && stop.trim() === stop ? text.indexOf(stop) : -1;
+    }
+    assert.ok(at >= 1, 'no usable stop string in ' + JSON.stringify(text));
+    const [c] = checkChatCompletion(await client.chat.completions.create(chatRequest({ stop: [stop] })), 1);
+    assert.equal(c.message.content, text.slice(0, at), 'stop ' + JSON.stringify(stop));
+    assert.equal(c.finish_reason, 'stop');
+    const s = await drainChat(await client.chat.completions.create(chatRequest({ stop, stream: true })), 1);
+    assert.equal(s.texts.get(0), text.slice(0, at), 'streamed, stop ' + JSON.stringify(stop));
+    assert.equal(s.finish.get(0), 'stop');
+  });
+  const user = { role: 'user', content: 'fifty-eight' };
+  for (const [what, messages, mentions] of [
+    ['a message without role', [{ content: 'fifty-eight' }], 'messages[0].role'],
+    ['a message without content', [{ role: 'user' }], 'messages[0].content'],
+    ['an unknown role', [user, { role: 'robot', content: 'one' }], ['messages[1].role', 'robot']],
+    ['a conversation longer than the context', Array(40).fill(user), 'context'],
+  ]) {
+    await check('chat: ' + what + ' -> BadRequestError (400) naming messages', async () => {
+      await expectError(client.chat.completions.create(chatRequest({ messages })), OpenAI.BadRequestError, 400,
+        { mentions, param: 'messages' });
+    });
+  }
+  let chatLogprobs = null;
+  await check('chat.completions.create logprobs: true, top_logprobs: 3: the same reply, each token scored', async () => {
+    assert.ok(chatReply, 'no chat reply');
+    const r = await client.chat.completions.create(chatRequest({ logprobs: true, top_logprobs: 3 }));
+    const [c] = checkChatCompletion(r, 1);
+    assert.equal(c.message.content, chatReply.choices[0].message.content, 'logprobs changed the reply');
+    checkChatLogprobs(c.logprobs, c.message.content, 3, r.usage.completion_tokens, 'logprobs');
+    chatLogprobs = c.logprobs;
+  });
+  await check('chat.completions.create logprobs streamed: the chunks\' logprobs add up to the whole reply\'s', async () => {
+    assert.ok(chatLogprobs, 'no non-streamed logprobs');
+    const s = await drainChat(await client.chat.completions.create(
+      chatRequest({ logprobs: true, top_logprobs: 3, stream: true })), 1);
+    assert.equal(s.texts.get(0), chatReply.choices[0].message.content);
+    assert.deepEqual(s.logprobs.get(0), chatLogprobs.content);
+  });
+  await check('chat.completions.create logprobs with n: 2 and a stop string: each choice scored', async () => {
+    const r = await client.chat.completions.create(chatRequest({ n: 2, logprobs: true, stop: ['ou'] }));
+    for (const c of checkChatCompletion(r, 2))
+      checkChatLogprobs(c.logprobs, c.message.content, 0, MAX, 'choice ' + c.index);
+  });
+  await check('completions.create logprobs: 3: the same text, each token scored, streamed alike', async () => {
+    assert.ok(mainReply, 'no completion reply');
+    const r = await client.completions.create(sampling(main, { logprobs: 3 }));
+    const [c] = checkCompletion(r, 1, true);
+    assert.equal(c.text, mainReply.choices[0].text, 'logprobs changed the text');
+    checkCompletionLogprobs(c.logprobs, c.text, 3, 'logprobs');
+    const s = await client.completions.create(sampling(main, { logprobs: 3, stream: true }));
+    const joined = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+    for await (const ev of s)
+      for (const choice of ev.choices)
+        if (choice.logprobs) for (const k of Object.keys(joined)) joined[k].push(...choice.logprobs[k]);
+    assert.deepEqual(joined, { ...c.logprobs }, 'the streamed logprobs vs the whole');
+  });
+  await check('completions.create logprobs: 6 -> BadRequestError (400) naming logprobs', async () => {
+    await expectError(client.completions.create(sampling(main, { logprobs: 6 })), OpenAI.BadRequestError, 400,
+      { mentions: 'logprobs', param: 'logprobs' });
+  });
+  await check('chat: top_logprobs without logprobs: true -> BadRequestError (400) naming top_logprobs', async () => {
+    await expectError(client.chat.completions.create(chatRequest({ top_logprobs: 2 })), OpenAI.BadRequestError, 400,
+      { mentions: 'top_logprobs', param: 'top_logprobs' });
+  });
+  await check('chat: top_logprobs 21 -> BadRequestError (400) naming top_logprobs', async () => {
+    await expectError(client.chat.completions.create(chatRequest({ logprobs: true, top_logprobs: 21 })),
+      OpenAI.BadRequestError, 400, { mentions: 'top_logprobs', param: 'top_logprobs' });
+  });
+  await check('chat with a model without a chat template -> BadRequestError (400)', async () => {
+    await expectError(client.chat.completions.create(chatRequest({ model: LM })), OpenAI.BadRequestError, 400,
+      { mentions: ['chat template', LM] });
+  });
+
   // ---------------- embeddings ----------------
   for (const e of cfg.embeddings) {
     await check('embeddings.create (' + e.model + '): base64 (the default) and float agree with `heptapod embed`', async () => {
@@ -360,7 +632,7 @@ async function run() {
     assert.equal(err.code, 'model_not_found');
     await expectError(client.embeddings.create({ model: 'no-such-model', input: 'one' }), OpenAI.NotFoundError, 404);
   });
-  for (const [field, value] of [['logprobs', 3], ['presence_penalty', 1], ['frequency_penalty', 0.5], ['best_of', 3]]) {
+  for (const [field, value] of [['presence_penalty', 1], ['frequency_penalty', 0.5], ['best_of', 3]]) {
     await check(field + ' ' + value + ' (unsupported) -> BadRequestError (400) naming ' + field, async () => {
       await expectError(client.completions.create(sampling(main, { [field]: value })), OpenAI.BadRequestError, 400,
         { mentions: field, param: field });

@@ -5,10 +5,13 @@
 # Steps, each bounded in time:
 #  1. fetch the package (exit 77, CTest's "skipped", passes through when npm's registry cannot be reached);
 #  2. write three small random-weights models with MAKE_TEST_MODEL: a language model, an embedding encoder and
-#     a classifier (labels "number", "word");
+#     a classifier (labels "number", "word"); and a chat model, the language model given the ChatML-like
+#     template tests/chat/chatml_like.jinja by `heptapod convert --chat-template`;
 #  3. compute the references with the command line: `heptapod generate` for 8 prompt/seed pairs (sampling at
-#     temperature 1, top-k 0, top-p 1, 12 new tokens) and `heptapod embed` for two lines per encoder;
-#  4. start `heptapod serve -m writer=lm.htp -m vec=enc.htp -m topics=clf.htp` on 127.0.0.1, port 0 (the port is
+#     temperature 1, top-k 0, top-p 1, 12 new tokens), `heptapod embed` for two lines per encoder, and for a
+#     conversation `heptapod chat --messages` (its reply, same sampling) and `heptapod chat --render` (its prompt);
+#  4. start `heptapod serve -m writer=lm.htp -m vec=enc.htp -m topics=clf.htp -m talker=chat.htp` on 127.0.0.1,
+#     port 0 (the port is
 #     read from its "listening on" line), and a second one with --api-keys for the key checks; wait for
 #     GET /health to answer 200 (60 s at most);
 #  5. run openai_client.js (node) against them; the servers are stopped on exit, whatever happens.
@@ -53,6 +56,8 @@ mkdir -p "$models" "$work/refs"
 timeout 60 "$make_model" "$models/lm.htp" generation
 timeout 60 "$make_model" "$models/enc.htp" embedding
 timeout 60 "$make_model" "$models/clf.htp" classification
+timeout 60 "$heptapod" convert "$models/lm.htp" --chat-template "$here/../../chat/chatml_like.jinja" \
+  -o "$models/chat.htp" >/dev/null
 
 # ---- 3. the references ----
 compute=(--compute-type int8)
@@ -89,6 +94,21 @@ for m in enc clf; do
   timeout 60 "$heptapod" embed -m "$models/$m.htp" "${compute[@]}" -i "$work/refs/embed_input.txt" \
     -o "$work/refs/embed.$m.jsonl"
 done
+
+# A conversation (a system message and a user turn): its reply at the sampling settings above, seed 21, and the
+# prompt the template makes of it.
+chat_seed=21
+printf '%s\n' '[{"role": "system", "content": "count"}, {"role": "user", "content": "twenty-six thousand"}]' \
+  >"$work/refs/chat_messages.json"
+timeout 60 "$heptapod" chat -m "$models/chat.htp" --messages "$work/refs/chat_messages.json" --temperature 1 \
+  --top-k 0 --top-p 1 --seed "$chat_seed" --max-tokens "$max_tokens" "${compute[@]}" >"$work/refs/chat.txt"
+timeout 60 "$heptapod" chat -m "$models/chat.htp" --messages "$work/refs/chat_messages.json" --render \
+  >"$work/refs/chat_render.txt"
+if [ "$(wc -l <"$work/refs/chat.txt")" -ne 1 ]; then
+  echo "error: heptapod chat --messages printed other than one line:" >&2
+  cat "$work/refs/chat.txt" >&2
+  exit 1
+fi
 
 # ---- 4. the servers ----
 key=heptapod-openai-client-test-key
@@ -158,7 +178,8 @@ wait_ready() {
   return 1
 }
 
-start_server "$work/server.log" -m "writer=$models/lm.htp" -m "vec=$models/enc.htp" -m "topics=$models/clf.htp"
+start_server "$work/server.log" -m "writer=$models/lm.htp" -m "vec=$models/enc.htp" -m "topics=$models/clf.htp" \
+  -m "talker=$models/chat.htp"
 main_pid=$started
 start_server "$work/server-keyed.log" -m "writer=$models/lm.htp" -m "vec=$models/enc.htp" --api-keys "$work/api_keys.txt"
 keyed_pid=$started
@@ -174,11 +195,13 @@ fi
 
 # ---- 5. the client ----
 node - "$work/config.json" "$work/npm/node_modules/openai" "$url" "$keyed_url" "$key" "$max_tokens" \
-  "$work/refs/cases.tsv" "$work/refs/embed_input.txt" "$work/refs/embed.enc.jsonl" "$work/refs/embed.clf.jsonl" <<'EOF'
+  "$work/refs/cases.tsv" "$work/refs/embed_input.txt" "$work/refs/embed.enc.jsonl" "$work/refs/embed.clf.jsonl" \
+  "$chat_seed" "$work/refs/chat_messages.json" "$work/refs/chat.txt" "$work/refs/chat_render.txt" <<'EOF'
 'use strict';
 // Gathers the references into the configuration openai_client.js reads.
 const fs = require('fs');
-const [out, openai, url, keyedUrl, key, maxTokens, casesTsv, embedInput, encJsonl, clfJsonl] = process.argv.slice(2);
+const [out, openai, url, keyedUrl, key, maxTokens, casesTsv, embedInput, encJsonl, clfJsonl, chatSeed, chatMessages,
+  chatReply, chatRender] = process.argv.slice(2);
 const lines = (file) => fs.readFileSync(file, 'utf8').replace(/\n$/, '').split('\n');
 const completions = lines(casesTsv).map((row) => {
   const [seed, prompt, file] = row.split('\t');
@@ -189,10 +212,15 @@ const vectors = (file) => lines(file).map((l) => JSON.parse(l));
 const config = {
   openai, url, apiKey: 'no-key-needed', max_tokens: Number(maxTokens), generation: 'writer',
   models: [
-    { id: 'writer', kind: 'generation', context_length: 64 },
+    { id: 'writer', kind: 'generation', context_length: 64, chat: false },
     { id: 'vec', kind: 'embedding' },
     { id: 'topics', kind: 'classification', labels: ['number', 'word'] },
+    { id: 'talker', kind: 'generation', context_length: 64, chat: true },
   ],
+  chat: {
+    model: 'talker', seed: Number(chatSeed), messages: JSON.parse(fs.readFileSync(chatMessages, 'utf8')),
+    reference: fs.readFileSync(chatReply, 'utf8').replace(/\n$/, ''), rendered: fs.readFileSync(chatRender, 'utf8'),
+  },
   completions,
   pairPrompts: [completions[1].prompt, completions[2].prompt],
   embeddings: [
