@@ -107,7 +107,11 @@ int rewrite_chat_template(const ConvertOptions& o) {
 }
 
 int run_convert(const ConvertOptions& o) {
-  if (o.from == "model" || (o.from_option->count() == 0 && is_model_file(o.input))) return rewrite_chat_template(o);
+  // A model file is rewritten with --from model, or found by itself where no importer's option says otherwise.
+  const bool importer_options = std::any_of(o.layout_options.begin(), o.layout_options.end(),
+                                            [](const auto& option) { return option.first->count() > 0; });
+  if (o.from == "model" || (o.from_option->count() == 0 && !importer_options && is_model_file(o.input)))
+    return rewrite_chat_template(o);
   std::unique_ptr<Transformer<float>> model;
   std::optional<ModelVocabularies> vocabs;
   std::optional<StoredChatTemplate> chat;
