@@ -22,7 +22,7 @@
 #
 # Fixture contents (metadata format "heptapod-gguf-blocks-fixture", format_version "1", types: JSON
 # {name: [ggml id, values per block, bytes per block]} for every type of docs/models.md, Q2_K and Q3_K included):
-#   <TYPE>/blocks    U8 (blocks, bytes per block)       for each decoded type
+#   <TYPE>/blocks    U8 (blocks, bytes per block)       for each type
 #   <TYPE>/values    F64 (blocks * values per block)    their decoded values
 #   quantize/<q8_0|q4_0>/input   F32 (rows, 64)
 #   quantize/<q8_0|q4_0>/blocks  U8 (rows, 2 * bytes per block)   the reference quantizer's bytes
@@ -117,7 +117,27 @@ def decode(name, blocks):
         return values.reshape(-1)
     if name == "Q6_K":
         return decode_q6_k(b)
+    if name == "Q2_K":
+        sub = b[:, 0:16].astype(np.int64)  # (blocks, 16): scale low nibble, min high nibble, per 16 values
+        scales, mins = np.repeat(sub & 15, 16, axis=1), np.repeat(sub >> 4, 16, axis=1)  # (blocks, 256)
+        d, dmin = halves(b[:, 80:82]), halves(b[:, 82:84])
+        return (d[:, None] * scales * crumbs(b[:, 16:80]) - dmin[:, None] * mins).reshape(-1)
+    if name == "Q3_K":
+        high = (b[:, 0:32].astype(np.int64)[:, None, :] >> np.arange(8)[None, :, None]) & 1  # (blocks, 8, 32)
+        q = crumbs(b[:, 32:96]) - 4 * (1 - high.reshape(-1, 256))
+        s = b[:, 96:108].astype(np.int64)
+        low = np.concatenate([s[:, 0:8] & 15, s[:, 0:8] >> 4], axis=1)  # (blocks, 16)
+        top = np.concatenate([(s[:, 8:12] >> (2 * k)) & 3 for k in range(4)], axis=1)  # (blocks, 16)
+        scales = np.repeat((low | (top << 4)) - 32, 16, axis=1)  # (blocks, 256)
+        return (halves(b[:, 108:110])[:, None] * scales * q).reshape(-1)
     raise ValueError("no decoder for " + name)
+
+
+def crumbs(qs):
+    """qs: (blocks, 64) uint8 -> (blocks, 256) the 2-bit values of Q2_K / Q3_K: each half of 128 values reads
+    its 32 bytes four times, bits 0-1 for values 0-31, bits 2-3 for 32-63, and so on."""
+    q = qs.astype(np.int64).reshape(-1, 2, 1, 32) >> (2 * np.arange(4))[None, None, :, None]  # (blocks, 2, 4, 32)
+    return (q & 3).reshape(-1, 256)
 
 
 def decode_q6_k(b):
@@ -144,7 +164,7 @@ def decode_q6_k(b):
 
 HALF_FIELDS = {  # byte offsets of each type's float16 fields
     "Q8_0": [0], "Q4_0": [0], "Q4_1": [0, 2], "Q5_0": [0], "Q5_1": [0, 2], "Q4_K": [0, 2], "Q5_K": [0, 2],
-    "Q6_K": [208],
+    "Q6_K": [208], "Q2_K": [80, 82], "Q3_K": [108],
 }
 
 
@@ -269,6 +289,22 @@ def self_check():
     got = decode("Q6_K", q6)
     assert got[0] == 1 * (16 - 32) and got[32] == 3 * (32 - 32) and got[96] == 7 * (58 - 32), (got[0], got[96])
     assert got[255] == 16 * -32, got[255]
+    q2 = np.zeros((1, 84), dtype=np.uint8)
+    q2[0, 80:84] = [0x00, 0x3C, 0x00, 0x38]  # d = 1, dmin = 0.5
+    q2[0, 0], q2[0, 2], q2[0, 15] = 0x35, 0x07, 0x2F  # values 0-15: scale 5, min 3; 32-47: 7, 0; 240-255: 15, 2
+    q2[0, 16] = 0b11100100  # values 0, 32, 64, 96: 0, 1, 2, 3
+    q2[0, 16 + 63] = 0b11000000  # value 255 (half 1, byte 31, bits 6-7): 3
+    got = decode("Q2_K", q2)
+    assert list(got[[0, 32, 255]]) == [-1.5, 7.0, 15 * 3 - 1.0], got[[0, 32, 255]]
+    q3 = np.zeros((1, 110), dtype=np.uint8)
+    q3[0, 108:110] = [0x00, 0x3C]  # d = 1
+    q3[0, 0] = 0b00000010  # hmask: value 32 (bit 1 of byte 0) without the -4
+    q3[0, 96] = 0x21  # scales 0 and 8: low nibbles 1 and 2
+    q3[0, 104] = 0b00100011  # scale 0 high bits 3 (-> 49), scale 8 (bits 4-5) 2 (-> 34)
+    q3[0, 32] = 0b00001011  # value 0: 3, value 32: 2
+    got = decode("Q3_K", q3)
+    assert got[0] == (49 - 32) * (3 - 4) and got[32] == -32 * 2, got[[0, 32]]  # value 32: scale 2 (0, so -32)
+    assert got[128] == (34 - 32) * -4 and got[16] == -32 * -4, got[[16, 128]]
 
 
 def write_safetensors(path, tensors, metadata):
@@ -295,7 +331,8 @@ def main():
     self_check()
     rng = np.random.default_rng(62)
     tensors = []
-    for name in ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K"):
+    for name in ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K", "Q2_K",
+                 "Q3_K"):
         count = {1: 64, 32: 16, 256: 12}[TYPES[name][1]]
         blocks = random_blocks(rng, name, count)
         values = decode(name, blocks)

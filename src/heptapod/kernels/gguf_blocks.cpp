@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "heptapod/core/error.h"
@@ -16,13 +17,11 @@ namespace heptapod::kernels {
 namespace {
 
 constexpr GgmlTypeInfo kTypes[] = {
-    {GgmlType::F32, "F32", 1, 4, true},       {GgmlType::F16, "F16", 1, 2, true},
-    {GgmlType::Q4_0, "Q4_0", 32, 18, true},   {GgmlType::Q4_1, "Q4_1", 32, 20, true},
-    {GgmlType::Q5_0, "Q5_0", 32, 22, true},   {GgmlType::Q5_1, "Q5_1", 32, 24, true},
-    {GgmlType::Q8_0, "Q8_0", 32, 34, true},   {GgmlType::Q2_K, "Q2_K", 256, 84, false},
-    {GgmlType::Q3_K, "Q3_K", 256, 110, false}, {GgmlType::Q4_K, "Q4_K", 256, 144, true},
-    {GgmlType::Q5_K, "Q5_K", 256, 176, true}, {GgmlType::Q6_K, "Q6_K", 256, 210, true},
-    {GgmlType::BF16, "BF16", 1, 2, true},
+    {GgmlType::F32, "F32", 1, 4},        {GgmlType::F16, "F16", 1, 2},        {GgmlType::Q4_0, "Q4_0", 32, 18},
+    {GgmlType::Q4_1, "Q4_1", 32, 20},    {GgmlType::Q5_0, "Q5_0", 32, 22},    {GgmlType::Q5_1, "Q5_1", 32, 24},
+    {GgmlType::Q8_0, "Q8_0", 32, 34},    {GgmlType::Q2_K, "Q2_K", 256, 84},   {GgmlType::Q3_K, "Q3_K", 256, 110},
+    {GgmlType::Q4_K, "Q4_K", 256, 144},  {GgmlType::Q5_K, "Q5_K", 256, 176},  {GgmlType::Q6_K, "Q6_K", 256, 210},
+    {GgmlType::BF16, "BF16", 1, 2},
 };
 
 using Bytes = const unsigned char*;
@@ -109,6 +108,35 @@ void scale_min_k4(int j, Bytes s, int& scale, int& min) {
   }
 }
 
+// The 2-bit field of value e (0..255) of a Q2_K / Q3_K block: in half e / 128 (32 bytes of qs), byte e % 32, bits
+// 2 ((e % 128) / 32) and up.
+int two_bits(Bytes qs, int e) { return (qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3; }
+
+// Q2_K (84 B): scales[16] (low nibble scale, high nibble min, per 16 values); qs[64]; f16 d, f16 dmin.
+// d * scale * q - dmin * min. y: (256).
+void decode_q2_k(Bytes b, float* y) {
+  const float d = read_half(b + 80), dmin = read_half(b + 82);
+  for (int e = 0; e < 256; ++e) {
+    const int packed_scale = b[e / 16];
+    y[e] = d * static_cast<float>(packed_scale & 15) * static_cast<float>(two_bits(b + 16, e)) -
+           dmin * static_cast<float>(packed_scale >> 4);
+  }
+}
+
+// Q3_K (110 B): hmask[32]; qs[64]; scales[12]; f16 d. Value e: 2 low bits as in Q2_K, minus 4 unless bit e / 32
+// of hmask[e % 32] is set; the 6-bit scale of its 16 values j = e / 16: nibble j / 8 of scales[j % 8] with
+// bits 2 (j / 4), 2 (j / 4) + 1 of scales[8 + j % 4] above it. d * (scale - 32) * q. y: (256).
+void decode_q3_k(Bytes b, float* y) {
+  const float d = read_half(b + 108);
+  Bytes hmask = b, scales = b + 96;
+  for (int e = 0; e < 256; ++e) {
+    const int j = e / 16;
+    const int scale = ((scales[j % 8] >> (4 * (j / 8))) & 15) | (((scales[8 + j % 4] >> (2 * (j / 4))) & 3) << 4);
+    const int q = two_bits(b + 32, e) - ((hmask[e % 32] >> (e / 32)) & 1 ? 0 : 4);
+    y[e] = d * static_cast<float>(scale - 32) * static_cast<float>(q);
+  }
+}
+
 // Q4_K (144 B): f16 d, f16 dmin; scales[12]; qs[128]. Q5_K (176 B): the same with qh[32] before qs. Sub-block
 // 2c + h (chunk c = 0..3, h = 0 low nibbles, 1 high) holds qs[32c + l] nibble h plus, for Q5_K, bit 2c + h of
 // qh[l] as 16; value d * scale * q - dmin * min. qh: nullptr for Q4_K. y: (256).
@@ -173,12 +201,13 @@ const char* ggml_type_name(GgmlType type) { return ggml_type_info(type).name; }
 long ggml_row_bytes(GgmlType type, long n) {
   const GgmlTypeInfo& info = ggml_type_info(type);
   require_whole_blocks(info, n);
+  require(n / info.block_elements <= std::numeric_limits<long>::max() / info.block_bytes,
+          std::string("a row of ") + std::to_string(n) + " " + info.name + " values is too large");
   return n / info.block_elements * info.block_bytes;
 }
 
 void dequantize_row(GgmlType type, const void* blocks, float* out, long n) {
   const GgmlTypeInfo& info = ggml_type_info(type);
-  require(info.decodable, std::string("decoding ") + info.name + " blocks is not supported");
   require_whole_blocks(info, n);
   const auto* bytes = static_cast<Bytes>(blocks);
   for (long block = 0; block < n / info.block_elements; ++block) {
@@ -196,8 +225,8 @@ void dequantize_row(GgmlType type, const void* blocks, float* out, long n) {
       case GgmlType::Q4_K: decode_k4_k5(b, nullptr, b + 16, y); break;
       case GgmlType::Q5_K: decode_k4_k5(b, b + 16, b + 48, y); break;
       case GgmlType::Q6_K: decode_q6_k(b, y); break;
-      case GgmlType::Q2_K:
-      case GgmlType::Q3_K: break;  // refused above (not decodable)
+      case GgmlType::Q2_K: decode_q2_k(b, y); break;
+      case GgmlType::Q3_K: decode_q3_k(b, y); break;
     }
   }
 }

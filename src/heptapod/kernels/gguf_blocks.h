@@ -2,7 +2,7 @@
 // per block, a scalar decoder of a row of blocks to float32, and the reference quantizers of Q8_0 and Q4_0 (as
 // llama.cpp's quantize_row_*_ref define them, for writing GGUF). Layouts: docs/models.md section 4 "Block
 // formats". Plain loops, no intrinsics: this is the oracle the faster block kernels are checked against.
-// Not here: reading GGUF files (io), and decoding Q2_K / Q3_K (their sizes only; decoding them is refused).
+// Not here: reading GGUF files (io); quantizers of the other types.
 #pragma once
 
 #include <cstdint>
@@ -31,24 +31,25 @@ struct GgmlTypeInfo {
   const char* name;     // "Q4_K", as ggml names it
   long block_elements;  // values per block (1 for the float types)
   long block_bytes;     // bytes per block
-  bool decodable;       // whether dequantize_row decodes it
 };
 
 // The type of a stored id; throws Error naming the id by number if ggml has no such type here.
 GgmlType ggml_type_from_id(std::uint32_t id);
 const GgmlTypeInfo& ggml_type_info(GgmlType type);
 const char* ggml_type_name(GgmlType type);
-// Bytes of a row of n values; throws Error unless n is a non-negative multiple of the block size.
+// Bytes of a row of n values; throws Error unless n is a non-negative multiple of the block size whose bytes
+// fit in a long.
 long ggml_row_bytes(GgmlType type, long n);
 
-// blocks: ggml_row_bytes(type, n) bytes -> out: (n) float32. Throws Error for a type it does not decode or an
-// n that is not a multiple of the block size.
+// blocks: ggml_row_bytes(type, n) bytes -> out: (n) float32, every type above. Throws Error for an n that is not
+// a multiple of the block size.
 void dequantize_row(GgmlType type, const void* blocks, float* out, long n);
 
-// x: (n) -> blocks: (n / 32) Q8_0 blocks of 34 bytes: d = amax / 127, q = round(x / d) (halves away from zero).
+// x: (n) -> blocks: (n / 32) Q8_0 blocks of 34 bytes: d = amax / 127, q = round(x * (1 / d)) (halves away from
+// zero), in float32; d is stored as float16 (infinite past 65504, i.e. amax above about 8.3e6).
 void quantize_row_q8_0(const float* x, void* blocks, long n);
 // x: (n) -> blocks: (n / 32) Q4_0 blocks of 18 bytes: d = v / -8 with v the value of largest magnitude (the
-// first such), q = min(15, trunc(x / d + 8.5)).
+// first such), q = min(15, trunc(x * (1 / d) + 8.5)), each step rounded to float32.
 void quantize_row_q4_0(const float* x, void* blocks, long n);
 
 }  // namespace heptapod::kernels
