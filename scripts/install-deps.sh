@@ -5,7 +5,7 @@
 # python3-selenium run the web page's browser test (tests/browser). pybind11-dev and python3-dev build the Python
 # module (python/), python3-pytest tests it, python3-venv is for `pip install` into a virtual environment.
 # python3-jinja2 is the reference renderer of the chat-template tests (tests/chat_templates); tmux runs
-# `heptapod chat`'s terminal test (tests/chat).
+# `heptapod chat`'s terminal test (tests/chat); python3-numpy runs tools/gguf_writer.py, which the GGUF tests call.
 set -euo pipefail
 PACKAGES=(
   build-essential cmake
@@ -16,6 +16,6 @@ PACKAGES=(
   pybind11-dev python3-dev python3-pytest python3-venv python3-setuptools
   dpkg-dev binutils file
   chromium chromium-driver python3-selenium
-  python3-jinja2 tmux
+  python3-jinja2 tmux python3-numpy
 )
 "$(dirname "$0")/apt-install.sh" "${PACKAGES[@]}"

@@ -128,6 +128,7 @@ void expect_example_tensors(const GgufFile& f, const std::vector<std::uint64_t>&
                                           "output.weight"};
   const std::vector<std::vector<std::uint64_t>> dims = {{5, 3}, {7, 2}, {4, 3, 2}, {64, 2}};
   const std::vector<std::vector<std::int64_t>> shapes = {{3, 5}, {2, 7}, {2, 3, 4}, {2, 64}};
+  using kernels::GgmlType;
   const std::vector<GgmlType> types = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q8_0};
   const std::vector<std::string> type_names = {"F32", "F16", "BF16", "Q8_0"};
   const std::vector<std::uint64_t> bytes = {60, 28, 48, 136};  // Q8_0: 4 blocks of 34 bytes

@@ -23,13 +23,6 @@ constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 60;  // so that eleme
 constexpr std::uint64_t kMinKvBytes = 8 + 4 + 1;
 constexpr std::uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;
 
-const GgmlTypeInfo kGgmlTypes[] = {
-    {GgmlType::F32, "F32", 1, 4},       {GgmlType::F16, "F16", 1, 2},       {GgmlType::Q4_0, "Q4_0", 32, 18},
-    {GgmlType::Q4_1, "Q4_1", 32, 20},   {GgmlType::Q5_0, "Q5_0", 32, 22},   {GgmlType::Q5_1, "Q5_1", 32, 24},
-    {GgmlType::Q8_0, "Q8_0", 32, 34},   {GgmlType::Q2_K, "Q2_K", 256, 84},  {GgmlType::Q3_K, "Q3_K", 256, 110},
-    {GgmlType::Q4_K, "Q4_K", 256, 144}, {GgmlType::Q5_K, "Q5_K", 256, 176}, {GgmlType::Q6_K, "Q6_K", 256, 210},
-    {GgmlType::BF16, "BF16", 1, 2},
-};
 
 // Bytes of one scalar of `type` (0 for string and array, whose size is read from the file).
 std::uint64_t scalar_bytes(GgufType type) {
@@ -161,16 +154,17 @@ GgufTensor read_tensor_info(Cursor& in, const std::string& where) {
   t.shape.assign(t.dims.rbegin(), t.dims.rend());
   const std::uint64_t type_at = in.pos();
   const auto type_id = in.number<std::uint32_t>("the type of " + what);
-  const GgmlTypeInfo* info = ggml_type_info(type_id);
+  const kernels::GgmlTypeInfo* info = kernels::find_ggml_type(type_id);
   require(info != nullptr, where + ": " + what + " has unknown ggml type " + std::to_string(type_id) +
                                " at byte " + std::to_string(type_at));
   t.type = info->type;
   t.type_name = info->name;
   const std::uint64_t innermost = t.dims.empty() ? 1 : t.dims[0];
-  require(innermost % info->block_size == 0,
+  const auto block_elements = static_cast<std::uint64_t>(info->block_elements);
+  require(innermost % block_elements == 0,
           where + ": " + what + " of type " + info->name + " has an innermost dim of " + std::to_string(innermost) +
-              ", not a multiple of its block size " + std::to_string(info->block_size));
-  t.bytes = numel / info->block_size * info->block_bytes;  // no overflow: numel <= 2^60, block_bytes <= block_size * 4
+              ", not a multiple of its block size " + std::to_string(block_elements));
+  t.bytes = numel / block_elements * static_cast<std::uint64_t>(info->block_bytes);  // no overflow: numel <= 2^60, block_bytes <= block_size * 4
   t.offset = in.number<std::uint64_t>("the data offset of " + what);
   return t;
 }
@@ -227,12 +221,6 @@ std::string GgufValue::type_text() const {
   return is_array() ? std::string("array of ") + gguf_type_name(item_type) : gguf_type_name(type);
 }
 
-const GgmlTypeInfo* ggml_type_info(std::uint32_t id) {
-  for (const auto& info : kGgmlTypes)
-    if (static_cast<std::uint32_t>(info.type) == id) return &info;
-  return nullptr;
-}
-
 std::uint64_t GgufTensor::numel() const {
   std::uint64_t n = 1;
   for (auto d : dims) n *= d;
@@ -241,14 +229,7 @@ std::uint64_t GgufTensor::numel() const {
 
 GgufFile GgufFile::read(const std::string& path) {
   auto mapped = MappedFile::open(path);
-  GgufFile f;
-  try {
-    f = parse_view(mapped->bytes(), path);
-  } catch (const Error&) {
-    mapped->check_intact();  // a header that shrank away: say so rather than what its zeros looked like
-    throw;
-  }
-  mapped->check_intact();
+  GgufFile f = parse_mapped(*mapped, [&](std::string_view bytes) { return parse_view(bytes, path); });
   f.mapped_ = std::move(mapped);
   return f;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "heptapod/io/mapped_file.h"
+#include "heptapod/kernels/gguf_blocks.h"
 
 namespace heptapod {
 
@@ -40,26 +41,11 @@ struct GgufValue {
   std::string type_text() const;
 };
 
-// ggml's tensor types that the reader knows the block layout of.
-enum class GgmlType : std::uint32_t {
-  F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, Q2_K = 10, Q3_K = 11, Q4_K = 12,
-  Q5_K = 13, Q6_K = 14, BF16 = 30,
-};
-
-struct GgmlTypeInfo {
-  GgmlType type;
-  const char* name;         // "Q8_0"
-  std::uint64_t block_size;  // elements per block (1 for F32/F16/BF16)
-  std::uint64_t block_bytes; // bytes per block
-};
-// The layout of type `id`; nullptr for an id this reader does not know.
-const GgmlTypeInfo* ggml_type_info(std::uint32_t id);
-
 struct GgufTensor {
   std::string name;
   std::vector<std::uint64_t> dims;  // (n_dims,) as stored: innermost (contiguous) first
   std::vector<std::int64_t> shape;  // (n_dims,) PyTorch order: dims reversed
-  GgmlType type = GgmlType::F32;
+  kernels::GgmlType type = kernels::GgmlType::F32;  // kernels/gguf_blocks.h: its block layout
   const char* type_name = "F32";
   std::uint64_t offset = 0;  // from the start of the data section
   std::uint64_t bytes = 0;   // numel / block_size * block_bytes

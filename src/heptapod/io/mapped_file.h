@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "heptapod/core/error.h"
+
 namespace heptapod {
 
 class MappedFile {
@@ -37,5 +39,20 @@ class MappedFile {
   std::size_t size_;
   int slot_;  // the guard's record of this map; -1: the file was read into memory instead
 };
+
+// Parses a mapped file's bytes with parse(view), then checks that the file did not change while it was read; a
+// parse error of a file that changed underneath (a header that shrank away) says so rather than what its zeros
+// looked like. The containers (safetensors, GGUF) read their files through it.
+template <typename Parse>
+auto parse_mapped(const MappedFile& mapped, Parse parse) {
+  try {
+    auto parsed = parse(mapped.bytes());
+    mapped.check_intact();
+    return parsed;
+  } catch (const Error&) {
+    mapped.check_intact();
+    throw;
+  }
+}
 
 }  // namespace heptapod

@@ -74,14 +74,7 @@ std::int64_t TensorEntry::numel() const {
 
 SafetensorsFile SafetensorsFile::read(const std::string& path) {
   auto mapped = MappedFile::open(path);
-  SafetensorsFile f;
-  try {
-    f = parse_view(mapped->bytes(), path);
-  } catch (const Error&) {
-    mapped->check_intact();  // a header that shrank away: say so rather than what its zeros looked like
-    throw;
-  }
-  mapped->check_intact();
+  SafetensorsFile f = parse_mapped(*mapped, [&](std::string_view bytes) { return parse_view(bytes, path); });
   f.mapped_ = std::move(mapped);
   return f;
 }

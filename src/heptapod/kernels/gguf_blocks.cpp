@@ -184,10 +184,16 @@ void require_whole_blocks(const GgmlTypeInfo& info, long n) {
 
 }  // namespace
 
-GgmlType ggml_type_from_id(std::uint32_t id) {
+const GgmlTypeInfo* find_ggml_type(std::uint32_t id) {
   for (const GgmlTypeInfo& info : kTypes)
-    if (static_cast<std::uint32_t>(info.type) == id) return info.type;
-  throw Error("unknown ggml tensor type " + std::to_string(id));
+    if (static_cast<std::uint32_t>(info.type) == id) return &info;
+  return nullptr;
+}
+
+GgmlType ggml_type_from_id(std::uint32_t id) {
+  const GgmlTypeInfo* info = find_ggml_type(id);
+  if (info == nullptr) throw Error("unknown ggml tensor type " + std::to_string(id));
+  return info->type;
 }
 
 const GgmlTypeInfo& ggml_type_info(GgmlType type) {

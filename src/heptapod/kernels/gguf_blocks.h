@@ -33,6 +33,8 @@ struct GgmlTypeInfo {
   long block_bytes;     // bytes per block
 };
 
+// The layout of a stored id; nullptr if ggml has no such type here.
+const GgmlTypeInfo* find_ggml_type(std::uint32_t id);
 // The type of a stored id; throws Error naming the id by number if ggml has no such type here.
 GgmlType ggml_type_from_id(std::uint32_t id);
 const GgmlTypeInfo& ggml_type_info(GgmlType type);
