@@ -13,6 +13,7 @@
 #include "heptapod/decode/generator.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/kernels/threads.h"
+#include "heptapod/serve/generation_api.h"
 #include "heptapod/serve/log_probs_json.h"
 #include "line_io.h"
 #include "precision_options.h"
@@ -119,7 +120,7 @@ int run_chat(const ChatFlags& f) {
   if (logprobs) {
     const nlohmann::json j = {{"role", "assistant"},
                               {"content", out.new_text},
-                              {"finish_reason", out.end == "length" ? "length" : "stop"},
+                              {"finish_reason", finish_reason(out)},
                               {"logprobs", chat_logprobs(out.token_log_probs, generator.vocabulary())}};
     write(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     return 0;

@@ -24,6 +24,7 @@
 #include "heptapod/decode/translator.h"
 #include "heptapod/eval/bleu.h"
 #include "heptapod/eval/chrf.h"
+#include "heptapod/serve/generation_api.h"
 #include "heptapod/kernels/threads.h"
 #include "heptapod/model/config.h"
 #include "heptapod/train/trainer.h"
@@ -241,7 +242,7 @@ class PyGenerator {
     const GeneratedText out = calls_.run([&] { return generator_.generate_kept({prompt}, o); })[0].outputs[0];
     py::dict d;
     d["content"] = out.new_text;
-    d["finish_reason"] = out.end == "length" ? "length" : "stop";
+    d["finish_reason"] = finish_reason(out);
     d["prompt_tokens"] = prompt.tokens.size();
     d["completion_tokens"] = out.new_tokens;
     if (o.logprobs >= 0) d["logprobs"] = token_log_probs_list(out.token_log_probs, generator_.vocabulary());

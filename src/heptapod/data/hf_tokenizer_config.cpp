@@ -7,14 +7,6 @@ namespace heptapod::hf {
 
 namespace {
 
-std::optional<std::string> token(const JsonNode& config, const char* key) {
-  if (!config.has(key)) return std::nullopt;
-  const JsonNode value = config.child(key);
-  if (value.json().is_string()) return value.json().get<std::string>();
-  if (value.json().is_object()) return value.text("content");
-  value.fail("must be a token (a string, or an object with its \"content\")");
-}
-
 std::optional<bool> flag(const JsonNode& config, const char* key) {
   if (!config.has(key)) return std::nullopt;
   return config.boolean(key, false);
@@ -22,9 +14,18 @@ std::optional<bool> flag(const JsonNode& config, const char* key) {
 
 }  // namespace
 
+std::optional<std::string> special_token(const JsonNode& config, const char* key) {
+  if (!config.has(key)) return std::nullopt;
+  const JsonNode value = config.child(key);
+  if (value.json().is_string()) return value.json().get<std::string>();
+  if (value.json().is_object()) return value.text("content");
+  value.fail("must be a token (a string, or an object with its \"content\")");
+}
+
 TokenizerConfig read_tokenizer_config(const nlohmann::json& config, const std::string& file) {
   const JsonNode root(config, file);
-  return {token(root, "bos_token"), token(root, "eos_token"), token(root, "unk_token"), token(root, "pad_token"),
+  return {special_token(root, "bos_token"), special_token(root, "eos_token"), special_token(root, "unk_token"),
+          special_token(root, "pad_token"),
           flag(root, "add_bos_token"), flag(root, "add_eos_token")};
 }
 

@@ -9,12 +9,18 @@
 #include <optional>
 #include <string>
 
+#include "heptapod/data/hf_json.h"
+
 namespace heptapod::hf {
 
 struct TokenizerConfig {
   std::optional<std::string> bos_token, eos_token, unk_token, pad_token;
   std::optional<bool> add_bos_token, add_eos_token;
 };
+
+// A special token the config names under `key`: a string, or an AddedToken object's "content"; none when the
+// key is absent or null; anything else an Error naming the field.
+std::optional<std::string> special_token(const JsonNode& config, const char* key);
 
 // The fields of a tokenizer_config.json object; `file` names it in errors.
 TokenizerConfig read_tokenizer_config(const nlohmann::json& config, const std::string& file);

@@ -7,6 +7,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/hf_json.h"
+#include "heptapod/data/hf_tokenizer_config.h"
 #include "heptapod/data/utf8.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/hf_config.h"
@@ -21,20 +22,12 @@ using nlohmann::json;
 constexpr const char* kTokenKeys[] = {"bos_token", "eos_token", "unk_token", "pad_token",
                                       "sep_token", "cls_token", "mask_token"};
 
-// tokenizer_config.json's special tokens: a string, or an AddedToken object with its "content".
+// tokenizer_config.json's special tokens (hf_tokenizer_config.h reads each).
 std::map<std::string, std::string> special_tokens(const json& config, const std::string& where) {
   const hf::JsonNode root(config, where);
   std::map<std::string, std::string> tokens;
-  for (const char* key : kTokenKeys) {
-    if (!root.has(key)) continue;
-    const hf::JsonNode value = root.child(key);
-    if (value.json().is_string())
-      tokens[key] = value.json().get<std::string>();
-    else if (value.json().is_object())
-      tokens[key] = value.text("content");
-    else
-      value.fail("must be a token (a string, or an object with its \"content\")");
-  }
+  for (const char* key : kTokenKeys)
+    if (std::optional<std::string> token = hf::special_token(root, key)) tokens[key] = std::move(*token);
   return tokens;
 }
 

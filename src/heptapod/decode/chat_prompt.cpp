@@ -81,6 +81,11 @@ std::string ChatPrompt::render(const ordered_json& messages, bool add_generation
   return template_.render(variables);
 }
 
+long ChatPrompt::reply_room(const KeptPrompt& prompt) const {
+  return static_cast<long>(config_.position_limit()) - static_cast<long>(prompt.tokens.size()) -
+         (config_.prompt_bos ? 1 : 0);
+}
+
 KeptPrompt ChatPrompt::prompt(const ordered_json& messages, int max_tokens, const ordered_json& extra) const {
   KeptPrompt kept;
   kept.tokens = vocabulary_.encode(render(messages, true, extra));
@@ -90,13 +95,11 @@ KeptPrompt ChatPrompt::prompt(const ordered_json& messages, int max_tokens, cons
   require(!kept.tokens.empty() || config_.prompt_bos,
           "chat: the template laid the conversation out as no tokens, and this model's sequences begin with their "
           "text");
-  const auto length = static_cast<long>(kept.tokens.size());
-  const int context = config_.position_limit();
-  // The tokens fed (the start token first, where the model has one) and the reply must fit the context.
-  const long needed = length + (config_.prompt_bos ? 1 : 0) + max_tokens;
-  require(needed <= context, "chat: the conversation is " + std::to_string(length) + " tokens and the reply may be " +
-                                 std::to_string(max_tokens) + ", more than this model's context of " +
-                                 std::to_string(context) + " tokens; shorten the conversation or max_tokens");
+  const long length = static_cast<long>(kept.tokens.size()), room = reply_room(kept);
+  require(max_tokens <= room, "chat: the conversation is " + std::to_string(length) + " tokens and the reply may be " +
+                                  std::to_string(max_tokens) + ", more than this model's context of " +
+                                  std::to_string(config_.position_limit()) +
+                                  " tokens; shorten the conversation or max_tokens");
   return kept;
 }
 

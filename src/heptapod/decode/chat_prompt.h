@@ -50,6 +50,10 @@ class ChatPrompt {
   KeptPrompt prompt(const nlohmann::ordered_json& messages, int max_tokens,
                     const nlohmann::ordered_json& extra = nlohmann::ordered_json::object()) const;
 
+  // New tokens `prompt` leaves room for within the model's context (the start token fed first, where the
+  // model's sequences begin with one).
+  long reply_room(const KeptPrompt& prompt) const;
+
   const StoredChatTemplate& stored() const { return stored_; }
 
  private:

@@ -65,9 +65,9 @@ GeneratedText GenerationBatch::output(Job& j, const Hypothesis& h, int text) {
     emit = [&j, &h](std::string_view piece, std::size_t first, std::size_t last) {
       send_piece(j, h.sample, piece, h.token_log_probs, first, last);
     };
-  OutputText::Finished f = j.texts[static_cast<std::size_t>(text)].finish(h.tokens, emit);
+  OutputText& output_text = j.texts[static_cast<std::size_t>(text)];
+  OutputText::Finished f = output_text.finish(h.tokens, emit);
   GeneratedText g = generated_text(h, j.job.prompt.tokens.size(), std::move(f.text), f.stopped, f.tokens);
-  const OutputText& output_text = j.texts[static_cast<std::size_t>(text)];
   for (std::size_t i = 0; i < g.token_log_probs.size(); ++i) g.token_log_probs[i].text_offset = output_text.token_start(i);
   g.text = j.job.prompt.text + g.new_text;
   warn_at_context(g, config_.position_limit(), j.job.options.max_tokens, j.job.prompt.warning);

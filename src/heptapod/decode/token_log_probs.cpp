@@ -4,26 +4,22 @@
 #include <algorithm>
 
 #include "heptapod/decode/logits_processors.h"
+#include "heptapod/kernels/logits_top.h"
 
 namespace heptapod {
 
 RowLogProbs row_log_probs(const float* logits, int V, int top) {
   RowLogProbs row;
   row.log_z = log_normalizer(logits, V);
-  const auto k = static_cast<std::size_t>(std::clamp(top, 0, V));
+  const int k = std::clamp(top, 0, V);
   if (k == 0) return row;
-  // The k best so far, best first: a token enters when it beats the last (equal values keep the smaller id,
-  // which came first).
-  auto better = [](const std::pair<int, float>& a, const std::pair<int, float>& b) {
-    return a.second > b.second || (a.second == b.second && a.first < b.first);
-  };
-  row.top.reserve(k + 1);
-  for (int v = 0; v < V; ++v) {
-    const std::pair<int, float> entry{v, static_cast<float>(logits[v] - row.log_z)};
-    if (row.top.size() == k && !better(entry, row.top.back())) continue;
-    row.top.insert(std::upper_bound(row.top.begin(), row.top.end(), entry, better), entry);
-    if (row.top.size() > k) row.top.pop_back();
-  }
+  // The k largest logits, best first (equal ones by smaller id), as the decoder's step takes its best tokens.
+  std::vector<float> values(static_cast<std::size_t>(k));  // (k)
+  std::vector<int> ids(static_cast<std::size_t>(k));       // (k)
+  int count = 0;
+  kernels::logits_top(logits, V, 0, k, count, values.data(), ids.data());
+  row.top.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) row.top.emplace_back(ids[i], static_cast<float>(values[i] - row.log_z));
   return row;
 }
 

@@ -65,7 +65,6 @@ KeptPrompt chat_prompt(ChatCall& call, const Generator& generator, const std::st
     throw HttpError(400, "The model " + model + " has no chat template; use /v1/completions, or give the model one "
                          "(heptapod convert MODEL --chat-template FILE)", 0, "messages");
   GenerateOptions& o = call.generation.options;
-  const ModelConfig& config = generator.config();
   KeptPrompt prompt;
   try {
     prompt = chat->prompt(call.messages, call.max_tokens_given ? o.max_tokens : 1, call.variables);
@@ -76,9 +75,8 @@ KeptPrompt chat_prompt(ChatCall& call, const Generator& generator, const std::st
   if (length > o.max_prompt_tokens)
     throw field_error("messages", "a conversation of " + std::to_string(length) + " tokens; this server takes at most " +
                                       std::to_string(o.max_prompt_tokens));
-  // The reply may fill what the context leaves (the start token fed first, where the model has one).
-  const int room = config.position_limit() - length - (config.prompt_bos ? 1 : 0);
-  if (!call.max_tokens_given) o.max_tokens = std::min(o.max_tokens, room);
+  // The reply may fill what the context leaves.
+  if (!call.max_tokens_given) o.max_tokens = static_cast<int>(std::min<long>(o.max_tokens, chat->reply_room(prompt)));
   return prompt;
 }
 
