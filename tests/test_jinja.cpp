@@ -265,6 +265,8 @@ TEST(JinjaRefusals, SyntaxErrorsNameTheLine) {
   EXPECT_EQ(error_of("{{ (1 }}"), "test: line 1: unexpected '}'");
   EXPECT_EQ(error_of("{% break %}"), "test: line 1: 'break' outside of a for loop");
   EXPECT_EQ(error_of("{{ a $ b }}"), "test: line 1: unexpected character '$'");
+  EXPECT_EQ(error_of("ok\n{{ 'a' }}\xff"), "test: line 2: the template is not valid UTF-8");
+  EXPECT_EQ(error_of(std::string("ok\n\nx\0y", 7)), "test: line 3: the template holds a NUL byte");
 }
 
 TEST(JinjaRenderErrors, NameTheLine) {

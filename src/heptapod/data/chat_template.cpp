@@ -20,10 +20,11 @@ std::string at_line(const std::string& where, int line, const std::string& messa
 }  // namespace
 
 ChatTemplate::ChatTemplate(std::string source, std::string where) : source_(std::move(source)), where_(std::move(where)) {
-  const std::size_t bad = find_invalid_utf8(source_);
+  // Text, not bytes: the first invalid UTF-8 sequence or NUL byte is refused by its line.
+  const std::size_t bad = std::min(find_invalid_utf8(source_), source_.find('\0'));
   if (bad != std::string::npos) {
     const int line = 1 + static_cast<int>(std::count(source_.begin(), source_.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
-    throw Error(at_line(where_, line, "the template is not valid UTF-8"));
+    throw Error(at_line(where_, line, source_[bad] == '\0' ? "the template holds a NUL byte" : "the template is not valid UTF-8"));
   }
   try {
     body_ = std::make_unique<jinja::Body>(jinja::parse(source_));

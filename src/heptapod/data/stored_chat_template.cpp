@@ -1,14 +1,12 @@
 // Chat templates: read from checkpoints and template files, kept in model files' metadata.
 #include "heptapod/data/stored_chat_template.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/hf_json.h"
 #include "heptapod/data/hf_tokenizer_config.h"
-#include "heptapod/data/utf8.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/hf_config.h"
 
@@ -97,13 +95,6 @@ std::optional<StoredChatTemplate> read_checkpoint_chat_template(const std::strin
 
 StoredChatTemplate read_chat_template_file(const std::string& path, const std::optional<StoredChatTemplate>& base) {
   const std::string text = read_file(path);
-  // Text, not bytes: the first invalid UTF-8 sequence or NUL byte is refused by its line.
-  const std::size_t bad = std::min(find_invalid_utf8(text), text.find('\0'));
-  if (bad != std::string::npos) {
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
-    throw Error(path + ": line " + std::to_string(line) + ": " +
-                (text[bad] == '\0' ? "a NUL byte" : "invalid UTF-8") + " (a chat template is UTF-8 text)");
-  }
   const json parsed = json::parse(text, nullptr, false);
   StoredChatTemplate chat;
   if (parsed.is_object()) {  // a tokenizer_config.json
