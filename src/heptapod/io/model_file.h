@@ -13,9 +13,15 @@ namespace heptapod {
 
 inline constexpr const char* kModelFormat = "heptapod-model";
 // Version 1: float32 parameters. Version 2 adds low-precision weight matrices (heptapod quantize), named by
-// the metadata "weights"; float files are still written as version 1.
+// the metadata "weights"; float files are still written as version 1. "weights" is "int8" (I8 tensors, each
+// with per-row scales "<name>_scale"), "bfloat16" (BF16 tensors), "int4" or "ggml": a matrix in ggml blocks
+// is a U8 tensor of shape (out, ggml_row_bytes(type, in)) whose type the metadata "ggml_types" names (a JSON
+// object, tensor name -> "Q4_0", "Q4_K", ...); int4 files (heptapod quantize --to int4) hold Q4_0 blocks and
+// the matrices kept in higher precision, ggml files what a GGUF file held (heptapod convert model.gguf).
+// Other matrices of a version 2 file may stay F32.
 inline constexpr int kModelFormatVersion = 1;
 inline constexpr int kLowPrecisionFormatVersion = 2;
+inline constexpr const char* kGgmlTypesKey = "ggml_types";
 
 // Tensors stored beside the parameters; their names must start with "extra/" (vocabularies, optimizer state).
 struct ExtraTensor {

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "heptapod/kernels/gguf_blocks.h"
 #include "heptapod/kernels/packed_weights.h"
 #include "heptapod/kernels/weight_matrix.h"
 #include "heptapod/model/config.h"
@@ -18,7 +19,7 @@ namespace heptapod {
 
 using kernels::ComputeType;
 
-// "float32", "int8", "bfloat16".
+// "float32", "int8", "bfloat16", "int4", "ggml".
 const char* compute_type_name(ComputeType type);
 // The type a name means; an Error naming `what` (an option or a file field) and the accepted names otherwise.
 ComputeType parse_compute_type(const std::string& name, const std::string& what);
@@ -33,9 +34,10 @@ struct InferencePrecision {
 // as a low-precision model file stores it. Pointers may be unaligned (file data): they are read by memcpy.
 struct StoredMatrix {
   ComputeType type = ComputeType::Float32;
-  const void* values = nullptr;  // (out, in) float, int8 or bfloat16 bits
+  const void* values = nullptr;  // (out, in) float, int8 or bfloat16 bits; Int4 and Ggml: out rows of blocks
   const void* scales = nullptr;  // (out) float: int8's per-row scales (W = values * scale)
   int out = 0, in = 0;
+  kernels::GgmlType blocks = kernels::GgmlType::F32;  // Int4 and Ggml: the rows' block type (Int4: Q4_0)
 };
 // Low-precision matrices by parameter name (".../weight").
 using StoredMatrices = std::map<std::string, StoredMatrix>;
