@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh HEPTAPOD_TESTS DATA_DIR: the GGUF reader (io/gguf_file.h) against an independent parser. Writes GGUF
 # files with our writer (tools/gguf_writer.py: every value type and array, F32/F16/BF16/Q8_0 tensors; versions
-# 2 and 3, alignments 32 and 64), parses each with @huggingface/gguf (fetch_hf_gguf.sh: npm packages
+# 2 and 3, alignments 32 and 64) and model files from the GPT-2 and LLaMA-family fixtures
+# (tools/gguf_from_checkpoint.py: their metadata, tokenizers and tensor tables, F32, F16 and quantized), parses each with @huggingface/gguf (fetch_hf_gguf.sh: npm packages
 # @huggingface/gguf@0.4.6 and @huggingface/tasks@0.21.54, hash-checked, cached in DATA_DIR) to JSON
 # (gguf_reference.js), then runs the RealGguf tests of HEPTAPOD_TESTS, which require Heptapod's reading to
 # equal it. Exits 77 (skipped) with the reason when npm's registry or node is unreachable.
@@ -20,6 +21,13 @@ mkdir -p "$files"
 /usr/bin/python3 "$writer" example "$files/v3.gguf"
 /usr/bin/python3 "$writer" example "$files/v2.gguf" --version 2
 /usr/bin/python3 "$writer" example "$files/v3_align64.gguf" --alignment 64
+converter="$here/../../tools/gguf_from_checkpoint.py"
+fixtures="$here/../fixtures"
+for family in gpt2 llama mistral qwen2 qwen3; do
+  /usr/bin/python3 "$converter" "$fixtures/$family" "$files/$family.gguf"
+done
+/usr/bin/python3 "$converter" "$fixtures/qwen3" "$files/qwen3_f16_v2.gguf" --type f16 --version 2
+/usr/bin/python3 "$converter" "$fixtures/llama" "$files/llama_q4_1.gguf" --type q4_1
 for file in "$files"/*.gguf; do
   node "$here/gguf_reference.js" "$data/node_modules/@huggingface/gguf" "$file" >"${file%.gguf}.json"
 done
