@@ -16,6 +16,7 @@
 #include "heptapod/kernels/threads.h"
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
+#include "heptapod/data/gguf_import.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod::app {
@@ -45,7 +46,7 @@ void print_rotary(const ModelConfig& c) {
 }
 
 void print_model(const std::string& path) {
-  const SafetensorsFile file = SafetensorsFile::read(path);
+  const SafetensorsFile file = open_model_file(path);
   const ModelConfig c = read_model_config(file);
   const auto vocabs = read_vocabularies(file, c);
   std::printf("\nmodel:    %s\n", path.c_str());

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "heptapod/core/error.h"
+#include "heptapod/data/gguf_import.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod::app {
@@ -22,7 +23,7 @@ int run_quantize(const QuantizeFlags& f) {
   std::error_code same_error;
   require(!(fs::exists(f.output) && fs::equivalent(f.model, f.output, same_error)),
           "quantize: the output " + f.output + " is the input model; write the quantized model to another file");
-  const SafetensorsFile file = SafetensorsFile::read(f.model);
+  const SafetensorsFile file = open_model_file(f.model);
   const ComputeType stored = stored_compute_type(file);
   require(stored == ComputeType::Float32, f.model + ": the model already holds " +
                                               std::string(compute_type_name(stored)) +
