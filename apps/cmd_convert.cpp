@@ -1,12 +1,8 @@
 // `heptapod convert`: brings pre-trained weights into a complete Heptapod model file (weights, config and
 // vocabularies): PyTorch nn.Transformer state dicts, Heptapod-named state dicts, Hugging Face MarianMT
-<<<<<<< HEAD
-// (OPUS-MT), GPT-2 and BERT snapshots, and fairseq transformer checkpoints (see tools/export_state_dict.py);
-// and writes a decoder-only model file as a GGUF file for llama.cpp (--to gguf).
-=======
 // (OPUS-MT), GPT-2, BERT and LLaMA-family snapshots, fairseq transformer checkpoints (see
-// tools/export_state_dict.py) and GGUF files (data/gguf_import.h).
->>>>>>> ggufread
+// tools/export_state_dict.py) and GGUF files (data/gguf_import.h); and writes a decoder-only model file as a
+// GGUF file for llama.cpp (--to gguf).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -17,11 +13,8 @@
 
 #include "commands.h"
 #include "heptapod/data/chat_template.h"
-<<<<<<< HEAD
 #include "heptapod/data/gguf_export.h"
-=======
 #include "heptapod/data/gguf_import.h"
->>>>>>> ggufread
 #include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
