@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Batch-1 (and batch-32) decoding speed, model file size and peak RSS of each weight type on the language
 # models' shapes: each model's random weights (heptapod_bench lm-model, GPT-2's initialisation) written as a
-# float32 file, quantized by `heptapod quantize` to int8, q8_0 and int4, and, where GGUF_TYPES names them,
-# written by tools/gguf_requantize.py as GGUF files of ggml types (Q4_K, Q6_K, ...) from the float file's GGUF
-# export; every file then generates through `heptapod_bench run --phase generate --model-file` (its stored
+# float32 file, quantized by `heptapod quantize` to int8, q8_0 and int4, and to the ggml types GGML_TYPES
+# names (default Q4_K Q6_K; tools/ggml_requantize.py: llama-quantize's choices, the model file a GGUF file of
+# that type converts to); every file then generates through `heptapod_bench run --phase generate --model-file` (its stored
 # types, one process each so peak RSS is the phase's). Then the table (bench/quantized_report.py).
 #   bench/quantized.sh [gpt2-small|smollm-135m|lm-small ...]   (default: gpt2-small smollm-135m)
 # BUILD (default build) holds the binaries; results go to OUT (default runs/bench-quantized); every phase runs
@@ -16,7 +16,7 @@ heptapod=$build/apps/heptapod
 out=${OUT:-runs/bench-quantized}
 repeats=${REPEATS:-2}
 read -r -a rows_list <<< "${ROWS:-1 32}"
-read -r -a gguf_types <<< "${GGUF_TYPES:-Q4_K Q6_K}"
+read -r -a ggml_types <<< "${GGML_TYPES:-Q4_K Q6_K}"
 if [ $# -gt 0 ]; then models=("$@"); else models=(gpt2-small smollm-135m); fi
 mkdir -p "$out"
 rm -f "$out"/*.json
@@ -26,18 +26,14 @@ for model in "${models[@]}"; do
   for type in int8 q8_0 int4; do
     [ -e "$out/$model-$type.htp" ] || $heptapod quantize -m "$float" --to $type -o "$out/$model-$type.htp" >&2
   done
-  if [ ${#gguf_types[@]} -gt 0 ]; then
-    [ -e "$out/$model-f32.gguf" ] || $heptapod convert "$float" --to gguf --gguf-type f32 -o "$out/$model-f32.gguf" >&2
-    for type in "${gguf_types[@]}"; do
-      [ -e "$out/$model-$type.gguf" ] || /usr/bin/python3 tools/gguf_requantize.py "$out/$model-f32.gguf" "$type" \
-        "$out/$model-$type.gguf"
-    done
-  fi
+  for type in "${ggml_types[@]}"; do
+    [ -e "$out/$model-$type.htp" ] || /usr/bin/python3 tools/ggml_requantize.py "$float" "$type" "$out/$model-$type.htp"
+  done
 done
 for round in $(seq 1 "$repeats"); do
   for model in "${models[@]}"; do
     files=("$out/$model-float32.htp" "$out/$model-int8.htp" "$out/$model-q8_0.htp" "$out/$model-int4.htp")
-    for type in "${gguf_types[@]}"; do files+=("$out/$model-$type.gguf"); done
+    for type in "${ggml_types[@]}"; do files+=("$out/$model-$type.htp"); done
     for file in "${files[@]}"; do
       name=$(basename "$file"); name=${name#"$model-"}; name=${name%.*}
       for rows in "${rows_list[@]}"; do
