@@ -80,6 +80,10 @@ int run(double seconds, double mb) {
       }));
     }
     for (GgmlType type : kBlockTypes) {
+      if (s.in % kernels::ggml_type_info(type).block_elements != 0) {
+        all.emplace_back();  // a K type on 576 values: no whole blocks (GGUF files store such rows otherwise)
+        continue;
+      }
       const auto rows = block_rows(type, w, s.out, s.in);
       const std::vector<kernels::BlockPart> part{{type, rows.data(), s.out}};
       all.push_back(make_copies(copies_of(rows.size()), rows.size() + 64, [&](kernels::PackedWeightsStorage* st) {
@@ -91,13 +95,19 @@ int run(double seconds, double mb) {
       std::vector<float> y(static_cast<std::size_t>(rows) * s.out);
       std::vector<double> ms, gbs;
       for (const Copies& c : all) {
-        ms.push_back(time_ms(c, x.data(), rows, y.data(), seconds));
-        gbs.push_back(static_cast<double>(c.matrices.front()->bytes()) / ms.back() * 1e-6);
+        const bool none = c.matrices.empty();
+        ms.push_back(none ? 0.0 : time_ms(c, x.data(), rows, y.data(), seconds));
+        gbs.push_back(none ? 0.0 : static_cast<double>(c.matrices.front()->bytes()) / ms.back() * 1e-6);
       }
+      // A type without a figure (0) prints as "-".
+      const auto cell = [](const char* format, double v) {
+        if (v > 0) std::printf(format, v);
+        else std::printf(" - |");
+      };
       std::printf("| %s %dx%d | %d |", s.model, s.out, s.in, rows);
-      for (double t : ms) std::printf(" %.4f |", t);
-      for (double g : gbs) std::printf(" %.1f |", g);
-      for (std::size_t k = 2; k < ms.size(); ++k) std::printf(" %.2f |", ms[1] / ms[k]);
+      for (double t : ms) cell(" %.4f |", t);
+      for (double g : gbs) cell(" %.1f |", g);
+      for (std::size_t k = 2; k < ms.size(); ++k) cell(" %.2f |", ms[k] > 0 ? ms[1] / ms[k] : 0.0);
       std::printf("\n");
       std::fflush(stdout);
     }
