@@ -68,7 +68,7 @@ int run(double seconds, double mb) {
     all.push_back(make_copies(copies_of(4 * elements), 4 * elements, [&](kernels::PackedWeightsStorage* st) {
       auto m = std::make_unique<kernels::PackedWeights>(w.data(), s.out, s.in, st);
       m->prepare(false, false, std::min(kColumnBlock, s.out));
-      if (s.out > kColumnBlock) m->prepare(false, false, s.out % kColumnBlock);
+      if (s.out % kColumnBlock > 0 && s.out > kColumnBlock) m->prepare(false, false, s.out % kColumnBlock);
       return m;
     }));
     {
