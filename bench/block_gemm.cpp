@@ -8,7 +8,6 @@
 #include <omp.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -101,8 +100,10 @@ int run(double seconds, double mb) {
       }
       // A type without a figure (0) prints as "-".
       const auto cell = [](const char* format, double v) {
-        if (v > 0) std::printf(format, v);
-        else std::printf(" - |");
+        if (v > 0)
+          std::printf(format, v);
+        else
+          std::printf(" - |");
       };
       std::printf("| %s %dx%d | %d |", s.model, s.out, s.in, rows);
       for (double t : ms) cell(" %.4f |", t);
@@ -119,7 +120,6 @@ int run(double seconds, double mb) {
 }  // namespace heptapod::bench
 
 int main(int argc, char** argv) {
-  const double seconds = argc > 1 ? std::atof(argv[1]) : 0.25;
-  const double mb = argc > 2 ? std::atof(argv[2]) : 384.0;
-  return heptapod::bench::run(seconds, mb);
+  const auto args = heptapod::bench::arguments(argc, argv, 384.0);
+  return heptapod::bench::run(args.seconds, args.mb);
 }

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -72,7 +71,6 @@ int run(double seconds, double int8_mb) {
 }  // namespace heptapod::bench
 
 int main(int argc, char** argv) {
-  const double seconds = argc > 1 ? std::atof(argv[1]) : 0.25;
-  const double int8_mb = argc > 2 ? std::atof(argv[2]) : 128.0;
-  return heptapod::bench::run(seconds, int8_mb);
+  const auto args = heptapod::bench::arguments(argc, argv, 128.0);
+  return heptapod::bench::run(args.seconds, args.mb);
 }

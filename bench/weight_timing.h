@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -63,6 +64,14 @@ inline double time_ms(const Copies& c, const float* x, int rows, float* y, doubl
     elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   } while (elapsed < seconds);
   return 1e3 * elapsed / calls;
+}
+
+// The benchmarks' arguments: [seconds per case, default 0.25] [MB of weights per shape, default `mb`].
+struct Arguments {
+  double seconds, mb;
+};
+inline Arguments arguments(int argc, char** argv, double mb) {
+  return {argc > 1 ? std::atof(argv[1]) : 0.25, argc > 2 ? std::atof(argv[2]) : mb};
 }
 
 }  // namespace heptapod::bench
