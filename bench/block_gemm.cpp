@@ -48,15 +48,21 @@ int run(double seconds, double mb) {
   std::printf("ISA %s, block product %s, %s, %d threads; at least %.0f MB of weights per type and shape\n\n",
               kernels::isa_name(kernels::selected_isa().isa), kernels::selected_block_gemm_variant().name,
               kernels::low_precision_paths().c_str(), omp_get_max_threads(), mb);
-  std::printf("| shape (out x in) | rows | fp32 ms | int8 ms | Q8_0 ms | Q4_0 ms | Q4_K ms | Q6_K ms | fp32 GB/s | "
-              "int8 GB/s | Q8_0 GB/s | Q4_0 GB/s | Q4_K GB/s | Q6_K GB/s | Q8_0 x int8 | Q4_0 x | Q4_K x | Q6_K x |\n");
+  std::printf(
+      "| shape (out x in) | rows | fp32 ms | int8 ms | Q8_0 ms | Q4_0 ms | Q4_K ms | Q6_K ms | fp32 GB/s | "
+      "int8 GB/s | Q8_0 GB/s | Q4_0 GB/s | Q4_K GB/s | Q6_K GB/s | Q8_0 x int8 | Q4_0 x | Q4_K x | Q6_K x |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   struct Shape {
     const char* model;
     int out, in;
   };
-  for (const Shape s : {Shape{"gpt2", 768, 768}, {"gpt2", 3072, 768}, {"gpt2", 768, 3072}, {"gpt2", 50257, 768},
-                        {"llama135m", 576, 576}, {"llama135m", 1536, 576}, {"llama135m", 576, 1536},
+  for (const Shape s : {Shape{"gpt2", 768, 768},
+                        {"gpt2", 3072, 768},
+                        {"gpt2", 768, 3072},
+                        {"gpt2", 50257, 768},
+                        {"llama135m", 576, 576},
+                        {"llama135m", 1536, 576},
+                        {"llama135m", 576, 1536},
                         {"llama135m", 49152, 576}}) {
     const std::size_t elements = static_cast<std::size_t>(s.out) * s.in;
     const auto copies_of = [&](std::size_t bytes) {

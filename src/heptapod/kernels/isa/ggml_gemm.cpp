@@ -11,9 +11,9 @@
 // Decoding: a sub-block's values are step * q + offset with q its 4, 5 or 6-bit integers (Q8_0 and Q6_K:
 // step * q with q signed). The avx512 path looks 4 and 5-bit values up in a table of the 16 or 32 values the
 // sub-block can hold (vpermps / vpermt2ps on the raw bytes: the permutes read only the index's low bits),
-// built once per sub-block with one FMA (Q4_0, Q5_0: one product d * (q - 8 or 16)); the other paths convert q to float and take step * q + offset
-// with one rounding (FMA on avx2; the baseline's product is exact, so its one rounding is the sum's).
-// The K types read each block's eight 6-bit scales and mins (Q6_K its sixteen int8 scales) once per block
+// built once per sub-block with one FMA (Q4_0, Q5_0: one product d * (q - 8 or 16)); the other paths convert q to float
+// and take step * q + offset with one rounding (FMA on avx2; the baseline's product is exact, so its one rounding is
+// the sum's). The K types read each block's eight 6-bit scales and mins (Q6_K its sixteen int8 scales) once per block
 // into per-sub-block steps and offsets.
 //
 // Paths: avx512 (16-lane zmm, 4 weight rows x up to 4 activation rows), avx2 with FMA and F16C (each
@@ -64,8 +64,12 @@ struct Lanes {
   static constexpr int kWeightRows = 4, kMaxRows = 4;
   static constexpr __mmask16 kAll = 0xffff;
 
-  static I load_u8(Bytes p) { return _mm512_maskz_cvtepu8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
-  static I load_s8(Bytes p) { return _mm512_maskz_cvtepi8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+  static I load_u8(Bytes p) {
+    return _mm512_maskz_cvtepu8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static I load_s8(Bytes p) {
+    return _mm512_maskz_cvtepi8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
   static I shift_right(I v, unsigned n) { return _mm512_maskz_srli_epi32(kAll, v, n); }
   static I shift_left(I v, unsigned n) { return _mm512_maskz_slli_epi32(kAll, v, n); }
   static I bits_and(I v, int m) { return _mm512_and_si512(v, _mm512_set1_epi32(m)); }
@@ -117,7 +121,8 @@ struct Lanes {
   }
   static Table5 centred_table5(F d, float zero) { return {mul(iota(-zero), d), mul(iota(16 - zero), d)}; }
   static F lookup(const Table5& t, I q, std::uint32_t high) {
-    return _mm512_mask_permutexvar_ps(_mm512_maskz_permutexvar_ps(kAll, q, t.low), static_cast<__mmask16>(high), q, t.high);
+    return _mm512_mask_permutexvar_ps(_mm512_maskz_permutexvar_ps(kAll, q, t.low), static_cast<__mmask16>(high), q,
+                                      t.high);
   }
 };
 
@@ -441,9 +446,12 @@ struct Q6_K {
   // Values 16 j .. 16 j + 15 of the sub-block, j = 0, 1.
   static F sixteen(const Block& k, Bytes b, int s, int j) {
     const int h = s / 4, i = s % 4;
-    const I low = Lanes::bits_and(Lanes::shift_right(Lanes::load_u8(b + 64 * h + 32 * (i % 2) + 16 * j), 4 * (i / 2)), 15);
-    const I high = Lanes::shift_left(Lanes::bits_and(Lanes::shift_right(Lanes::load_u8(b + 128 + 32 * h + 16 * j), 2 * i), 3), 4);
-    return Lanes::mul(Lanes::to_float(Lanes::minus(Lanes::bits_or(low, high), 32)), Lanes::set1(k.steps[8 * h + 2 * i + j]));
+    const I low =
+        Lanes::bits_and(Lanes::shift_right(Lanes::load_u8(b + 64 * h + 32 * (i % 2) + 16 * j), 4 * (i / 2)), 15);
+    const I high =
+        Lanes::shift_left(Lanes::bits_and(Lanes::shift_right(Lanes::load_u8(b + 128 + 32 * h + 16 * j), 2 * i), 3), 4);
+    return Lanes::mul(Lanes::to_float(Lanes::minus(Lanes::bits_or(low, high), 32)),
+                      Lanes::set1(k.steps[8 * h + 2 * i + j]));
   }
   static void decode(const Block& k, Bytes b, int s, F& lo, F& hi) {
     lo = sixteen(k, b, s, 0);
@@ -496,8 +504,8 @@ void tile(const Bytes* wr, const float* x, long in, float (*sums)[R]) {
 // The product for one type: tiles of kW weight rows (the last repeating W's last row where n is short) x
 // activation row blocks, the decoded weights reused by every row of a block.
 template <typename T>
-void product(Bytes w, long row_bytes, const float* x, int rows, int in, int n, const float* bias, bool relu,
-             float* y, long ldy) {
+void product(Bytes w, long row_bytes, const float* x, int rows, int in, int n, const float* bias, bool relu, float* y,
+             long ldy) {
   const long whole = in / T::kValues * T::kValues;  // F16: the values past it are summed here
   for (int o = 0; o < n; o += kW) {
     Bytes wr[kW];
@@ -521,16 +529,26 @@ void ggml_gemm(GgmlType type, const std::uint8_t* w, long row_bytes, const float
                const float* bias, bool relu, float* y, long ldy) {
   const auto run = [&]<typename T>(T) { product<T>(w, row_bytes, x, rows, in, n, bias, relu, y, ldy); };
   switch (type) {
-    case GgmlType::F16: return run(F16{});
-    case GgmlType::Q8_0: return run(Q8_0{});
-    case GgmlType::Q4_0: return run(Q4_0{});
-    case GgmlType::Q4_1: return run(Q4_1{});
-    case GgmlType::Q5_0: return run(Q5_0{});
-    case GgmlType::Q5_1: return run(Q5_1{});
-    case GgmlType::Q4_K: return run(QK<false>{});
-    case GgmlType::Q5_K: return run(QK<true>{});
-    case GgmlType::Q6_K: return run(Q6_K{});
-    default: throw Error("no block product for ggml type " + std::to_string(static_cast<std::uint32_t>(type)));
+    case GgmlType::F16:
+      return run(F16{});
+    case GgmlType::Q8_0:
+      return run(Q8_0{});
+    case GgmlType::Q4_0:
+      return run(Q4_0{});
+    case GgmlType::Q4_1:
+      return run(Q4_1{});
+    case GgmlType::Q5_0:
+      return run(Q5_0{});
+    case GgmlType::Q5_1:
+      return run(Q5_1{});
+    case GgmlType::Q4_K:
+      return run(QK<false>{});
+    case GgmlType::Q5_K:
+      return run(QK<true>{});
+    case GgmlType::Q6_K:
+      return run(Q6_K{});
+    default:
+      throw Error("no block product for ggml type " + std::to_string(static_cast<std::uint32_t>(type)));
   }
 }
 
