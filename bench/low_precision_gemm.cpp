@@ -7,70 +7,17 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <vector>
 
 #include "heptapod/kernels/isa.h"
 #include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/kernels/packed_weights.h"
+#include "weight_timing.h"
 
 namespace heptapod::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-using kernels::WeightMatrix;
-
-constexpr int kColumnBlock = 8192;
-
-// (n) reproducible values in [-1, 1).
-std::vector<float> uniform(std::size_t n, unsigned seed) {
-  std::vector<float> v(n);
-  unsigned long long s = seed * 6364136223846793005ull + 1;
-  for (auto& x : v) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    x = static_cast<float>(static_cast<double>(s >> 11) / 4503599627370496.0 - 1.0);
-  }
-  return v;
-}
-
-// One weight type's copies of a matrix, in one huge-page storage.
-struct Copies {
-  std::unique_ptr<kernels::PackedWeightsStorage> storage;
-  std::vector<std::unique_ptr<WeightMatrix>> matrices;
-};
-
-template <typename Make>
-Copies make_copies(int count, std::size_t bytes_each, Make&& make) {
-  Copies c;
-  c.storage = std::make_unique<kernels::PackedWeightsStorage>(count * (bytes_each + (1 << 16)));
-  for (int i = 0; i < count; ++i) c.matrices.push_back(make(c.storage.get()));
-  return c;
-}
-
-// x (rows, in) W^T for one matrix, in column blocks as the decoder's output projection runs.
-void product(const WeightMatrix& w, const float* x, int rows, float* y) {
-  for (int n0 = 0; n0 < w.out(); n0 += kColumnBlock) {
-    const int n = std::min(kColumnBlock, w.out() - n0);
-    w.forward_columns(x, rows, n0, n, nullptr, false, y + static_cast<std::size_t>(rows) * n0);
-  }
-}
-
-// Milliseconds per product, cycling over the copies for about `seconds` after one warm-up pass.
-double time_ms(const Copies& c, const float* x, int rows, float* y, double seconds) {
-  for (const auto& w : c.matrices) product(*w, x, rows, y);
-  long calls = 0;
-  const auto t0 = Clock::now();
-  double elapsed = 0;
-  do {
-    for (const auto& w : c.matrices) product(*w, x, rows, y);
-    calls += static_cast<long>(c.matrices.size());
-    elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-  } while (elapsed < seconds);
-  return 1e3 * elapsed / calls;
-}
 
 int run(double seconds, double int8_mb) {
   std::printf("ISA %s, %s, %d threads; int8 weights per shape %.0f MB (float32 x4, bfloat16 x2)\n\n",
@@ -124,7 +71,6 @@ int run(double seconds, double int8_mb) {
 }  // namespace heptapod::bench
 
 int main(int argc, char** argv) {
-  const double seconds = argc > 1 ? std::atof(argv[1]) : 0.25;
-  const double int8_mb = argc > 2 ? std::atof(argv[2]) : 128.0;
-  return heptapod::bench::run(seconds, int8_mb);
+  const auto args = heptapod::bench::arguments(argc, argv, 128.0);
+  return heptapod::bench::run(args.seconds, args.mb);
 }

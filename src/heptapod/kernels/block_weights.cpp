@@ -25,8 +25,10 @@ bool is_block_compute_type(GgmlType type) {
     case GgmlType::Q5_1:
     case GgmlType::Q4_K:
     case GgmlType::Q5_K:
-    case GgmlType::Q6_K: return true;
-    default: return false;
+    case GgmlType::Q6_K:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -60,8 +62,8 @@ struct BlockWeights::Impl {
 
   // The part holding row o (0 <= o < out).
   const StoredPart& part_of(int o) const {
-    return *std::prev(std::upper_bound(parts.begin(), parts.end(), o,
-                                       [](int row, const StoredPart& p) { return row < p.first; }));
+    return *std::prev(
+        std::upper_bound(parts.begin(), parts.end(), o, [](int row, const StoredPart& p) { return row < p.first; }));
   }
 };
 
@@ -78,8 +80,8 @@ BlockWeights::BlockWeights(std::span<const BlockPart> parts, int in, ComputeType
     require(is_block_compute_type(p.type), part + ": no block product for this type");
     require(p.out > 0 && p.rows != nullptr, part + ": no rows");
     const long block = ggml_type_info(p.type).block_elements;
-    require(in % block == 0, part + ": rows of " + std::to_string(in) + " values, not whole blocks of " +
-                                 std::to_string(block));
+    require(in % block == 0,
+            part + ": rows of " + std::to_string(in) + " values, not whole blocks of " + std::to_string(block));
     const long row_bytes = ggml_row_bytes(p.type, in);
     require(out + p.out <= INT_MAX, part + ": more than " + std::to_string(INT_MAX) + " rows in all");
     impl_->parts.push_back({p.type, row_bytes, static_cast<int>(out), p.out, bytes});
@@ -104,15 +106,14 @@ BlockWeights::~BlockWeights() = default;
 
 void BlockWeights::forward_columns(const float* x, int rows, int n0, int n, const float* bias, bool relu,
                                    float* y) const {
-  require(n0 >= 0 && n > 0 && n <= out_ - n0,
-          "block weights: columns [" + std::to_string(n0) + ", " + std::to_string(static_cast<long>(n0) + n) +
-              ") outside the " + std::to_string(out_) + " outputs");
+  require(n0 >= 0 && n > 0 && n <= out_ - n0, "block weights: columns [" + std::to_string(n0) + ", " +
+                                                  std::to_string(static_cast<long>(n0) + n) + ") outside the " +
+                                                  std::to_string(out_) + " outputs");
   if (rows <= 0) return;
   BlockGemmFn* run = selected_block_gemm_variant().run;
   // One thread below ~128 KB of weights and little arithmetic: forking would cost more than it saves.
   const long weight_bytes = static_cast<long>(n) * impl_->part_of(n0).row_bytes;
-  const bool parallel =
-      weight_bytes >= (1L << 17) || static_cast<long>(rows) * n * in_ >= 64 * kParallelMinWork * 16;
+  const bool parallel = weight_bytes >= (1L << 17) || static_cast<long>(rows) * n * in_ >= 64 * kParallelMinWork * 16;
   const int threads = parallel ? std::max(1, std::min(omp_get_max_threads(), n / kColumnGrain)) : 1;
 #pragma omp parallel num_threads(threads)
   {

@@ -11,9 +11,9 @@
 // Decoding: a sub-block's values are step * q + offset with q its 4, 5 or 6-bit integers (Q8_0 and Q6_K:
 // step * q with q signed). The avx512 path looks 4 and 5-bit values up in a table of the 16 or 32 values the
 // sub-block can hold (vpermps / vpermt2ps on the raw bytes: the permutes read only the index's low bits),
-// built once per sub-block with one FMA; the other paths convert q to float and take step * q + offset
-// with one rounding (FMA on avx2; the baseline's product is exact, so its one rounding is the sum's).
-// The K types read each block's eight 6-bit scales and mins (Q6_K its sixteen int8 scales) once per block
+// built once per sub-block with one FMA (Q4_0, Q5_0: one product d * (q - 8 or 16)); the other paths convert q to float
+// and take step * q + offset with one rounding (FMA on avx2; the baseline's product is exact, so its one rounding is
+// the sum's). The K types read each block's eight 6-bit scales and mins (Q6_K its sixteen int8 scales) once per block
 // into per-sub-block steps and offsets.
 //
 // Paths: avx512 (16-lane zmm, 4 weight rows x up to 4 activation rows), avx2 with FMA and F16C (each
@@ -64,8 +64,12 @@ struct Lanes {
   static constexpr int kWeightRows = 4, kMaxRows = 4;
   static constexpr __mmask16 kAll = 0xffff;
 
-  static I load_u8(Bytes p) { return _mm512_maskz_cvtepu8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
-  static I load_s8(Bytes p) { return _mm512_maskz_cvtepi8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+  static I load_u8(Bytes p) {
+    return _mm512_maskz_cvtepu8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static I load_s8(Bytes p) {
+    return _mm512_maskz_cvtepi8_epi32(kAll, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
   static I shift_right(I v, unsigned n) { return _mm512_maskz_srli_epi32(kAll, v, n); }
   static I shift_left(I v, unsigned n) { return _mm512_maskz_slli_epi32(kAll, v, n); }
   static I bits_and(I v, int m) { return _mm512_and_si512(v, _mm512_set1_epi32(m)); }
@@ -78,6 +82,12 @@ struct Lanes {
   }
   static F to_float(I q) { return _mm512_maskz_cvtepi32_ps(kAll, q); }
   static F set1(float v) { return _mm512_set1_ps(v); }
+  // The float16 at p in every lane (a broadcast and one conversion).
+  static F set1_half(Bytes p) {
+    std::uint16_t h;
+    std::memcpy(&h, p, 2);
+    return _mm512_maskz_cvtph_ps(kAll, _mm256_set1_epi16(static_cast<short>(h)));
+  }
   // (a, ..., a, b, ..., b): eight of each.
   static F halves(float a, float b) { return _mm512_maskz_insertf32x8(kAll, _mm512_set1_ps(a), _mm256_set1_ps(b), 1); }
   static F zero() { return _mm512_setzero_ps(); }
@@ -99,6 +109,8 @@ struct Lanes {
     F values;
   };
   static Table4 table4(float step, float offset) { return {fma(iota(0), set1(step), set1(offset))}; }
+  // The values d * (q - zero) of every 4-bit q (exact).
+  static Table4 centred_table4(F d, float zero) { return {mul(iota(-zero), d)}; }
   static F lookup(const Table4& t, I q) { return _mm512_maskz_permutexvar_ps(kAll, q, t.values); }
   // The same for 5-bit q: the low 4 bits from q, the fifth from bit l of `high` in lane l.
   struct Table5 {
@@ -107,8 +119,10 @@ struct Lanes {
   static Table5 table5(float step, float offset) {
     return {fma(iota(0), set1(step), set1(offset)), fma(iota(16), set1(step), set1(offset))};
   }
+  static Table5 centred_table5(F d, float zero) { return {mul(iota(-zero), d), mul(iota(16 - zero), d)}; }
   static F lookup(const Table5& t, I q, std::uint32_t high) {
-    return _mm512_mask_permutexvar_ps(_mm512_maskz_permutexvar_ps(kAll, q, t.low), static_cast<__mmask16>(high), q, t.high);
+    return _mm512_mask_permutexvar_ps(_mm512_maskz_permutexvar_ps(kAll, q, t.low), static_cast<__mmask16>(high), q,
+                                      t.high);
   }
 };
 
@@ -150,6 +164,7 @@ struct Lanes {
   }
   static F to_float(I q) { return {_mm256_cvtepi32_ps(q.a), _mm256_cvtepi32_ps(q.b)}; }
   static F set1(float v) { return {_mm256_set1_ps(v), _mm256_set1_ps(v)}; }
+  static F set1_half(Bytes p) { return set1(read_half(p)); }
   static F halves(float a, float b) { return {_mm256_set1_ps(a), _mm256_set1_ps(b)}; }
   static F zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
   static F mul(F x, F y) { return {_mm256_mul_ps(x.a, y.a), _mm256_mul_ps(x.b, y.b)}; }
@@ -185,6 +200,8 @@ struct Lanes {
   using Table5 = Table4;
   static Table4 table4(float step, float offset) { return {set1(step), set1(offset)}; }
   static Table5 table5(float step, float offset) { return table4(step, offset); }
+  static Table4 centred_table4(F d, float zero) { return {d, mul(d, set1(-zero))}; }
+  static Table5 centred_table5(F d, float zero) { return centred_table4(d, zero); }
   static F lookup(const Table4& t, I q) { return fma(to_float(bits_and(q, 15)), t.step, t.offset); }
   static F lookup(const Table5& t, I q, std::uint32_t high) {
     return fma(to_float(bits_or(bits_and(q, 15), bit4(high))), t.step, t.offset);
@@ -247,6 +264,7 @@ struct Lanes {
   static F set1(float v) {
     return mapf([&](int) { return v; });
   }
+  static F set1_half(Bytes p) { return set1(read_half(p)); }
   static F halves(float a, float b) {
     return mapf([&](int l) { return l < 8 ? a : b; });
   }
@@ -280,6 +298,8 @@ struct Lanes {
   using Table5 = Table4;
   static Table4 table4(float step, float offset) { return {step, offset}; }
   static Table5 table5(float step, float offset) { return {step, offset}; }
+  static Table4 centred_table4(F d, float zero) { return {d.v[0], -zero * d.v[0]}; }
+  static Table5 centred_table5(F d, float zero) { return centred_table4(d, zero); }
   static F lookup(const Table4& t, I q) {
     return mapf([&](int l) { return static_cast<float>(q.v[l] & 15) * t.step + t.offset; });
   }
@@ -315,7 +335,7 @@ struct Q8_0 {
   struct Block {
     F d;
   };
-  static Block prepare(Bytes b) { return {Lanes::set1(read_half(b))}; }
+  static Block prepare(Bytes b) { return {Lanes::set1_half(b)}; }
   static void decode(const Block& k, Bytes b, int, F& lo, F& hi) {
     lo = Lanes::mul(Lanes::to_float(Lanes::load_s8(b + 2)), k.d);
     hi = Lanes::mul(Lanes::to_float(Lanes::load_s8(b + 18)), k.d);
@@ -341,10 +361,7 @@ void nibbles5(const Table& t, Bytes qs, std::uint32_t qh, F& lo, F& hi) {
 struct Q4_0 {
   static constexpr long kValues = 32, kBytes = 18;
   using Block = Lanes::Table4;
-  static Block prepare(Bytes b) {
-    const float d = read_half(b);
-    return Lanes::table4(d, -8.0f * d);
-  }
+  static Block prepare(Bytes b) { return Lanes::centred_table4(Lanes::set1_half(b), 8.0f); }
   static void decode(const Block& t, Bytes b, int, F& lo, F& hi) { nibbles(t, b + 2, lo, hi); }
 };
 struct Q4_1 {
@@ -358,10 +375,7 @@ struct Q4_1 {
 struct Q5_0 {
   static constexpr long kValues = 32, kBytes = 22;
   using Block = Lanes::Table5;
-  static Block prepare(Bytes b) {
-    const float d = read_half(b);
-    return Lanes::table5(d, -16.0f * d);
-  }
+  static Block prepare(Bytes b) { return Lanes::centred_table5(Lanes::set1_half(b), 16.0f); }
   static void decode(const Block& t, Bytes b, int, F& lo, F& hi) { nibbles5(t, b + 6, read_u32(b + 2), lo, hi); }
 };
 struct Q5_1 {
@@ -432,9 +446,12 @@ struct Q6_K {
   // Values 16 j .. 16 j + 15 of the sub-block, j = 0, 1.
   static F sixteen(const Block& k, Bytes b, int s, int j) {
     const int h = s / 4, i = s % 4;
-    const I low = Lanes::bits_and(Lanes::shift_right(Lanes::load_u8(b + 64 * h + 32 * (i % 2) + 16 * j), 4 * (i / 2)), 15);
-    const I high = Lanes::shift_left(Lanes::bits_and(Lanes::shift_right(Lanes::load_u8(b + 128 + 32 * h + 16 * j), 2 * i), 3), 4);
-    return Lanes::mul(Lanes::to_float(Lanes::minus(Lanes::bits_or(low, high), 32)), Lanes::set1(k.steps[8 * h + 2 * i + j]));
+    const I low =
+        Lanes::bits_and(Lanes::shift_right(Lanes::load_u8(b + 64 * h + 32 * (i % 2) + 16 * j), 4 * (i / 2)), 15);
+    const I high =
+        Lanes::shift_left(Lanes::bits_and(Lanes::shift_right(Lanes::load_u8(b + 128 + 32 * h + 16 * j), 2 * i), 3), 4);
+    return Lanes::mul(Lanes::to_float(Lanes::minus(Lanes::bits_or(low, high), 32)),
+                      Lanes::set1(k.steps[8 * h + 2 * i + j]));
   }
   static void decode(const Block& k, Bytes b, int s, F& lo, F& hi) {
     lo = sixteen(k, b, s, 0);
@@ -487,8 +504,8 @@ void tile(const Bytes* wr, const float* x, long in, float (*sums)[R]) {
 // The product for one type: tiles of kW weight rows (the last repeating W's last row where n is short) x
 // activation row blocks, the decoded weights reused by every row of a block.
 template <typename T>
-void product(Bytes w, long row_bytes, const float* x, int rows, int in, int n, const float* bias, bool relu,
-             float* y, long ldy) {
+void product(Bytes w, long row_bytes, const float* x, int rows, int in, int n, const float* bias, bool relu, float* y,
+             long ldy) {
   const long whole = in / T::kValues * T::kValues;  // F16: the values past it are summed here
   for (int o = 0; o < n; o += kW) {
     Bytes wr[kW];
@@ -512,16 +529,26 @@ void ggml_gemm(GgmlType type, const std::uint8_t* w, long row_bytes, const float
                const float* bias, bool relu, float* y, long ldy) {
   const auto run = [&]<typename T>(T) { product<T>(w, row_bytes, x, rows, in, n, bias, relu, y, ldy); };
   switch (type) {
-    case GgmlType::F16: return run(F16{});
-    case GgmlType::Q8_0: return run(Q8_0{});
-    case GgmlType::Q4_0: return run(Q4_0{});
-    case GgmlType::Q4_1: return run(Q4_1{});
-    case GgmlType::Q5_0: return run(Q5_0{});
-    case GgmlType::Q5_1: return run(Q5_1{});
-    case GgmlType::Q4_K: return run(QK<false>{});
-    case GgmlType::Q5_K: return run(QK<true>{});
-    case GgmlType::Q6_K: return run(Q6_K{});
-    default: throw Error("no block product for ggml type " + std::to_string(static_cast<std::uint32_t>(type)));
+    case GgmlType::F16:
+      return run(F16{});
+    case GgmlType::Q8_0:
+      return run(Q8_0{});
+    case GgmlType::Q4_0:
+      return run(Q4_0{});
+    case GgmlType::Q4_1:
+      return run(Q4_1{});
+    case GgmlType::Q5_0:
+      return run(Q5_0{});
+    case GgmlType::Q5_1:
+      return run(Q5_1{});
+    case GgmlType::Q4_K:
+      return run(QK<false>{});
+    case GgmlType::Q5_K:
+      return run(QK<true>{});
+    case GgmlType::Q6_K:
+      return run(Q6_K{});
+    default:
+      throw Error("no block product for ggml type " + std::to_string(static_cast<std::uint32_t>(type)));
   }
 }
 
