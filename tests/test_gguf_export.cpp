@@ -7,18 +7,24 @@
 // rotation of adjacent pairs over the written (permuted) rows, with the rope_freqs divisors, gives the
 // attention scores Heptapod's rotation of halves gives over the model's rows. The tokenizer keys
 // (tokenizer.ggml.*) of byte-level, SentencePiece-style and Heptapod-trained vocabularies, the chat
-// template, the refusals naming what GGUF cannot hold, and the command line.
+// template, the refusals naming what GGUF cannot hold, and the command line. And llama.cpp itself runs the
+// files (LlamaCpp.*, through tests/gguf/llama_cpp.sh): the same tokens and next-token distributions.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "heptapod/core/arena.h"
 #include "heptapod/core/error.h"
 #include "heptapod/data/gguf_export.h"
 #include "heptapod/data/model_vocab.h"
@@ -27,7 +33,9 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/kernels/gguf_blocks.h"
 #include "heptapod/kernels/half.h"
+#include "real_tokenizer_data.h"
 #include "test_process.h"
+#include "test_util.h"
 #include "vocab_model.h"
 
 namespace heptapod {
@@ -35,7 +43,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using kernels::GgmlType;
-using test::quoted;
 using test::TempDir;
 
 // The fixture checkpoint `family` (llama, mistral, qwen2, qwen3 or gpt2) converted to a model file in `dir`.
@@ -52,8 +59,8 @@ std::string convert_fixture(const std::string& family, const TempDir& dir, bool 
   }
   const std::string out = dir.file(family + (keep_dynamic ? "-dynamic" : "") + ".htp");
   std::string log;
-  EXPECT_EQ(test::run_heptapod("convert " + quoted(source) + " --from " + (family == "gpt2" ? "gpt2" : "llama") +
-                                   " -o " + quoted(out),
+  EXPECT_EQ(test::run_heptapod("convert " + test::quoted(source) + " --from " + (family == "gpt2" ? "gpt2" : "llama") +
+                                   " -o " + test::quoted(out),
                                dir, log),
             0)
       << log;
@@ -336,10 +343,10 @@ TEST(GgufExport, HeptapodTrainedModelWithSentencePiece) {
   ASSERT_EQ(exported.notes.size(), 1u);
   EXPECT_NE(exported.notes[0].find("llama.context_length: 4096"), std::string::npos) << exported.notes[0];
   const GgufFile g = GgufFile::read(dir.file("lm.gguf"));
-  EXPECT_EQ(g.u32("llama.context_length"), 64u);
+  EXPECT_EQ(g.u32("llama.context_length"), 4096u);
   expect_tensors(g, file, GgufWeightType::Q4_0, "llama");
   EXPECT_EQ(g.string("tokenizer.ggml.model"), "llama");
-  const Vocabulary vocab = test::numbers_vocabulary();
+  const Vocabulary vocab = read_vocabularies(file, read_model_config(file))->target;
   const std::vector<ScoredPiece> pieces = sentencepiece_pieces(vocab.serialized(), "numbers");
   const std::vector<std::string> tokens = g.strings("tokenizer.ggml.tokens");
   const std::vector<float> scores = g.f32s("tokenizer.ggml.scores");
@@ -353,7 +360,8 @@ TEST(GgufExport, HeptapodTrainedModelWithSentencePiece) {
   EXPECT_EQ(types[kBosId], 3);
   EXPECT_EQ(types[kEosId], 3);
   EXPECT_EQ(types[kUnkId], 2);
-  EXPECT_EQ(types[10], 1);
+  EXPECT_EQ(types[4], 6);  // <0x00>
+  EXPECT_EQ(types[300], 1);
   EXPECT_EQ(g.u32("tokenizer.ggml.unknown_token_id"), static_cast<std::uint32_t>(kUnkId));
   EXPECT_EQ(g.u32("tokenizer.ggml.bos_token_id"), static_cast<std::uint32_t>(kBosId));
   EXPECT_TRUE(g.boolean("tokenizer.ggml.add_space_prefix"));
@@ -454,6 +462,9 @@ TEST(GgufExport, RefusesWhatGgufCannotHold) {
   // The paper's decoder (post-norm, sinusoids, ReLU).
   const std::string paper = refusal(test::make_language_model(dir.file("paper.htp")));
   EXPECT_NE(paper.find("post-norm layers"), std::string::npos) << paper;
+  // A SentencePiece vocabulary without byte pieces, on which llama.cpp fails.
+  const std::string no_bytes = refusal(test::make_llama_layout_model(dir.file("no_bytes.htp"), false));
+  EXPECT_NE(no_bytes.find("--byte-fallback"), std::string::npos) << no_bytes;
   // A quantized model file.
   const std::string llama = convert_fixture("llama", dir);
   InferencePrecision int8;
@@ -477,7 +488,7 @@ TEST(GgufExport, CommandLine) {
   const std::string htp = convert_fixture("mistral", dir);
   std::string log;
   const std::string out = dir.file("m.gguf");
-  ASSERT_EQ(test::run_heptapod("convert " + quoted(htp) + " --to gguf --gguf-type q4_0 -o " + quoted(out), dir, log), 0)
+  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(htp) + " --to gguf --gguf-type q4_0 -o " + test::quoted(out), dir, log), 0)
       << log;
   EXPECT_NE(log.find("architecture llama, weights q4_0"), std::string::npos) << log;
   EXPECT_NE(log.find("note: blk.0.ffn_down.weight: F16, not Q4_0"), std::string::npos) << log;
@@ -485,7 +496,7 @@ TEST(GgufExport, CommandLine) {
   EXPECT_EQ(g.tensor("blk.0.attn_q.weight").type, GgmlType::Q4_0);
   EXPECT_EQ(g.tensor("output.weight").type, GgmlType::Q8_0);
   // The default type is f16, as llama.cpp's converter's.
-  ASSERT_EQ(test::run_heptapod("convert " + quoted(htp) + " --to gguf -o " + quoted(out), dir, log), 0) << log;
+  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(htp) + " --to gguf -o " + test::quoted(out), dir, log), 0) << log;
   EXPECT_EQ(GgufFile::read(out).tensor("blk.0.attn_q.weight").type, GgmlType::F16);
   const std::string gguf_help = [&] {
     test::run_heptapod("convert --help", dir, log);
@@ -494,18 +505,95 @@ TEST(GgufExport, CommandLine) {
   EXPECT_NE(gguf_help.find("convert_hf_to_gguf.py"), std::string::npos) << gguf_help;
   // Bad input: a clear error, nothing written.
   fs::remove(out);
-  EXPECT_NE(test::run_heptapod("convert " + quoted(htp) + " --to gguf --gguf-type q4_k -o " + quoted(out), dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(htp) + " --to gguf --gguf-type q4_k -o " + test::quoted(out), dir, log), 0);
   EXPECT_NE(log.find("--gguf-type"), std::string::npos) << log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(htp) + " --gguf-type q8_0 -o " + quoted(out), dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(htp) + " --gguf-type q8_0 -o " + test::quoted(out), dir, log), 0);
   EXPECT_NE(log.find("--gguf-type is for --to gguf"), std::string::npos) << log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(htp) + " --to gguf", dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(htp) + " --to gguf", dir, log), 0);
   EXPECT_NE(log.find("--output"), std::string::npos) << log;
   const std::string translation = test::make_model(dir.file("translation.htp"));
-  EXPECT_NE(test::run_heptapod("convert " + quoted(translation) + " --to gguf -o " + quoted(out), dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(translation) + " --to gguf -o " + test::quoted(out), dir, log), 0);
   EXPECT_NE(log.find("an encoder-decoder model"), std::string::npos) << log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(test::fixture("mistral")) + " --to gguf -o " + quoted(out), dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(test::fixture("mistral")) + " --to gguf -o " + test::quoted(out), dir, log), 0);
   EXPECT_NE(log.find("is not a Heptapod model file"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// llama.cpp itself (node-llama-cpp's prebuilt CPU build, installed by tests/gguf/llama_cpp.sh, which sets
+// HEPTAPOD_LLAMA_CPP to the package) runs each exported file: it tokenizes text (special tokens included) as
+// Heptapod's vocabulary does, and after each prefix of a token sequence its next-token distribution is
+// Heptapod's softmax of the model's logits: within 1e-4 for F32 files (llama.cpp computing in float32, its
+// cache too, llama_cpp_reference.mjs), 1e-3 for gpt2's (llama.cpp's GELU comes from a table of float16
+// values); Q8_0 files, which llama.cpp multiplies with activations quantized to 8 bits, within 0.25 (a check
+// that they run as the same model, not of their precision).
+TEST(LlamaCpp, RunsTheExportedFiles) {
+  const std::string package = test::env("HEPTAPOD_LLAMA_CPP");
+  if (package.empty()) GTEST_SKIP() << "HEPTAPOD_LLAMA_CPP not set (tests/gguf/llama_cpp.sh sets it)";
+  const std::string script = std::string(HEPTAPOD_FIXTURES) + "/../gguf/llama_cpp_reference.mjs";
+  TempDir dir;
+  struct Case {
+    std::string name, htp;
+    std::vector<std::string> texts;
+  };
+  const std::vector<std::string> plain = {"the cat sat on the mat", "Hello, World! 1234 caf\xc3\xa9", "  two  spaces\nnew line"};
+  auto with = [&](std::vector<std::string> texts) {
+    texts.insert(texts.begin(), plain.begin(), plain.end());
+    return texts;
+  };
+  const std::vector<Case> cases = {
+      {"llama", convert_fixture("llama", dir), with({"<|begin_of_text|>hi there<|eot_id|>"})},
+      {"mistral", convert_fixture("mistral", dir), plain},
+      {"qwen2", convert_fixture("qwen2", dir), with({"<|im_start|>user\nhi<|im_end|>"})},
+      {"qwen3", convert_fixture("qwen3", dir), plain},
+      {"gpt2", convert_fixture("gpt2", dir), with({"hi<|endoftext|>there"})},
+      {"trained", test::make_llama_layout_model(dir.file("trained.htp")), {"veinte mil", "trescientos cuarenta y dos"}},
+  };
+  for (const Case& k : cases) {
+    const SafetensorsFile file = SafetensorsFile::read(k.htp);
+    const ModelConfig c = read_model_config(file);
+    const Vocabulary vocab = read_vocabularies(file, c)->target;
+    const auto model = load_model(file);
+    // The sequence: the start token where the model's prompts begin with it, then the first text's tokens.
+    std::vector<int> ids = vocab.encode(k.texts[0]);
+    if (c.prompt_bos) ids.insert(ids.begin(), c.bos_id);
+    ids.resize(std::min<std::size_t>(ids.size(), static_cast<std::size_t>(std::min(c.position_limit(), 8))));
+    Batch batch;
+    batch.B = 1;
+    batch.T = static_cast<int>(ids.size());
+    batch.tgt_in = batch.tgt_out = ids;
+    batch.tgt_len = {batch.T};
+    batch.src_len = {0};
+    Arena arena;
+    const float* logits = model->logits(batch, arena);  // (T, V)
+    const int V = c.tgt_vocab_size;
+    for (GgufWeightType weights : {GgufWeightType::F32, GgufWeightType::Q8_0}) {
+      SCOPED_TRACE(k.name + " " + gguf_weight_type_name(weights));
+      const std::string gguf = dir.file(k.name + ".gguf");
+      write_gguf(file, weights, gguf);
+      const nlohmann::json spec = {{"model", gguf}, {"texts", k.texts}, {"ids", ids}};
+      const std::string spec_path = dir.write("spec.json", spec.dump()), out = dir.file("llama_cpp.json");
+      const std::string command = "node " + test::quoted(script) + " " + test::quoted(package) + " " +
+                                  test::quoted(spec_path) + " > " + test::quoted(out);
+      ASSERT_EQ(std::system(command.c_str()), 0) << command;
+      const auto got = nlohmann::json::parse(test::slurp(out));
+      for (std::size_t i = 0; i < k.texts.size(); ++i)
+        EXPECT_EQ(got["tokens"][i].get<std::vector<int>>(), vocab.encode(k.texts[i])) << k.texts[i];
+      ASSERT_EQ(got["next"].size(), ids.size());
+      const double tolerance = weights == GgufWeightType::Q8_0 ? 0.25 : k.name == "gpt2" ? 1e-3 : 1e-4;
+      for (std::size_t t = 0; t < ids.size(); ++t) {
+        const float* row = logits + t * V;
+        const double top = *std::max_element(row, row + V);
+        double sum = 0;
+        for (int v = 0; v < V; ++v) sum += std::exp(row[v] - top);
+        const auto& p = got["next"][t];
+        ASSERT_EQ(p.size(), static_cast<std::size_t>(V));
+        double worst = 0;
+        for (int v = 0; v < V; ++v)
+          worst = std::max(worst, std::fabs(p[std::to_string(v)].get<double>() - std::exp(row[v] - top) / sum));
+        EXPECT_LT(worst, tolerance) << "after " << t + 1 << " tokens";
+      }
+    }
+  }
 }
 
 }  // namespace

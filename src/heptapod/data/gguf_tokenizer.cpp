@@ -222,6 +222,11 @@ void set_gguf_tokenizer(GgufWriter& writer, const Vocabulary& vocab, const Model
   GgufTokens t = kind == "tokenizer.json" ? from_tokenizer_json(vocab, where)
                  : kind == "byte-bpe"     ? from_byte_bpe(vocab)
                                           : from_sentencepiece(vocab, where);
+  // llama.cpp's "llama" tokenizer spells every character without a piece as byte pieces, and fails on a
+  // vocabulary that lacks them (its newline, <0x0A>, already at load).
+  require(t.model != "llama" || std::count(t.types.begin(), t.types.end(), kByte) == 256,
+          where + ": the SentencePiece vocabulary has no byte pieces (<0x00> to <0xFF>), which llama.cpp's \"llama\" "
+                  "tokenizer needs (it fails on a vocabulary without <0x0A>); train the vocabulary with --byte-fallback");
   const int rows = config.tgt_vocab_size;
   require(static_cast<int>(t.tokens.size()) <= rows,
           where + ": the vocabulary has " + std::to_string(t.tokens.size()) + " pieces, the embedding " +
