@@ -1,7 +1,8 @@
 // `heptapod convert`: brings pre-trained weights into a complete Heptapod model file (weights, config and
 // vocabularies): PyTorch nn.Transformer state dicts, Heptapod-named state dicts, Hugging Face MarianMT
-// (OPUS-MT), GPT-2 and BERT snapshots, and fairseq transformer checkpoints (see tools/export_state_dict.py);
-// and writes a decoder-only model file as a GGUF file for llama.cpp (--to gguf).
+// (OPUS-MT), GPT-2, BERT and LLaMA-family snapshots, fairseq transformer checkpoints (see
+// tools/export_state_dict.py) and GGUF files (data/gguf_import.h); and writes a decoder-only model file as a
+// GGUF file for llama.cpp (--to gguf).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "commands.h"
 #include "heptapod/data/chat_template.h"
 #include "heptapod/data/gguf_export.h"
+#include "heptapod/data/gguf_import.h"
 #include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
@@ -96,12 +98,9 @@ void settle_chat_template(const ConvertOptions& o, const std::optional<StoredCha
   metadata[kChatTemplateMetadata] = to_json(*chat);
 }
 
-// A model file written again with its chat template set, replaced or dropped.
-int rewrite_chat_template(const ConvertOptions& o) {
-  require(!o.chat_template.empty() || o.no_chat_template,
-          "convert: " + o.input + " is a Heptapod model file already; give --chat-template FILE to set its chat "
-          "template (or --no-chat-template to drop it)");
-  const SafetensorsFile file = SafetensorsFile::read(o.input);
+// A model file written again (every tensor copied) with its chat template set, replaced, dropped or, without
+// either option, kept: a Heptapod model file, or the model file a GGUF file reads as.
+int rewrite_model(const ConvertOptions& o, const SafetensorsFile& file) {
   std::map<std::string, std::string> metadata = file.metadata();
   settle_chat_template(o, read_chat_template(file), read_model_config(file), metadata);
   rewrite_model_metadata(file, metadata, o.output);
@@ -135,8 +134,15 @@ int run_convert(const ConvertOptions& o) {
   // A model file is rewritten with --from model, or found by itself where no importer's option says otherwise.
   const bool importer_options = std::any_of(o.layout_options.begin(), o.layout_options.end(),
                                             [](const auto& option) { return option.first->count() > 0; });
-  if (o.from == "model" || (o.from_option->count() == 0 && !importer_options && is_model_file(o.input)))
-    return rewrite_chat_template(o);
+  const bool found = o.from_option->count() == 0 && !importer_options;
+  if (o.from == "gguf") check_options_apply(o);
+  if (o.from == "gguf" || (found && is_gguf_path(o.input))) return rewrite_model(o, gguf_model_file(GgufFile::read(o.input)));
+  if (o.from == "model" || (found && is_model_file(o.input))) {
+    require(!o.chat_template.empty() || o.no_chat_template,
+            "convert: " + o.input + " is a Heptapod model file already; give --chat-template FILE to set its chat "
+            "template (or --no-chat-template to drop it)");
+    return rewrite_model(o, SafetensorsFile::read(o.input));
+  }
   std::unique_ptr<Transformer<float>> model;
   std::optional<ModelVocabularies> vocabs;
   std::optional<StoredChatTemplate> chat;
@@ -225,9 +231,11 @@ Runner add_convert_command(CLI::App& root) {
           ->check(CLI::IsMember({"f32", "f16", "q8_0", "q4_0"}));
   o->from_option =
       cmd->add_option("--from", o->from,
-                      "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, or model (a Heptapod "
-                      "model file, rewritten with --chat-template; found by itself when --from is not given)")
-          ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "model"}));
+                      "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, gguf (a GGUF file of a "
+                      "gpt2, llama, qwen2 or qwen3 model: its weights in their GGUF types, its tokenizer and chat "
+                      "template), or model (a Heptapod model file, rewritten with --chat-template); gguf and model "
+                      "are found by themselves when --from is not given")
+          ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model"}));
   cmd->add_option("--chat-template", o->chat_template,
                   "Set or replace the model's chat template: a Jinja file, or a tokenizer_config.json with "
                   "\"chat_template\" (its special tokens come along). gpt2 and llama checkpoints bring their own "

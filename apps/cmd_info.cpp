@@ -3,6 +3,8 @@
 // vocabularies, stored precision and config.
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "commands.h"
 #include "heptapod/data/tokenizer.h"
@@ -14,6 +16,7 @@
 #include "heptapod/kernels/threads.h"
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
+#include "heptapod/data/gguf_import.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod::app {
@@ -43,7 +46,7 @@ void print_rotary(const ModelConfig& c) {
 }
 
 void print_model(const std::string& path) {
-  const SafetensorsFile file = SafetensorsFile::read(path);
+  const SafetensorsFile file = open_model_file(path);
   const ModelConfig c = read_model_config(file);
   const auto vocabs = read_vocabularies(file, c);
   std::printf("\nmodel:    %s\n", path.c_str());
@@ -92,7 +95,13 @@ void print_model(const std::string& path) {
     std::printf("chat:     a template of %zu characters, %ld lines (heptapod chat; heptapod chat --messages FILE "
                 "--render shows a conversation's prompt)\n", chat->source.size(), static_cast<long>(lines));
   }
-  std::printf("stored:   %s\n", compute_type_name(stored_precision(file).type));
+  std::string stored = compute_type_name(stored_precision(file).type);
+  std::map<std::string, int> block_counts;  // ggml type name -> matrices stored in it
+  for (const auto& [name, type] : ggml_types(file)) ++block_counts[kernels::ggml_type_name(type)];
+  for (const auto& [type, count] : block_counts)
+    stored += (&type == &block_counts.begin()->first ? " (" : ", ") + std::to_string(count) + " " + type;
+  if (!block_counts.empty()) stored += " matrices)";
+  std::printf("stored:   %s\n", stored.c_str());
   std::printf("config:   %s\n", to_json(c).c_str());
 }
 

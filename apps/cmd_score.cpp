@@ -21,6 +21,7 @@
 #include "heptapod/decode/translator.h"
 #include "heptapod/eval/classification_metrics.h"
 #include "heptapod/io/atomic_file.h"
+#include "heptapod/data/gguf_import.h"
 #include "heptapod/io/model_file.h"
 #include "encoder_lines.h"
 #include "line_io.h"
@@ -269,7 +270,7 @@ int score_encoder(const ScoreFlags& f) {
 // Window by window over both files, as translate streams: memory bounded by the window.
 int run_score(const ScoreFlags& f) {
   set_num_threads(f.threads);
-  const Architecture kind = read_model_config(SafetensorsFile::read(f.model)).architecture;
+  const Architecture kind = read_model_config(open_model_file(f.model)).architecture;
   require(!(f.segment || f.memory || f.sliding_window) || kind == Architecture::DecoderOnly,
           "score: --segment, --memory and --sliding-window score a language model's text as one stream; " + f.model +
               " is " + (kind == Architecture::EncoderOnly ? "an encoder-only" : "an encoder-decoder") + " model");

@@ -4,7 +4,9 @@
 
 Writes versions 2 and 3 (little-endian): metadata of every value type, arrays included, and tensors of F32,
 F16, BF16 and Q8_0 (quantised as ggml does: per block of 32, d = amax/127 stored as f16, q = round(x/d)),
-each padded to the alignment (general.alignment when given, else 32).
+each padded to the alignment (general.alignment when given, else 32); and, for model files
+(tools/gguf_from_checkpoint.py), Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K and Q6_K by simple quantizers of ours
+(valid blocks in the published layouts, not llama.cpp's searches for the best scales).
 
 Importable (GgufWriter), or from the command line:
   gguf_writer.py example OUT.gguf [--version 3] [--alignment N]
@@ -21,6 +23,7 @@ SCALAR_FORMATS = {U8: "<B", I8: "<b", U16: "<H", I16: "<h", U32: "<I", I32: "<i"
                   U64: "<Q", I64: "<q", F64: "<d"}
 # ggml tensor type ids this writer encodes.
 GGML_F32, GGML_F16, GGML_Q8_0, GGML_BF16 = 0, 1, 8, 30
+GGML_Q4_0, GGML_Q4_1, GGML_Q5_0, GGML_Q5_1, GGML_Q4_K, GGML_Q5_K, GGML_Q6_K = 2, 3, 6, 7, 12, 13, 14
 Q8_0_BLOCK = 32
 DEFAULT_ALIGNMENT = 32
 
@@ -60,6 +63,160 @@ def _q8_0_bytes(values):
     return bytes(out)
 
 
+def block_elements(ggml_type):
+    """Values per block of a type (1 for the float types)."""
+    if ggml_type in (GGML_F32, GGML_F16, GGML_BF16):
+        return 1
+    return 256 if ggml_type in (GGML_Q4_K, GGML_Q5_K, GGML_Q6_K) else 32
+
+
+def _f16(values):
+    return np.asarray(values, dtype=np.float32).astype("<f2")
+
+
+def _pack_nibbles(q):
+    """(blocks, 32) values 0..15 -> (blocks, 16) bytes: element j low nibble of byte j, j + 16 its high nibble."""
+    return (q[:, :16] | (q[:, 16:] << 4)).astype(np.uint8)
+
+
+def _q4_0_bytes(values):
+    """d = v/-8 (v the value of largest magnitude), q = min(15, trunc(x/d + 8.5)) (quantize_row_q4_0_ref)."""
+    x = np.asarray(values, dtype=np.float32).reshape(-1, 32)
+    v = x[np.arange(len(x)), np.argmax(np.abs(x), axis=1)]
+    d = (v / np.float32(-8)).astype(np.float32)
+    inv = np.divide(np.float32(1), d, out=np.zeros_like(d), where=d != 0)
+    q = np.minimum(15, (x * inv[:, None] + np.float32(8.5)).astype(np.int32)).astype(np.uint8)
+    return b"".join(_f16(d[i]).tobytes() + _pack_nibbles(q[i:i + 1]).tobytes() for i in range(len(x)))
+
+
+def _affine(x, levels):
+    """Per block of x (blocks, n): d = (max - min)/levels, m = min, q = round((x - m)/d) in [0, levels], with d and m
+    rounded to f16 first so the stored values decode as quantised."""
+    lo, hi = x.min(axis=1), x.max(axis=1)
+    d = _f16((hi - lo) / levels).astype(np.float32)
+    m = _f16(lo).astype(np.float32)
+    inv = np.divide(np.float32(1), d, out=np.zeros_like(d), where=d != 0)
+    q = np.clip(np.rint((x - m[:, None]) * inv[:, None]), 0, levels).astype(np.uint32)
+    return d, m, q
+
+
+def _q4_1_bytes(values):
+    x = np.asarray(values, dtype=np.float32).reshape(-1, 32)
+    d, m, q = _affine(x, 15)
+    return b"".join(_f16(d[i]).tobytes() + _f16(m[i]).tobytes() + _pack_nibbles(q[i:i + 1]).tobytes()
+                    for i in range(len(x)))
+
+
+def _high_bits(q):
+    """(blocks, 32) 5-bit values -> (blocks,) u32 qh: bit j is element j's fifth bit."""
+    return ((q >> 4) & 1).astype(np.uint64) @ (np.uint64(1) << np.arange(32, dtype=np.uint64))
+
+
+def _q5_0_bytes(values):
+    """d = v/-16, q = min(31, trunc(x/d + 16.5)); low nibbles as Q4_0, fifth bits in qh."""
+    x = np.asarray(values, dtype=np.float32).reshape(-1, 32)
+    v = x[np.arange(len(x)), np.argmax(np.abs(x), axis=1)]
+    d = (v / np.float32(-16)).astype(np.float32)
+    inv = np.divide(np.float32(1), d, out=np.zeros_like(d), where=d != 0)
+    q = np.minimum(31, (x * inv[:, None] + np.float32(16.5)).astype(np.int32)).astype(np.uint32)
+    qh = _high_bits(q)
+    return b"".join(_f16(d[i]).tobytes() + struct.pack("<I", int(qh[i])) + _pack_nibbles(q[i:i + 1] & 15).tobytes()
+                    for i in range(len(x)))
+
+
+def _q5_1_bytes(values):
+    x = np.asarray(values, dtype=np.float32).reshape(-1, 32)
+    d, m, q = _affine(x, 31)
+    qh = _high_bits(q)
+    return b"".join(_f16(d[i]).tobytes() + _f16(m[i]).tobytes() + struct.pack("<I", int(qh[i])) +
+                    _pack_nibbles(q[i:i + 1] & 15).tobytes() for i in range(len(x)))
+
+
+def _k_scales(sc, mn):
+    """8 six-bit scales and mins -> the 12 bytes get_scale_min_k4 reads."""
+    s = [0] * 12
+    for j in range(8):
+        if j < 4:
+            s[j] |= sc[j] & 63
+            s[j + 4] |= mn[j] & 63
+        else:
+            s[j + 4] |= (sc[j] & 15) | ((mn[j] & 15) << 4)
+            s[j - 4] |= (sc[j] >> 4) << 6
+            s[j] |= (mn[j] >> 4) << 6
+    return bytes(s)
+
+
+def _k_block(x, levels):
+    """One 256-value block of Q4_K (levels 15) or Q5_K (31): 8 sub-blocks of 32, value d*sc*q - dmin*m."""
+    sub = x.reshape(8, 32).astype(np.float64)
+    mins = np.maximum(0.0, -sub.min(axis=1))
+    scales = (sub.max(axis=1) + mins) / levels
+    d = np.float32(_f16(scales.max() / 63)) if scales.max() > 0 else np.float32(0)
+    dmin = np.float32(_f16(mins.max() / 63)) if mins.max() > 0 else np.float32(0)
+    sc = np.clip(np.rint(scales / d), 0, 63).astype(int) if d > 0 else np.zeros(8, int)
+    mn = np.clip(np.rint(mins / dmin), 0, 63).astype(int) if dmin > 0 else np.zeros(8, int)
+    step = np.float64(d) * sc
+    q = np.zeros((8, 32), dtype=np.int64)
+    for j in range(8):
+        if step[j] > 0:
+            q[j] = np.clip(np.rint((sub[j] + np.float64(dmin) * mn[j]) / step[j]), 0, levels)
+    head = _f16(d).tobytes() + _f16(dmin).tobytes() + _k_scales(list(sc), list(mn))
+    return head, q.reshape(256)
+
+
+def _k_low_nibbles(q):
+    """256 values -> 128 bytes: chunk c holds sub-blocks 2c (low nibbles) and 2c + 1 (high nibbles)."""
+    q = q.reshape(4, 2, 32)
+    return ((q[:, 0] & 15) | ((q[:, 1] & 15) << 4)).astype(np.uint8).tobytes()
+
+
+def _q4_k_bytes(values):
+    out = bytearray()
+    for x in np.asarray(values, dtype=np.float32).reshape(-1, 256):
+        head, q = _k_block(x, 15)
+        out += head + _k_low_nibbles(q)
+    return bytes(out)
+
+
+def _q5_k_bytes(values):
+    out = bytearray()
+    for x in np.asarray(values, dtype=np.float32).reshape(-1, 256):
+        head, q = _k_block(x, 31)
+        qh = np.zeros(32, dtype=np.uint8)
+        for j in range(8):  # element 32j + l: bit j of qh[l]
+            qh |= (((q[32 * j:32 * j + 32] >> 4) & 1) << j).astype(np.uint8)
+        out += head + qh.tobytes() + _k_low_nibbles(q)
+    return bytes(out)
+
+
+def _q6_k_bytes(values):
+    """16 sub-blocks of 16 with int8 scales: value d*sc*(q - 32), q in 0..63."""
+    out = bytearray()
+    for x in np.asarray(values, dtype=np.float32).reshape(-1, 256):
+        sub = x.reshape(16, 16).astype(np.float64)
+        scales = np.abs(sub).max(axis=1) / 31
+        d = np.float32(_f16(scales.max() / 127)) if scales.max() > 0 else np.float32(0)
+        sc = np.clip(np.rint(scales / d), -128, 127).astype(int) if d > 0 else np.zeros(16, int)
+        q = np.full((16, 16), 32, dtype=np.int64)
+        for j in range(16):
+            if sc[j] != 0:
+                q[j] = np.clip(np.rint(sub[j] / (np.float64(d) * sc[j])) + 32, 0, 63)
+        q = q.reshape(256)
+        ql, qh = np.zeros(128, np.uint8), np.zeros(64, np.uint8)
+        for n in range(2):
+            y = q[128 * n:128 * n + 128]
+            q1, q2, q3, q4 = y[0:32], y[32:64], y[64:96], y[96:128]
+            ql[64 * n:64 * n + 32] = (q1 & 15) | ((q3 & 15) << 4)
+            ql[64 * n + 32:64 * n + 64] = (q2 & 15) | ((q4 & 15) << 4)
+            qh[32 * n:32 * n + 32] = (q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) | ((q4 >> 4) << 6)
+        out += ql.tobytes() + qh.tobytes() + np.asarray(sc, dtype=np.int8).tobytes() + _f16(d).tobytes()
+    return bytes(out)
+
+
+BLOCK_WRITERS = {GGML_Q4_0: _q4_0_bytes, GGML_Q4_1: _q4_1_bytes, GGML_Q5_0: _q5_0_bytes, GGML_Q5_1: _q5_1_bytes,
+                 GGML_Q4_K: _q4_k_bytes, GGML_Q5_K: _q5_k_bytes, GGML_Q6_K: _q6_k_bytes}
+
+
 class GgufWriter:
     def __init__(self, version=3, alignment=None):
         """alignment: written as general.alignment (u32) when given; the data is padded to it (else 32)."""
@@ -90,6 +247,9 @@ class GgufWriter:
         elif ggml_type == GGML_Q8_0:
             assert dims and dims[0] % Q8_0_BLOCK == 0, "Q8_0 needs an innermost dim that is a multiple of 32"
             data = _q8_0_bytes(values)
+        elif ggml_type in BLOCK_WRITERS:
+            assert dims and dims[0] % block_elements(ggml_type) == 0, "rows must be whole blocks"
+            data = BLOCK_WRITERS[ggml_type](values)
         else:
             raise ValueError(f"ggml type {ggml_type} is not written by this tool")
         self.tensors.append((name, dims, ggml_type, data))

@@ -2,13 +2,14 @@
 #include "heptapod/decode/inference_model.h"
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/gguf_import.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod {
 
 InferenceModel load_for_inference(const std::string& path, const ModelLoadOptions& options, Architecture kind,
                                     const std::string& purpose) {
-  const SafetensorsFile file = SafetensorsFile::read(path);
+  const SafetensorsFile file = open_model_file(path);
   InferencePrecision precision = stored_precision(file);
   if (options.compute_type) precision.type = *options.compute_type;
   precision.float_output = precision.float_output || options.float_output;

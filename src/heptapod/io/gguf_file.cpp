@@ -414,6 +414,11 @@ const unsigned char* GgufFile::data(const GgufTensor& tensor) const {
   return reinterpret_cast<const unsigned char*>(bytes_.data()) + data_start_ + tensor.offset;
 }
 
+std::shared_ptr<const void> GgufFile::owner() const {
+  if (mapped_) return mapped_;
+  return owned_;
+}
+
 void GgufFile::check_intact() const {
   if (mapped_) mapped_->check_intact();
 }

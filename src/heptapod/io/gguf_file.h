@@ -107,6 +107,11 @@ class GgufFile {
   const unsigned char* data(const GgufTensor& tensor) const;
   // Throws Error naming the file if it shrank while mapped (bytes read from data() since may be zeros).
   void check_intact() const;
+  // The whole file's bytes, the object that keeps them alive (the mapping or the image) and the mapping (null
+  // for an image): for views that point into the file.
+  std::string_view bytes() const { return bytes_; }
+  std::shared_ptr<const void> owner() const;
+  const MappedFile* mapping() const { return mapped_.get(); }
 
  private:
   static GgufFile parse_view(std::string_view bytes, const std::string& where);

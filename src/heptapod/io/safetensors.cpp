@@ -86,6 +86,24 @@ SafetensorsFile SafetensorsFile::parse(std::string bytes, const std::string& whe
   return f;
 }
 
+SafetensorsFile SafetensorsFile::compose(std::string image, const std::string& where, OutsideBytes bytes,
+                                         std::vector<TensorEntry> outside) {
+  SafetensorsFile f = parse(std::move(image), where);
+  for (TensorEntry& e : outside) {
+    const std::string ctx = where + ": tensor \"" + e.name + "\"";
+    require(f.index_.count(e.name) == 0, ctx + " twice");
+    require(e.begin <= e.end && e.end <= bytes.bytes.size(), ctx + " lies outside the file");
+    require(static_cast<std::size_t>(e.numel()) * dtype_size(e.dtype) == e.end - e.begin,
+            ctx + " holds " + std::to_string(e.end - e.begin) + " bytes but its shape and dtype need " +
+                std::to_string(static_cast<std::size_t>(e.numel()) * dtype_size(e.dtype)));
+    e.outside = true;
+    f.index_[e.name] = f.tensors_.size();
+    f.tensors_.push_back(std::move(e));
+  }
+  f.outside_ = std::move(bytes);
+  return f;
+}
+
 SafetensorsFile SafetensorsFile::parse_view(std::string_view bytes, const std::string& where) {
   SafetensorsFile f;
   f.where_ = where;
@@ -177,16 +195,19 @@ const TensorEntry& SafetensorsFile::at(const std::string& name) const {
 }
 
 const unsigned char* SafetensorsFile::data(const TensorEntry& e) const {
+  if (e.outside) return reinterpret_cast<const unsigned char*>(outside_.bytes.data()) + e.begin;
   return reinterpret_cast<const unsigned char*>(bytes_.data()) + data_start_ + e.begin;
 }
 
 void SafetensorsFile::release(const TensorEntry& e) const {
   check_intact();
-  if (mapped_) mapped_->release(data_start_ + e.begin, data_start_ + e.end);
+  if (e.outside && outside_.mapped) outside_.mapped->release(e.begin, e.end);
+  if (!e.outside && mapped_) mapped_->release(data_start_ + e.begin, data_start_ + e.end);
 }
 
 void SafetensorsFile::check_intact() const {
   if (mapped_) mapped_->check_intact();
+  if (outside_.mapped) outside_.mapped->check_intact();
 }
 
 template <typename T>

@@ -22,8 +22,17 @@ struct TensorEntry {
   std::string name;
   DType dtype = DType::F32;
   std::vector<std::int64_t> shape;
-  std::size_t begin = 0, end = 0;  // byte offsets within the data section
+  std::size_t begin = 0, end = 0;  // byte offsets within the data section (an outside tensor's: the outside bytes)
+  bool outside = false;            // a composed file's tensor in its outside bytes (SafetensorsFile::compose)
   std::int64_t numel() const;
+};
+
+// Bytes a composed model file's tensors point into (a GGUF file's mapping or image), kept alive by `owner`;
+// `mapped`, when they are a mapping, releases their pages and tells whether the file shrank.
+struct OutsideBytes {
+  std::shared_ptr<const void> owner;
+  std::string_view bytes;
+  const MappedFile* mapped = nullptr;
 };
 
 class SafetensorsFile {
@@ -32,6 +41,11 @@ class SafetensorsFile {
   static SafetensorsFile read(const std::string& path);
   // Validates an in-memory image; `where` names it in messages.
   static SafetensorsFile parse(std::string bytes, const std::string& where);
+  // A file made of an in-memory image (its metadata and small tensors) and `outside` tensors whose begin and
+  // end are offsets into `bytes`, not copied: how a GGUF file reads as a model file without copying its
+  // weights. Each outside tensor is checked (in bounds, its bytes its shape's, its name not the image's).
+  static SafetensorsFile compose(std::string image, const std::string& where, OutsideBytes bytes,
+                                 std::vector<TensorEntry> outside);
 
   const std::string& where() const { return where_; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
@@ -65,6 +79,7 @@ class SafetensorsFile {
   std::map<std::string, std::string> metadata_;
   std::vector<TensorEntry> tensors_;
   std::map<std::string, std::size_t> index_;
+  OutsideBytes outside_;  // a composed file's
 };
 
 class SafetensorsWriter {

@@ -17,6 +17,7 @@
 
 #include "heptapod/decode/encoder.h"
 #include "heptapod/decode/generator.h"
+#include "heptapod/data/gguf_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/serve/api_keys.h"
@@ -165,7 +166,7 @@ ModelServer::ModelServer(std::vector<ModelSpec> specs, const ServerOptions& opti
                                                    spec.path + " (a translation model) or -m NAME=" + spec.path);
     require(ids.insert(spec.id()).second, "serve: the model " + spec.id() + " is given twice");
     require(std::filesystem::is_regular_file(spec.path), "--model " + spec.path + ": not a file");
-    const SafetensorsFile file = SafetensorsFile::read(spec.path);
+    const SafetensorsFile file = open_model_file(spec.path);
     ServedModel m;
     m.config = read_model_config(file);  // a damaged file is refused before listening
     m.kind = model_kind(m.config);
