@@ -74,19 +74,6 @@ std::vector<std::string> varied_lines() {
   return lines;
 }
 
-// Next-token logits of one sequence (1, T, V).
-std::vector<float> sequence_logits(Transformer<float>& model, const std::vector<int>& ids) {
-  Batch b;
-  b.B = 1;
-  b.T = static_cast<int>(ids.size());
-  b.tgt_in = b.tgt_out = ids;
-  b.tgt_len = {b.T};
-  b.src_len = {0};
-  Arena arena;
-  const float* logits = model.logits(b, arena);
-  return {logits, logits + ids.size() * static_cast<std::size_t>(model.config().tgt_vocab_size)};
-}
-
 void check_f32_family(const std::string& family) {
   TempDir dir;
   const SafetensorsFile file = open_model_file(write_gguf(dir, family));
@@ -108,7 +95,7 @@ void check_f32_family(const std::string& family) {
     std::vector<int> prompt = ids;
     if (config.prompt_bos) prompt.insert(prompt.begin(), config.bos_id);
     prompt.resize(std::min<std::size_t>(prompt.size(), std::min(24, config.position_limit())));
-    const std::vector<float> a = sequence_logits(*got, prompt), b = sequence_logits(*want.model, prompt);
+    const std::vector<float> a = test::sequence_logits(*got, prompt), b = test::sequence_logits(*want.model, prompt);
     EXPECT_LT(test::max_rel_error(a.data(), b.data(), a.size(), 1.0), 1e-6) << family << ": " << line;
     ++compared;
   }

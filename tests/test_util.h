@@ -10,8 +10,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "heptapod/core/arena.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/batch.h"
+#include "heptapod/model/transformer.h"
 
 namespace heptapod::test {
 
@@ -106,6 +108,19 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& want, double 
   for (std::size_t i = 0; i < got.size(); ++i)
     ASSERT_FALSE(std::isnan(got[i]) && !std::isnan(want[i])) << what << ": NaN at " << i;
   EXPECT_LE(max_rel_error(got.data(), want.data(), got.size(), floor), tolerance) << what;
+}
+
+// A decoder-only model's next-token logits of one sequence (1, T, V).
+inline std::vector<float> sequence_logits(Transformer<float>& model, const std::vector<int>& ids) {
+  Batch b;
+  b.B = 1;
+  b.T = static_cast<int>(ids.size());
+  b.tgt_in = b.tgt_out = ids;
+  b.tgt_len = {b.T};
+  b.src_len = {0};
+  Arena arena;
+  const float* logits = model.logits(b, arena);
+  return {logits, logits + ids.size() * static_cast<std::size_t>(model.config().tgt_vocab_size)};
 }
 
 }  // namespace heptapod::test

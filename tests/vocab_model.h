@@ -55,11 +55,16 @@ inline std::string make_language_model(const std::string& path, int learned_posi
 }
 
 // A small decoder-only model in LLaMA's layout (rotary positions, RMSNorm, SwiGLU, no biases, 2 key/value
-// heads for 4 query heads, 64 positions) with random weights and numbers_vocabulary(), as `heptapod train
-// --positions rotary --norm-type rms --ffn swiglu --biases none` makes one: what `convert --to gguf` writes.
-inline std::string make_llama_layout_model(const std::string& path) {
+// heads for 4 query heads, no bound on the positions) with random weights and a SentencePiece vocabulary of
+// 400 pieces with byte fallback trained on the numbers corpus, as `heptapod train --positions rotary
+// --norm-type rms --ffn swiglu --biases none --byte-fallback` makes one: what `convert --to gguf` writes
+// (without byte_fallback: numbers_vocabulary(), which has no byte pieces).
+inline std::string make_llama_layout_model(const std::string& path, bool byte_fallback = true) {
   ModelVocabularies vocabs;
-  vocabs.target = numbers_vocabulary();
+  VocabConfig vc;
+  vc.size = 400;
+  vc.byte_fallback = true;
+  vocabs.target = byte_fallback ? Vocabulary::train(read_lines(data_file("numbers.dev.es")), vc) : numbers_vocabulary();
   ModelConfig c = model_preset("tiny");
   c.d_model = 32;
   c.d_ff = 64;
@@ -73,7 +78,6 @@ inline std::string make_llama_layout_model(const std::string& path) {
   c.scale_embeddings = false;
   c.attention_qkv_bias = c.attention_out_bias = c.ffn_bias = false;
   c.kv_heads = 2;
-  c.max_positions = 64;
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 11);
   save_model(path, model, {}, vocabulary_tensors(vocabs));

@@ -37,6 +37,7 @@ struct GgufTokens {
   std::vector<std::string> merges;  // gpt2 only, by rank
   int unknown_id = -1;
   bool add_space_prefix = false;    // llama: a space before the text, as SentencePiece's dummy prefix
+  bool remove_extra_whitespaces = false;  // llama: runs of spaces read as one, as SentencePiece's normalizer
 };
 
 // A node's steps: a Sequence's items (under `items`), or the node alone; none for null.
@@ -196,7 +197,8 @@ GgufTokens from_byte_bpe(const Vocabulary& vocab) {
 GgufTokens from_sentencepiece(const Vocabulary& vocab, const std::string& where) {
   GgufTokens t;
   t.model = "llama";
-  t.add_space_prefix = true;  // SentencePiece's dummy prefix, which heptapod vocab keeps
+  t.add_space_prefix = true;  // SentencePiece's dummy prefix and whitespace rule, which heptapod vocab keeps
+  t.remove_extra_whitespaces = true;
   for (const ScoredPiece& p : sentencepiece_pieces(vocab.serialized(), where)) {
     t.tokens.push_back(p.piece);
     t.scores.push_back(p.score);
@@ -222,6 +224,11 @@ void set_gguf_tokenizer(GgufWriter& writer, const Vocabulary& vocab, const Model
   GgufTokens t = kind == "tokenizer.json" ? from_tokenizer_json(vocab, where)
                  : kind == "byte-bpe"     ? from_byte_bpe(vocab)
                                           : from_sentencepiece(vocab, where);
+  // llama.cpp's "llama" tokenizer spells every character without a piece as byte pieces, and fails on a
+  // vocabulary that lacks them (its newline, <0x0A>, already at load).
+  require(t.model != "llama" || std::count(t.types.begin(), t.types.end(), kByte) == 256,
+          where + ": the SentencePiece vocabulary has no byte pieces (<0x00> to <0xFF>), which llama.cpp's \"llama\" "
+                  "tokenizer needs (it fails on a vocabulary without <0x0A>); train the vocabulary with --byte-fallback");
   const int rows = config.tgt_vocab_size;
   require(static_cast<int>(t.tokens.size()) <= rows,
           where + ": the vocabulary has " + std::to_string(t.tokens.size()) + " pieces, the embedding " +
@@ -244,7 +251,9 @@ void set_gguf_tokenizer(GgufWriter& writer, const Vocabulary& vocab, const Model
   writer.set("tokenizer.ggml.padding_token_id", GgufWriter::u32(static_cast<std::uint32_t>(config.pad_id)));
   writer.set("tokenizer.ggml.add_bos_token", GgufWriter::boolean(config.prompt_bos));
   writer.set("tokenizer.ggml.add_eos_token", GgufWriter::boolean(false));
-  if (t.model == "llama") writer.set("tokenizer.ggml.add_space_prefix", GgufWriter::boolean(t.add_space_prefix));
+  if (t.model != "llama") return;
+  writer.set("tokenizer.ggml.add_space_prefix", GgufWriter::boolean(t.add_space_prefix));
+  writer.set("tokenizer.ggml.remove_extra_whitespaces", GgufWriter::boolean(t.remove_extra_whitespaces));
 }
 
 }  // namespace heptapod

@@ -7,6 +7,8 @@
 //   Mistral; and Heptapod's own SentencePiece vocabularies) as model "llama", with a score per piece, which
 //   llama.cpp's tokenizer merges by (highest first). A tokenizer.json has no scores: a piece made by a merge
 //   scores minus that merge's rank, so the merges apply in their order; other pieces score below every merge.
+//   The vocabulary must have the 256 byte pieces (SentencePiece's byte fallback, `--byte-fallback`): llama.cpp
+//   writes a character without a piece as bytes, and fails on a vocabulary without them.
 // Token types: special pieces are control tokens (3), added tokens that are not special user-defined (4),
 // byte-fallback pieces bytes (6), the unknown piece unknown (2); an embedding table longer than the
 // tokenizer (Qwen's) is padded with unused "[PAD<id>]" tokens (5), as llama.cpp's converter pads it.
