@@ -1,7 +1,8 @@
 // `heptapod convert`: brings pre-trained weights into a complete Heptapod model file (weights, config and
 // vocabularies): PyTorch nn.Transformer state dicts, Heptapod-named state dicts, Hugging Face MarianMT
 // (OPUS-MT), GPT-2, BERT and LLaMA-family snapshots, fairseq transformer checkpoints (see
-// tools/export_state_dict.py) and GGUF files (data/gguf_import.h).
+// tools/export_state_dict.py) and GGUF files (data/gguf_import.h); and writes a decoder-only model file as a
+// GGUF file for llama.cpp (--to gguf).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "commands.h"
 #include "heptapod/data/chat_template.h"
+#include "heptapod/data/gguf_export.h"
 #include "heptapod/data/gguf_import.h"
 #include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
@@ -31,8 +33,10 @@ namespace {
 
 struct ConvertOptions {
   std::string input, output, from = "nn-transformer", config_path, norm, spm, chat_template;
+  std::string to = "model", gguf_type = "f16";
   bool no_chat_template = false;
   const CLI::Option* from_option = nullptr;
+  const CLI::Option* gguf_type_option = nullptr;
   NnTransformerImportOptions nn;
   VocabularyFiles vocab;
   std::vector<std::pair<const CLI::Option*, std::vector<std::string>>> layout_options;  // and their layouts
@@ -105,7 +109,28 @@ int rewrite_model(const ConvertOptions& o, const SafetensorsFile& file) {
   return 0;
 }
 
+// A Heptapod model file written as GGUF (--to gguf).
+int export_gguf(const ConvertOptions& o) {
+  require(o.from_option->count() == 0 || o.from == "model",
+          "convert --to gguf: the input is a Heptapod model file (convert the checkpoint to one first); --from " +
+              o.from + " does not apply");
+  for (const auto& [option, layouts] : o.layout_options)
+    require(option->count() == 0, "convert --to gguf: " + option->get_name() + " does not apply to a model file");
+  require(o.chat_template.empty() && !o.no_chat_template,
+          "convert --to gguf: the GGUF file carries the model file's chat template; set it on the model file first "
+          "(convert MODEL --chat-template FILE -o MODEL)");
+  require(is_model_file(o.input), "convert --to gguf: " + o.input + " is not a Heptapod model file");
+  const GgufWeightType type = parse_gguf_weight_type(o.gguf_type, "convert --gguf-type");
+  const GgufExport exported = write_gguf(SafetensorsFile::read(o.input), type, o.output);
+  for (const std::string& note : exported.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+  std::printf("wrote %s (GGUF, architecture %s, weights %s)\n", o.output.c_str(), exported.architecture.c_str(),
+              gguf_weight_type_name(type));
+  return 0;
+}
+
 int run_convert(const ConvertOptions& o) {
+  require(o.to == "gguf" || o.gguf_type_option->count() == 0, "convert: --gguf-type is for --to gguf");
+  if (o.to == "gguf") return export_gguf(o);
   // A model file is rewritten with --from model, or found by itself where no importer's option says otherwise.
   const bool importer_options = std::any_of(o.layout_options.begin(), o.layout_options.end(),
                                             [](const auto& option) { return option.first->count() > 0; });
@@ -192,7 +217,18 @@ Runner add_convert_command(CLI::App& root) {
                   "generation_config.json if there is one, model.safetensors or its shards with "
                   "model.safetensors.index.json, tokenizer.json and tokenizer_config.json)")
       ->required();
-  cmd->add_option("-o,--output", o->output, "Model file to write")->required();
+  cmd->add_option("-o,--output", o->output, "Model file to write (with --to gguf: the GGUF file)")->required();
+  cmd->add_option("--to", o->to,
+                  "What to write: model (a Heptapod model file, the default) or gguf (a decoder-only model file of "
+                  "the gpt2, llama, qwen2 or qwen3 layout as a GGUF file for llama.cpp, with its tokenizer and chat "
+                  "template)")
+      ->check(CLI::IsMember({"model", "gguf"}));
+  o->gguf_type_option =
+      cmd->add_option("--gguf-type", o->gguf_type,
+                      "With --to gguf: the weight matrices' type, f32, f16 (the default, as llama.cpp's "
+                      "convert_hf_to_gguf.py), q8_0 or q4_0 (its output layer in q8_0); norms, biases and position "
+                      "tables stay f32, and a matrix whose rows are not a multiple of 32 falls back to f16")
+          ->check(CLI::IsMember({"f32", "f16", "q8_0", "q4_0"}));
   o->from_option =
       cmd->add_option("--from", o->from,
                       "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, gguf (a GGUF file of a "

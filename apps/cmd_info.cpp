@@ -3,6 +3,8 @@
 // vocabularies, stored precision and config.
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "commands.h"
 #include "heptapod/data/tokenizer.h"
@@ -93,7 +95,13 @@ void print_model(const std::string& path) {
     std::printf("chat:     a template of %zu characters, %ld lines (heptapod chat; heptapod chat --messages FILE "
                 "--render shows a conversation's prompt)\n", chat->source.size(), static_cast<long>(lines));
   }
-  std::printf("stored:   %s\n", compute_type_name(stored_precision(file).type));
+  std::string stored = compute_type_name(stored_precision(file).type);
+  std::map<std::string, int> block_counts;  // ggml type name -> matrices stored in it
+  for (const auto& [name, type] : ggml_types(file)) ++block_counts[kernels::ggml_type_name(type)];
+  for (const auto& [type, count] : block_counts)
+    stored += (&type == &block_counts.begin()->first ? " (" : ", ") + std::to_string(count) + " " + type;
+  if (!block_counts.empty()) stored += " matrices)";
+  std::printf("stored:   %s\n", stored.c_str());
   std::printf("config:   %s\n", to_json(c).c_str());
 }
 

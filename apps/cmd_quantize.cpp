@@ -1,4 +1,4 @@
-// `heptapod quantize -m MODEL --to int8|bfloat16 -o OUT`: writes the model with low-precision weight matrices
+// `heptapod quantize -m MODEL --to int8|bfloat16|int4 -o OUT`: writes the model with low-precision weight matrices
 // (docs/model-format.md), which translate and score load as they are.
 #include <cstdio>
 #include <filesystem>
@@ -40,12 +40,14 @@ int run_quantize(const QuantizeFlags& f) {
 }  // namespace
 
 Runner add_quantize_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("quantize", "Write a model with int8 or bfloat16 weight matrices");
+  auto* cmd = root.add_subcommand("quantize", "Write a model with int8, bfloat16 or int4 weight matrices");
   auto f = std::make_shared<QuantizeFlags>();
   cmd->add_option("-m,--model", f->model, "Float model file (from heptapod train)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--to", f->to, "int8 (per-row scales) or bfloat16")
+  cmd->add_option("--to", f->to,
+                  "int8 (per-row scales), bfloat16, or int4 (ggml's Q4_0: blocks of 32 weights with a float16 scale; "
+                  "the output projection in Q8_0), or q8_0 (ggml's Q8_0: blocks of 32 8-bit weights with a float16 scale); rows whose width 32 does not divide stay int8")
       ->required()
-      ->check(CLI::IsMember({"int8", "bfloat16"}));
+      ->check(CLI::IsMember({"int8", "bfloat16", "int4", "q8_0"}));
   cmd->add_option("-o,--output", f->output, "Model file to write")->required();
   cmd->add_flag("--float-output", f->float_output,
                 "Keep the output projection, and the embeddings tied to it, in float32");

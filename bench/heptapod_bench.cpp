@@ -8,6 +8,8 @@
 //   heptapod_bench run --phase embed|mlm-train --model enc-small|bert-base [--batch B --repeats R] [--batches N]
 //       [--compute-type ...]  (encoder-only models, bench/encoder_phases.h; no workload file)
 //   heptapod_bench ceiling --workload W.json --model small|base|lm-small|gpt2-small|smollm-135m [--threads N]
+//   heptapod_bench lm-model --model lm-small|gpt2-small|smollm-135m -o F.htp  (its random weights, no vocabulary)
+//   heptapod_bench quant-error --model lm-small|gpt2-small|smollm-135m | --model-file F [--types T ...] [--tokens N]
 //   heptapod_bench lm-blocks --text T --vocab V -o PREFIX [--documents --context --batch-tokens --seed --batches]
 // `run` and `ceiling` print one JSON line; each phase runs in its own process so peak RSS is the phase's.
 #include <sys/resource.h>
@@ -28,6 +30,7 @@
 #include "heptapod/kernels/threads.h"
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/io/atomic_file.h"
+#include "heptapod/io/model_file.h"
 #include "heptapod/kernels/blas.h"
 #include "heptapod/kernels/matmul_precision.h"
 #include "heptapod/model/initialize.h"
@@ -290,10 +293,14 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"train", "beam4", "greedy", "latency", "allreduce", "lm-train", "generate", "embed",
                              "mlm-train"}));
-  run->add_option("--compute-type", compute_type,
-                  "Translation, generate and embed phases: float32, int8 or bfloat16 weights; train, lm-train, "
+  std::string model_file;
+  run->add_option("--model-file", model_file,
+                  "generate: the weights of this model file (its shape must be --model's), in its stored types "
+                  "unless --compute-type is given");
+  auto* compute_type_option = run->add_option("--compute-type", compute_type,
+                  "Translation, generate and embed phases: float32, int8, bfloat16, int4 or q8_0 weights; train, lm-train, "
                   "mlm-train: float32 or bfloat16 products")
-      ->check(CLI::IsMember({"float32", "int8", "bfloat16"}));
+      ->check(CLI::IsMember({"float32", "int8", "bfloat16", "int4", "q8_0"}));
   run->add_option("--batches", lm_batches, "lm-train, mlm-train: timed updates (after --warmup)")->check(CLI::PositiveNumber);
   run->add_option("--batch", rows, "generate: prompts generated together; embed: inputs embedded together")
       ->check(CLI::PositiveNumber);
@@ -313,9 +320,49 @@ int main(int argc, char** argv) {
   export_blocks->add_option("--batch-tokens", blocks.batch_tokens)->check(CLI::PositiveNumber);
   export_blocks->add_option("--seed", blocks.seed);
   export_blocks->add_option("--batches", blocks.batches)->required()->check(CLI::PositiveNumber);
+  std::string preset_model, preset_path;
+  auto* write_model = app.add_subcommand("lm-model", "Write a language model preset's random weights as a model file");
+  write_model->add_option("--model", preset_model)->required()->check(CLI::IsMember({"lm-small", "gpt2-small", "smollm-135m"}));
+  write_model->add_option("-o,--output", preset_path)->required();
+  std::string error_model, error_file;
+  std::vector<std::string> error_types{"int8", "q8_0", "int4", "bfloat16"};
+  int error_tokens = 127;
+  auto* error = app.add_subcommand("quant-error", "Log-probability error of each compute type against float64");
+  auto* error_preset = error->add_option("--model", error_model, "A language model preset of random weights")
+                           ->check(CLI::IsMember({"lm-small", "gpt2-small", "smollm-135m"}));
+  error->add_option("--model-file", error_file, "Or a decoder-only model file")->excludes(error_preset);
+  error->add_option("--types", error_types, "Compute types to measure")
+      ->check(CLI::IsMember({"int8", "bfloat16", "int4", "q8_0"}));
+  error->add_option("--tokens", error_tokens, "Tokens predicted")->check(CLI::PositiveNumber);
+  error->add_option("--seed", seed, "Seed of the tokens (and of the preset's weights)");
+  error->add_option("--threads", threads);
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (write_model->parsed()) {
+      const ModelConfig c = bench_language_model(preset_model).config;
+      Transformer<float> model(c);
+      initialize_parameters(model.parameters(), c, 1);  // generate_phase's weights
+      save_model(preset_path, model);
+      return 0;
+    }
+    if (error->parsed()) {
+      set_num_threads(threads);
+      std::vector<ComputeType> types;
+      for (const std::string& t : error_types) types.push_back(parse_compute_type(t, "--types"));
+      if (!error_file.empty()) {
+        const auto model = load_model(error_file);
+        require(model->config().architecture == Architecture::DecoderOnly, error_file + ": not a decoder-only model");
+        std::cout << quantization_error_phase(model->config(), model->parameters().values(), error_tokens, types, seed)
+                  << std::endl;
+      } else {
+        require(!error_model.empty(), "quant-error: --model or --model-file is required");
+        std::cout << quantization_error_phase(bench_language_model(error_model).config, nullptr, error_tokens, types,
+                                              seed)
+                  << std::endl;
+      }
+      return 0;
+    }
     if (make->parsed()) {
       const std::string text = to_json(make_workload(seed, train_batches, translate_batches, latency_sentences));
       write_file_atomic(out_path, [&](std::ostream& out) { out << text; });
@@ -326,6 +373,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     set_num_threads(threads);
+    const bool compute_type_given = compute_type_option->count() > 0;
     const bool language_model = model_name == "lm-small" || model_name == "gpt2-small" || model_name == "smollm-135m";
     const bool lm_phase = phase == "lm-train" || phase == "generate";
     const bool encoder = is_encoder_model(model_name), encoder_phase = phase == "embed" || phase == "mlm-train";
@@ -354,6 +402,13 @@ int main(int argc, char** argv) {
         phase = "ceiling";
       } else if (phase == "lm-train") {
         result = lm_train_phase(shape, lm_batches, warmup);
+      } else if (!model_file.empty()) {  // the model file's weights (a GGUF file's types), not a preset's
+        const SafetensorsFile file = SafetensorsFile::read(model_file);
+        InferencePrecision stored = stored_precision(file);
+        if (compute_type_given) stored.type = precision.type;
+        const auto model = load_inference_model(file, stored);
+        c = model->config();
+        result = generate_phase(*model, rows, prompt, added, repeats, warmup);
       } else {
         result = generate_phase(shape, rows, prompt, added, repeats, warmup, precision);
       }

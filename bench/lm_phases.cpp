@@ -49,7 +49,58 @@ Batch random_blocks(int blocks, int context, int vocab, std::mt19937& rng) {
   return b;
 }
 
+// log p(next token) of each row of a decoder-only batch's logits (N, V) in double: (N).
+template <typename T>
+std::vector<double> next_token_log_probs(const T* logits, const Batch& b, int vocab) {
+  std::vector<double> out;
+  for (std::size_t r = 0; r < b.tgt_out.size(); ++r) {
+    const T* row = logits + r * static_cast<std::size_t>(vocab);
+    double max = row[0], sum = 0;
+    for (int v = 1; v < vocab; ++v) max = std::max<double>(max, row[v]);
+    for (int v = 0; v < vocab; ++v) sum += std::exp(static_cast<double>(row[v]) - max);
+    out.push_back(static_cast<double>(row[b.tgt_out[r]]) - max - std::log(sum));
+  }
+  return out;
+}
+
 }  // namespace
+
+json quantization_error_phase(const ModelConfig& c, const float* params, int tokens,
+                              const std::vector<ComputeType>& types, unsigned seed) {
+  std::mt19937 rng(seed);
+  const Batch b = random_blocks(1, tokens, c.tgt_vocab_size, rng);
+  Transformer<float> source(c);
+  if (params)
+    std::copy_n(params, source.parameters().size(), source.parameters().values());
+  else
+    initialize_parameters(source.parameters(), c, seed);
+  Transformer<double> exact(c);
+  std::copy_n(source.parameters().values(), source.parameters().size(), exact.parameters().values());
+  Arena arena;
+  const std::vector<double> want = next_token_log_probs(exact.logits(b, arena), b, c.tgt_vocab_size);  // (tokens)
+  const double want_sum = std::accumulate(want.begin(), want.end(), 0.0);
+  json rows = json::array();
+  auto measure = [&](const std::string& name, Transformer<float>& model) {
+    Arena a;
+    const std::vector<double> got = next_token_log_probs(model.logits(b, a), b, c.tgt_vocab_size);  // (tokens)
+    double sum = 0, mean = 0, worst = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      sum += got[i];
+      mean += std::fabs(got[i] - want[i]) / static_cast<double>(got.size());
+      worst = std::max(worst, std::fabs(got[i] - want[i]));
+    }
+    rows.push_back({{"type", name}, {"log_prob", sum}, {"error", sum - want_sum}, {"mean_token_error", mean},
+                    {"max_token_error", worst}});
+  };
+  measure("float32", source);
+  for (ComputeType type : types) {
+    Transformer<float> model(c);
+    std::copy_n(source.parameters().values(), source.parameters().size(), model.parameters().values());
+    model.pack_for_inference({type});
+    measure(compute_type_name(type), model);
+  }
+  return {{"phase", "quant-error"}, {"tokens", tokens}, {"float64_log_prob", want_sum}, {"types", rows}};
+}
 
 double timed_updates(const ModelConfig& c, std::vector<Batch>& batches, int warmup) {
   Transformer<float> model(c);
@@ -86,11 +137,15 @@ json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup) {
 
 json generate_phase(const LanguageModelShape& shape, int rows, int prompt, int added, int repeats, int warmup,
                     const InferencePrecision& precision) {
-  const ModelConfig& c = shape.config;
-  require(prompt + added <= c.position_limit(), "benchmark: prompt + new tokens exceed the learned positions");
-  Transformer<float> model(c);
-  initialize_parameters(model.parameters(), c, 1);
+  Transformer<float> model(shape.config);
+  initialize_parameters(model.parameters(), shape.config, 1);
   model.pack_for_inference(precision);
+  return generate_phase(model, rows, prompt, added, repeats, warmup);
+}
+
+json generate_phase(Transformer<float>& model, int rows, int prompt, int added, int repeats, int warmup) {
+  const ModelConfig& c = model.config();
+  require(prompt + added <= c.position_limit(), "benchmark: prompt + new tokens exceed the learned positions");
   model.prepare_for_batches();
   IncrementalDecoder decoder(model);
   SearchOptions options;  // greedy, the key/value cache `heptapod generate` keeps (float16)

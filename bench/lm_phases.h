@@ -29,6 +29,16 @@ nlohmann::json lm_train_phase(const LanguageModelShape& shape, int batches, int 
 // prompts.
 nlohmann::json generate_phase(const LanguageModelShape& shape, int rows, int prompt, int added, int repeats, int warmup,
                               const InferencePrecision& precision);
+// The same with a model already packed for inference (a model file's, bench --model-file).
+nlohmann::json generate_phase(Transformer<float>& model, int rows, int prompt, int added, int repeats, int warmup);
+
+// The log-probability cost of each compute type: `tokens` + 1 random ids (seeded by `seed`), each predicting
+// the next, under a model of config c with the float32 parameters `params` (or freshly initialised ones when
+// null, the standard deviation of GPT-2's initialisation), computed in float64, in float32 and packed in each
+// of `types`. For each: the summed log-probability, its difference from float64's, and the mean and largest
+// per-token absolute difference.
+nlohmann::json quantization_error_phase(const ModelConfig& c, const float* params, int tokens,
+                                        const std::vector<ComputeType>& types, unsigned seed);
 
 // What the language-model trainer would read for `heptapod train --arch decoder-only --text TEXT --vocab VOCAB
 // --documents DOCUMENTS --context C --batch-tokens N --seed S`: its first `batches` batches, in order, as

@@ -2,7 +2,7 @@
 // test time): every value type and array read back with its type, the tensor table (dims, types, offsets,
 // sizes) and data equal to what was written; every damaged file (bytes of a valid one edited here) ends in an
 // Error that names the problem. RealGguf compares the reader with @huggingface/gguf's parse of the same files
-// (tests/gguf/run.sh).
+// (tests/gguf/run.sh), among them the files Heptapod's GGUF export writes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -341,9 +341,10 @@ void expect_scalar_equal(GgufType type, const GgufScalar& got, const nlohmann::j
 TEST(RealGguf, MatchesHuggingFaceParser) {
   const std::string data = test::env("HEPTAPOD_GGUF_DATA");
   if (data.empty()) GTEST_SKIP() << "HEPTAPOD_GGUF_DATA not set (tests/gguf/run.sh sets it)";
-  int files = 0;
+  int files = 0, exported = 0;
   for (const auto& entry : std::filesystem::directory_iterator(data)) {
     if (entry.path().extension() != ".gguf") continue;
+    exported += entry.path().filename().string().rfind("exported_", 0) == 0 ? 1 : 0;
     std::filesystem::path reference = entry.path();
     reference.replace_extension(".json");
     ASSERT_TRUE(std::filesystem::exists(reference)) << reference;
@@ -384,6 +385,7 @@ TEST(RealGguf, MatchesHuggingFaceParser) {
     }
   }
   EXPECT_GE(files, 2) << "no reference files in " << data;
+  EXPECT_EQ(exported, 16) << "Heptapod's GGUF export (4 fixtures, 4 weight types) in " << data;
 }
 
 }  // namespace

@@ -54,6 +54,32 @@ inline std::string make_language_model(const std::string& path, int learned_posi
   return path;
 }
 
+// A small decoder-only model in LLaMA's layout (rotary positions, RMSNorm, SwiGLU, no biases, 2 key/value
+// heads for 4 query heads, 64 positions) with random weights and numbers_vocabulary(), as `heptapod train
+// --positions rotary --norm-type rms --ffn swiglu --biases none` makes one: what `convert --to gguf` writes.
+inline std::string make_llama_layout_model(const std::string& path) {
+  ModelVocabularies vocabs;
+  vocabs.target = numbers_vocabulary();
+  ModelConfig c = model_preset("tiny");
+  c.d_model = 32;
+  c.d_ff = 64;
+  c.n_heads = 4;
+  c = one_stack_config(c, Architecture::DecoderOnly, vocabs.target.size());
+  c.norm = NormPosition::Pre;
+  c.norm_type = NormType::Rms;
+  c.gated_ffn = true;
+  c.activation = Activation::Silu;
+  c.rotary = true;
+  c.scale_embeddings = false;
+  c.attention_qkv_bias = c.attention_out_bias = c.ffn_bias = false;
+  c.kv_heads = 2;
+  c.max_positions = 64;
+  Transformer<float> model(c);
+  initialize_parameters(model.parameters(), c, 11);
+  save_model(path, model, {}, vocabulary_tensors(vocabs));
+  return path;
+}
+
 // The ChatML-like chat template of the tests (tests/chat/chatml_like.jinja).
 inline std::string chat_template_file() { return std::string(HEPTAPOD_FIXTURES) + "/../chat/chatml_like.jinja"; }
 

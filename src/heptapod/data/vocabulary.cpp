@@ -199,6 +199,21 @@ VocabIds sentencepiece_ids(const std::string& blob, const std::string& where) {
   return ids;
 }
 
+std::vector<ScoredPiece> sentencepiece_pieces(const std::string& blob, const std::string& where) {
+  const auto processor = load_processor(blob, where);
+  std::vector<ScoredPiece> pieces;
+  for (int id = 0; id < processor->GetPieceSize(); ++id) {
+    using Kind = ScoredPiece::Kind;
+    const Kind kind = processor->IsUnknown(id)   ? Kind::Unknown
+                      : processor->IsControl(id) ? Kind::Control
+                      : processor->IsUnused(id)  ? Kind::Unused
+                      : processor->IsByte(id)    ? Kind::Byte
+                                                 : Kind::Normal;
+    pieces.push_back({processor->IdToPiece(id), processor->GetScore(id), kind});
+  }
+  return pieces;
+}
+
 VocabIds vocab_ids_from_json(const std::string& text, const std::string& where) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   require(!j.is_discarded() && j.is_object(), where + ": the id table is not a JSON object");

@@ -110,6 +110,16 @@ class Vocabulary {
 // A SentencePiece model's own ids as a table (its pieces in id order, its unknown-token id).
 VocabIds sentencepiece_ids(const std::string& blob, const std::string& where);
 
+// A SentencePiece model's pieces in id order with their scores (BPE: minus the merge order) and kinds, as
+// the model stores them (what llama.cpp's SentencePiece tokenizer reads).
+struct ScoredPiece {
+  enum class Kind { Normal, Unknown, Control, Unused, Byte };
+  std::string piece;
+  float score = 0.0f;
+  Kind kind = Kind::Normal;
+};
+std::vector<ScoredPiece> sentencepiece_pieces(const std::string& blob, const std::string& where);
+
 // Parses serialized_ids() text; `where` names its origin in errors.
 VocabIds vocab_ids_from_json(const std::string& json_text, const std::string& where);
 

@@ -6,7 +6,10 @@
 #include <functional>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/block_weights.h"
 #include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/model/parameter_layout.h"
 
@@ -45,17 +48,68 @@ void check_bfloat16(const SafetensorsFile& file, const TensorEntry& e) {
   }
 }
 
+}  // namespace
+
+std::map<std::string, kernels::GgmlType> ggml_types(const SafetensorsFile& file) {
+  std::map<std::string, kernels::GgmlType> types;
+  const auto it = file.metadata().find(kGgmlTypesKey);
+  if (it == file.metadata().end()) return types;
+  const std::string what = file.where() + ": metadata \"" + kGgmlTypesKey + "\"";
+  const nlohmann::json j = nlohmann::json::parse(it->second, nullptr, false);
+  require(j.is_object(), what + " is not a JSON object");
+  for (const auto& [name, value] : j.items()) {
+    require(value.is_string(), what + ": the type of \"" + name + "\" is not a string");
+    const kernels::GgmlTypeInfo* info = nullptr;
+    for (std::uint32_t id = 0; id < 64 && !info; ++id) {
+      const kernels::GgmlTypeInfo* t = kernels::find_ggml_type(id);
+      if (t && value.get<std::string>() == t->name) info = t;
+    }
+    require(info && kernels::is_block_compute_type(info->type),
+            what + ": \"" + name + "\" has type \"" + value.get<std::string>() +
+                "\", not one Heptapod computes (F16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)");
+    types[name] = info->type;
+  }
+  return types;
+}
+
+namespace {
+
+// Checks ggml tensor `e` of type `type` holding a matrix of `shape` (out, in): U8 (out, row bytes), finite
+// scales.
+void check_ggml_tensor(const SafetensorsFile& file, const TensorEntry& e, kernels::GgmlType type,
+                       const std::vector<std::int64_t>& shape) {
+  const std::string what = file.where() + ": tensor \"" + e.name + "\" (" + kernels::ggml_type_name(type) + ")";
+  require(shape.size() == 2 && shape[1] % kernels::ggml_type_info(type).block_elements == 0,
+          what + ": the config's shape " + shape_text(shape) + " is not whole blocks");
+  const long row_bytes = kernels::ggml_row_bytes(type, shape[1]);
+  require(e.dtype == DType::U8 && e.shape == std::vector<std::int64_t>{shape[0], row_bytes},
+          what + " must be U8 of shape " + shape_text({shape[0], row_bytes}) + ", not " + dtype_name(e.dtype) + " " +
+              shape_text(e.shape));
+  const unsigned char* data = file.data(e);
+  for (std::int64_t o = 0; o < shape[0]; ++o)
+    require(kernels::ggml_row_finite(type, data + o * row_bytes, shape[1]),
+            what + " holds a non-finite scale in row " + std::to_string(o));
+}
+
 // Checks that every tensor `specs` names is in the file with dtype F32 and the spec's shape (before any
 // buffer of the config's size is allocated, so a header that claims a huge model costs nothing). Where
-// `low_precision` says a name may be stored in low precision, I8 (with valid scales) or BF16 pass too.
+// `low_precision` says a name may be stored in low precision, I8 (with valid scales), BF16 or ggml blocks
+// (named by `ggml`) pass too.
 void check_tensors(const SafetensorsFile& file, const std::vector<ParamSpec>& specs, const std::string& prefix,
-                   const std::function<bool(const ParamSpec&)>& low_precision = {}) {
+                   const std::function<bool(const ParamSpec&)>& low_precision = {},
+                   const std::map<std::string, kernels::GgmlType>& ggml = {}) {
   const std::string& where = file.where();
   for (const ParamSpec& spec : specs) {
     const std::string name = prefix + spec.name;
     const TensorEntry* e = file.find(name);
     require(e != nullptr, where + ": missing tensor \"" + name + "\"");
     const bool allowed = low_precision && low_precision(spec);
+    const auto blocks = ggml.find(name);
+    if (blocks != ggml.end()) {
+      require(allowed, where + ": tensor \"" + name + "\" cannot be stored in ggml blocks");
+      check_ggml_tensor(file, *e, blocks->second, spec.shape);
+      continue;
+    }
     require(e->dtype == DType::F32 || (allowed && (e->dtype == DType::I8 || e->dtype == DType::BF16)),
             where + ": tensor \"" + name + "\" has dtype " + dtype_name(e->dtype) + ", expected F32" +
                 (allowed ? ", I8 or BF16" : ""));
@@ -64,6 +118,9 @@ void check_tensors(const SafetensorsFile& file, const std::vector<ParamSpec>& sp
     if (e->dtype == DType::I8) check_scales(file, name, spec.shape[0]);
     if (e->dtype == DType::BF16) check_bfloat16(file, *e);
   }
+  for (const auto& [name, type] : ggml)
+    require(file.find(name) != nullptr, where + ": metadata \"" + kGgmlTypesKey + "\" names tensor \"" + name +
+                                            "\", which the file does not hold");
 }
 
 // Copies F32 tensor `e` into dst (numel values of T), checking every value is finite, and gives the file's
@@ -144,8 +201,11 @@ namespace {
 // stored_compute_type for a file whose format and version read_model_config has checked.
 ComputeType stored_type(const SafetensorsFile& file) {
   if (file.metadata("format_version") == std::to_string(kModelFormatVersion)) return ComputeType::Float32;
-  const ComputeType type = parse_compute_type(file.metadata("weights"), file.where() + ": metadata \"weights\"");
-  require(type != ComputeType::Float32, file.where() + ": a version 2 model file must hold int8 or bfloat16 weights");
+  const std::string& weights = file.metadata("weights");
+  if (weights == compute_type_name(ComputeType::Ggml)) return ComputeType::Ggml;
+  const ComputeType type = parse_compute_type(weights, file.where() + ": metadata \"weights\"");
+  require(type != ComputeType::Float32,
+          file.where() + ": a version 2 model file must hold int8, bfloat16, int4 or ggml weights");
   return type;
 }
 
@@ -205,7 +265,8 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
   check_layer_count(file, config);
   const std::vector<ParamSpec> specs = parameter_layout(config);
   auto low_precision = [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); };
-  check_tensors(file, specs, "", low_precision);
+  const std::map<std::string, kernels::GgmlType> ggml = ggml_types(file);
+  check_tensors(file, specs, "", low_precision, ggml);
   auto model = std::make_unique<Transformer<float>>(config);
   ParameterStore<float>& params = model->parameters();
   StoredMatrices stored;
@@ -216,6 +277,12 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
     expected.insert(spec.name);
     if (e.dtype == DType::F32) {
       copy_floats(file, e, params.value(spec.name));
+      continue;
+    }
+    const auto blocks = ggml.find(spec.name);
+    if (blocks != ggml.end()) {
+      stored[spec.name] = {stored_type(file), file.data(e), nullptr, static_cast<int>(spec.shape[0]),
+                           static_cast<int>(spec.shape[1]), blocks->second};
       continue;
     }
     StoredMatrix m{e.dtype == DType::I8 ? ComputeType::Int8 : ComputeType::BFloat16, file.data(e), nullptr,
@@ -238,24 +305,38 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
 void save_low_precision_model(const SafetensorsFile& file, const InferencePrecision& precision,
                               const std::string& path) {
   const ComputeType type = precision.type;
-  require(type != ComputeType::Float32, "quantize: the target type must be int8 or bfloat16");
+  const bool blocks = type == ComputeType::Int4 || type == ComputeType::Int8Blocks;
+  require(blocks || type == ComputeType::Int8 || type == ComputeType::BFloat16,
+          "quantize: the target type must be int8, bfloat16, int4 or q8_0");
   const std::unique_ptr<Transformer<float>> model = load_model(file);  // validates the whole float model
   const ModelConfig& config = model->config();
   SafetensorsWriter w;
   for (const auto& [k, v] : file.metadata()) w.set_metadata(k, v);
   w.set_metadata("format_version", std::to_string(kLowPrecisionFormatVersion));
   w.set_metadata("weights", compute_type_name(type));
+  nlohmann::json block_types = nlohmann::json::object();  // tensor name -> ggml type name
   const ParameterStore<float>& params = model->parameters();
   for (const TensorEntry& e : file.tensors()) {
+    const bool output = e.name == output_projection_name(config);
     const bool low = params.contains(e.name) && is_low_precision_parameter(config, params.spec(e.name)) &&
-                     !(precision.float_output && e.name == output_projection_name(config));
+                     !(precision.float_output && output);
     if (!low) {
       w.add(e.name, e.dtype, e.shape, file.data(e));
       continue;
     }
     const int out = static_cast<int>(e.shape[0]), in = static_cast<int>(e.shape[1]);
     const float* values = params.values() + params.offset(e.name);  // (out, in)
-    if (type == ComputeType::Int8) {
+    if (blocks && in % 32 == 0) {
+      // As pack_weights packs them: int4 in Q4_0 with the output projection kept in Q8_0; q8_0 in Q8_0.
+      const kernels::GgmlType block_type =
+          type == ComputeType::Int4 && !output ? kernels::GgmlType::Q4_0 : kernels::GgmlType::Q8_0;
+      const long row_bytes = kernels::ggml_row_bytes(block_type, in);
+      std::vector<std::uint8_t> q(static_cast<std::size_t>(out) * row_bytes);  // (out, row_bytes)
+      for (int o = 0; o < out; ++o)
+        quantize_row(block_type, values + static_cast<std::size_t>(o) * in, q.data() + o * row_bytes, in);
+      w.add(e.name, DType::U8, {out, row_bytes}, q.data());
+      block_types[e.name] = kernels::ggml_type_name(block_type);
+    } else if (type != ComputeType::BFloat16) {  // int8, and block rows that blocks do not divide
       std::vector<std::int8_t> q(static_cast<std::size_t>(out) * in);  // (out, in)
       std::vector<float> scales(out);                                  // (out)
       kernels::quantize_rows_int8(values, out, in, q.data(), scales.data());
@@ -267,6 +348,7 @@ void save_low_precision_model(const SafetensorsFile& file, const InferencePrecis
       w.add(e.name, DType::BF16, e.shape, bits.data());
     }
   }
+  if (!block_types.empty()) w.set_metadata(kGgmlTypesKey, block_types.dump());
   file.check_intact();  // the tensors copied as they were must be the file's bytes
   w.write(path);
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "heptapod/io/safetensors.h"
+#include "heptapod/kernels/gguf_blocks.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {
@@ -44,6 +45,9 @@ std::unique_ptr<Transformer<float>> load_model(const SafetensorsFile& file);
 
 // The type a file's weight matrices are stored in: float32, or what heptapod quantize wrote.
 ComputeType stored_compute_type(const SafetensorsFile& file);
+// The block types of a file's ggml tensors (metadata "ggml_types": tensor name -> type), each one the block
+// products compute (an Error names the tensor otherwise); empty for a file without them.
+std::map<std::string, kernels::GgmlType> ggml_types(const SafetensorsFile& file);
 // The precision a file computes in unless told otherwise: its stored type, and float_output when a
 // low-precision file keeps its output projection in float32.
 InferencePrecision stored_precision(const SafetensorsFile& file);

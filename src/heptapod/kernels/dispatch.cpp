@@ -263,5 +263,7 @@ std::vector<Int8Variant> int8_variants() { return runnable(&KernelTable::int8_va
 std::vector<Bf16Variant> bf16_variants() { return runnable(&KernelTable::bf16_variants); }
 Int8Variant selected_int8_variant() { return active_kernels().int8_variants().front(); }
 Bf16Variant selected_bf16_variant() { return active_kernels().bf16_variants().front(); }
+std::vector<BlockGemmVariant> block_gemm_variants() { return runnable(&KernelTable::block_gemm_variants); }
+BlockGemmVariant selected_block_gemm_variant() { return active_kernels().block_gemm_variants().front(); }
 
 }  // namespace heptapod::kernels

@@ -237,6 +237,38 @@ void dequantize_row(GgmlType type, const void* blocks, float* out, long n) {
   }
 }
 
+bool ggml_row_finite(GgmlType type, const void* blocks, long n) {
+  const GgmlTypeInfo& info = ggml_type_info(type);
+  require_whole_blocks(info, n);
+  const auto* bytes = static_cast<Bytes>(blocks);
+  const long count = n / info.block_elements;
+  auto finite_half = [](Bytes p) { return (p[1] & 0x7c) != 0x7c; };  // exponent bits not all ones
+  switch (type) {
+    case GgmlType::F32:
+      for (long k = 0; k < count; ++k)
+        if (!std::isfinite(read_f32(bytes + 4 * k))) return false;
+      return true;
+    case GgmlType::BF16:
+      for (long k = 0; k < count; ++k)
+        if ((bytes[2 * k + 1] & 0x7f) == 0x7f && (bytes[2 * k] & 0x80)) return false;
+      return true;
+    default: break;
+  }
+  // The float16 fields of each block: every value of F16; d (and dmin / m) of the block types.
+  long fields[2] = {0, -1};
+  switch (type) {
+    case GgmlType::Q4_1: case GgmlType::Q5_1: case GgmlType::Q4_K: case GgmlType::Q5_K: fields[1] = 2; break;
+    case GgmlType::Q2_K: fields[0] = 80, fields[1] = 82; break;
+    case GgmlType::Q3_K: fields[0] = 108; break;
+    case GgmlType::Q6_K: fields[0] = 208; break;
+    default: break;
+  }
+  for (long k = 0; k < count; ++k)
+    for (long f : fields)
+      if (f >= 0 && !finite_half(bytes + k * info.block_bytes + f)) return false;
+  return true;
+}
+
 void quantize_row_q8_0(const float* x, void* blocks, long n) {
   require_whole_blocks(ggml_type_info(GgmlType::Q8_0), n);
   auto* out = static_cast<unsigned char*>(blocks);

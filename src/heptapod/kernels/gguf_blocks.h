@@ -47,6 +47,10 @@ long ggml_row_bytes(GgmlType type, long n);
 // a multiple of the block size.
 void dequantize_row(GgmlType type, const void* blocks, float* out, long n);
 
+// Whether every float field of a row of n values is finite: the values of F32, F16 and BF16, the float16
+// scales and minimums of the block types (the quantized values are finite by construction).
+bool ggml_row_finite(GgmlType type, const void* blocks, long n);
+
 // x: (n) -> blocks: (n / 32) Q8_0 blocks of 34 bytes: d = amax / 127, q = round(x * (1 / d)) (halves away from
 // zero), in float32; d is stored as float16 (infinite past 65504, i.e. amax above about 8.3e6).
 void quantize_row_q8_0(const float* x, void* blocks, long n);

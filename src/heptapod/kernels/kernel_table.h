@@ -7,6 +7,7 @@
 
 #include "heptapod/kernels/adam_update.h"
 #include "heptapod/kernels/block_gemm.h"
+#include "heptapod/kernels/block_weights.h"
 #include "heptapod/kernels/cached_attention.h"
 #include "heptapod/kernels/cross_entropy.h"
 #include "heptapod/kernels/dropout.h"
@@ -80,6 +81,7 @@ struct KernelTable {
   // This ISA's low-precision variants the CPU runs, best first.
   std::span<const Int8Variant> (*int8_variants)();
   std::span<const Bf16Variant> (*bf16_variants)();
+  std::span<const BlockGemmVariant> (*block_gemm_variants)();  // the ggml block products, best first
 };
 
 // The table in use (kernels/isa.h chooses it on first use).

@@ -8,9 +8,10 @@
 namespace heptapod::kernels {
 
 // How an inference product computes: the weights' element type and the arithmetic it implies. Int4 is
-// 4-bit weights in ggml's Q4_0 blocks (32 values, one float16 scale); Ggml is each matrix in the ggml block
-// type a GGUF file (or a model converted from one) stores it in (kernels/block_weights.h).
-enum class ComputeType { Float32, Int8, BFloat16, Int4, Ggml };
+// 4-bit weights in ggml's Q4_0 blocks (32 values, one float16 scale), Int8Blocks 8-bit weights in its Q8_0
+// blocks, both with float32 activations; Ggml is each matrix in the ggml block type a GGUF file (or a model
+// converted from one) stores it in (kernels/block_weights.h).
+enum class ComputeType { Float32, Int8, BFloat16, Int4, Int8Blocks, Ggml };
 
 class WeightMatrix {
  public:

@@ -29,10 +29,10 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
     // Packs `parts` into `into`; bias_in_product: whether forward() adds the bias inside the product
     // (prepare_for_batches readies the kernels for that). The parts' row-major pages go back.
     auto make_packed = [&](Linear<T>& into, std::span<Linear<T>* const> parts, ComputeType type, bool relu,
-                           bool bias_in_product) {
+                           bool bias_in_product, bool eight_bit = false) {
       std::vector<StoredMatrix> sources;
       for (const Linear<T>* l : parts) sources.push_back(source(*l));
-      packed_.push_back({pack_weights(type, sources, packed_storage_.get()), bias_in_product && into.b != nullptr,
+      packed_.push_back({pack_weights(type, sources, packed_storage_.get(), eight_bit), bias_in_product && into.b != nullptr,
                          relu});
       into.packed = packed_.back().weights.get();
       for (Linear<T>* l : parts) {
@@ -86,11 +86,12 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
       }
     }
     // The output projection; an embedding table that is the same matrix reads it through the packed copy.
+    // With int4 it is kept in 8 bits (Q8_0): docs/benchmarks.md measures what 4 bits there would cost.
     if (language_model_) {
       Linear<T>& projection = language_model_->projection();
       const T* table = projection.w;
       Linear<T>* const output[] = {&projection};
-      make_packed(projection, output, precision.float_output ? ComputeType::Float32 : precision.type, false, true);
+      make_packed(projection, output, precision.float_output ? ComputeType::Float32 : precision.type, false, true, true);
       for (TransformerStack<T>* stack : {encoder_.get(), decoder_.get()}) {
         Embedding<T>* e = stack ? &stack->embedding() : nullptr;
         if (!e || e->table != table) continue;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/block_weights.h"
 #include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/model/parameter_layout.h"
 
@@ -12,8 +13,12 @@ namespace heptapod {
 
 namespace {
 
-constexpr std::pair<ComputeType, const char*> kNames[] = {
-    {ComputeType::Float32, "float32"}, {ComputeType::Int8, "int8"}, {ComputeType::BFloat16, "bfloat16"}};
+// The types a user may ask for by name; Ggml (as a GGUF file stores each matrix) is a file's, not a choice.
+constexpr std::pair<ComputeType, const char*> kNames[] = {{ComputeType::Float32, "float32"},
+                                                          {ComputeType::Int8, "int8"},
+                                                          {ComputeType::BFloat16, "bfloat16"},
+                                                          {ComputeType::Int4, "int4"},
+                                                          {ComputeType::Int8Blocks, "q8_0"}};
 
 // Rows of `m` in float32: rows (m.out, m.in) at `out`.
 void to_float(const StoredMatrix& m, float* out) {
@@ -37,10 +42,66 @@ void to_float(const StoredMatrix& m, float* out) {
       }
       return;
     }
+    case ComputeType::Int4:
+    case ComputeType::Int8Blocks:
+    case ComputeType::Ggml: {
+      const long row_bytes = kernels::ggml_row_bytes(m.blocks, m.in);
+      for (int o = 0; o < m.out; ++o)
+        kernels::dequantize_row(m.blocks, static_cast<const std::byte*>(m.values) + o * row_bytes,
+                                out + static_cast<std::size_t>(o) * m.in, m.in);
+      return;
+    }
   }
 }
 
+bool is_blocks(const StoredMatrix& m) {
+  return m.type == ComputeType::Int4 || m.type == ComputeType::Int8Blocks || m.type == ComputeType::Ggml;
+}
+
+// The products of block weights for `parts`: parts stored in blocks keep them; the others are quantized from
+// float32 to `target` (Q4_0 for int4's matrices, Q8_0 for those kept in 8 bits).
+std::unique_ptr<kernels::WeightMatrix> pack_blocks(ComputeType type, kernels::GgmlType target,
+                                                   std::span<const StoredMatrix> parts,
+                                                   kernels::PackedWeightsStorage* storage) {
+  const int in = parts.front().in;
+  std::vector<std::vector<std::byte>> quantized;  // each converted part: (out, row_bytes)
+  std::vector<kernels::BlockPart> blocks;
+  for (const StoredMatrix& p : parts) {
+    if (is_blocks(p)) {
+      blocks.push_back({p.blocks, p.values, p.out});
+      continue;
+    }
+    std::vector<float> floats(static_cast<std::size_t>(p.out) * in);  // (out, in)
+    to_float(p, floats.data());
+    const long row_bytes = kernels::ggml_row_bytes(target, in);
+    std::vector<std::byte>& q = quantized.emplace_back(static_cast<std::size_t>(p.out) * row_bytes);
+    for (int o = 0; o < p.out; ++o)
+      quantize_row(target, floats.data() + static_cast<std::size_t>(o) * in, q.data() + o * row_bytes, in);
+    blocks.push_back({target, q.data(), p.out});
+  }
+  return std::make_unique<kernels::BlockWeights>(blocks, in, type, storage);
+}
+
+// Whether `parts` pack as block weights for `type`.
+bool packs_in_blocks(ComputeType type, std::span<const StoredMatrix> parts) {
+  const int in = parts.front().in;
+  if (type == ComputeType::Int4 || type == ComputeType::Int8Blocks) return in % 32 == 0;
+  if (type != ComputeType::Ggml) return false;
+  for (const StoredMatrix& p : parts)
+    if (is_blocks(p)) return true;
+  return false;
+}
+
 }  // namespace
+
+void quantize_row(kernels::GgmlType type, const float* x, void* blocks, long n) {
+  switch (type) {
+    case kernels::GgmlType::Q4_0: return kernels::quantize_row_q4_0(x, blocks, n);
+    case kernels::GgmlType::Q8_0: return kernels::quantize_row_q8_0(x, blocks, n);
+    default: throw Error(std::string("quantize_row: no quantizer for ") + kernels::ggml_type_name(type));
+  }
+}
+
 
 const char* compute_type_name(ComputeType type) {
   for (const auto& [t, name] : kNames)
@@ -51,7 +112,7 @@ const char* compute_type_name(ComputeType type) {
 ComputeType parse_compute_type(const std::string& name, const std::string& what) {
   for (const auto& [t, n] : kNames)
     if (name == n) return t;
-  throw Error(what + ": unknown compute type \"" + name + "\" (expected float32, int8 or bfloat16)");
+  throw Error(what + ": unknown compute type \"" + name + "\" (expected float32, int8, bfloat16, int4 or q8_0)");
 }
 
 bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec) {
@@ -63,7 +124,7 @@ bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec
 }
 
 std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<const StoredMatrix> parts,
-                                                    kernels::PackedWeightsStorage* storage) {
+                                                    kernels::PackedWeightsStorage* storage, bool eight_bit) {
   require(!parts.empty(), "pack_weights: no matrix");
   const int in = parts.front().in;
   int out = 0;
@@ -71,6 +132,13 @@ std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<
     require(p.in == in && p.out > 0 && p.values, "pack_weights: stacked matrices need one input width");
     out += p.out;
   }
+  if (packs_in_blocks(type, parts))
+    return pack_blocks(type, type == ComputeType::Int4 && !eight_bit ? kernels::GgmlType::Q4_0 : kernels::GgmlType::Q8_0,
+                       parts, storage);
+  // What blocks cannot hold: int4 rows of a width blocks do not divide compute in int8; a GGUF file's matrices
+  // that are float in all their parts in the float type they are stored in.
+  if (type == ComputeType::Int4 || type == ComputeType::Int8Blocks) type = ComputeType::Int8;
+  if (type == ComputeType::Ggml) type = parts.front().type;
   // One float32 part packs straight from its values (the common case: a float model, float compute).
   if (type == ComputeType::Float32 && parts.size() == 1 && parts[0].type == ComputeType::Float32)
     return std::make_unique<kernels::PackedWeights>(static_cast<const float*>(parts[0].values), out, in, storage);
@@ -118,6 +186,9 @@ std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<
       }
       return std::make_unique<kernels::Bf16Weights>(values.data(), out, in, storage);
     }
+    case ComputeType::Int4:
+    case ComputeType::Int8Blocks:
+    case ComputeType::Ggml: break;  // replaced above
   }
   throw Error("pack_weights: unknown compute type");
 }

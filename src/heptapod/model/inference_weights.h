@@ -19,7 +19,7 @@ namespace heptapod {
 
 using kernels::ComputeType;
 
-// "float32", "int8", "bfloat16", "int4", "ggml".
+// "float32", "int8", "bfloat16", "int4", "q8_0", "ggml" (the last is a file's: parse_compute_type refuses it).
 const char* compute_type_name(ComputeType type);
 // The type a name means; an Error naming `what` (an option or a file field) and the accepted names otherwise.
 ComputeType parse_compute_type(const std::string& name, const std::string& what);
@@ -37,7 +37,7 @@ struct StoredMatrix {
   const void* values = nullptr;  // (out, in) float, int8 or bfloat16 bits; Int4 and Ggml: out rows of blocks
   const void* scales = nullptr;  // (out) float: int8's per-row scales (W = values * scale)
   int out = 0, in = 0;
-  kernels::GgmlType blocks = kernels::GgmlType::F32;  // Int4 and Ggml: the rows' block type (Int4: Q4_0)
+  kernels::GgmlType blocks = kernels::GgmlType::F32;  // Int4, Int8Blocks, Ggml: the rows' block type
 };
 // Low-precision matrices by parameter name (".../weight").
 using StoredMatrices = std::map<std::string, StoredMatrix>;
@@ -48,9 +48,17 @@ using StoredMatrices = std::map<std::string, StoredMatrix>;
 bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec);
 
 // Packs `parts` (one input width; stacked, their rows one after the other) for products of `type`: float32 in
-// the GEMM's layout, int8 quantized per row, bfloat16 rounded. A part stored in another type is converted
-// (a low-precision one through float32). Copies into `storage` when it has room.
+// the GEMM's layout, int8 quantized per row, bfloat16 rounded, int4 in Q4_0 blocks of 32 (Q8_0 when
+// `eight_bit`: what int4 models keep in 8 bits), Int8Blocks in Q8_0 blocks, Ggml in the blocks each part is
+// stored in (parts stored in blocks keep them under every block type). A part stored in another type is
+// converted (a low-precision one through float32). Block rows whose width is not a multiple of 32 compute in
+// int8; a Ggml matrix with no part in blocks in the float type it is stored in. Copies into
+// `storage` when it has room.
 std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<const StoredMatrix> parts,
-                                                    kernels::PackedWeightsStorage* storage);
+                                                    kernels::PackedWeightsStorage* storage, bool eight_bit = false);
+
+// x (n) -> blocks (ggml_row_bytes(type, n) bytes) for the block types Heptapod writes (Q4_0, Q8_0); Error for
+// another type.
+void quantize_row(kernels::GgmlType type, const float* x, void* blocks, long n);
 
 }  // namespace heptapod
