@@ -11,6 +11,7 @@
 #include "heptapod/decode/incremental_decoder.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/model/initialize.h"
+#include "heptapod/model/parameter_names.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/language_model_task.h"
 #include "heptapod/train/model_choice.h"
@@ -98,6 +99,20 @@ json quantization_error_phase(const ModelConfig& c, const float* params, int tok
     std::copy_n(source.parameters().values(), source.parameters().size(), model.parameters().values());
     model.pack_for_inference({type});
     measure(compute_type_name(type), model);
+    if (type != ComputeType::Int4 || c.d_model % 32 != 0) continue;
+    // int4 with the output projection in Q4_0 as well: what keeping it in Q8_0 buys.
+    Transformer<float> all4(c);
+    std::copy_n(source.parameters().values(), source.parameters().size(), all4.parameters().values());
+    const std::string output = output_projection_name(c);
+    const int rows = static_cast<int>(all4.parameters().spec(output).shape[0]);
+    const long row_bytes = kernels::ggml_row_bytes(kernels::GgmlType::Q4_0, c.d_model);
+    std::vector<std::uint8_t> blocks(static_cast<std::size_t>(rows) * row_bytes);  // (rows, row_bytes)
+    for (int r = 0; r < rows; ++r)
+      quantize_row(kernels::GgmlType::Q4_0, all4.parameters().value(output) + static_cast<std::size_t>(r) * c.d_model,
+                   blocks.data() + r * row_bytes, c.d_model);
+    all4.pack_for_inference({ComputeType::Int4},
+                            {{output, {ComputeType::Int4, blocks.data(), nullptr, rows, c.d_model, kernels::GgmlType::Q4_0}}});
+    measure("int4, output in Q4_0", all4);
   }
   return {{"phase", "quant-error"}, {"tokens", tokens}, {"float64_log_prob", want_sum}, {"types", rows}};
 }

@@ -28,6 +28,7 @@
 #include "heptapod/kernels/gguf_blocks.h"
 #include "heptapod/kernels/half.h"
 #include "test_process.h"
+#include "test_util.h"
 #include "vocab_model.h"
 
 namespace heptapod {
@@ -35,7 +36,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using kernels::GgmlType;
-using test::quoted;
 using test::TempDir;
 
 // The fixture checkpoint `family` (llama, mistral, qwen2, qwen3 or gpt2) converted to a model file in `dir`.
@@ -52,8 +52,8 @@ std::string convert_fixture(const std::string& family, const TempDir& dir, bool 
   }
   const std::string out = dir.file(family + (keep_dynamic ? "-dynamic" : "") + ".htp");
   std::string log;
-  EXPECT_EQ(test::run_heptapod("convert " + quoted(source) + " --from " + (family == "gpt2" ? "gpt2" : "llama") +
-                                   " -o " + quoted(out),
+  EXPECT_EQ(test::run_heptapod("convert " + test::quoted(source) + " --from " + (family == "gpt2" ? "gpt2" : "llama") +
+                                   " -o " + test::quoted(out),
                                dir, log),
             0)
       << log;
@@ -477,7 +477,7 @@ TEST(GgufExport, CommandLine) {
   const std::string htp = convert_fixture("mistral", dir);
   std::string log;
   const std::string out = dir.file("m.gguf");
-  ASSERT_EQ(test::run_heptapod("convert " + quoted(htp) + " --to gguf --gguf-type q4_0 -o " + quoted(out), dir, log), 0)
+  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(htp) + " --to gguf --gguf-type q4_0 -o " + test::quoted(out), dir, log), 0)
       << log;
   EXPECT_NE(log.find("architecture llama, weights q4_0"), std::string::npos) << log;
   EXPECT_NE(log.find("note: blk.0.ffn_down.weight: F16, not Q4_0"), std::string::npos) << log;
@@ -485,7 +485,7 @@ TEST(GgufExport, CommandLine) {
   EXPECT_EQ(g.tensor("blk.0.attn_q.weight").type, GgmlType::Q4_0);
   EXPECT_EQ(g.tensor("output.weight").type, GgmlType::Q8_0);
   // The default type is f16, as llama.cpp's converter's.
-  ASSERT_EQ(test::run_heptapod("convert " + quoted(htp) + " --to gguf -o " + quoted(out), dir, log), 0) << log;
+  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(htp) + " --to gguf -o " + test::quoted(out), dir, log), 0) << log;
   EXPECT_EQ(GgufFile::read(out).tensor("blk.0.attn_q.weight").type, GgmlType::F16);
   const std::string gguf_help = [&] {
     test::run_heptapod("convert --help", dir, log);
@@ -494,16 +494,16 @@ TEST(GgufExport, CommandLine) {
   EXPECT_NE(gguf_help.find("convert_hf_to_gguf.py"), std::string::npos) << gguf_help;
   // Bad input: a clear error, nothing written.
   fs::remove(out);
-  EXPECT_NE(test::run_heptapod("convert " + quoted(htp) + " --to gguf --gguf-type q4_k -o " + quoted(out), dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(htp) + " --to gguf --gguf-type q4_k -o " + test::quoted(out), dir, log), 0);
   EXPECT_NE(log.find("--gguf-type"), std::string::npos) << log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(htp) + " --gguf-type q8_0 -o " + quoted(out), dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(htp) + " --gguf-type q8_0 -o " + test::quoted(out), dir, log), 0);
   EXPECT_NE(log.find("--gguf-type is for --to gguf"), std::string::npos) << log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(htp) + " --to gguf", dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(htp) + " --to gguf", dir, log), 0);
   EXPECT_NE(log.find("--output"), std::string::npos) << log;
   const std::string translation = test::make_model(dir.file("translation.htp"));
-  EXPECT_NE(test::run_heptapod("convert " + quoted(translation) + " --to gguf -o " + quoted(out), dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(translation) + " --to gguf -o " + test::quoted(out), dir, log), 0);
   EXPECT_NE(log.find("an encoder-decoder model"), std::string::npos) << log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(test::fixture("mistral")) + " --to gguf -o " + quoted(out), dir, log), 0);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(test::fixture("mistral")) + " --to gguf -o " + test::quoted(out), dir, log), 0);
   EXPECT_NE(log.find("is not a Heptapod model file"), std::string::npos) << log;
   EXPECT_FALSE(fs::exists(out));
 }

@@ -128,8 +128,11 @@ TEST(LowPrecisionModelFile, QuantizedFileComputesWhatConvertingAtLoadComputes) {
         auto dequantized = load_inference_model(low, {});
         auto original = load_inference_model(SafetensorsFile::read(files.float_path), {});
         const std::vector<float> d = test::logits_of(*dequantized), o = test::logits_of(*original);
-        const double bound = type == ComputeType::Int4 ? 0.3 : 0.05;  // 4-bit weights move logits further
+        const double bound = type == ComputeType::Int4 ? 0.6 : 0.05;  // 4-bit weights move logits further
         for (std::size_t i = 0; i < d.size(); ++i) ASSERT_NEAR(d[i], o[i], bound) << "logit " << i;
+        // Block products are float products of the dequantized weights: what float32 computes from them.
+        if (type == ComputeType::Int4 || type == ComputeType::Int8Blocks)
+          for (std::size_t i = 0; i < d.size(); ++i) ASSERT_NEAR(b[i], d[i], 1e-4) << "logit " << i;
       }
 }
 

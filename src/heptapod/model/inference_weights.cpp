@@ -104,6 +104,7 @@ void quantize_row(kernels::GgmlType type, const float* x, void* blocks, long n) 
 
 
 const char* compute_type_name(ComputeType type) {
+  if (type == ComputeType::Ggml) return "ggml";
   for (const auto& [t, name] : kNames)
     if (t == type) return name;
   return "?";
