@@ -202,7 +202,7 @@ namespace {
 ComputeType stored_type(const SafetensorsFile& file) {
   if (file.metadata("format_version") == std::to_string(kModelFormatVersion)) return ComputeType::Float32;
   const std::string& weights = file.metadata("weights");
-  if (weights == "ggml") return ComputeType::Ggml;  // a GGUF file's blocks (not a compute type one asks for)
+  if (weights == compute_type_name(ComputeType::Ggml)) return ComputeType::Ggml;
   const ComputeType type = parse_compute_type(weights, file.where() + ": metadata \"weights\"");
   require(type != ComputeType::Float32,
           file.where() + ": a version 2 model file must hold int8, bfloat16, int4 or ggml weights");
