@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -174,6 +175,79 @@ TEST(GgufImport, QuantizedMatricesKeepTheirBlocks) {
     for (int k = 0; k < c.d_model; ++k) amax = std::max(amax, std::abs(values[r * c.d_model + k]));
     for (int k = 0; k < c.d_model; ++k)
       ASSERT_NEAR(row[static_cast<std::size_t>(k)], values[r * c.d_model + k], amax / 200) << "row " << r;
+  }
+}
+
+// The wide random checkpoint (tools/make_wide_checkpoint.py: rows of 256 values) as a GGUF file of `type`, and
+// the checkpoint of what its blocks decode to (gguf_from_checkpoint.py --dequantized), imported.
+struct Quantized {
+  std::string gguf;
+  std::unique_ptr<Transformer<float>> decoded;  // the safetensors import of the decoded weights
+};
+
+Quantized quantized_wide(const TempDir& dir, const std::string& type) {
+  const std::string tools = std::string(HEPTAPOD_FIXTURES) + "/../../tools/";
+  const std::string wide = dir.file("wide"), decoded = dir.file("wide-" + type), gguf = dir.file("wide-" + type + ".gguf");
+  std::string command = "/usr/bin/python3 " + quoted(tools + "make_wide_checkpoint.py") + " " + quoted(wide);
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  command = "/usr/bin/python3 " + quoted(tools + "gguf_from_checkpoint.py") + " " + quoted(wide) + " " + quoted(gguf) +
+            " --type " + type + " --dequantized " + quoted(decoded);
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  LlamaConfig config = read_llama_config(decoded);
+  llama_vocabularies(decoded, config.model);
+  return {gguf, import_llama(decoded, config.model)};
+}
+
+const char* const kBlockTypes[] = {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k"};
+
+// Every weight matrix keeps the requested blocks, each row decoding (by our block decoder) to the Python
+// reference decoder's values of the same row of the checkpoint; the untied token table is decoded to F32.
+TEST(GgufImport, EveryBlockTypeKeepsItsRows) {
+  for (const char* type : kBlockTypes) {
+    TempDir dir;
+    const Quantized q = quantized_wide(dir, type);
+    const SafetensorsFile file = open_model_file(q.gguf);
+    const auto types = nlohmann::json::parse(file.metadata(kGgmlTypesKey));
+    const ModelConfig& c = q.decoded->config();
+    EXPECT_EQ(to_json(read_model_config(file)), to_json(c)) << type;
+    std::string upper = type;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    int matrices = 0;
+    for (const ParamSpec& spec : q.decoded->parameters().specs()) {
+      const TensorEntry& e = file.at(spec.name);
+      const float* want = q.decoded->parameters().value(spec.name);
+      const std::int64_t rows = spec.shape[0], in = spec.shape.size() == 2 ? spec.shape[1] : 1;
+      std::vector<float> got(static_cast<std::size_t>(rows * in));
+      if (e.dtype == DType::F32) {
+        std::memcpy(got.data(), file.data(e), got.size() * 4);
+      } else {
+        ASSERT_EQ(types.value(spec.name, ""), upper) << spec.name;
+        kernels::GgmlType stored = kernels::GgmlType::F32;
+        for (std::uint32_t id = 0; id < 40; ++id)
+          if (const auto* i = kernels::find_ggml_type(id); i && upper == i->name) stored = i->type;
+        const long row_bytes = kernels::ggml_row_bytes(stored, static_cast<long>(in));
+        ASSERT_EQ(e.shape, (std::vector<std::int64_t>{rows, row_bytes})) << spec.name;
+        for (std::int64_t r = 0; r < rows; ++r)
+          kernels::dequantize_row(stored, file.data(e) + r * row_bytes, got.data() + r * in, static_cast<long>(in));
+        ++matrices;
+      }
+      for (std::size_t k = 0; k < got.size(); ++k)
+        ASSERT_NEAR(got[k], want[k], 1e-6 * (1 + std::abs(want[k]))) << type << " " << spec.name << " value " << k;
+    }
+    EXPECT_EQ(matrices, 2 * 7 + 1) << type;  // every layer's seven matrices and the output layer
+  }
+}
+
+// A quantized file computes the logits of its decoded weights (1e-4), its matrices packed from their blocks.
+TEST(GgufImport, QuantizedLogitsAreTheDecodedWeightsLogits) {
+  for (const char* type : kBlockTypes) {
+    TempDir dir;
+    const Quantized q = quantized_wide(dir, type);
+    const SafetensorsFile file = open_model_file(q.gguf);
+    const auto model = load_inference_model(file, stored_precision(file));
+    const std::vector<int> ids = {296, 17, 94, 33, 250, 7, 120, 41, 5, 260};
+    const std::vector<float> got = sequence_logits(*model, ids), want = sequence_logits(*q.decoded, ids);
+    EXPECT_LT(test::max_rel_error(got.data(), want.data(), got.size(), 1.0), 1e-4) << type;
   }
 }
 

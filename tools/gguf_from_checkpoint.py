@@ -5,7 +5,11 @@ our independent writer (tools/gguf_writer.py), for the tests of Heptapod's GGUF 
 (src/heptapod/io/gguf_model.h, src/heptapod/data/gguf_vocab.h). It never uses Heptapod's code.
 
   gguf_from_checkpoint.py DIR OUT.gguf [--type f32|f16|bf16|q8_0|q4_0|q4_1|q5_0|q5_1|q4_k|q5_k|q6_k]
-                          [--chat-template FILE] [--version 2|3]
+                          [--chat-template FILE] [--version 2|3] [--dequantized DIR2]
+
+--dequantized writes DIR2, the checkpoint with every tensor replaced by the values the GGUF file's blocks decode
+to (tools/gguf_blocks_reference.py's float64 decoder, stored as F32 in one model.safetensors, Hugging Face's
+names and layout): the model a quantized file computes, for references of its logits.
 
 What it writes (docs/models.md section 4):
 - metadata: general.architecture (gpt2, llama for llama and mistral, qwen2, qwen3), general.name,
@@ -43,6 +47,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gguf_writer as gw  # noqa: E402
+from gguf_blocks_reference import TYPES as BLOCK_TYPES, decode  # noqa: E402
+
+TYPE_NAMES = {ggml_id: name for name, (ggml_id, _, _) in BLOCK_TYPES.items()}
 
 TYPES = {"f32": gw.GGML_F32, "f16": gw.GGML_F16, "bf16": gw.GGML_BF16, "q8_0": gw.GGML_Q8_0,
          "q4_0": gw.GGML_Q4_0, "q4_1": gw.GGML_Q4_1, "q5_0": gw.GGML_Q5_0, "q5_1": gw.GGML_Q5_1,
@@ -73,6 +80,10 @@ def matrix_type(wanted, columns):
 def permute(w, heads):
     """LlamaModel.permute: each head's rows (2, hd/2) -> (hd/2, 2), llama.cpp's rotary order."""
     return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def unpermute(w, heads):
+    return w.reshape(heads, w.shape[0] // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
 def llama3_rope_freqs(theta, dims, scaling):
@@ -229,7 +240,25 @@ def write_tokenizer(w, d, config, chat_template):
 # ------------------------------------------------------------------------------------------------ the model
 
 
-def convert(d, out, wanted, chat_template=None, version=3):
+def write_dequantized(d, out, tensors):
+    """DIR2: d's files but its weights, and model.safetensors of `tensors` ({HF name: float64 array}) as F32."""
+    os.makedirs(out, exist_ok=True)
+    for name in os.listdir(d):
+        if not (name.endswith(".safetensors") or name.endswith(".safetensors.index.json") or name.startswith("reference")):
+            with open(os.path.join(d, name), "rb") as src, open(os.path.join(out, name), "wb") as dst:
+                dst.write(src.read())
+    header, data = {}, bytearray()
+    for name, values in tensors.items():
+        raw = np.ascontiguousarray(values, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(values.shape), "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(os.path.join(out, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + bytes(data))
+
+
+def convert(d, out, wanted, chat_template=None, version=3, dequantized=None):
     config = read_json(os.path.join(d, "config.json"))
     model_type = config["model_type"]
     arch = ARCHITECTURES[model_type]
@@ -244,10 +273,17 @@ def convert(d, out, wanted, chat_template=None, version=3):
     def key(name, value_type, value):
         w.add(arch + "." + name, value_type, value)
 
-    def tensor(name, values, matrix=False):
+    reference = {}
+
+    def tensor(name, values, matrix=False, hf=None, undo=lambda v: v):
+        """Writes `values`; records what its blocks decode to, back in the layout of `hf` (undo)."""
         values = np.asarray(values, dtype=np.float64)
         t = matrix_type(wanted, values.shape[-1]) if matrix and values.ndim == 2 else gw.GGML_F32
         w.add_tensor(name, values.astype(np.float32), t)
+        if hf is not None:
+            type_name = TYPE_NAMES[t]
+            blocks = np.frombuffer(w.tensors[-1][3], np.uint8).reshape(-1, BLOCK_TYPES[type_name][2])
+            reference[hf] = undo(decode(type_name, blocks).reshape(values.shape))
 
     if arch == "gpt2":
         C = config["n_embd"]
@@ -290,27 +326,28 @@ def convert(d, out, wanted, chat_template=None, version=3):
 
     if arch == "gpt2":
         p = "transformer." if "transformer.wte.weight" in P else ""
-        tensor("token_embd.weight", P[p + "wte.weight"], matrix=True)
-        tensor("position_embd.weight", P[p + "wpe.weight"])
-        tensor("output_norm.weight", P[p + "ln_f.weight"])
-        tensor("output_norm.bias", P[p + "ln_f.bias"])
+        tensor("token_embd.weight", P[p + "wte.weight"], True, p + "wte.weight")
+        tensor("position_embd.weight", P[p + "wpe.weight"], hf=p + "wpe.weight")
+        tensor("output_norm.weight", P[p + "ln_f.weight"], hf=p + "ln_f.weight")
+        tensor("output_norm.bias", P[p + "ln_f.bias"], hf=p + "ln_f.bias")
         for i in range(config["n_layer"]):
             h, b = "%sh.%d." % (p, i), "blk.%d." % i
             for theirs, ours in (("ln_1", "attn_norm"), ("ln_2", "ffn_norm")):
-                tensor(b + ours + ".weight", P[h + theirs + ".weight"])
-                tensor(b + ours + ".bias", P[h + theirs + ".bias"])
+                tensor(b + ours + ".weight", P[h + theirs + ".weight"], hf=h + theirs + ".weight")
+                tensor(b + ours + ".bias", P[h + theirs + ".bias"], hf=h + theirs + ".bias")
             for theirs, ours in (("attn.c_attn", "attn_qkv"), ("attn.c_proj", "attn_output"), ("mlp.c_fc", "ffn_up"),
                                  ("mlp.c_proj", "ffn_down")):
-                tensor(b + ours + ".weight", P[h + theirs + ".weight"].T, matrix=True)  # Conv1D: (in, out)
-                tensor(b + ours + ".bias", P[h + theirs + ".bias"])
+                # Conv1D keeps (in, out): stored transposed
+                tensor(b + ours + ".weight", P[h + theirs + ".weight"].T, True, h + theirs + ".weight", lambda v: v.T)
+                tensor(b + ours + ".bias", P[h + theirs + ".bias"], hf=h + theirs + ".bias")
     else:
         p = "model." if "model.embed_tokens.weight" in P else ""
         if rope_type == "llama3":
             tensor("rope_freqs.weight", llama3_rope_freqs(theta, head_dim, rope))
-        tensor("token_embd.weight", P[p + "embed_tokens.weight"], matrix=True)
-        tensor("output_norm.weight", P[p + "norm.weight"])
+        tensor("token_embd.weight", P[p + "embed_tokens.weight"], True, p + "embed_tokens.weight")
+        tensor("output_norm.weight", P[p + "norm.weight"], hf=p + "norm.weight")
         if not config.get("tie_word_embeddings", False):
-            tensor("output.weight", P["lm_head.weight"], matrix=True)
+            tensor("output.weight", P["lm_head.weight"], True, "lm_head.weight")
         names = (("input_layernorm", "attn_norm"), ("self_attn.q_proj", "attn_q"), ("self_attn.k_proj", "attn_k"),
                  ("self_attn.v_proj", "attn_v"), ("self_attn.o_proj", "attn_output"),
                  ("self_attn.q_norm", "attn_q_norm"), ("self_attn.k_norm", "attn_k_norm"),
@@ -322,11 +359,14 @@ def convert(d, out, wanted, chat_template=None, version=3):
                     name = "%slayers.%d.%s.%s" % (p, i, theirs, leaf)
                     if name not in P:
                         continue
-                    values = P[name]
+                    values, undo = P[name], (lambda v: v)
                     if arch == "llama" and ours in ("attn_q", "attn_k"):
-                        values = permute(values, H if ours == "attn_q" else kv)
-                    tensor("blk.%d.%s.%s" % (i, ours, leaf), values, matrix=leaf == "weight" and values.ndim == 2)
+                        heads = H if ours == "attn_q" else kv
+                        values, undo = permute(values, heads), (lambda v, n=heads: unpermute(v, n))
+                    tensor("blk.%d.%s.%s" % (i, ours, leaf), values, leaf == "weight" and values.ndim == 2, name, undo)
     w.write(out)
+    if dequantized:
+        write_dequantized(d, dequantized, reference)
 
 
 def main():
@@ -336,12 +376,13 @@ def main():
     parser.add_argument("--type", default="f32", choices=sorted(TYPES))
     parser.add_argument("--chat-template", help="a Jinja file: tokenizer.chat_template")
     parser.add_argument("--version", type=int, default=3, choices=[2, 3])
+    parser.add_argument("--dequantized", help="also write this checkpoint directory of the decoded weights")
     args = parser.parse_args()
     template = None
     if args.chat_template:
         with open(args.chat_template, encoding="utf-8") as f:
             template = f.read()
-    convert(args.directory, args.out, TYPES[args.type], template, args.version)
+    convert(args.directory, args.out, TYPES[args.type], template, args.version, args.dequantized)
 
 
 if __name__ == "__main__":
