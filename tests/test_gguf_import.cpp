@@ -246,7 +246,7 @@ TEST(GgufImport, QuantizedLogitsAreTheDecodedWeightsLogits) {
     const SafetensorsFile file = open_model_file(q.gguf);
     const auto model = load_inference_model(file, stored_precision(file));
     const std::vector<int> ids = {296, 17, 94, 33, 250, 7, 120, 41, 5, 260};
-    const std::vector<float> got = sequence_logits(*model, ids), want = sequence_logits(*q.decoded, ids);
+    const std::vector<float> got = test::sequence_logits(*model, ids), want = test::sequence_logits(*q.decoded, ids);
     EXPECT_LT(test::max_rel_error(got.data(), want.data(), got.size(), 1.0), 1e-4) << type;
   }
 }
