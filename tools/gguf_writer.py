@@ -79,13 +79,20 @@ def _pack_nibbles(q):
     return (q[:, :16] | (q[:, 16:] << 4)).astype(np.uint8)
 
 
-def _q4_0_bytes(values):
-    """d = v/-8 (v the value of largest magnitude), q = min(15, trunc(x/d + 8.5)) (quantize_row_q4_0_ref)."""
+def _symmetric(values, half):
+    """Per block of 32: d = v/-half (v the value of largest magnitude), q = min(2 half - 1, trunc(x/d + half +
+    0.5)), as ggml's quantize_row_q4_0_ref (half 8) and q5_0_ref (half 16) compute them in float32."""
     x = np.asarray(values, dtype=np.float32).reshape(-1, 32)
     v = x[np.arange(len(x)), np.argmax(np.abs(x), axis=1)]
-    d = (v / np.float32(-8)).astype(np.float32)
+    d = (v / np.float32(-half)).astype(np.float32)
     inv = np.divide(np.float32(1), d, out=np.zeros_like(d), where=d != 0)
-    q = np.minimum(15, (x * inv[:, None] + np.float32(8.5)).astype(np.int32)).astype(np.uint8)
+    q = np.minimum(2 * half - 1, (x * inv[:, None] + np.float32(half + 0.5)).astype(np.int32))
+    return x, d, q
+
+
+def _q4_0_bytes(values):
+    x, d, q = _symmetric(values, 8)
+    q = q.astype(np.uint8)
     return b"".join(_f16(d[i]).tobytes() + _pack_nibbles(q[i:i + 1]).tobytes() for i in range(len(x)))
 
 
@@ -113,12 +120,9 @@ def _high_bits(q):
 
 
 def _q5_0_bytes(values):
-    """d = v/-16, q = min(31, trunc(x/d + 16.5)); low nibbles as Q4_0, fifth bits in qh."""
-    x = np.asarray(values, dtype=np.float32).reshape(-1, 32)
-    v = x[np.arange(len(x)), np.argmax(np.abs(x), axis=1)]
-    d = (v / np.float32(-16)).astype(np.float32)
-    inv = np.divide(np.float32(1), d, out=np.zeros_like(d), where=d != 0)
-    q = np.minimum(31, (x * inv[:, None] + np.float32(16.5)).astype(np.int32)).astype(np.uint32)
+    """Low nibbles as Q4_0, fifth bits in qh."""
+    x, d, q = _symmetric(values, 16)
+    q = q.astype(np.uint32)
     qh = _high_bits(q)
     return b"".join(_f16(d[i]).tobytes() + struct.pack("<I", int(qh[i])) + _pack_nibbles(q[i:i + 1] & 15).tobytes()
                     for i in range(len(x)))
