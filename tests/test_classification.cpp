@@ -181,7 +181,9 @@ TEST(ClassificationTrain, LearnsALabellingValidatesAndResumesExactly) {
     right += first == truth;
   }
   EXPECT_EQ(n, lines);
-  EXPECT_NEAR(static_cast<double>(right) / n, valid.back()["accuracy"].get<double>(), 1.5 / n);
+  // Within 4 lines: validation runs the training forward, classify the packed inference one, whose sums round
+  // apart, so a line whose two classes are nearly even may flip (3 of 200 on an Intel Xeon under avx2).
+  EXPECT_NEAR(static_cast<double>(right) / n, valid.back()["accuracy"].get<double>(), 4.0 / n);
   ASSERT_EQ(run_heptapod("classify -m " + quoted(a + "/model.htp") + " -i " + quoted(d.dev) + " --json", d.dir, out), 0);
   const nlohmann::json first = nlohmann::json::parse(out.substr(0, out.find('\n')));
   ASSERT_EQ(first["labels"].size(), 1u);

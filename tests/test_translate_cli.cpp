@@ -181,7 +181,7 @@ TEST(Translate, QuantizedModelTranslatesAsComputeTypeDoes) {
   }
   EXPECT_EQ(run_heptapod("quantize -m " + quoted(model) + " --to int8 -o " + quoted(model), dir, log), 1);
   EXPECT_HAS_SUBSTR(log, "is the input model");
-  EXPECT_NE(run_heptapod("quantize -m " + quoted(model) + " --to int4 -o " + quoted(dir.file("x.htp")), dir, log), 0);
+  EXPECT_NE(run_heptapod("quantize -m " + quoted(model) + " --to int3 -o " + quoted(dir.file("x.htp")), dir, log), 0);
   EXPECT_HAS_SUBSTR(log, "--to");
   EXPECT_NE(run_heptapod("translate -m " + quoted(model) + " --compute-type half < /dev/null", dir, log), 0);
   EXPECT_HAS_SUBSTR(log, "--compute-type");
