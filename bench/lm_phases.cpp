@@ -105,11 +105,8 @@ json quantization_error_phase(const ModelConfig& c, const float* params, int tok
     std::copy_n(source.parameters().values(), source.parameters().size(), all4.parameters().values());
     const std::string output = output_projection_name(c);
     const int rows = static_cast<int>(all4.parameters().spec(output).shape[0]);
-    const long row_bytes = kernels::ggml_row_bytes(kernels::GgmlType::Q4_0, c.d_model);
-    std::vector<std::uint8_t> blocks(static_cast<std::size_t>(rows) * row_bytes);  // (rows, row_bytes)
-    for (int r = 0; r < rows; ++r)
-      quantize_row(kernels::GgmlType::Q4_0, all4.parameters().value(output) + static_cast<std::size_t>(r) * c.d_model,
-                   blocks.data() + r * row_bytes, c.d_model);
+    const std::vector<unsigned char> blocks =  // (rows, row bytes)
+        kernels::quantize_rows(kernels::GgmlType::Q4_0, all4.parameters().value(output), rows, c.d_model);
     all4.pack_for_inference({ComputeType::Int4},
                             {{output, {ComputeType::Int4, blocks.data(), nullptr, rows, c.d_model, kernels::GgmlType::Q4_0}}});
     measure("int4, output in Q4_0", all4);

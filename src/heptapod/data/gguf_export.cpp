@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -14,7 +13,6 @@
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/gguf_writer.h"
 #include "heptapod/io/model_file.h"
-#include "heptapod/kernels/half.h"
 
 namespace heptapod {
 
@@ -118,25 +116,8 @@ class TensorSink {
     GgmlType type = GgmlType::F32;
     if (v.shape.size() >= 2 && !kept_f32) type = matrix_type(name, v, output);
     const long cols = static_cast<long>(v.shape.back()), rows = static_cast<long>(v.data.size()) / cols;
-    const long row_bytes = kernels::ggml_row_bytes(type, cols);
-    std::string bytes(static_cast<std::size_t>(rows * row_bytes), '\0');
-    for (long r = 0; r < rows; ++r) {
-      const float* x = v.data.data() + r * cols;
-      char* out = bytes.data() + r * row_bytes;
-      switch (type) {
-        case GgmlType::F32: std::memcpy(out, x, static_cast<std::size_t>(cols) * 4); break;
-        case GgmlType::F16:
-          for (long i = 0; i < cols; ++i) {
-            const kernels::half h = kernels::to_half_scalar(x[i]);
-            std::memcpy(out + 2 * i, &h, 2);
-          }
-          break;
-        case GgmlType::Q8_0: kernels::quantize_row_q8_0(x, out, cols); break;
-        case GgmlType::Q4_0: kernels::quantize_row_q4_0(x, out, cols); break;
-        default: throw Error("GGUF export: no encoder for " + std::string(kernels::ggml_type_name(type)));
-      }
-    }
-    writer_.add_tensor(name, v.shape, type, std::move(bytes));
+    const std::vector<unsigned char> rows_bytes = kernels::quantize_rows(type, v.data.data(), rows, cols);
+    writer_.add_tensor(name, v.shape, type, std::string(rows_bytes.begin(), rows_bytes.end()));
   }
 
  private:

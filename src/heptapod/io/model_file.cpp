@@ -327,15 +327,10 @@ void save_low_precision_model(const SafetensorsFile& file, const InferencePrecis
     const int out = static_cast<int>(e.shape[0]), in = static_cast<int>(e.shape[1]);
     const float* values = params.values() + params.offset(e.name);  // (out, in)
     if (blocks && in % 32 == 0) {
-      // As pack_weights packs them: int4 in Q4_0 with the output projection kept in Q8_0; q8_0 in Q8_0.
-      const kernels::GgmlType block_type =
-          type == ComputeType::Int4 && !output ? kernels::GgmlType::Q4_0 : kernels::GgmlType::Q8_0;
-      const long row_bytes = kernels::ggml_row_bytes(block_type, in);
-      std::vector<std::uint8_t> q(static_cast<std::size_t>(out) * row_bytes);  // (out, row_bytes)
-      for (int o = 0; o < out; ++o)
-        quantize_row(block_type, values + static_cast<std::size_t>(o) * in, q.data() + o * row_bytes, in);
-      w.add(e.name, DType::U8, {out, row_bytes}, q.data());
-      block_types[e.name] = kernels::ggml_type_name(block_type);
+      const kernels::GgmlType blocks_of = block_type(type, output);  // as pack_weights packs it
+      w.add(e.name, DType::U8, {out, kernels::ggml_row_bytes(blocks_of, in)},
+            kernels::quantize_rows(blocks_of, values, out, in).data());
+      block_types[e.name] = kernels::ggml_type_name(blocks_of);
     } else if (type != ComputeType::BFloat16) {  // int8, and block rows that blocks do not divide
       std::vector<std::int8_t> q(static_cast<std::size_t>(out) * in);  // (out, in)
       std::vector<float> scales(out);                                  // (out)

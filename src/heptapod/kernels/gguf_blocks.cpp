@@ -308,4 +308,24 @@ void quantize_row_q4_0(const float* x, void* blocks, long n) {
   }
 }
 
+void quantize_row(GgmlType type, const float* x, void* blocks, long n) {
+  auto* out = static_cast<unsigned char*>(blocks);
+  switch (type) {
+    case GgmlType::F32: std::memcpy(out, x, static_cast<std::size_t>(n) * sizeof(float)); return;
+    case GgmlType::F16:
+      for (long i = 0; i < n; ++i) write_half(x[i], out + 2 * i);
+      return;
+    case GgmlType::Q8_0: return quantize_row_q8_0(x, blocks, n);
+    case GgmlType::Q4_0: return quantize_row_q4_0(x, blocks, n);
+    default: throw Error(std::string("no encoder for ggml type ") + ggml_type_name(type));
+  }
+}
+
+std::vector<unsigned char> quantize_rows(GgmlType type, const float* w, long rows, long n) {
+  const long row_bytes = ggml_row_bytes(type, n);
+  std::vector<unsigned char> out(static_cast<std::size_t>(rows * row_bytes));  // (rows, row_bytes)
+  for (long r = 0; r < rows; ++r) quantize_row(type, w + r * n, out.data() + r * row_bytes, n);
+  return out;
+}
+
 }  // namespace heptapod::kernels

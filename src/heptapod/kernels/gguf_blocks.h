@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace heptapod::kernels {
 
@@ -57,5 +58,11 @@ void quantize_row_q8_0(const float* x, void* blocks, long n);
 // x: (n) -> blocks: (n / 32) Q4_0 blocks of 18 bytes: d = v / -8 with v the value of largest magnitude (the
 // first such), q = min(15, trunc(x * (1 / d) + 8.5)), each step rounded to float32.
 void quantize_row_q4_0(const float* x, void* blocks, long n);
+
+// x: (n) -> (ggml_row_bytes(type, n)) bytes of `type`, for the types Heptapod writes: F32 (as it is), F16
+// (rounded to nearest even), Q8_0 and Q4_0 (the quantizers above); Error naming another type.
+void quantize_row(GgmlType type, const float* x, void* blocks, long n);
+// w: (rows, n) -> (rows, ggml_row_bytes(type, n)) bytes, each row by quantize_row.
+std::vector<unsigned char> quantize_rows(GgmlType type, const float* w, long rows, long n);
 
 }  // namespace heptapod::kernels

@@ -64,7 +64,7 @@ std::unique_ptr<kernels::WeightMatrix> pack_blocks(ComputeType type, kernels::Gg
                                                    std::span<const StoredMatrix> parts,
                                                    kernels::PackedWeightsStorage* storage) {
   const int in = parts.front().in;
-  std::vector<std::vector<std::byte>> quantized;  // each converted part: (out, row_bytes)
+  std::vector<std::vector<unsigned char>> quantized;  // each converted part: (out, row_bytes)
   std::vector<kernels::BlockPart> blocks;
   for (const StoredMatrix& p : parts) {
     if (is_blocks(p)) {
@@ -73,11 +73,8 @@ std::unique_ptr<kernels::WeightMatrix> pack_blocks(ComputeType type, kernels::Gg
     }
     std::vector<float> floats(static_cast<std::size_t>(p.out) * in);  // (out, in)
     to_float(p, floats.data());
-    const long row_bytes = kernels::ggml_row_bytes(target, in);
-    std::vector<std::byte>& q = quantized.emplace_back(static_cast<std::size_t>(p.out) * row_bytes);
-    for (int o = 0; o < p.out; ++o)
-      quantize_row(target, floats.data() + static_cast<std::size_t>(o) * in, q.data() + o * row_bytes, in);
-    blocks.push_back({target, q.data(), p.out});
+    quantized.push_back(kernels::quantize_rows(target, floats.data(), p.out, in));
+    blocks.push_back({target, quantized.back().data(), p.out});
   }
   return std::make_unique<kernels::BlockWeights>(blocks, in, type, storage);
 }
@@ -94,14 +91,9 @@ bool packs_in_blocks(ComputeType type, std::span<const StoredMatrix> parts) {
 
 }  // namespace
 
-void quantize_row(kernels::GgmlType type, const float* x, void* blocks, long n) {
-  switch (type) {
-    case kernels::GgmlType::Q4_0: return kernels::quantize_row_q4_0(x, blocks, n);
-    case kernels::GgmlType::Q8_0: return kernels::quantize_row_q8_0(x, blocks, n);
-    default: throw Error(std::string("quantize_row: no quantizer for ") + kernels::ggml_type_name(type));
-  }
+kernels::GgmlType block_type(ComputeType type, bool eight_bit) {
+  return type == ComputeType::Int4 && !eight_bit ? kernels::GgmlType::Q4_0 : kernels::GgmlType::Q8_0;
 }
-
 
 const char* compute_type_name(ComputeType type) {
   if (type == ComputeType::Ggml) return "ggml";
@@ -134,8 +126,7 @@ std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<
     out += p.out;
   }
   if (packs_in_blocks(type, parts))
-    return pack_blocks(type, type == ComputeType::Int4 && !eight_bit ? kernels::GgmlType::Q4_0 : kernels::GgmlType::Q8_0,
-                       parts, storage);
+    return pack_blocks(type, block_type(type, eight_bit), parts, storage);
   // What blocks cannot hold: int4 rows of a width blocks do not divide compute in int8; a GGUF file's matrices
   // that are float in all their parts in the float type they are stored in.
   if (type == ComputeType::Int4 || type == ComputeType::Int8Blocks) type = ComputeType::Int8;

@@ -57,8 +57,8 @@ bool is_low_precision_parameter(const ModelConfig& config, const ParamSpec& spec
 std::unique_ptr<kernels::WeightMatrix> pack_weights(ComputeType type, std::span<const StoredMatrix> parts,
                                                     kernels::PackedWeightsStorage* storage, bool eight_bit = false);
 
-// x (n) -> blocks (ggml_row_bytes(type, n) bytes) for the block types Heptapod writes (Q4_0, Q8_0); Error for
-// another type.
-void quantize_row(kernels::GgmlType type, const float* x, void* blocks, long n);
+// The block type a float matrix is quantized to for `type` (Int4 or Int8Blocks): Q4_0 for int4's matrices,
+// Q8_0 for q8_0's and for those int4 keeps in 8 bits (`eight_bit`: the output projection).
+kernels::GgmlType block_type(ComputeType type, bool eight_bit);
 
 }  // namespace heptapod
