@@ -24,6 +24,7 @@
 #include "heptapod/io/gpt2_import.h"
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/model_file.h"
+#include "heptapod/kernels/block_weights.h"
 #include "heptapod/kernels/gguf_blocks.h"
 #include "test_process.h"
 #include "test_util.h"
@@ -238,16 +239,24 @@ TEST(GgufImport, EveryBlockTypeKeepsItsRows) {
   }
 }
 
-// A quantized file computes the logits of its decoded weights (1e-4), its matrices packed from their blocks.
+// A quantized file computes the logits of its decoded weights, its matrices packed from their blocks: with
+// float32 activations within 1e-4, with the default 8-bit activations (per block of 32) within 3e-2.
 TEST(GgufImport, QuantizedLogitsAreTheDecodedWeightsLogits) {
   for (const char* type : kBlockTypes) {
     TempDir dir;
     const Quantized q = quantized_wide(dir, type);
     const SafetensorsFile file = open_model_file(q.gguf);
-    const auto model = load_inference_model(file, stored_precision(file));
     const std::vector<int> ids = {296, 17, 94, 33, 250, 7, 120, 41, 5, 260};
-    const std::vector<float> got = test::sequence_logits(*model, ids), want = test::sequence_logits(*q.decoded, ids);
-    EXPECT_LT(test::max_rel_error(got.data(), want.data(), got.size(), 1.0), 1e-4) << type;
+    const std::vector<float> want = test::sequence_logits(*q.decoded, ids);
+    for (auto precision : {kernels::BlockActivationPrecision::Float32, kernels::BlockActivationPrecision::Int8}) {
+      kernels::set_block_activation_precision(precision);
+      const auto model = load_inference_model(file, stored_precision(file));
+      kernels::set_block_activation_precision(kernels::BlockActivationPrecision::Int8);
+      const std::vector<float> got = test::sequence_logits(*model, ids);
+      const bool exact = precision == kernels::BlockActivationPrecision::Float32;
+      EXPECT_LT(test::max_rel_error(got.data(), want.data(), got.size(), 1.0), exact ? 1e-4 : 3e-2)
+          << type << (exact ? " float32 activations" : " int8 activations");
+    }
   }
 }
 

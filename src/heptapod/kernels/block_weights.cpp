@@ -1,12 +1,17 @@
 // See block_weights.h. The parts' rows are copied into one buffer (in `storage` when it has room), each part
-// from a 64-byte boundary; forward_columns splits its columns into one run per thread, cuts each run at the
-// part boundaries and hands every piece to the selected ISA's block product.
+// from a 64-byte boundary; forward_columns quantizes the input once when a part takes the integer product,
+// splits its columns into one run per thread, cuts each run at the part boundaries and hands every piece to
+// the selected ISA's product for its type.
 #include "heptapod/kernels/block_weights.h"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cfloat>
 #include <climits>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "heptapod/core/error.h"
@@ -34,16 +39,118 @@ bool is_block_compute_type(GgmlType type) {
 
 namespace {
 
+std::atomic<BlockActivationPrecision>& chosen_precision() {
+  static std::atomic<BlockActivationPrecision> precision = [] {
+    const char* text = std::getenv("HEPTAPOD_BLOCK_ACTIVATIONS");
+    if (!text || !*text || std::string(text) == "int8") return BlockActivationPrecision::Int8;
+    if (std::string(text) == "float32") return BlockActivationPrecision::Float32;
+    throw Error("HEPTAPOD_BLOCK_ACTIVATIONS=" + std::string(text) + ": expected int8 or float32");
+  }();
+  return precision;
+}
+
+}  // namespace
+
+BlockActivationPrecision block_activation_precision() { return chosen_precision().load(); }
+void set_block_activation_precision(BlockActivationPrecision precision) { chosen_precision().store(precision); }
+
+bool has_integer_block_product(GgmlType type) {
+  return is_block_compute_type(type) && type != GgmlType::F16 &&
+         block_activation_precision() == BlockActivationPrecision::Int8;
+}
+
+void quantize_block_activations(const float* x, int rows, long in, BlockActivations& a) {
+  require(in > 0 && in % 32 == 0, "block activations: rows of " + std::to_string(in) + " values, not blocks of 32");
+  a.rows = rows;
+  a.in = in;
+  const long padded = a.padded_in();
+  const std::size_t values = static_cast<std::size_t>(rows) * padded;
+  a.q.assign(values, 0);
+  a.neg_sums.assign(values / 4, 0);
+  a.lane_scales.assign(values / 4, 0.0f);
+  a.scales.assign(values / 32, 0.0f);
+  a.scaled_sums.assign(values / 32, 0.0f);
+  a.neg_block_sums.assign(values / 32, 0);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(rows) * (in / 32); ++k) {
+    const std::size_t r = k / (in / 32), b = r * (padded / 32) + k % (in / 32);  // b: the block in the padded rows
+    const float* xb = x + 32 * k;  // (32)
+    std::int8_t* q = a.q.data() + 32 * b;
+    float m = 0.0f;
+    bool finite = true;
+    for (int i = 0; i < 32; ++i) {
+      const float v = std::fabs(xb[i]);
+      m = v > m ? v : m;
+      finite = finite && v <= FLT_MAX;
+    }
+    const float d = finite ? m / 127.0f : NAN;
+    int sum = 0;
+    for (int i = 0; i < 32; ++i) {
+      int v = 0;
+      if (finite && d != 0.0f)  // (v + 1.5 * 2^23) - 1.5 * 2^23 rounds |v| < 2^22 to the nearest, ties to even
+        v = static_cast<int>((std::clamp(xb[i] / d, -127.0f, 127.0f) + 12582912.0f) - 12582912.0f);
+      q[i] = static_cast<std::int8_t>(v);
+      sum += v;
+      if (i % 4 == 3) a.neg_sums[8 * b + i / 4] = -(q[i - 3] + q[i - 2] + q[i - 1] + q[i]);
+    }
+    a.scales[b] = d;
+    std::fill_n(a.lane_scales.begin() + static_cast<long>(8 * b), 8, d);
+    a.scaled_sums[b] = d * static_cast<float>(sum);
+    a.neg_block_sums[b] = -sum;
+  }
+}
+
+bool has_row_groups(GgmlType type) { return type == GgmlType::Q4_0 || type == GgmlType::Q8_0; }
+
+namespace {
+
+// A block's float16 scale d, and the bytes of its values: 16 nibble pairs (Q4_0) or 32 values (Q8_0).
+constexpr long kScaleBytes = 2;
+long value_bytes(GgmlType type) { return type == GgmlType::Q4_0 ? 16 : 32; }
+
+// Calls each(group offset, row offset, bytes) for every run of bytes that moves between a row (ggml's
+// layout) and its place in grouped rows: row j of `in` values.
+template <typename Each>
+void for_group_places(GgmlType type, int in, int j, Each&& each) {
+  const long blocks = in / 32, block_bytes = kScaleBytes + value_bytes(type);
+  const long group = static_cast<long>(j / kGroupRows) * kGroupRows * blocks * block_bytes, r = j % kGroupRows;
+  for (long b = 0; b < blocks; ++b) {
+    const long at = group + b * kGroupRows * block_bytes, from = b * block_bytes;
+    each(at + kScaleBytes * r, from, kScaleBytes);
+    for (long t = 0; t < value_bytes(type) / 4; ++t)
+      each(at + kScaleBytes * kGroupRows + t * 4 * kGroupRows + 4 * r, from + kScaleBytes + 4 * t, 4);
+  }
+}
+
+}  // namespace
+
+void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, std::uint8_t* groups) {
+  require(type == GgmlType::Q4_0 || type == GgmlType::Q8_0, "row groups: Q4_0 or Q8_0 only");
+  require(out % kGroupRows == 0 && in % 32 == 0, "row groups: " + std::to_string(out) + " rows of " +
+                                                     std::to_string(in) + " values");
+  const long row_bytes = ggml_row_bytes(type, in);
+  for (int j = 0; j < out; ++j)
+    for_group_places(type, in, j, [&](long at, long from, long n) { std::memcpy(groups + at, rows + j * row_bytes + from, n); });
+}
+
+void ungroup_block_row(GgmlType type, const std::uint8_t* groups, int in, int j, std::uint8_t* blocks) {
+  for_group_places(type, in, j, [&](long at, long from, long n) { std::memcpy(blocks + from, groups + at, n); });
+}
+
+namespace {
+
 constexpr std::size_t kAlign = 64;
 // A thread's run of columns starts at a multiple of this (whole register tiles of every ISA).
 constexpr int kColumnGrain = 16;
 
-// A stored part: rows [first, first + out) of W, row_bytes each, from `offset` in the buffer.
+// A stored part: rows [first, first + out) of W, row_bytes each, from `offset` in the buffer; its first
+// `grouped` rows in groups (group_block_rows), the rest as ggml stores them.
 struct StoredPart {
   GgmlType type;
   long row_bytes;
   int first, out;
   std::size_t offset;
+  bool integer = false;  // the integer product
+  int grouped = 0;
 };
 
 std::string type_text(GgmlType type) {
@@ -59,6 +166,7 @@ struct BlockWeights::Impl {
   std::uint8_t* data = nullptr;
   std::size_t bytes = 0;
   ComputeType type = ComputeType::Ggml;
+  bool any_integer = false;  // a part takes the integer product
 
   // The part holding row o (0 <= o < out).
   const StoredPart& part_of(int o) const {
@@ -84,7 +192,10 @@ BlockWeights::BlockWeights(std::span<const BlockPart> parts, int in, ComputeType
             part + ": rows of " + std::to_string(in) + " values, not whole blocks of " + std::to_string(block));
     const long row_bytes = ggml_row_bytes(p.type, in);
     require(out + p.out <= INT_MAX, part + ": more than " + std::to_string(INT_MAX) + " rows in all");
-    impl_->parts.push_back({p.type, row_bytes, static_cast<int>(out), p.out, bytes});
+    const bool integer = has_integer_block_product(p.type);
+    const int grouped = integer && has_row_groups(p.type) ? p.out / kGroupRows * kGroupRows : 0;
+    impl_->parts.push_back({p.type, row_bytes, static_cast<int>(out), p.out, bytes, integer, grouped});
+    impl_->any_integer = impl_->any_integer || integer;
     out += p.out;
     bytes += (static_cast<std::size_t>(row_bytes) * p.out + kAlign - 1) / kAlign * kAlign;
   }
@@ -98,7 +209,11 @@ BlockWeights::BlockWeights(std::span<const BlockPart> parts, int in, ComputeType
   }
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const StoredPart& s = impl_->parts[k];
-    std::memcpy(impl_->data + s.offset, parts[k].rows, static_cast<std::size_t>(s.row_bytes) * s.out);
+    const auto* rows = static_cast<const std::uint8_t*>(parts[k].rows);
+    const std::size_t grouped_bytes = static_cast<std::size_t>(s.row_bytes) * s.grouped;
+    if (s.grouped > 0) group_block_rows(s.type, rows, s.grouped, in, impl_->data + s.offset);
+    std::memcpy(impl_->data + s.offset + grouped_bytes, rows + grouped_bytes,
+                static_cast<std::size_t>(s.row_bytes) * (s.out - s.grouped));
   }
 }
 
@@ -111,6 +226,10 @@ void BlockWeights::forward_columns(const float* x, int rows, int n0, int n, cons
                                                   std::to_string(out_) + " outputs");
   if (rows <= 0) return;
   BlockGemmFn* run = selected_block_gemm_variant().run;
+  const BlockDotVariant integer = selected_block_dot_variant();
+  thread_local BlockActivations quantized;  // x's blocks, for the parts of integer products
+  if (impl_->any_integer) quantize_block_activations(x, rows, in_, quantized);
+  const BlockActivations& xq = quantized;  // this thread's, which the team reads
   // One thread below ~128 KB of weights and little arithmetic: forking would cost more than it saves.
   const long weight_bytes = static_cast<long>(n) * impl_->part_of(n0).row_bytes;
   const bool parallel = weight_bytes >= (1L << 17) || static_cast<long>(rows) * n * in_ >= 64 * kParallelMinWork * 16;
@@ -124,8 +243,20 @@ void BlockWeights::forward_columns(const float* x, int rows, int n0, int n, cons
     for (int o = bound(t), end = bound(t + 1); o < end;) {
       const StoredPart& p = impl_->part_of(o);
       const int stop = std::min(end, p.first + p.out);
-      run(p.type, impl_->data + p.offset + static_cast<std::size_t>(o - p.first) * p.row_bytes, p.row_bytes, x, rows,
-          in_, stop - o, bias ? bias + o : nullptr, relu, y + (o - n0), n);
+      const std::uint8_t* part = impl_->data + p.offset;
+      // Columns [o, stop) of W, [c0, c1) of the part: those in its groups, then the rest row by row.
+      const int c0 = o - p.first, c1 = stop - p.first, grouped_end = std::min(c1, p.grouped);
+      if (c0 < grouped_end)
+        integer.run_groups(p.type, part, p.row_bytes, xq, c0, grouped_end, bias ? bias + o : nullptr, relu,
+                           y + (o - n0), n);
+      if (const int c = std::max(c0, grouped_end); c < c1) {
+        const std::uint8_t* w = part + static_cast<std::size_t>(c) * p.row_bytes;
+        const int at = p.first + c;  // the column of W
+        if (p.integer)
+          integer.run(p.type, w, p.row_bytes, xq, c1 - c, bias ? bias + at : nullptr, relu, y + (at - n0), n);
+        else
+          run(p.type, w, p.row_bytes, x, rows, in_, c1 - c, bias ? bias + at : nullptr, relu, y + (at - n0), n);
+      }
       o = stop;
     }
   }
@@ -133,21 +264,35 @@ void BlockWeights::forward_columns(const float* x, int rows, int n0, int n, cons
 
 int BlockWeights::column_align() const { return 1; }
 
-void BlockWeights::row(int o, float* out) const { dequantize_row(row_type(o), row_blocks(o), out, in_); }
+void BlockWeights::row(int o, float* out) const {
+  const GgmlType type = row_type(o);
+  std::vector<std::uint8_t> blocks(static_cast<std::size_t>(ggml_row_bytes(type, in_)));
+  row_blocks(o, blocks.data());
+  dequantize_row(type, blocks.data(), out, in_);
+}
 
 std::size_t BlockWeights::bytes() const { return impl_->bytes; }
 
 ComputeType BlockWeights::type() const { return impl_->type; }
+
+bool BlockWeights::integer_product(int o) const {
+  require(o >= 0 && o < out_, "block weights: row " + std::to_string(o) + " outside the " + std::to_string(out_));
+  return impl_->part_of(o).integer;
+}
 
 GgmlType BlockWeights::row_type(int o) const {
   require(o >= 0 && o < out_, "block weights: row " + std::to_string(o) + " outside the " + std::to_string(out_));
   return impl_->part_of(o).type;
 }
 
-const std::uint8_t* BlockWeights::row_blocks(int o) const {
+void BlockWeights::row_blocks(int o, std::uint8_t* blocks) const {
   require(o >= 0 && o < out_, "block weights: row " + std::to_string(o) + " outside the " + std::to_string(out_));
   const StoredPart& p = impl_->part_of(o);
-  return impl_->data + p.offset + static_cast<std::size_t>(o - p.first) * p.row_bytes;
+  const int j = o - p.first;
+  if (j < p.grouped)
+    ungroup_block_row(p.type, impl_->data + p.offset, in_, j, blocks);
+  else
+    std::memcpy(blocks, impl_->data + p.offset + static_cast<std::size_t>(j) * p.row_bytes, p.row_bytes);
 }
 
 }  // namespace heptapod::kernels

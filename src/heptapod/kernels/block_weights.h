@@ -1,7 +1,14 @@
 // Weights in ggml's block formats (kernels/gguf_blocks.h): W (out, in) kept as the rows of blocks a GGUF file
-// stores, 4.5 to 8.5 bits a weight, and computed from those blocks: each product decodes a block's values in
-// registers and multiplies them with the float32 input, so no float32 copy of W ever exists and the result
-// is the product with the dequantized weights, rounded in float32 (the activations are not quantized).
+// stores, 4.5 to 8.5 bits a weight, and computed from those blocks, decoded in registers: no float32 copy of W
+// ever exists. Two products:
+//   integer (the default for every type but F16): the input quantized to 8 bits per block of 32
+//     (BlockActivations), each sub-block's 32 weights multiplied with it as exact integer products, scaled in
+//     float: as llama.cpp computes them. Q4_0 and Q8_0 rows are stored in groups of kGroupRows
+//     (group_block_rows), so that one instruction multiplies 4 weights of each of 16 rows and the 16 rows'
+//     scales convert at once; the rows past the last whole group stay as they are;
+//   float (F16, and every type under HEPTAPOD_BLOCK_ACTIVATIONS=float32): the block's values decoded to float
+//     and multiplied with the float32 input, so the result is the product with the dequantized weights, rounded
+//     in float32 (what the parity tests against dequantized checkpoints use).
 // A matrix may stack parts of different types (a Q4_K_M file's attn_q in Q4_K beside its attn_v in Q6_K,
 // packed as one q|k|v projection): each part keeps its own type and its own rows.
 //
@@ -23,6 +30,33 @@ namespace heptapod::kernels {
 
 // Whether block_weights computes matrices of this type.
 bool is_block_compute_type(GgmlType type);
+// Whether its product is the integer one (every block compute type but F16, unless float32 is chosen).
+bool has_integer_block_product(GgmlType type);
+
+// The activations' precision in the block products of the BlockWeights made from now on: Int8 (per block of
+// 32, the default) or Float32. The default comes from HEPTAPOD_BLOCK_ACTIVATIONS=int8|float32 (read on first
+// use; other text is an Error); the setter overrides it (tests compare the two).
+enum class BlockActivationPrecision { Int8, Float32 };
+BlockActivationPrecision block_activation_precision();
+void set_block_activation_precision(BlockActivationPrecision precision);
+
+// Activations as the integer products take them: each row's `in` values (a multiple of 32) in blocks of 32,
+// block b with the scale d = max |x| / 127 and q = round-to-nearest-even(x / d), clamped to [-127, 127]; an
+// all-zero block (or one whose d underflows to 0) has d = 0 and q = 0, one holding a NaN or infinity d = NaN.
+// Rows are padded with zeros (q = 0, d = 0) to a multiple of 64 values, padded_in().
+struct BlockActivations {
+  int rows = 0;
+  long in = 0;
+  std::vector<std::int8_t> q;           // (rows, padded_in)
+  std::vector<std::int32_t> neg_sums;   // (rows, padded_in / 4): minus the sum of each 4 consecutive q
+  std::vector<float> lane_scales;       // (rows, padded_in / 4): d of the block of each 4 consecutive q
+  std::vector<float> scales;            // (rows, padded_in / 32): d
+  std::vector<float> scaled_sums;       // (rows, padded_in / 32): d * (the sum of the block's q)
+  std::vector<std::int32_t> neg_block_sums;  // (rows, padded_in / 32): minus the sum of the block's q
+  long padded_in() const { return (in + 63) / 64 * 64; }
+};
+// x (rows, in) quantized into `a` (its buffers reused). Throws Error when in is not a multiple of 32.
+void quantize_block_activations(const float* x, int rows, long in, BlockActivations& a);
 
 // One stacked part: `out` rows of ggml_row_bytes(type, in) bytes each, row-major (may be unaligned file data).
 struct BlockPart {
@@ -45,9 +79,11 @@ class BlockWeights final : public WeightMatrix {
   std::size_t bytes() const override;
   ComputeType type() const override;
 
-  // Row o's type and stored blocks (ggml_row_bytes(row_type(o), in) bytes), for saving.
+  // Whether row o takes the integer product (chosen at construction).
+  bool integer_product(int o) const;
+  // Row o's type and its blocks as ggml stores them (ggml_row_bytes(row_type(o), in) bytes into `blocks`).
   GgmlType row_type(int o) const;
-  const std::uint8_t* row_blocks(int o) const;
+  void row_blocks(int o, std::uint8_t* blocks) const;
 
  private:
   struct Impl;
@@ -66,5 +102,32 @@ struct BlockGemmVariant {
 // Every variant this CPU runs, highest ISA first; the selected ISA's (what BlockWeights uses).
 std::vector<BlockGemmVariant> block_gemm_variants();
 BlockGemmVariant selected_block_gemm_variant();
+
+// The integer product of a type with has_integer_block_product: y (x.rows, n) = x W^T over the rows of W as
+// above, + bias, then ReLU. Each ISA has one or two (avx512-vnni); the same lists as above.
+using BlockDotFn = void(GgmlType type, const std::uint8_t* w, long row_bytes, const BlockActivations& x, int n,
+                        const float* bias, bool relu, float* y, long ldy);
+// The same over rows in groups (group_block_rows; Q4_0 or Q8_0): columns [c0, c1) of the grouped rows
+// `groups`, bias and y from column c0.
+using BlockGroupFn = void(GgmlType type, const std::uint8_t* groups, long row_bytes, const BlockActivations& x, int c0,
+                          int c1, const float* bias, bool relu, float* y, long ldy);
+struct BlockDotVariant {
+  const char* name;  // "avx512-vnni", "avx512", "avx2", "baseline"
+  BlockDotFn* run;
+  BlockGroupFn* run_groups;
+};
+
+// Rows in groups: kGroupRows rows of Q4_0 or Q8_0 blocks (in values each) as one run of blocks, block b of the
+// group holding the 16 rows' float16 scales d (32 bytes), then their values 4 at a time, rows 0-15 for
+// values 0-3, rows 0-15 for values 4-7, ... (Q4_0: 4 x 64 bytes of nibble pairs qs[4t .. 4t + 3], values
+// 4t.. and 16 + 4t..; Q8_0: 8 x 64 bytes): as many bytes as the rows. rows, groups: (out, row_bytes), out a multiple of
+// kGroupRows. has_row_groups: whether a type is stored so (when it takes the integer product).
+inline constexpr int kGroupRows = 16;
+bool has_row_groups(GgmlType type);
+void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, std::uint8_t* groups);
+// Row j of grouped rows back in ggml's layout (row_bytes bytes into `blocks`).
+void ungroup_block_row(GgmlType type, const std::uint8_t* groups, int in, int j, std::uint8_t* blocks);
+std::vector<BlockDotVariant> block_dot_variants();
+BlockDotVariant selected_block_dot_variant();
 
 }  // namespace heptapod::kernels

@@ -265,5 +265,7 @@ Int8Variant selected_int8_variant() { return active_kernels().int8_variants().fr
 Bf16Variant selected_bf16_variant() { return active_kernels().bf16_variants().front(); }
 std::vector<BlockGemmVariant> block_gemm_variants() { return runnable(&KernelTable::block_gemm_variants); }
 BlockGemmVariant selected_block_gemm_variant() { return active_kernels().block_gemm_variants().front(); }
+std::vector<BlockDotVariant> block_dot_variants() { return runnable(&KernelTable::block_dot_variants); }
+BlockDotVariant selected_block_dot_variant() { return active_kernels().block_dot_variants().front(); }
 
 }  // namespace heptapod::kernels

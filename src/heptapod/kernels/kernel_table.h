@@ -82,6 +82,7 @@ struct KernelTable {
   std::span<const Int8Variant> (*int8_variants)();
   std::span<const Bf16Variant> (*bf16_variants)();
   std::span<const BlockGemmVariant> (*block_gemm_variants)();  // the ggml block products, best first
+  std::span<const BlockDotVariant> (*block_dot_variants)();    // their integer products, best first
 };
 
 // The table in use (kernels/isa.h chooses it on first use).

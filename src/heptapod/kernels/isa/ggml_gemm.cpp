@@ -27,6 +27,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/block_weights.h"
 #include "heptapod/kernels/half.h"
+#include "heptapod/kernels/isa/ggml_fields.h"
 #include "heptapod/kernels/isa/panel_product.h"
 #include "heptapod/kernels/isa/registry.h"
 #include "heptapod/kernels/isa/simd.h"
@@ -38,22 +39,6 @@
 namespace heptapod::kernels::HEPTAPOD_ISA {
 
 namespace {
-
-using Bytes = const std::uint8_t*;
-
-// Little-endian fields of a block.
-inline std::uint32_t read_u32(Bytes p) {
-  return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
-}
-inline float read_half(Bytes p) {
-#if defined(__F16C__)
-  std::uint16_t h;
-  std::memcpy(&h, p, 2);
-  return _cvtsh_ss(h);
-#else
-  return from_half_scalar(static_cast<half>(p[0] | (p[1] << 8)));
-#endif
-}
 
 #if defined(__AVX512F__)
 
