@@ -285,13 +285,13 @@ TEST(BlockWeights, EveryIntegerVariantMatchesTheDoubleProductWithQuantizedInput)
   }
 }
 
-// Parts of every kind stacked in one matrix of in = 512: Q4_K, Q8_0 from quantize_row_q8_0 (many rows, so
-// forward_columns forks; 18 groups of 16 and 12 rows past them), Q6_K, F16, Q5_0, Q4_0 (2 groups and 5 rows).
+// Parts of every kind stacked in one matrix of in = 512: Q4_K (2 groups of 16 and 5 rows), Q8_0 from
+// quantize_row_q8_0 (many rows, so forward_columns forks; 18 groups and 12 rows), Q6_K, F16, Q5_0, Q4_0.
 struct Stack {
   static constexpr int in = 512;
   std::vector<GgmlType> types{GgmlType::Q4_K, GgmlType::Q8_0, GgmlType::Q6_K,
                               GgmlType::F16,  GgmlType::Q5_0, GgmlType::Q4_0};
-  std::vector<int> outs{5, 300, 7, 3, 70, 37};
+  std::vector<int> outs{37, 300, 7, 3, 70, 37};
   std::vector<std::vector<std::uint8_t>> bytes;
   std::vector<BlockPart> parts;
   std::vector<float> w;  // (out, in) dequantized
@@ -314,15 +314,16 @@ struct Stack {
 };
 
 TEST(BlockWeights, EveryGroupVariantMatchesTheDoubleProductWithQuantizedInput) {
-  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0}) {
-    if (!kernels::has_row_groups(type)) continue;
-    for (int in : {32, 96, 512}) {
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K}) {
+    ASSERT_TRUE(kernels::has_row_groups(type));
+    for (int in : type == GgmlType::Q4_K ? std::vector<int>{256, 768} : std::vector<int>{32, 96, 512}) {
       const int out = 48;
       const auto rows_bytes = random_rows(type, out, in, 23 * in + static_cast<unsigned>(type));
       const auto w = dequantized(type, rows_bytes, out, in);
-      std::vector<std::uint8_t> groups(rows_bytes.size());
+      const long row_bytes = kernels::ggml_row_bytes(type, in), group_row_bytes = kernels::group_row_bytes(type, in);
+      EXPECT_EQ(group_row_bytes, type == GgmlType::Q4_K ? in / 256 * 148 : row_bytes);
+      std::vector<std::uint8_t> groups(static_cast<std::size_t>(out) * group_row_bytes);
       kernels::group_block_rows(type, rows_bytes.data(), out, in, groups.data());
-      const long row_bytes = kernels::ggml_row_bytes(type, in);
       // Every row comes back from its group.
       std::vector<std::uint8_t> blocks(row_bytes);
       for (int j = 0; j < out; ++j) {
@@ -342,7 +343,7 @@ TEST(BlockWeights, EveryGroupVariantMatchesTheDoubleProductWithQuantizedInput) {
           for (const auto& v : kernels::block_dot_variants()) {
             const long ldy = n + 2;
             std::vector<float> y(static_cast<std::size_t>(rows) * ldy, 1234.5f);
-            v.run_groups(type, groups.data(), row_bytes, a, c0, c1, bias.data() + c0, true, y.data(), ldy);
+            v.run_groups(type, groups.data(), group_row_bytes, a, c0, c1, bias.data() + c0, true, y.data(), ldy);
             const std::string what = std::string(kernels::ggml_type_name(type)) + " " + v.name + " groups in " +
                                      std::to_string(in) + " rows " + std::to_string(rows) + " columns " +
                                      std::to_string(c0) + ".." + std::to_string(c1);
@@ -355,7 +356,7 @@ TEST(BlockWeights, EveryGroupVariantMatchesTheDoubleProductWithQuantizedInput) {
     }
   }
   EXPECT_THROW(kernels::group_block_rows(GgmlType::Q4_0, nullptr, 15, 32, nullptr), Error);
-  EXPECT_THROW(kernels::group_block_rows(GgmlType::Q4_K, nullptr, 16, 256, nullptr), Error);
+  EXPECT_THROW(kernels::group_block_rows(GgmlType::Q6_K, nullptr, 16, 256, nullptr), Error);
 }
 
 // The stack's products under the activations' precision chosen now (the float parts' references x as it is).

@@ -99,7 +99,13 @@ void quantize_block_activations(const float* x, int rows, long in, BlockActivati
   }
 }
 
-bool has_row_groups(GgmlType type) { return type == GgmlType::Q4_0 || type == GgmlType::Q8_0; }
+bool has_row_groups(GgmlType type) {
+  return type == GgmlType::Q4_0 || type == GgmlType::Q8_0 || type == GgmlType::Q4_K;
+}
+
+long group_row_bytes(GgmlType type, int in) {
+  return type == GgmlType::Q4_K ? in / 256 * kGroupBytesQ4K / kGroupRows : ggml_row_bytes(type, in);
+}
 
 namespace {
 
@@ -107,33 +113,86 @@ namespace {
 constexpr long kScaleBytes = 2;
 long value_bytes(GgmlType type) { return type == GgmlType::Q4_0 ? 16 : 32; }
 
-// Calls each(group offset, row offset, bytes) for every run of bytes that moves between a row (ggml's
-// layout) and its place in grouped rows: row j of `in` values.
+// Calls each(group offset, row offset, bytes, flip) for every run of bytes that moves between a row (ggml's
+// layout) and its place in grouped rows: row j of `in` values; flip: 0x80 where the bytes are Q8_0 values, which
+// the groups hold as w + 128 (w ^ 0x80), else 0.
 template <typename Each>
 void for_group_places(GgmlType type, int in, int j, Each&& each) {
   const long blocks = in / 32, block_bytes = kScaleBytes + value_bytes(type);
   const long group = static_cast<long>(j / kGroupRows) * kGroupRows * blocks * block_bytes, r = j % kGroupRows;
+  const std::uint8_t flip = type == GgmlType::Q8_0 ? 0x80 : 0;
   for (long b = 0; b < blocks; ++b) {
     const long at = group + b * kGroupRows * block_bytes, from = b * block_bytes;
-    each(at + kScaleBytes * r, from, kScaleBytes);
+    each(at + kScaleBytes * r, from, kScaleBytes, 0);
     for (long t = 0; t < value_bytes(type) / 4; ++t)
-      each(at + kScaleBytes * kGroupRows + t * 4 * kGroupRows + 4 * r, from + kScaleBytes + 4 * t, 4);
+      each(at + kScaleBytes * kGroupRows + t * 4 * kGroupRows + 4 * r, from + kScaleBytes + 4 * t, 4, flip);
   }
+}
+
+// The same for Q4_K: each(group offset, row offset, bytes) for the byte runs (d, dmin, the values 4 at a time),
+// scales(group offset of the block, row offset of its 12 scale bytes, r) for each block's scales and mins.
+template <typename Each, typename Scales>
+void for_k_group_places(int in, int j, Each&& each, Scales&& scales) {
+  const long blocks = in / 256, r = j % kGroupRows;
+  const long group = static_cast<long>(j / kGroupRows) * blocks * kGroupBytesQ4K;
+  for (long b = 0; b < blocks; ++b) {
+    const long at = group + b * kGroupBytesQ4K, from = b * 144;
+    each(at + 2 * r, from, 2);
+    each(at + 32 + 2 * r, from + 2, 2);
+    scales(at, from + 4, r);
+    for (long c = 0; c < 4; ++c)
+      for (long t = 0; t < 8; ++t) each(at + 320 + 512 * c + 64 * t + 4 * r, from + 16 + 32 * c + 4 * t, 4);
+  }
+}
+
+// n bytes from `from` to `to`, each ^ flip.
+void copy_flipped(const std::uint8_t* from, std::uint8_t* to, long n, std::uint8_t flip) {
+  for (long k = 0; k < n; ++k) to[k] = from[k] ^ flip;
 }
 
 }  // namespace
 
 void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, std::uint8_t* groups) {
-  require(type == GgmlType::Q4_0 || type == GgmlType::Q8_0, "row groups: Q4_0 or Q8_0 only");
-  require(out % kGroupRows == 0 && in % 32 == 0, "row groups: " + std::to_string(out) + " rows of " +
-                                                     std::to_string(in) + " values");
+  require(has_row_groups(type), "row groups: Q4_0, Q8_0 or Q4_K only");
+  const long block = ggml_type_info(type).block_elements;
+  require(out % kGroupRows == 0 && in % block == 0, "row groups: " + std::to_string(out) + " rows of " +
+                                                        std::to_string(in) + " values");
   const long row_bytes = ggml_row_bytes(type, in);
-  for (int j = 0; j < out; ++j)
-    for_group_places(type, in, j, [&](long at, long from, long n) { std::memcpy(groups + at, rows + j * row_bytes + from, n); });
+  for (int j = 0; j < out; ++j) {
+    const std::uint8_t* row = rows + j * row_bytes;
+    if (type == GgmlType::Q4_K)
+      for_k_group_places(
+          in, j, [&](long at, long from, long n) { std::memcpy(groups + at, row + from, n); },
+          [&](long at, long from, long r) {
+            for (int s = 0; s < 8; ++s) {
+              int scale, min;
+              k_scale_min(row + from, s, scale, min);
+              groups[at + 64 + 16 * s + r] = static_cast<std::uint8_t>(scale);
+              groups[at + 192 + 16 * s + r] = static_cast<std::uint8_t>(min);
+            }
+          });
+    else
+      for_group_places(type, in, j, [&](long at, long from, long n, std::uint8_t flip) {
+        copy_flipped(row + from, groups + at, n, flip);
+      });
+  }
 }
 
 void ungroup_block_row(GgmlType type, const std::uint8_t* groups, int in, int j, std::uint8_t* blocks) {
-  for_group_places(type, in, j, [&](long at, long from, long n) { std::memcpy(blocks + from, groups + at, n); });
+  if (type == GgmlType::Q4_K)
+    for_k_group_places(
+        in, j, [&](long at, long from, long n) { std::memcpy(blocks + from, groups + at, n); },
+        [&](long at, long from, long r) {
+          int scales[8], mins[8];
+          for (int s = 0; s < 8; ++s) {
+            scales[s] = groups[at + 64 + 16 * s + r];
+            mins[s] = groups[at + 192 + 16 * s + r];
+          }
+          pack_k_scales(scales, mins, blocks + from);
+        });
+  else
+    for_group_places(type, in, j,
+                     [&](long at, long from, long n, std::uint8_t flip) { copy_flipped(groups + at, blocks + from, n, flip); });
 }
 
 namespace {
@@ -151,6 +210,12 @@ struct StoredPart {
   std::size_t offset;
   bool integer = false;  // the integer product
   int grouped = 0;
+  std::size_t grouped_bytes = 0;  // the groups' bytes, the other rows after them
+
+  // Row j >= grouped of the part, as ggml stores it.
+  const std::uint8_t* plain_row(const std::uint8_t* data, int j) const {
+    return data + offset + grouped_bytes + static_cast<std::size_t>(j - grouped) * row_bytes;
+  }
 };
 
 std::string type_text(GgmlType type) {
@@ -194,10 +259,11 @@ BlockWeights::BlockWeights(std::span<const BlockPart> parts, int in, ComputeType
     require(out + p.out <= INT_MAX, part + ": more than " + std::to_string(INT_MAX) + " rows in all");
     const bool integer = has_integer_block_product(p.type);
     const int grouped = integer && has_row_groups(p.type) ? p.out / kGroupRows * kGroupRows : 0;
-    impl_->parts.push_back({p.type, row_bytes, static_cast<int>(out), p.out, bytes, integer, grouped});
+    const std::size_t grouped_bytes = static_cast<std::size_t>(group_row_bytes(p.type, in)) * grouped;
+    impl_->parts.push_back({p.type, row_bytes, static_cast<int>(out), p.out, bytes, integer, grouped, grouped_bytes});
     impl_->any_integer = impl_->any_integer || integer;
     out += p.out;
-    bytes += (static_cast<std::size_t>(row_bytes) * p.out + kAlign - 1) / kAlign * kAlign;
+    bytes += (grouped_bytes + static_cast<std::size_t>(row_bytes) * (p.out - grouped) + kAlign - 1) / kAlign * kAlign;
   }
   out_ = static_cast<int>(out);
   impl_->bytes = bytes;
@@ -210,9 +276,8 @@ BlockWeights::BlockWeights(std::span<const BlockPart> parts, int in, ComputeType
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const StoredPart& s = impl_->parts[k];
     const auto* rows = static_cast<const std::uint8_t*>(parts[k].rows);
-    const std::size_t grouped_bytes = static_cast<std::size_t>(s.row_bytes) * s.grouped;
     if (s.grouped > 0) group_block_rows(s.type, rows, s.grouped, in, impl_->data + s.offset);
-    std::memcpy(impl_->data + s.offset + grouped_bytes, rows + grouped_bytes,
+    std::memcpy(impl_->data + s.offset + s.grouped_bytes, rows + static_cast<std::size_t>(s.row_bytes) * s.grouped,
                 static_cast<std::size_t>(s.row_bytes) * (s.out - s.grouped));
   }
 }
@@ -247,10 +312,10 @@ void BlockWeights::forward_columns(const float* x, int rows, int n0, int n, cons
       // Columns [o, stop) of W, [c0, c1) of the part: those in its groups, then the rest row by row.
       const int c0 = o - p.first, c1 = stop - p.first, grouped_end = std::min(c1, p.grouped);
       if (c0 < grouped_end)
-        integer.run_groups(p.type, part, p.row_bytes, xq, c0, grouped_end, bias ? bias + o : nullptr, relu,
+        integer.run_groups(p.type, part, group_row_bytes(p.type, in_), xq, c0, grouped_end, bias ? bias + o : nullptr, relu,
                            y + (o - n0), n);
       if (const int c = std::max(c0, grouped_end); c < c1) {
-        const std::uint8_t* w = part + static_cast<std::size_t>(c) * p.row_bytes;
+        const std::uint8_t* w = p.plain_row(impl_->data, c);
         const int at = p.first + c;  // the column of W
         if (p.integer)
           integer.run(p.type, w, p.row_bytes, xq, c1 - c, bias ? bias + at : nullptr, relu, y + (at - n0), n);
@@ -292,7 +357,7 @@ void BlockWeights::row_blocks(int o, std::uint8_t* blocks) const {
   if (j < p.grouped)
     ungroup_block_row(p.type, impl_->data + p.offset, in_, j, blocks);
   else
-    std::memcpy(blocks, impl_->data + p.offset + static_cast<std::size_t>(j) * p.row_bytes, p.row_bytes);
+    std::memcpy(blocks, p.plain_row(impl_->data, j), p.row_bytes);
 }
 
 }  // namespace heptapod::kernels

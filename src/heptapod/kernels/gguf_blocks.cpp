@@ -97,17 +97,6 @@ void decode_q5_1(Bytes b, float* y) {
   for (int j = 0; j < 32; ++j) y[j] = d * static_cast<float>(q[j]) + m;
 }
 
-// The 6-bit scale and min of sub-block j (0..7) of a Q4_K / Q5_K block from its 12 scale bytes s.
-void scale_min_k4(int j, Bytes s, int& scale, int& min) {
-  if (j < 4) {
-    scale = s[j] & 63;
-    min = s[j + 4] & 63;
-  } else {
-    scale = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
-    min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-  }
-}
-
 // The 2-bit field of value e (0..255) of a Q2_K / Q3_K block: in half e / 128 (32 bytes of qs), byte e % 32, bits
 // 2 ((e % 128) / 32) and up.
 int two_bits(Bytes qs, int e) { return (qs[32 * (e / 128) + e % 32] >> (2 * ((e % 128) / 32))) & 3; }
@@ -145,7 +134,7 @@ void decode_k4_k5(Bytes b, Bytes qh, Bytes qs, float* y) {
   Bytes scales = b + 4;
   for (int sub = 0; sub < 8; ++sub) {
     int scale, min;
-    scale_min_k4(sub, scales, scale, min);
+    k_scale_min(scales, sub, scale, min);
     const float step = d * static_cast<float>(scale), offset = dmin * static_cast<float>(min);
     const int chunk = sub / 2, shift = 4 * (sub % 2);
     for (int l = 0; l < 32; ++l) {
@@ -326,6 +315,14 @@ std::vector<unsigned char> quantize_rows(GgmlType type, const float* w, long row
   std::vector<unsigned char> out(static_cast<std::size_t>(rows * row_bytes));  // (rows, row_bytes)
   for (long r = 0; r < rows; ++r) quantize_row(type, w + r * n, out.data() + r * row_bytes, n);
   return out;
+}
+
+void pack_k_scales(const int* scales, const int* mins, std::uint8_t* s) {
+  for (int j = 0; j < 4; ++j) {
+    s[j] = static_cast<std::uint8_t>((scales[j] & 63) | ((scales[j + 4] >> 4) << 6));
+    s[j + 4] = static_cast<std::uint8_t>((mins[j] & 63) | ((mins[j + 4] >> 4) << 6));
+    s[j + 8] = static_cast<std::uint8_t>((scales[j + 4] & 15) | ((mins[j + 4] & 15) << 4));
+  }
 }
 
 }  // namespace heptapod::kernels

@@ -10,6 +10,20 @@
 
 namespace heptapod::kernels {
 
+// The 6-bit scale and min of sub-block j (0..7) of a Q4_K / Q5_K block, from its 12 scale bytes s: for j < 4
+// the low 6 bits of s[j] and s[j + 4]; above, the nibbles of s[j + 4] under the top 2 bits of s[j - 4] and s[j].
+inline void k_scale_min(const std::uint8_t* s, int j, int& scale, int& min) {
+  if (j < 4) {
+    scale = s[j] & 63;
+    min = s[j + 4] & 63;
+  } else {
+    scale = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+    min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+// The 12 scale bytes of 8 such scales and mins (each below 64): k_scale_min's inverse.
+void pack_k_scales(const int* scales, const int* mins, std::uint8_t* s);
+
 // ggml's type ids, as stored in a GGUF tensor table (ggml_type).
 enum class GgmlType : std::uint32_t {
   F32 = 0,

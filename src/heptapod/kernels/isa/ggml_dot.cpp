@@ -122,14 +122,18 @@ struct Lanes {
     return _mm512_set1_epi32(v);
   }
   static I set1_lanes(std::int32_t v) { return _mm512_set1_epi32(v); }
-  // acc + the sum of w * q over each lane's four bytes, w and q signed; VNNI: init must hold -128 sum q.
+  // acc + the sum of (u - 128) * q over each lane's four bytes (q signed), except that with VNNI the - 128 sum q
+  // is left to acc's start.
   template <bool kVnni>
-  static I dot_signed_add(I acc, U w, U q) {
-    if constexpr (kVnni) return dot<true>(acc, _mm512_xor_si512(w, bytes(0x80)), q);
-    return _mm512_add_epi32(acc, dot_signed<false>(w, q, acc));
+  static I dot_biased_add(I acc, U u, U q) {
+    if constexpr (kVnni) return dot<true>(acc, u, q);
+    return _mm512_add_epi32(acc, dot_signed<false>(_mm512_xor_si512(u, bytes(0x80)), q, acc));
   }
   static F halves16(Bytes p) {
     return _mm512_maskz_cvtph_ps(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static F bytes16(Bytes p) {  // 16 unsigned bytes as floats
+    return to_float(_mm512_maskz_cvtepu8_epi32(0xffff, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
   }
   static F set1(float v) { return _mm512_set1_ps(v); }
   static void store(F v, float* p) { _mm512_storeu_ps(p, v); }
@@ -229,13 +233,17 @@ struct Lanes {
   }
   static I set1_lanes(std::int32_t v) { return {_mm256_set1_epi32(v), _mm256_set1_epi32(v)}; }
   template <bool>
-  static I dot_signed_add(I acc, U w, U q) {
-    const I s = dot_signed<false>(w, q, acc);
+  static I dot_biased_add(I acc, U u, U q) {
+    const I s = dot_signed<false>({_mm256_xor_si256(u.a, bytes(0x80)), _mm256_xor_si256(u.b, bytes(0x80))}, q, acc);
     return {_mm256_add_epi32(acc.a, s.a), _mm256_add_epi32(acc.b, s.b)};
   }
   static F halves16(Bytes p) {
     return {_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
             _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))};
+  }
+  static F bytes16(Bytes p) {
+    return {_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))),
+            _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8))))};
   }
   static F set1(float v) { return {_mm256_set1_ps(v), _mm256_set1_ps(v)}; }
   static void store(F v, float* p) {
@@ -359,12 +367,15 @@ struct Lanes {
     return mapi([&](int) { return v; });
   }
   template <bool>
-  static I dot_signed_add(I acc, U w, U q) {
-    const I s = dot_signed<false>(w, q, acc);
+  static I dot_biased_add(I acc, U u, U q) {
+    const I s = dot_signed<false>(mapu([&](int b) { return u.v[b] ^ 0x80; }), q, acc);
     return mapi([&](int l) { return acc.v[l] + s.v[l]; });
   }
   static F halves16(Bytes p) {
     return mapf([&](int l) { return read_half(p + 2 * l); });
+  }
+  static F bytes16(Bytes p) {
+    return mapf([&](int l) { return static_cast<float>(p[l]); });
   }
   static F set1(float v) {
     return mapf([&](int) { return v; });
@@ -636,7 +647,7 @@ void product(Bytes w, const BlockActivations& x, long row_bytes, int n, const fl
 
 // Rows in groups (kernels/block_weights.h: group_block_rows): one lane a row, 16 rows at once. Each block's
 // 64-byte runs hold 4 values of every row, multiplied with those 4 values of x broadcast to every lane; the
-// int32 lanes start at -z sum q_x of the block (Q4_0: z = 8; Q8_0 with VNNI: 128, its weights taken as
+// int32 lanes start at -z sum q_x of the block (Q4_0: z = 8; Q8_0 with VNNI: 128, its grouped weights being
 // w + 128), and the block ends with one conversion and one FMA by the 16 rows' d_w times d_x.
 template <bool kQ8, bool kVnni, int R>
 void group_tile(Bytes group, long blocks, const XRow* x, const std::int32_t* const* neg_block_sums, F* acc) {
@@ -657,7 +668,7 @@ void group_tile(Bytes group, long blocks, const XRow* x, const std::int32_t* con
       for (int t = 0; t < 8; ++t) {
         const U w = Lanes::load64(blk + 2 * kGroupRows + 64 * t);
 #pragma GCC unroll 4
-        for (int r = 0; r < R; ++r) s[r] = Lanes::dot_signed_add<kVnni>(s[r], w, Lanes::broadcast4(x[r].q + 32 * b + 4 * t));
+        for (int r = 0; r < R; ++r) s[r] = Lanes::dot_biased_add<kVnni>(s[r], w, Lanes::broadcast4(x[r].q + 32 * b + 4 * t));
       }
     } else {
 #pragma GCC unroll 4
@@ -677,10 +688,52 @@ void group_tile(Bytes group, long blocks, const XRow* x, const std::int32_t* con
   }
 }
 
+// The same for Q4_K groups: per 256-value block, the 32-byte runs c of qs give sub-blocks 2c (low nibbles) and
+// 2c + 1 (high), each summed in its own int32 lanes; each sub-block ends with one conversion and two FMAs: by
+// d sc_s d_x, and by -dmin m_s times d_x sum q_x (the 16 rows' scales and mins converted from their bytes).
+template <bool kVnni, int R>
+void k4_group_tile(Bytes group, long blocks, const XRow* x, F* acc) {
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) acc[r] = Lanes::zero();
+  for (long b = 0; b < blocks; ++b) {
+    Bytes blk = group + b * kGroupBytesQ4K;
+    const F d = Lanes::halves16(blk), dmin = Lanes::halves16(blk + 32);
+#pragma GCC unroll 1
+    for (int c = 0; c < 4; ++c) {
+      I low[R], high[R];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) low[r] = high[r] = Lanes::zero_lanes();
+#pragma GCC unroll 8
+      for (int t = 0; t < 8; ++t) {
+        const U v = Lanes::load64(blk + 320 + 512 * c + 64 * t);
+        const U lo = Lanes::fields(v, 0, 0, 15), hi = Lanes::fields(v, 4, 4, 15);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const std::int8_t* q = x[r].q + 256 * b + 64 * c + 4 * t;
+          low[r] = Lanes::dot<kVnni>(low[r], lo, Lanes::broadcast4(q));
+          high[r] = Lanes::dot<kVnni>(high[r], hi, Lanes::broadcast4(q + 32));
+        }
+      }
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {
+        const int s = 2 * c + h;
+        const long sub = 8 * b + s;  // the activations' block of 32
+        const F step = Lanes::mul(d, Lanes::bytes16(blk + 64 + 16 * s)), min = Lanes::mul(dmin, Lanes::bytes16(blk + 192 + 16 * s));
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          acc[r] = Lanes::fma(Lanes::to_float(h ? high[r] : low[r]), Lanes::mul(step, Lanes::set1(x[r].lane_scales[8 * sub])),
+                              acc[r]);
+          acc[r] = Lanes::fma(min, Lanes::set1(-x[r].scaled_sums[sub]), acc[r]);
+        }
+      }
+    }
+  }
+}
+
 template <bool kVnni>
 void ggml_dot_groups(GgmlType type, const std::uint8_t* groups, long row_bytes, const BlockActivations& x, int c0,
                      int c1, const float* bias, bool relu, float* y, long ldy) {
-  require(type == GgmlType::Q4_0 || type == GgmlType::Q8_0, "row groups: Q4_0 or Q8_0 only");
+  require(has_row_groups(type), "row groups: Q4_0, Q8_0 or Q4_K only");
   const long padded = x.padded_in(), blocks = x.in / 32;
   for (int g = c0 / kGroupRows; g * kGroupRows < c1; ++g) {
     Bytes group = groups + static_cast<long>(g) * kGroupRows * row_bytes;
@@ -690,14 +743,17 @@ void ggml_dot_groups(GgmlType type, const std::uint8_t* groups, long row_bytes, 
       const std::int32_t* sums[R];
       for (int i = 0; i < R; ++i) {
         const long row = r + i;
-        rows[i] = {x.q.data() + row * padded, nullptr, x.lane_scales.data() + row * (padded / 4), nullptr};
+        rows[i] = {x.q.data() + row * padded, nullptr, x.lane_scales.data() + row * (padded / 4),
+                   x.scaled_sums.data() + row * (padded / 32)};
         sums[i] = x.neg_block_sums.data() + row * (padded / 32);
       }
       F acc[R];
       if (type == GgmlType::Q8_0)
         group_tile<true, kVnni, R>(group, blocks, rows, sums, acc);
-      else
+      else if (type == GgmlType::Q4_0)
         group_tile<false, kVnni, R>(group, blocks, rows, sums, acc);
+      else
+        k4_group_tile<kVnni, R>(group, x.in / 256, rows, acc);
       for (int i = 0; i < R; ++i) {
         float v[kGroupRows];
         Lanes::store(acc[i], v);

@@ -1,11 +1,12 @@
 // The fields of ggml blocks as the block products read them (kernels/gguf_blocks.h describes the layouts):
-// little-endian words, float16 scales, and the 6-bit sub-block scales and mins of Q4_K / Q5_K. Only kernel
-// sources compiled per ISA include this.
+// little-endian words and float16 scales (the 6-bit sub-block scales of Q4_K / Q5_K: k_scale_min in
+// kernels/gguf_blocks.h). Only kernel sources compiled per ISA include this.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include "heptapod/kernels/gguf_blocks.h"
 #include "heptapod/kernels/half.h"
 
 #ifndef HEPTAPOD_ISA
@@ -33,16 +34,5 @@ inline float read_half(Bytes p) {
 #endif
 }
 
-// The 6-bit scale and min of sub-block j (0..7) of a Q4_K / Q5_K block, from its 12 scale bytes s: for j < 4
-// the low 6 bits of s[j] and s[j + 4]; above, the nibbles of s[j + 4] under the top 2 bits of s[j - 4] and s[j].
-inline void k_scale_min(Bytes s, int j, int& scale, int& min) {
-  if (j < 4) {
-    scale = s[j] & 63;
-    min = s[j + 4] & 63;
-  } else {
-    scale = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
-    min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-  }
-}
 
 }  // namespace heptapod::kernels::HEPTAPOD_ISA
