@@ -286,12 +286,13 @@ TEST(BlockWeights, EveryIntegerVariantMatchesTheDoubleProductWithQuantizedInput)
 }
 
 // Parts of every kind stacked in one matrix of in = 512: Q4_K (2 groups of 16 and 5 rows), Q8_0 from
-// quantize_row_q8_0 (many rows, so forward_columns forks; 18 groups and 12 rows), Q6_K, F16, Q5_0, Q4_0.
+// quantize_row_q8_0 (many rows, so forward_columns forks; 18 groups and 12 rows), Q6_K (1 group and 5 rows),
+// F16, Q5_0, Q4_0.
 struct Stack {
   static constexpr int in = 512;
   std::vector<GgmlType> types{GgmlType::Q4_K, GgmlType::Q8_0, GgmlType::Q6_K,
                               GgmlType::F16,  GgmlType::Q5_0, GgmlType::Q4_0};
-  std::vector<int> outs{37, 300, 7, 3, 70, 37};
+  std::vector<int> outs{37, 300, 21, 3, 70, 37};
   std::vector<std::vector<std::uint8_t>> bytes;
   std::vector<BlockPart> parts;
   std::vector<float> w;  // (out, in) dequantized
@@ -314,9 +315,9 @@ struct Stack {
 };
 
 TEST(BlockWeights, EveryGroupVariantMatchesTheDoubleProductWithQuantizedInput) {
-  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K}) {
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
     ASSERT_TRUE(kernels::has_row_groups(type));
-    for (int in : type == GgmlType::Q4_K ? std::vector<int>{256, 768} : std::vector<int>{32, 96, 512}) {
+    for (int in : block_values(type) == 256 ? std::vector<int>{256, 768} : std::vector<int>{32, 96, 512}) {
       const int out = 48;
       const auto rows_bytes = random_rows(type, out, in, 23 * in + static_cast<unsigned>(type));
       const auto w = dequantized(type, rows_bytes, out, in);
@@ -356,7 +357,7 @@ TEST(BlockWeights, EveryGroupVariantMatchesTheDoubleProductWithQuantizedInput) {
     }
   }
   EXPECT_THROW(kernels::group_block_rows(GgmlType::Q4_0, nullptr, 15, 32, nullptr), Error);
-  EXPECT_THROW(kernels::group_block_rows(GgmlType::Q6_K, nullptr, 16, 256, nullptr), Error);
+  EXPECT_THROW(kernels::group_block_rows(GgmlType::Q5_K, nullptr, 16, 256, nullptr), Error);
 }
 
 // The stack's products under the activations' precision chosen now (the float parts' references x as it is).

@@ -71,6 +71,7 @@ void quantize_block_activations(const float* x, int rows, long in, BlockActivati
   a.scales.assign(values / 32, 0.0f);
   a.scaled_sums.assign(values / 32, 0.0f);
   a.neg_block_sums.assign(values / 32, 0);
+  a.neg_half_sums.assign(values / 16, 0);
   for (std::size_t k = 0; k < static_cast<std::size_t>(rows) * (in / 32); ++k) {
     const std::size_t r = k / (in / 32), b = r * (padded / 32) + k % (in / 32);  // b: the block in the padded rows
     const float* xb = x + 32 * k;  // (32)
@@ -96,11 +97,14 @@ void quantize_block_activations(const float* x, int rows, long in, BlockActivati
     std::fill_n(a.lane_scales.begin() + static_cast<long>(8 * b), 8, d);
     a.scaled_sums[b] = d * static_cast<float>(sum);
     a.neg_block_sums[b] = -sum;
+    for (int h = 0; h < 2; ++h)
+      a.neg_half_sums[2 * b + h] = a.neg_sums[8 * b + 4 * h] + a.neg_sums[8 * b + 4 * h + 1] +
+                                   a.neg_sums[8 * b + 4 * h + 2] + a.neg_sums[8 * b + 4 * h + 3];
   }
 }
 
 bool has_row_groups(GgmlType type) {
-  return type == GgmlType::Q4_0 || type == GgmlType::Q8_0 || type == GgmlType::Q4_K;
+  return type == GgmlType::Q4_0 || type == GgmlType::Q8_0 || type == GgmlType::Q4_K || type == GgmlType::Q6_K;
 }
 
 long group_row_bytes(GgmlType type, int in) {
@@ -145,6 +149,25 @@ void for_k_group_places(int in, int j, Each&& each, Scales&& scales) {
   }
 }
 
+// The same for Q6_K: each(group offset, row offset, bytes) for d, each scale byte and the runs of 4 bytes.
+template <typename Each>
+void for_q6k_group_places(int in, int j, Each&& each) {
+  const long blocks = in / 256, r = j % kGroupRows;
+  const long group = static_cast<long>(j / kGroupRows) * blocks * kGroupBytesQ6K;
+  for (long b = 0; b < blocks; ++b) {
+    const long at = group + b * kGroupBytesQ6K, from = b * 210;
+    each(at + 2 * r, from + 208, 2);
+    for (long k = 0; k < 16; ++k) each(at + 32 + 16 * k + r, from + 192 + k, 1);
+    for (long h = 0; h < 2; ++h)
+      for (long t = 0; t < 8; ++t) {
+        const long run = at + 288 + 1536 * h + 192 * t + 4 * r;
+        each(run, from + 64 * h + 4 * t, 4);
+        each(run + 64, from + 64 * h + 32 + 4 * t, 4);
+        each(run + 128, from + 128 + 32 * h + 4 * t, 4);
+      }
+  }
+}
+
 // n bytes from `from` to `to`, each ^ flip.
 void copy_flipped(const std::uint8_t* from, std::uint8_t* to, long n, std::uint8_t flip) {
   for (long k = 0; k < n; ++k) to[k] = from[k] ^ flip;
@@ -153,14 +176,16 @@ void copy_flipped(const std::uint8_t* from, std::uint8_t* to, long n, std::uint8
 }  // namespace
 
 void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, std::uint8_t* groups) {
-  require(has_row_groups(type), "row groups: Q4_0, Q8_0 or Q4_K only");
+  require(has_row_groups(type), "row groups: Q4_0, Q8_0, Q4_K or Q6_K only");
   const long block = ggml_type_info(type).block_elements;
   require(out % kGroupRows == 0 && in % block == 0, "row groups: " + std::to_string(out) + " rows of " +
                                                         std::to_string(in) + " values");
   const long row_bytes = ggml_row_bytes(type, in);
   for (int j = 0; j < out; ++j) {
     const std::uint8_t* row = rows + j * row_bytes;
-    if (type == GgmlType::Q4_K)
+    if (type == GgmlType::Q6_K)
+      for_q6k_group_places(in, j, [&](long at, long from, long n) { std::memcpy(groups + at, row + from, n); });
+    else if (type == GgmlType::Q4_K)
       for_k_group_places(
           in, j, [&](long at, long from, long n) { std::memcpy(groups + at, row + from, n); },
           [&](long at, long from, long r) {
@@ -179,7 +204,9 @@ void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, 
 }
 
 void ungroup_block_row(GgmlType type, const std::uint8_t* groups, int in, int j, std::uint8_t* blocks) {
-  if (type == GgmlType::Q4_K)
+  if (type == GgmlType::Q6_K)
+    for_q6k_group_places(in, j, [&](long at, long from, long n) { std::memcpy(blocks + from, groups + at, n); });
+  else if (type == GgmlType::Q4_K)
     for_k_group_places(
         in, j, [&](long at, long from, long n) { std::memcpy(blocks + from, groups + at, n); },
         [&](long at, long from, long r) {

@@ -135,6 +135,9 @@ struct Lanes {
   static F bytes16(Bytes p) {  // 16 unsigned bytes as floats
     return to_float(_mm512_maskz_cvtepu8_epi32(0xffff, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
   }
+  static F signed_bytes16(Bytes p) {
+    return to_float(_mm512_maskz_cvtepi8_epi32(0xffff, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+  }
   static F set1(float v) { return _mm512_set1_ps(v); }
   static void store(F v, float* p) { _mm512_storeu_ps(p, v); }
   static F load(const float* p) { return _mm512_loadu_ps(p); }
@@ -244,6 +247,10 @@ struct Lanes {
   static F bytes16(Bytes p) {
     return {_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))),
             _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8))))};
+  }
+  static F signed_bytes16(Bytes p) {
+    return {_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))),
+            _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8))))};
   }
   static F set1(float v) { return {_mm256_set1_ps(v), _mm256_set1_ps(v)}; }
   static void store(F v, float* p) {
@@ -376,6 +383,9 @@ struct Lanes {
   }
   static F bytes16(Bytes p) {
     return mapf([&](int l) { return static_cast<float>(p[l]); });
+  }
+  static F signed_bytes16(Bytes p) {
+    return mapf([&](int l) { return static_cast<float>(static_cast<std::int8_t>(p[l])); });
   }
   static F set1(float v) {
     return mapf([&](int) { return v; });
@@ -730,10 +740,57 @@ void k4_group_tile(Bytes group, long blocks, const XRow* x, F* acc) {
   }
 }
 
+// The same for Q6_K groups: per half of 128 values and t, three 64-byte runs (ql, ql + 32, qh) give the 6-bit
+// values 4t.. of the half's four sub-blocks i (low nibbles of ql for i = 0, 1, high for 2, 3; qh bits 2i,
+// 2i + 1 above them); each 16 values (t = 0-3, 4-7) sum from -32 sum q_x in their own int32 lanes and end with
+// one conversion and one FMA by d scale d_x.
+template <bool kVnni, int R>
+void q6k_group_tile(Bytes group, long blocks, const XRow* x, const std::int32_t* const* neg_half_sums, F* acc) {
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) acc[r] = Lanes::zero();
+  for (long b = 0; b < blocks; ++b) {
+    Bytes blk = group + b * kGroupBytesQ6K;
+    const F d = Lanes::halves16(blk);
+#pragma GCC unroll 1
+    for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 1
+      for (int half = 0; half < 2; ++half) {  // values 16 half .. 16 half + 15 of each sub-block
+        I s[4][R];
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r)
+            s[i][r] = Lanes::set1_lanes(32 * neg_half_sums[r][16 * b + 8 * h + 2 * i + half]);
+#pragma GCC unroll 4
+        for (int t = 4 * half; t < 4 * half + 4; ++t) {
+          Bytes run = blk + 288 + 1536 * h + 192 * t;
+          const U a = Lanes::load64(run), c = Lanes::load64(run + 64), high = Lanes::load64(run + 128);
+          const U u[4] = {Lanes::bits_or(Lanes::fields(a, 0, 0, 15), Lanes::shift_up(Lanes::fields(high, 0, 0, 3), 4)),
+                          Lanes::bits_or(Lanes::fields(c, 0, 0, 15), Lanes::shift_up(Lanes::fields(high, 2, 2, 3), 4)),
+                          Lanes::bits_or(Lanes::fields(a, 4, 4, 15), Lanes::shift_up(Lanes::fields(high, 4, 4, 3), 4)),
+                          Lanes::bits_or(Lanes::fields(c, 4, 4, 15), Lanes::shift_up(Lanes::fields(high, 6, 6, 3), 4))};
+#pragma GCC unroll 4
+          for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r)
+              s[i][r] = Lanes::dot<kVnni>(s[i][r], u[i], Lanes::broadcast4(x[r].q + 256 * b + 128 * h + 32 * i + 4 * t));
+        }
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {
+          const F step = Lanes::mul(d, Lanes::signed_bytes16(blk + 32 + 16 * (8 * h + 2 * i + half)));
+          const long sub = 8 * b + 4 * h + i;  // the activations' block of 32
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r)
+            acc[r] = Lanes::fma(Lanes::to_float(s[i][r]), Lanes::mul(step, Lanes::set1(x[r].lane_scales[8 * sub])), acc[r]);
+        }
+      }
+  }
+}
+
 template <bool kVnni>
 void ggml_dot_groups(GgmlType type, const std::uint8_t* groups, long row_bytes, const BlockActivations& x, int c0,
                      int c1, const float* bias, bool relu, float* y, long ldy) {
-  require(has_row_groups(type), "row groups: Q4_0, Q8_0 or Q4_K only");
+  require(has_row_groups(type), "row groups: Q4_0, Q8_0, Q4_K or Q6_K only");
   const long padded = x.padded_in(), blocks = x.in / 32;
   for (int g = c0 / kGroupRows; g * kGroupRows < c1; ++g) {
     Bytes group = groups + static_cast<long>(g) * kGroupRows * row_bytes;
@@ -741,8 +798,10 @@ void ggml_dot_groups(GgmlType type, const std::uint8_t* groups, long row_bytes, 
     for_row_blocks<Lanes::kMaxRows>(0, x.rows, [&]<int R>(int r) {
       XRow rows[R];
       const std::int32_t* sums[R];
+      const std::int32_t* half_sums[R];
       for (int i = 0; i < R; ++i) {
         const long row = r + i;
+        half_sums[i] = x.neg_half_sums.data() + row * (padded / 16);
         rows[i] = {x.q.data() + row * padded, nullptr, x.lane_scales.data() + row * (padded / 4),
                    x.scaled_sums.data() + row * (padded / 32)};
         sums[i] = x.neg_block_sums.data() + row * (padded / 32);
@@ -752,8 +811,10 @@ void ggml_dot_groups(GgmlType type, const std::uint8_t* groups, long row_bytes, 
         group_tile<true, kVnni, R>(group, blocks, rows, sums, acc);
       else if (type == GgmlType::Q4_0)
         group_tile<false, kVnni, R>(group, blocks, rows, sums, acc);
-      else
+      else if (type == GgmlType::Q4_K)
         k4_group_tile<kVnni, R>(group, x.in / 256, rows, acc);
+      else
+        q6k_group_tile<kVnni, R>(group, x.in / 256, rows, half_sums, acc);
       for (int i = 0; i < R; ++i) {
         float v[kGroupRows];
         Lanes::store(acc[i], v);
