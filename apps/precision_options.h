@@ -1,4 +1,5 @@
-// The options that choose how a model computes (translate, score, serve): --compute-type and --float-output.
+// The options that choose how a model computes (translate, score, generate, classify, embed, chat, serve):
+// --compute-type and --float-output; and --adapter, LoRA adapters over the model.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,10 @@ inline void add_precision_options(CLI::App* cmd, ModelLoadOptions& options) {
       ->option_text("float32|int8|bfloat16|int4|q8_0");
   cmd->add_flag("--float-output", options.float_output,
                 "Keep the output projection, and the embeddings tied to it, in float32");
+  cmd->add_option("--adapter", options.adapter,
+                  "LoRA adapters (heptapod train --lora's adapter.htp) to load over the model, which must be the "
+                  "float32 base they were trained on")
+      ->check(CLI::ExistingFile);
 }
 
 }  // namespace heptapod::app

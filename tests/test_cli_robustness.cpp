@@ -115,7 +115,7 @@ struct Files {
                                   "{\"type\":\"train\",\"step\":1,\"loss\":2.5,\"nll\":2.4}\n"
                                   "{\"type\":\"valid\",\"step\":1,\"ce\":2.6,\"bleu\":1.5}\n"),
               checkpoints = dir.file("checkpoints"), keys = dir.write("keys.txt", "0123456789abcdef\n"),
-              out = dir.file("out");
+              out = dir.file("out"), adapter = test::make_adapter(model, dir.file("adapter.htp"));
   std::string missing = dir.file("no/such/file"), empty = dir.write("empty.txt", ""),
               nul = dir.write("nul.bin", std::string(4096, '\0')), random = dir.write("random.bin", random_bytes()),
               invalid_utf8 = dir.write("invalid_utf8.txt", "veinte\nmil \xff\xfe\n"),
@@ -250,7 +250,8 @@ std::vector<Subcommand> table(const Files& f) {
                                               {"--reject-long", K::Flag},
                                               {"--repetition-penalty", K::PositiveNumber},
                                               {"--no-repeat-ngram", K::NonNegative}};
-  const std::map<std::string, Kind> precision = {{"--compute-type", K::Choice}, {"--float-output", K::Flag}};
+  const std::map<std::string, Kind> precision = {
+      {"--compute-type", K::Choice}, {"--float-output", K::Flag}, {"--adapter", K::ModelFile}};
   const Arguments train = {{"--source", f.in},       {"--target", f.ref},    {"--output", f.out}, {"--steps", "1"},
                            {"--batch-tokens", "64"}, {"--max-length", "20"}, {"--threads", "1"}};
   // A language model's or an encoder's training on the text file.
@@ -362,6 +363,10 @@ std::vector<Subcommand> table(const Files& f) {
       {"train --init",
        plus(train, {{"--init", f.model}, {"--freeze", "embeddings"}}),
        {{"--init", K::ModelFile}, {"--freeze", K::Text}},
+       f.out},
+      {"train --init --lora",
+       plus(train, {{"--init", f.model}, {"--lora", "2"}, {"--lora-alpha", "4"}, {"--lora-targets", "q,v,xq,ffn"}}),
+       {{"--lora", K::Positive}, {"--lora-alpha", K::PositiveNumber}, {"--lora-targets", K::Text}},
        f.out},
       {"train --arch decoder-only",
        text_train("decoder-only"),
@@ -538,6 +543,10 @@ std::vector<Subcommand> table(const Files& f) {
        {{"--model", f.model}, {"--to", "int8"}, {"--output", f.out}},
        {{"--model", K::ModelFile}, {"--to", K::Choice}, {"--output", K::Output}, {"--float-output", K::Flag}},
        f.out},
+      {"merge",
+       {{"model", f.model}, {"--adapter", f.adapter}, {"--output", f.out}},
+       {{"model", K::ModelFile}, {"--adapter", K::ModelFile}, {"--output", K::Output}},
+       f.out},
       {"average",
        {{"inputs", f.model}, {"--output", f.out}},
        {{"inputs", K::ModelFile}, {"--output", K::Output}},
@@ -711,6 +720,14 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"train --init", {{"--d-model", "64"}}, "--d-model"},
       {"train --init", {{"--freeze", "embeddings,encoder,decoder"}}, "--freeze"},
       {"train --init", {{"--freeze", "bogus"}}, "--freeze"},
+      {"train --init --lora", {{"--freeze", "embeddings"}}, "--freeze"},
+      {"train --init --lora", {{"--lora-targets", "q,bogus"}}, "bogus"},
+      {"train --init --lora", {{"--lora-targets", "q,q"}}, "--lora"},
+      {"train --init --lora", {{"--lora", "33"}}, "--lora"},
+      {"train", {{"--lora", "2"}}, "--lora"},
+      {"train", {{"--lora-targets", "q"}}, "--lora-targets"},
+      {"merge", {{"model", f.lm}}, "another base"},
+      {"generate", {{"--adapter", f.adapter}}, "another base"},
       {"serve", {{"--host", "192.0.2.1"}}, "--host"},
       {"serve", {{"--model", "english=" + f.model}}, "--model"},
       {"serve", {{"--beam", "32"}}, "--beam"},

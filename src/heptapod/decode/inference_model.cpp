@@ -3,6 +3,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/data/gguf_import.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod {
@@ -21,7 +22,12 @@ InferenceModel load_for_inference(const std::string& path, const ModelLoadOption
   require(config.architecture == kind,
           path + ": " + a(config.architecture) + " model; " + purpose + " needs " + a(kind) + " model");
   InferenceModel loaded;
-  loaded.model = load_inference_model(file, precision);
+  if (options.adapter.empty()) {
+    loaded.model = load_inference_model(file, precision);
+  } else {
+    loaded.model = load_adapted_model(file, SafetensorsFile::read(options.adapter));
+    loaded.model->pack_for_inference(precision);
+  }
   auto vocabs = read_vocabularies(file, loaded.model->config());
   require(vocabs.has_value(), path + ": the model file holds no vocabularies (models written by heptapod train do; "
                                      "a converted model needs them added)");

@@ -358,13 +358,12 @@ void rewrite_model_metadata(const SafetensorsFile& file, const std::map<std::str
 }
 
 template <typename T>
-void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params) {
+void load_selected_parameters(const SafetensorsFile& file, ParameterStore<T>& params,
+                              const std::function<bool(const ParamSpec&)>& which) {
   for (std::size_t i = 0; i < params.specs().size(); ++i) {
     const ParamSpec& spec = params.specs()[i];
+    if (!which(spec)) continue;
     const TensorEntry* e = file.find(spec.name);
-    // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
-    const bool pooler = spec.module == Module::Pooler && e && e->shape == spec.shape;
-    if (spec.part == ParamPart::Output && !pooler) continue;
     require(e != nullptr, file.where() + ": missing tensor \"" + spec.name + "\"");
     require(e->dtype == DType::F32 && e->shape == spec.shape,
             file.where() + ": tensor \"" + spec.name + "\" is not F32 of shape " + shape_text(spec.shape));
@@ -372,6 +371,20 @@ void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params
   }
 }
 
+template <typename T>
+void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params) {
+  load_selected_parameters<T>(file, params, [&](const ParamSpec& spec) {
+    // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
+    const TensorEntry* e = file.find(spec.name);
+    const bool pooler = spec.module == Module::Pooler && e && e->shape == spec.shape;
+    return spec.role != ParamRole::Adapter && (spec.part != ParamPart::Output || pooler);
+  });
+}
+
+template void load_selected_parameters<float>(const SafetensorsFile&, ParameterStore<float>&,
+                                              const std::function<bool(const ParamSpec&)>&);
+template void load_selected_parameters<double>(const SafetensorsFile&, ParameterStore<double>&,
+                                               const std::function<bool(const ParamSpec&)>&);
 template void load_body_parameters<float>(const SafetensorsFile&, ParameterStore<float>&);
 template void load_body_parameters<double>(const SafetensorsFile&, ParameterStore<double>&);
 template void load_parameters<float>(const SafetensorsFile&, ParameterStore<float>&, const std::string&);

@@ -105,8 +105,12 @@ class Transformer {
   // memory does not grow; an embedding tied to the output projection reads through the packed projection.
   // `stored` holds the matrices a low-precision model file keeps in that form (their parameters were never
   // filled). Translation runs faster; training, backward, averaging or saving the model afterwards is an
-  // error. Float models only.
+  // error. Float models only. LoRA adapters are folded into their matrices first (fold_adapters), which must
+  // then be float32 (not in `stored`).
   void pack_for_inference(const InferencePrecision& precision = {}, const StoredMatrices& stored = {});
+  // Folds every LoRA adapter into its matrix, W += (alpha / r) B A, and unbinds it: the layers then compute as
+  // an ordinary model whose weights are the merged ones (the adapter tensors stay in the store as they are).
+  void fold_adapters();
   // How the packed model computes (float32 before packing).
   const InferencePrecision& precision() const { return precision_; }
   bool packed_for_inference() const { return !packed_.empty(); }
