@@ -250,8 +250,9 @@ std::vector<Subcommand> table(const Files& f) {
                                               {"--reject-long", K::Flag},
                                               {"--repetition-penalty", K::PositiveNumber},
                                               {"--no-repeat-ngram", K::NonNegative}};
-  const std::map<std::string, Kind> precision = {
-      {"--compute-type", K::Choice}, {"--float-output", K::Flag}, {"--adapter", K::ModelFile}};
+  const std::map<std::string, Kind> served_precision = {{"--compute-type", K::Choice}, {"--float-output", K::Flag}};
+  std::map<std::string, Kind> precision = served_precision;
+  precision["--adapter"] = K::ModelFile;
   const Arguments train = {{"--source", f.in},       {"--target", f.ref},    {"--output", f.out}, {"--steps", "1"},
                            {"--batch-tokens", "64"}, {"--max-length", "20"}, {"--threads", "1"}};
   // A language model's or an encoder's training on the text file.
@@ -536,7 +537,7 @@ std::vector<Subcommand> table(const Files& f) {
               {"--max-connections", K::Bounded},
               {"--max-connections-per-address", K::Bounded}},
              search,
-             precision}),
+             served_precision}),
        "",
        true},
       {"quantize",

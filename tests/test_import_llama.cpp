@@ -49,18 +49,6 @@ Converted convert(const std::string& family, TempDir& dir) {
   return {output, SafetensorsFile::read(test::fixture(family) + "/reference.safetensors"), load_model(output)};
 }
 
-// A batch of rows of ids, each its own sequence, as teacher forcing reads them: inputs, targets (-1: none).
-Batch rows_batch(const std::vector<int>& in, const std::vector<int>& out, const std::vector<int>& lengths) {
-  Batch b;
-  b.B = static_cast<int>(lengths.size());
-  b.T = static_cast<int>(in.size()) / b.B;
-  b.tgt_in = in;
-  b.tgt_out = out;
-  b.tgt_len = lengths;
-  b.src_len.assign(static_cast<std::size_t>(b.B), 0);
-  return b;
-}
-
 // The reference's gradients in the model's layout: its grad/<name> tensors written as a checkpoint of the
 // family's names beside the fixture's config, read by the converter's own name table.
 std::vector<float> reference_gradients(const std::string& family, const SafetensorsFile& ref, const ModelConfig& c,
@@ -92,7 +80,7 @@ void check_family(const std::string& family) {
 
   // Teacher-forced logits of every real position.
   const std::vector<int> ids = ref.ints("batch/input_ids"), lengths = ref.ints("batch/lengths");
-  const Batch batch = rows_batch(ids, ids, lengths);
+  const Batch batch = test::rows_batch(ids, ids, lengths);
   Arena arena;
   const float* logits = model.logits(batch, arena);
   std::vector<float> got(logits, logits + static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size);
@@ -155,7 +143,7 @@ void check_family(const std::string& family) {
   // Training: the loss and every gradient, then ten Adam updates.
   std::vector<int> targets = ref.ints("batch/train_target");  // -1 past each row's length: padding
   std::replace(targets.begin(), targets.end(), -1, c.pad_id);
-  const Batch train = rows_batch(ref.ints("batch/train_input"), targets, ref.ints("batch/train_lengths"));
+  const Batch train = test::rows_batch(ref.ints("batch/train_input"), targets, ref.ints("batch/train_lengths"));
   StepOptions opt;
   opt.label_smoothing = std::stof(ref.metadata("label_smoothing"));
   arena.reset();

@@ -110,6 +110,18 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& want, double 
   EXPECT_LE(max_rel_error(got.data(), want.data(), got.size(), floor), tolerance) << what;
 }
 
+// A batch of rows of ids, each its own sequence, as teacher forcing reads them: inputs, targets (-1: none).
+inline Batch rows_batch(const std::vector<int>& in, const std::vector<int>& out, const std::vector<int>& lengths) {
+  Batch b;
+  b.B = static_cast<int>(lengths.size());
+  b.T = static_cast<int>(in.size()) / b.B;
+  b.tgt_in = in;
+  b.tgt_out = out;
+  b.tgt_len = lengths;
+  b.src_len.assign(static_cast<std::size_t>(b.B), 0);
+  return b;
+}
+
 // A decoder-only model's next-token logits of one sequence (1, T, V).
 inline std::vector<float> sequence_logits(Transformer<float>& model, const std::vector<int>& ids) {
   Batch b;
