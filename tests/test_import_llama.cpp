@@ -22,8 +22,6 @@
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
-#include "heptapod/train/adam.h"
-#include "heptapod/train/lr_schedule.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -160,22 +158,7 @@ void check_family(const std::string& family) {
     EXPECT_LT(test::max_rel_error(p.grads() + off, expect_grads.data() + off, n, 1e-3 * scale), 1e-4)
         << family << " gradient of " << p.specs()[i].name;
   }
-  const std::vector<double> expect_losses = ref.floats<double>("expect/adam_losses");
-  ASSERT_EQ(expect_losses.size(), 11u);
-  Adam<float> adam(p.size(), AdamConfig{std::stod(ref.metadata("adam_beta1")), std::stod(ref.metadata("adam_beta2")),
-                                        std::stod(ref.metadata("adam_eps"))});
-  LrSchedule schedule;
-  schedule.scale = std::stod(ref.metadata("lr_scale"));
-  schedule.warmup_steps = std::stoi(ref.metadata("warmup_steps"));
-  schedule.d_model = std::stoi(ref.metadata("d_model"));
-  for (int step = 1; step <= 11; ++step) {
-    arena.reset();
-    p.zero_grads();
-    const LossTotals t = model.forward_backward(train, opt, arena);
-    EXPECT_NEAR(t.loss / t.tokens, expect_losses[step - 1], 1e-4 * expect_losses[step - 1])
-        << family << " loss before Adam update " << step;
-    if (step <= 10) adam.step(p.values(), p.grads(), schedule.at(step));
-  }
+  test::expect_adam_losses(model, train, opt, ref, family);
 }
 
 // llama: sharded float32, untied output layer, llama3 rope scaling past its original context.

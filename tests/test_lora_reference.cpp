@@ -11,8 +11,6 @@
 #include <vector>
 
 #include "heptapod/io/model_file.h"
-#include "heptapod/train/adam.h"
-#include "heptapod/train/lr_schedule.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -64,22 +62,7 @@ TEST(LoraReference, LossGradientsAndAdamMatchTheFloat64Reference) {
   }
   EXPECT_EQ(checked, static_cast<std::size_t>(c.decoder_layers) * 6 * 2);
 
-  const std::vector<double> expect_losses = ref.floats<double>("expect/adam_losses");
-  ASSERT_EQ(expect_losses.size(), 11u);
-  Adam<float> adam(p.trained_size(), AdamConfig{std::stod(ref.metadata("adam_beta1")),
-                                                std::stod(ref.metadata("adam_beta2")), std::stod(ref.metadata("adam_eps"))});
-  LrSchedule schedule;
-  schedule.scale = std::stod(ref.metadata("lr_scale"));
-  schedule.warmup_steps = std::stoi(ref.metadata("warmup_steps"));
-  schedule.d_model = std::stoi(ref.metadata("d_model"));
-  for (int step = 1; step <= 11; ++step) {
-    arena.reset();
-    p.zero_grads();
-    const LossTotals t = model.forward_backward(train, opt, arena);
-    EXPECT_NEAR(t.loss / t.tokens, expect_losses[step - 1], 1e-4 * expect_losses[step - 1])
-        << "loss before Adam update " << step;
-    if (step <= 10) adam.step(p.values() + p.trained_offset(), p.grads() + p.trained_offset(), schedule.at(step));
-  }
+  test::expect_adam_losses(model, train, opt, ref, "LoRA");
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/batch.h"
 #include "heptapod/model/transformer.h"
+#include "heptapod/train/adam.h"
+#include "heptapod/train/lr_schedule.h"
 
 namespace heptapod::test {
 
@@ -120,6 +122,31 @@ inline Batch rows_batch(const std::vector<int>& in, const std::vector<int>& out,
   b.tgt_len = lengths;
   b.src_len.assign(static_cast<std::size_t>(b.B), 0);
   return b;
+}
+
+// Ten Adam updates of the model's trained parameters (all of them, or a LoRA model's adapters) on one batch,
+// with the betas, eps and Noam schedule (lr_scale, warmup_steps, d_model) a reference fixture's metadata
+// names: the loss before each update and after the last follows its expect/adam_losses within 1e-4.
+inline void expect_adam_losses(Transformer<float>& model, const Batch& batch, const StepOptions& opt,
+                               const SafetensorsFile& ref, const std::string& what) {
+  const std::vector<double> expect_losses = ref.floats<double>("expect/adam_losses");
+  ASSERT_EQ(expect_losses.size(), 11u);
+  ParameterStore<float>& p = model.parameters();
+  Adam<float> adam(p.trained_size(), AdamConfig{std::stod(ref.metadata("adam_beta1")),
+                                                std::stod(ref.metadata("adam_beta2")), std::stod(ref.metadata("adam_eps"))});
+  LrSchedule schedule;
+  schedule.scale = std::stod(ref.metadata("lr_scale"));
+  schedule.warmup_steps = std::stoi(ref.metadata("warmup_steps"));
+  schedule.d_model = std::stoi(ref.metadata("d_model"));
+  Arena arena;
+  for (int step = 1; step <= 11; ++step) {
+    arena.reset();
+    p.zero_grads();
+    const LossTotals t = model.forward_backward(batch, opt, arena);
+    EXPECT_NEAR(t.loss / t.tokens, expect_losses[step - 1], 1e-4 * expect_losses[step - 1])
+        << what << " loss before Adam update " << step;
+    if (step <= 10) adam.step(p.values() + p.trained_offset(), p.grads() + p.trained_offset(), schedule.at(step));
+  }
 }
 
 // A decoder-only model's next-token logits of one sequence (1, T, V).
