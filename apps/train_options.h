@@ -25,6 +25,7 @@ struct TrainFlags {
   std::string positions;  // --positions: "sinusoidal", "learned", "relative" or "rotary"; empty: the model's own
   std::string norm_type, ffn, biases;  // --norm-type, --ffn, --biases; empty: the preset's or the model's own
   std::optional<float> lora_alpha;       // --lora-alpha
+  std::optional<float> lora_dropout;     // --lora-dropout
   std::vector<std::string> lora_targets;  // --lora-targets; empty: PEFT's q,v
   bool separate_vocab = false;
   bool warmup_given = false, lr_given = false;

@@ -81,11 +81,15 @@ void expect_near_all(const Vec& got, const Vec& want, double tolerance, const st
   EXPECT_LE(worst / scale, tolerance) << what;
 }
 
-// y = x W^T + b + 0.75 (x A^T) B^T, loss = <y, r>: dA, dB and dx against finite differences; W's gradient is
-// not computed (dw null) and the bias's is.
-TEST(LoraLinear, GradientsMatchFiniteDifferences) {
+// y = x W^T + b + 0.75 (drop(x) A^T) B^T, loss = <y, r>: dA, dB and dx against finite differences, without
+// dropout and with (the same mask in every pass of one seed); W's gradient is not computed (dw null) and the
+// bias's is.
+void check_adapter_gradients(float dropout) {
   const int N = 5, in = 7, out = 6, r = 3;
   AdaptedLayer l(out, in, r, 1);
+  const DropoutSite site{dropout, 99, 0};
+  l.layer.adapter.dropout = &site;
+  l.layer.adapter.stream = 5;
   Vec x = random_values(static_cast<std::size_t>(N) * in, 10), dy = random_values(static_cast<std::size_t>(N) * out, 11);
   auto loss = [&] {
     Vec y(static_cast<std::size_t>(N) * out);
@@ -102,11 +106,42 @@ TEST(LoraLinear, GradientsMatchFiniteDifferences) {
   expect_near_all(l.db, numeric_gradient(l.b, loss), 1e-7, "db");
 }
 
+TEST(LoraLinear, GradientsMatchFiniteDifferences) { check_adapter_gradients(0.0f); }
+TEST(LoraLinear, GradientsWithDropoutMatchFiniteDifferences) { check_adapter_gradients(0.4f); }
+
+// LoRA dropout drops the adapter's input alone: the output moves from the one without dropout, by the adapter's
+// part only (W x + b is as it was).
+TEST(LoraLinear, DropoutDropsTheAdaptersInputAlone) {
+  const int N = 4, in = 8, out = 5;
+  AdaptedLayer l(out, in, 2, 70);
+  const Vec x = random_values(static_cast<std::size_t>(N) * in, 71);
+  Vec plain(static_cast<std::size_t>(N) * out), dropped(plain.size()), base(plain.size());
+  DropoutSite site{0.5f, 3, 0};
+  l.layer.adapter.dropout = &site;
+  linear_forward(l.layer, x.data(), N, dropped.data());
+  site.rate = 0;
+  linear_forward(l.layer, x.data(), N, plain.data());
+  Linear<double> without = l.layer;
+  without.adapter = {};
+  linear_forward(without, x.data(), N, base.data());
+  double moved = 0, adapter = 0;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    moved = std::max(moved, std::abs(plain[i] - dropped[i]));
+    adapter = std::max(adapter, std::abs(plain[i] - base[i]));
+  }
+  EXPECT_GT(moved, 1e-3);
+  EXPECT_GT(adapter, moved / 10);
+}
+
 // Attention runs q|k|v as one stacked product: parts with adapters of different ranks (and one without) give the
 // stacked layer one block-diagonal adapter whose outputs and gradients are the parts' own.
 TEST(LoraLinear, StackedAdaptersEqualThePartsAlone) {
   const int N = 4, in = 6;
   AdaptedLayer q(6, in, 2, 20), k(3, in, 1, 30, false), v(3, in, 3, 40);
+  const DropoutSite site{0.3f, 17, 0};  // each part its own mask
+  q.layer.adapter.dropout = v.layer.adapter.dropout = &site;
+  q.layer.adapter.stream = 1;
+  v.layer.adapter.stream = 2;
   const std::vector<const Linear<double>*> parts = {&q.layer, &k.layer, &v.layer};
   Vec x = random_values(static_cast<std::size_t>(N) * in, 50);
   Arena arena;
@@ -137,7 +172,7 @@ TEST(LoraLinear, StackedAdaptersEqualThePartsAlone) {
       std::fill(alone.da.begin(), alone.da.end(), 0.0);
       std::fill(alone.dbb.begin(), alone.dbb.end(), 0.0);
       alone.layer.adapter = {alone.a.data(), alone.bb.data(), alone.da.data(), alone.dbb.data(), p->layer.adapter.rank,
-                             0.75};
+                             0.75, &site, p->layer.adapter.stream};
     }
     linear_backward(alone.layer, dyp.data(), x.data(), N, dx_alone.data(), true);
     if (p->layer.adapter.a) {
@@ -199,6 +234,36 @@ TEST(LoraModel, FreshAdaptersEqualTheBaseToTheBit) {
   const double want_loss = mt_base->evaluate(batch, 0.1f, arena).loss;
   arena.reset();
   EXPECT_EQ(mt_adapted->evaluate(batch, 0.1f, arena).loss, want_loss);
+}
+
+// LoRA dropout applies in training alone: a training pass's loss differs from evaluation's, and evaluation
+// (and a language model's logits) after a training pass are what they were before it.
+TEST(LoraModel, DropoutTrainsButDoesNotEvaluate) {
+  TempDir dir;
+  const std::string lm = test::make_language_model(dir.file("lm.htp"));
+  const std::string adapter = test::make_adapter(lm, dir.file("adapter.htp"), {"q", "v", "ffn"}, 4);
+  auto model = load_adapted_model(SafetensorsFile::read(lm), SafetensorsFile::read(adapter));
+  ModelConfig c = model->config();  // the same, with LoRA dropout alone
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0;
+  c.lora.dropout = 0.5f;
+  Transformer<float> dropped(c);
+  std::copy_n(model->parameters().values(), model->parameters().size(), dropped.parameters().values());
+  const std::vector<int> ids = {1, 4, 6, 8, 5, 2};
+  const Batch batch = make_batch({{}}, {{4, 6, 8, 5, 9}}, c);
+  Arena arena;
+  const double evaluated = dropped.evaluate(batch, 0.0f, arena).loss;
+  const std::vector<float> logits = test::sequence_logits(dropped, ids);
+  StepOptions training;
+  training.training = true;
+  training.seed = 5;
+  training.label_smoothing = 0;
+  arena.reset();
+  const double trained = dropped.forward_backward(batch, training, arena).loss;
+  EXPECT_GT(std::abs(trained - evaluated), 1e-4) << "dropout in training";
+  arena.reset();
+  EXPECT_EQ(dropped.evaluate(batch, 0.0f, arena).loss, evaluated);
+  EXPECT_EQ(test::sequence_logits(dropped, ids), logits);
+  EXPECT_EQ(test::sequence_logits(*model, ids), logits) << "no dropout: the model without it";
 }
 
 // Scoring with adapters (unpacked, and packed for inference through --adapter's loader) equals scoring the
@@ -366,7 +431,7 @@ TEST(LoraTraining, TrainsTheAdaptersAloneOverAFrozenBase) {
   refused("--lora 33", "rank 33 is above");
   refused("--lora 2 --lora-targets q,z", "unknown LoRA target \"z\"");
   refused("--lora 2 --lora-targets xq", "cross-attention");
-  refused("--lora-alpha 4", "--lora-alpha and --lora-targets need --lora");
+  refused("--lora-alpha 4", "--lora-alpha, --lora-dropout and --lora-targets need --lora");
   EXPECT_NE(run_heptapod("train --text " + quoted(test::data_file("numbers.dev.en")) + " --arch decoder-only -o " +
                              quoted(bad) + " --lora 2 --steps 1",
                          dir, log),

@@ -8,6 +8,7 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/blas.h"
+#include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/elementwise.h"
 
 namespace heptapod {
@@ -17,16 +18,40 @@ using kernels::Trans;
 
 namespace {
 
-// h = x A^T: (N, rank), the adapter's first product.
+// An adapter's segments: a stacked adapter's own, else one of all its rows.
+template <typename T>
+std::span<const AdapterSegment> segments_of(const LowRankAdapter<T>& a, AdapterSegment& whole) {
+  if (a.segments) return {a.segments, static_cast<std::size_t>(a.segment_count)};
+  whole = {0, a.rank, a.stream};
+  return {&whole, 1};
+}
+
+// The input a segment reads: x itself, or (training with LoRA dropout) x through the segment's mask, kept in
+// `dropped` (N, in).
+template <typename T>
+const T* segment_input(const LowRankAdapter<T>& a, const AdapterSegment& s, const T* x, int N, int in,
+                       std::vector<T>& dropped) {
+  if (!a.dropout || a.dropout->rate <= 0) return x;
+  dropped.resize(static_cast<std::size_t>(N) * in);
+  kernels::dropout_copy(x, dropped.data(), static_cast<long>(N) * in, a.dropout->rate, a.dropout->seed, s.stream);
+  return dropped.data();
+}
+
+// h = drop(x) A^T: (N, rank), the adapter's first product, segment by segment.
 template <typename T>
 std::vector<T> adapter_input(const LowRankAdapter<T>& a, const T* x, int N, int in) {
-  std::vector<T> h(static_cast<std::size_t>(N) * a.rank);  // (N, rank)
-  gemm<T>(Trans::No, Trans::Yes, N, a.rank, in, T(1), x, in, a.a, in, T(0), h.data(), a.rank);
+  std::vector<T> h(static_cast<std::size_t>(N) * a.rank), dropped;  // (N, rank), (N, in)
+  AdapterSegment whole;
+  for (const AdapterSegment& s : segments_of(a, whole)) {
+    const T* xs = segment_input(a, s, x, N, in, dropped);
+    gemm<T>(Trans::No, Trans::Yes, N, s.rank, in, T(1), xs, in, a.a + static_cast<std::size_t>(s.r0) * in, in, T(0),
+            h.data() + s.r0, a.rank);
+  }
   return h;
 }
 
-// Columns [n0, n0 + n) of x W^T alone (and the adapter's scale (x A^T) B^T), y: (N, n), from the row-major
-// weights.
+// Columns [n0, n0 + n) of x W^T alone (and the adapter's scale (drop(x) A^T) B^T), y: (N, n), from the
+// row-major weights.
 template <typename T>
 void product_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y) {
   gemm<T>(Trans::No, Trans::Yes, N, n, l.in, T(1), x, l.in, l.w + static_cast<std::size_t>(n0) * l.in, l.in, T(0), y, n);
@@ -37,18 +62,33 @@ void product_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y)
           a.rank, T(1), y, n);
 }
 
-// The adapter's gradients: with h = x A^T and g = scale dy B (N, rank), dB += scale dy^T h, dA += g^T x and
-// dx += g A (dx already holds the frozen W's part).
+// The adapter's gradients: with h = drop(x) A^T and g = scale dy B (N, rank), dB += scale dy^T h and, segment
+// by segment, dA += g^T drop(x) and dx += drop'(g A) (dx already holds the frozen W's part).
 template <typename T>
 void adapter_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx) {
   const LowRankAdapter<T>& a = l.adapter;
-  const int r = a.rank;
-  const std::vector<T> h = adapter_input(a, x, N, l.in);  // (N, rank)
+  const int r = a.rank, in = l.in;
+  const std::vector<T> h = adapter_input(a, x, N, in);  // (N, rank)
   std::vector<T> g(static_cast<std::size_t>(N) * r);      // (N, rank)
   gemm<T>(Trans::Yes, Trans::No, l.out, r, N, a.scale, dy, l.out, h.data(), r, T(1), a.db, r);
   gemm<T>(Trans::No, Trans::No, N, r, l.out, a.scale, dy, l.out, a.b, r, T(0), g.data(), r);
-  gemm<T>(Trans::Yes, Trans::No, r, l.in, N, T(1), g.data(), r, x, l.in, T(1), a.da, l.in);
-  if (dx) gemm<T>(Trans::No, Trans::No, N, l.in, r, T(1), g.data(), r, a.a, l.in, T(1), dx, l.in);
+  std::vector<T> dropped, dxs;  // (N, in) each
+  AdapterSegment whole;
+  for (const AdapterSegment& s : segments_of(a, whole)) {
+    const T* xs = segment_input(a, s, x, N, in, dropped);
+    const T* as = a.a + static_cast<std::size_t>(s.r0) * in;
+    gemm<T>(Trans::Yes, Trans::No, s.rank, in, N, T(1), g.data() + s.r0, r, xs, in, T(1),
+            a.da + static_cast<std::size_t>(s.r0) * in, in);
+    if (!dx) continue;
+    if (xs == x) {  // no dropout
+      gemm<T>(Trans::No, Trans::No, N, in, s.rank, T(1), g.data() + s.r0, r, as, in, T(1), dx, in);
+      continue;
+    }
+    dxs.resize(static_cast<std::size_t>(N) * in);
+    gemm<T>(Trans::No, Trans::No, N, in, s.rank, T(1), g.data() + s.r0, r, as, in, T(0), dxs.data(), in);
+    kernels::dropout(dxs.data(), static_cast<long>(N) * in, a.dropout->rate, a.dropout->seed, s.stream);  // its mask
+    kernels::add(dx, dxs.data(), dx, static_cast<long>(N) * in);
+  }
 }
 
 // Columns [n0, n0 + n) of y = x W^T + b, then ReLU when asked: one fused product with packed weights, else
@@ -143,10 +183,16 @@ LowRankAdapter<T> stack_adapters(std::span<const Linear<T>* const> parts, int in
   if (s.rank == 0) return {};
   s.a = arena.alloc<T>(static_cast<std::size_t>(s.rank) * in);         // (rank, in)
   s.b = arena.alloc_zero<T>(static_cast<std::size_t>(out) * s.rank);  // (out, rank)
+  AdapterSegment* segments = arena.alloc<AdapterSegment>(parts.size());
+  s.segments = segments;
   int o = 0, r0 = 0;
   for (const Linear<T>* p : parts) {
     const LowRankAdapter<T>& a = p->adapter;
     if (a.a) {
+      require(!a.segments, "stack_linear: a part's adapter is stacked already");
+      require(!s.dropout || a.dropout == s.dropout, "stack_linear: adapters of different dropouts");
+      s.dropout = a.dropout;
+      segments[s.segment_count++] = {r0, a.rank, a.stream};
       std::copy_n(a.a, static_cast<std::size_t>(a.rank) * in, s.a + static_cast<std::size_t>(r0) * in);
       for (int i = 0; i < p->out; ++i)
         std::copy_n(a.b + static_cast<std::size_t>(i) * a.rank, a.rank,

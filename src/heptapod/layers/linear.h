@@ -2,15 +2,25 @@
 // y = x W^T + b + scale (x A^T) B^T (model/lora_config.h).
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 
 #include "heptapod/core/arena.h"
 #include "heptapod/kernels/weight_matrix.h"
+#include "heptapod/layers/dropout_site.h"
 
 namespace heptapod {
 
-// A LoRA adapter: W's low-rank update scale * B A, trained while W stays frozen.
+// Rows [r0, r0 + rank) of an adapter's A, which read the input through a dropout mask of their own (`stream`):
+// a plain adapter is one segment, a stacked one (stack_linear) has one per part.
+struct AdapterSegment {
+  int r0 = 0, rank = 0;
+  std::uint64_t stream = 0;
+};
+
+// A LoRA adapter: W's low-rank update scale * B A, trained while W stays frozen. LoRA dropout (PEFT's
+// lora_dropout) drops the input before A: scale * (drop(x) A^T) B^T, each segment with its own mask.
 template <typename T>
 struct LowRankAdapter {
   T* a = nullptr;   // (rank, in); null: no adapter
@@ -19,6 +29,11 @@ struct LowRankAdapter {
   T* db = nullptr;  // (out, rank) gradient, accumulated
   int rank = 0;
   T scale = 0;      // alpha / rank
+  // The dropout of the current pass (its rate, 0 outside training, and seed), which the model sets; null: none.
+  const DropoutSite* dropout = nullptr;
+  std::uint64_t stream = 0;                  // a plain adapter's mask key
+  const AdapterSegment* segments = nullptr;  // a stacked adapter's (segment_count), null for a plain one
+  int segment_count = 0;
 };
 
 template <typename T>

@@ -349,7 +349,10 @@ std::string to_json(const ModelConfig& c) {
   if (c.sliding_window != paper.sliding_window) j["sliding_window"] = c.sliding_window;
   if (c.prompt_bos != paper.prompt_bos) j["prompt_bos"] = c.prompt_bos;
   if (!c.extra_eos_ids.empty()) j["extra_eos_ids"] = c.extra_eos_ids;
-  if (c.lora.enabled()) j["lora"] = json{{"rank", c.lora.rank}, {"alpha", c.lora.alpha}, {"targets", c.lora.targets}};
+  if (c.lora.enabled()) {
+    j["lora"] = json{{"rank", c.lora.rank}, {"alpha", c.lora.alpha}, {"targets", c.lora.targets}};
+    if (c.lora.dropout > 0) j["lora"]["dropout"] = c.lora.dropout;
+  }
   return j.dump();
 }
 
@@ -472,8 +475,13 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("lora")) {
     const json& l = field("lora");
     const std::string at = where + ": model config field \"lora\"";
-    require(l.is_object() && l.size() == 3 && l.contains("rank") && l.contains("alpha") && l.contains("targets"),
-            at + " must be an object of rank, alpha and targets");
+    require(l.is_object() && l.size() == (l.contains("dropout") ? 4u : 3u) && l.contains("rank") &&
+                l.contains("alpha") && l.contains("targets"),
+            at + " must be an object of rank, alpha, targets (and dropout)");
+    if (l.contains("dropout")) {
+      require(l.at("dropout").is_number(), at + ": dropout must be a number");
+      c.lora.dropout = l.at("dropout").get<float>();
+    }
     require(l.at("rank").is_number_integer() && l.at("rank").get<std::int64_t>() > 0 &&
                 l.at("rank").get<std::int64_t>() < (1LL << 30),
             at + ": rank must be a positive integer");

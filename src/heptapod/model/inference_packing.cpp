@@ -11,15 +11,7 @@ namespace heptapod {
 
 template <typename T>
 void Transformer<T>::fold_adapters() {
-  for (TransformerStack<T>* stack : {encoder_.get(), decoder_.get()}) {
-    if (!stack) continue;
-    for (int i = 0; i < stack->layer_count(); ++i) {
-      LayerParams<T>& p = stack->layer(i).params();
-      for (MultiHeadAttention<T>* attn : {&p.self_attn, &p.cross_attn})
-        for (Linear<T>* l : {&attn->q_proj, &attn->k_proj, &attn->v_proj, &attn->out_proj}) fold_adapter(*l);
-      for (Linear<T>* l : {&p.ffn.fc1, &p.ffn.gate, &p.ffn.fc2}) fold_adapter(*l);
-    }
-  }
+  for (const LayerLinear& l : layer_linears()) fold_adapter(*l.linear);
 }
 
 template <typename T>

@@ -58,6 +58,7 @@ void validate_lora(const ModelConfig& c) {
   require(l.rank >= 0, "LoRA: the rank must not be negative");
   if (!l.enabled()) return;
   require(l.alpha > 0 && std::isfinite(l.alpha), "LoRA: alpha must be positive, got " + std::to_string(l.alpha));
+  require(l.dropout >= 0 && l.dropout < 1, "LoRA: dropout must be in [0, 1), got " + std::to_string(l.dropout));
   require(!l.targets.empty(), std::string("LoRA: no targets (the targets are ") + lora_target_names() + ")");
   for (std::size_t i = 0; i < l.targets.size(); ++i) {
     const std::string& t = l.targets[i];

@@ -22,6 +22,7 @@ struct LoraConfig {
   int rank = 0;  // 0: no adapters
   float alpha = kLoraDefaultAlpha;
   std::vector<std::string> targets = {"q", "v"};
+  float dropout = 0.0f;  // LoRA dropout: of each adapter's input, in training (PEFT's lora_dropout)
   bool enabled() const { return rank > 0; }
   double scale() const { return static_cast<double>(alpha) / rank; }
 };
@@ -40,7 +41,7 @@ std::vector<Module> lora_modules(const LoraConfig& lora, bool gated_ffn);
 std::pair<int, int> lora_matrix_shape(Module module, const ModelConfig& config);
 
 // Throws Error naming the problem: a rank of 0 (when enabled) or above a targeted matrix's smaller side, an
-// alpha that is not positive, an unknown or repeated target, a cross-attention target in a model without one.
+// alpha that is not positive, a dropout outside [0, 1), an unknown or repeated target, a cross-attention target in a model without one.
 void validate_lora(const ModelConfig& config);
 
 }  // namespace heptapod

@@ -134,6 +134,14 @@ class Transformer {
   // nothing once packed for inference, where each layer projects with its own packed matrix. Then the
   // decoder layers' cross inputs (cross_).
   void project_cross_keys_values(Arena& arena);
+  // Every linear layer of the stacks, with its stack, layer and module (parameter_names.h).
+  struct LayerLinear {
+    Linear<T>* linear;
+    Stack stack;
+    int layer;
+    Module module;
+  };
+  std::vector<LayerLinear> layer_linears();
 
   ModelConfig config_;
   ParameterStore<T> params_;
@@ -151,6 +159,9 @@ class Transformer {
   std::unique_ptr<kernels::PackedWeightsStorage> packed_storage_;  // holds what packed_ packs
   std::vector<Packed> packed_;  // made by pack_for_inference()
   std::deque<std::vector<T>> stacked_biases_;  // the biases of its stacked attention projections
+  // The LoRA adapters' dropout for the current pass (config.lora.dropout in training, else 0), which every
+  // adapter reads (LowRankAdapter::dropout); on the heap, so that it stays put.
+  std::unique_ptr<DropoutSite> adapter_dropout_ = std::make_unique<DropoutSite>();
 
   // Forward state kept for backward (the stacks and layers keep their own).
   std::unique_ptr<PackedBatch> batch_;  // the last forward's batch, unpadded

@@ -145,6 +145,7 @@ ModelConfig fine_tuned_config(const ModelChoice& m, const Layout& o, const InitM
 // must keep.
 ModelConfig without_training_choices(ModelConfig c) {
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0;
+  c.lora.dropout = 0;
   c.memory_length = 0;
   return c;
 }
