@@ -98,12 +98,22 @@ struct Conflict {
   std::string names;
 };
 
+// The llama fixture converted: the base of the PEFT adapters' fixture (tests/fixtures/lora/peft).
+std::string converted_llama(const TempDir& dir) {
+  std::string log;
+  const std::string path = dir.file("llama.htp");
+  EXPECT_EQ(run_heptapod("convert " + quoted(test::fixture("llama")) + " --from llama -o " + quoted(path), dir, log), 0)
+      << log;
+  return path;
+}
+
 // The test's files: valid inputs for every base invocation, and the bad files.
 struct Files {
   TempDir dir;
   std::string model = test::make_model(dir), lm = test::make_language_model(dir.file("lm.htp")),
               chat = test::make_chat_model(dir.file("chat.htp")),
               llama_layout = test::make_llama_layout_model(dir.file("llama_layout.htp")),
+              llama = converted_llama(dir),
               messages = dir.write("messages.json", "[{\"role\": \"user\", \"content\": \"veinte\"}]"),
               unclosed_template = dir.write("unclosed.jinja", "{% for m in messages %}{{ m.content }}\n"),
               encoder = test::make_encoder(dir.file("encoder.htp")),
@@ -611,6 +621,10 @@ std::vector<Subcommand> table(const Files& f) {
         {"--output", f.out}},
        {{"--spm", K::VocabFile}},
        f.out},
+      {"convert --from peft",
+       {{"input", fixtures + "/lora/peft"}, {"--from", "peft"}, {"--base", f.llama}, {"--output", f.out}},
+       {{"input", K::ModelDir}, {"--base", K::ModelFile}},
+       f.out},
       {"convert --to gguf",
        {{"input", f.llama_layout}, {"--to", "gguf"}, {"--gguf-type", "q8_0"}, {"--output", f.out}},
        {{"input", K::ModelFile}, {"--to", K::Choice}, {"--gguf-type", K::Choice}},
@@ -752,6 +766,9 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"convert --from heptapod", {{"--unk-piece", "<nothing>"}}, f.ids},
       {"convert --from heptapod", {{"--source-ids", std::nullopt}, {"--target-ids", std::nullopt}}, "--unk-piece"},
       {"convert --from marian", {{"--source-spm", f.vocab}, {"--target-spm", f.vocab}}, "--source-spm"},
+      {"convert --from peft", {{"--base", std::nullopt}}, "--base"},
+      {"convert --from peft", {{"--base", f.lm}}, "LLaMA-family"},
+      {"convert", {{"--base", f.model}}, "--base"},
       {"convert (a model file's chat template)", {{"--no-chat-template", std::nullopt}}, "--no-chat-template"},
       {"convert (a model file's chat template)", {{"--chat-template", std::nullopt}}, "--chat-template"},
       {"convert (a model file's chat template)", {{"input", f.encoder}}, "decoder-only"},

@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 #include "test_process.h"
 #include "test_util.h"
@@ -63,6 +65,53 @@ TEST(LoraReference, LossGradientsAndAdamMatchTheFloat64Reference) {
   EXPECT_EQ(checked, static_cast<std::size_t>(c.decoder_layers) * 6 * 2);
 
   test::expect_adam_losses(model, train, opt, ref, "LoRA");
+}
+
+// PEFT's own files of the same adapters (written by the reference) convert to an adapter file over the converted
+// base that scores the training batch as the reference does; PEFT variants plain LoRA does not cover are refused
+// by name.
+TEST(LoraReference, PeftAdaptersConvertAndScoreAsTheReference) {
+  test::TempDir dir;
+  const std::string converted = dir.file("llama.htp"), adapter = dir.file("adapter.htp");
+  std::string log;
+  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(test::fixture("llama")) + " --from llama -o " +
+                                   test::quoted(converted),
+                               dir, log),
+            0)
+      << log;
+  const std::string peft = test::fixture("lora") + "/peft";
+  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(peft) + " --from peft --base " + test::quoted(converted) +
+                                   " -o " + test::quoted(adapter),
+                               dir, log),
+            0)
+      << log;
+  const auto model = load_adapted_model(SafetensorsFile::read(converted), SafetensorsFile::read(adapter));
+  EXPECT_EQ(model->config().lora.rank, 2);
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("lora") + "/reference.safetensors");
+  const SafetensorsFile batch = SafetensorsFile::read(test::fixture("llama") + "/reference.safetensors");
+  std::vector<int> targets = batch.ints("batch/train_target");
+  std::replace(targets.begin(), targets.end(), -1, model->config().pad_id);
+  const Batch train = test::rows_batch(batch.ints("batch/train_input"), targets, batch.ints("batch/train_lengths"));
+  Arena arena;
+  const LossTotals t = model->evaluate(train, std::stof(ref.metadata("label_smoothing")), arena);
+  const double expect_loss = ref.floats<double>("expect/loss")[0];
+  EXPECT_NEAR(t.loss / t.tokens, expect_loss, 1e-5 * expect_loss);
+
+  // rsLoRA scales by alpha / sqrt(r): not plain LoRA, refused by name.
+  const std::string rslora = dir.file("rslora");
+  std::filesystem::create_directories(rslora);
+  std::filesystem::copy_file(peft + "/adapter_model.safetensors", rslora + "/adapter_model.safetensors");
+  std::string config = test::slurp(peft + "/adapter_config.json");
+  const std::string plain = "\"use_rslora\": false";
+  ASSERT_NE(config.find(plain), std::string::npos);
+  config.replace(config.find(plain), plain.size(), "\"use_rslora\": true");
+  dir.write("rslora/adapter_config.json", config);
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(rslora) + " --from peft --base " + test::quoted(converted) +
+                                   " -o " + test::quoted(dir.file("no.htp")),
+                               dir, log),
+            0);
+  EXPECT_NE(log.find("use_rslora"), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("no.htp")));
 }
 
 }  // namespace

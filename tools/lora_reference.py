@@ -19,9 +19,13 @@
 #                                  (0.9, 0.98), eps 1e-9, Noam rate of d_model with lr_scale and warm-up), then after
 #   metadata: rank, alpha, targets (Heptapod's names, comma-separated), label_smoothing, lr_scale, warmup_steps,
 #             d_model, adam_beta1, adam_beta2, adam_eps
+# peft/adapter_config.json, peft/adapter_model.safetensors: the same adapters as PEFT's save_pretrained writes
+#   them (its names, base_model.model.model.layers.<i>.<module>.lora_A.weight and lora_B.weight; r, lora_alpha,
+#   target_modules, ...), for `heptapod convert --from peft`.
 # Self-checks: central finite differences of the float64 loss at entries of every adapter kind; zero B gives the
 # base model's loss exactly; the Adam losses reproduced in float32 and from perturbed values within 2e-5.
 
+import json
 import os
 import sys
 
@@ -63,6 +67,7 @@ def main():
 
     gen = torch.Generator().manual_seed(63)
     names, hf_of, values = [], {}, {}  # Heptapod tensor names in layer order; name -> (HF weight, leaf)
+    peft_of = {}  # Heptapod name -> PEFT's
     for i in range(c.layers):
         for hf_module, (module, _) in MODULES.items():
             hf = "model.layers.%d.%s.weight" % (i, hf_module)
@@ -74,6 +79,8 @@ def main():
                 names.append(base + "/" + leaf)
                 hf_of[base + "/" + leaf] = (hf, leaf)
                 values[base + "/" + leaf] = v
+                peft_of[base + "/" + leaf] = "base_model.model.model.layers.%d.%s.lora_%s.weight" % (
+                    i, hf_module, "A" if leaf == "lora_a" else "B")
 
     def loss_of(V):
         adapters = {}
@@ -114,6 +121,19 @@ def main():
     path = os.path.join(out, "reference.safetensors")
     write_safetensors(path, tensors, meta)
     check_round_trip(path, tensors, meta)
+    peft = os.path.join(out, "peft")
+    os.makedirs(peft, exist_ok=True)
+    peft_config = {"peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": "tests/fixtures/llama",
+                   "r": RANK, "lora_alpha": ALPHA, "lora_dropout": 0.0, "bias": "none", "fan_in_fan_out": False,
+                   "use_rslora": False, "use_dora": False, "init_lora_weights": True, "modules_to_save": None,
+                   "layers_to_transform": None, "rank_pattern": {}, "alpha_pattern": {},
+                   "target_modules": sorted(m.split(".")[1] for m in MODULES)}
+    with open(os.path.join(peft, "adapter_config.json"), "w", encoding="utf-8") as f:
+        json.dump(peft_config, f, indent=2, sort_keys=True)
+        f.write("\n")
+    peft_tensors = [(peft_of[n], values32[n]) for n in names]
+    write_safetensors(os.path.join(peft, "adapter_model.safetensors"), peft_tensors, {"format": "pt"})
+    check_round_trip(os.path.join(peft, "adapter_model.safetensors"), peft_tensors, {"format": "pt"})
     print("lora: %d adapter tensors, loss %.6f (base %.6f), adam losses %s (spread %.2g)"
           % (len(names), loss.item(), loss_with(P).item(), " ".join("%.4f" % v for v in adam_losses), spread))
 
