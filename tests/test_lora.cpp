@@ -439,5 +439,46 @@ TEST(LoraTraining, TrainsTheAdaptersAloneOverAFrozenBase) {
   EXPECT_NE(log.find("--lora needs --init"), std::string::npos) << log;
 }
 
+// A classifier fine-tuned from a masked-LM encoder with --lora: its new head trains in full beside the
+// adapters and travels in the adapter file with its class names, so classify --adapter over the encoder
+// classifies as the merged model does.
+TEST(LoraTraining, ClassifierHeadTravelsWithTheAdapters) {
+  TempDir dir;
+  const std::string encoder = test::make_encoder(dir.file("encoder.htp"));
+  const std::string text = test::data_file("numbers.dev.en");
+  std::string labels;
+  for (const std::string& line : read_lines(text)) labels += (line.size() % 2 ? "odd\n" : "even\n");
+  dir.write("labels.txt", labels);
+  const std::string run = dir.file("run");
+  std::string log;
+  ASSERT_EQ(run_heptapod("train --init " + quoted(encoder) + " --task classify --text " + quoted(text) +
+                             " --labels " + quoted(dir.file("labels.txt")) + " -o " + quoted(run) +
+                             " --lora 2 --lora-targets q,v,ffn --context 16 --batch-tokens 256 --threads 2 --steps 3",
+                         dir, log),
+            0)
+      << log;
+  EXPECT_NE(log.find("with a new head"), std::string::npos) << log;
+  const SafetensorsFile adapter = SafetensorsFile::read(run + "/adapter.htp");
+  EXPECT_NE(adapter.find("encoder/classifier/weight"), nullptr);
+  EXPECT_NE(adapter.find("extra/labels"), nullptr);
+  const std::string in = dir.write("in.txt", "twenty-one\nseven thousand\n");
+  ASSERT_EQ(run_heptapod("classify -m " + quoted(encoder) + " --adapter " + quoted(run + "/adapter.htp") + " -i " +
+                             quoted(in) + " --top-k 2",
+                         dir, log),
+            0)
+      << log;
+  const std::string with_adapter = log;
+  EXPECT_NE(with_adapter.find("odd"), std::string::npos) << with_adapter;
+  ASSERT_EQ(run_heptapod("merge " + quoted(encoder) + " --adapter " + quoted(run + "/adapter.htp") + " -o " +
+                             quoted(dir.file("merged.htp")),
+                         dir, log),
+            0)
+      << log;
+  ASSERT_EQ(run_heptapod("classify -m " + quoted(dir.file("merged.htp")) + " -i " + quoted(in) + " --top-k 2", dir, log),
+            0)
+      << log;
+  EXPECT_EQ(log, with_adapter);
+}
+
 }  // namespace
 }  // namespace heptapod

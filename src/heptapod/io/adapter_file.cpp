@@ -29,7 +29,8 @@ std::string weights_checksum(const SafetensorsFile& file) {
   return text;
 }
 
-void save_adapter(const std::string& path, const Transformer<float>& model, const std::string& base_checksum) {
+void save_adapter(const std::string& path, const Transformer<float>& model, const std::string& base_checksum,
+                  const std::vector<ExtraTensor>& extra_tensors) {
   require(model.config().lora.enabled(), "save_adapter: the model has no LoRA adapters");
   SafetensorsWriter w;
   w.set_metadata("format", kAdapterFormat);
@@ -40,6 +41,10 @@ void save_adapter(const std::string& path, const Transformer<float>& model, cons
   for (std::size_t i = 0; i < params.specs().size(); ++i) {
     const ParamSpec& spec = params.specs()[i];
     if (!spec.frozen) w.add(spec.name, DType::F32, spec.shape, params.values() + params.offset(i));
+  }
+  for (const ExtraTensor& e : extra_tensors) {
+    require(e.name.rfind("extra/", 0) == 0, "save_adapter: extra tensor \"" + e.name + "\" must be named extra/...");
+    w.add(e.name, e.dtype, e.shape, e.data);
   }
   w.write(path);
 }
@@ -61,7 +66,8 @@ AdapterInfo read_adapter_info(const SafetensorsFile& adapter) {
   info.config = model_config_from_json(adapter.metadata("config"), where);
   require(info.config.lora.enabled(), where + ": the adapter file's config has no \"lora\"");
   info.base_checksum = adapter.metadata("base_checksum");
-  for (const TensorEntry& e : adapter.tensors()) info.parameters += e.numel();
+  for (const TensorEntry& e : adapter.tensors())
+    if (e.name.rfind("extra/", 0) != 0) info.parameters += e.numel();
   return info;
 }
 
@@ -82,7 +88,8 @@ std::unique_ptr<Transformer<float>> load_adapted_model(const SafetensorsFile& ba
   for (const ParamSpec& spec : params.specs())
     if (!spec.frozen) trained.insert(spec.name);
   for (const TensorEntry& e : adapter.tensors())
-    require(trained.count(e.name) > 0, adapter.where() + ": unexpected tensor \"" + e.name + "\" (not part of its config)");
+    require(trained.count(e.name) > 0 || e.name.rfind("extra/", 0) == 0,
+            adapter.where() + ": unexpected tensor \"" + e.name + "\" (not part of its config)");
   return model;
 }
 
@@ -99,10 +106,15 @@ void merge_adapter(const SafetensorsFile& base, const SafetensorsFile& adapter, 
   std::map<std::string, std::string> metadata;
   for (const auto& [k, v] : base.metadata())
     if (k != "format" && k != "format_version" && k != "config") metadata[k] = v;
+  // The base's extra tensors (vocabularies), but those the adapter file replaces (a new head's class names).
   std::vector<ExtraTensor> extras;
-  for (const TensorEntry& e : base.tensors())
-    if (e.name.rfind("extra/", 0) == 0) extras.push_back({e.name, e.dtype, e.shape, base.data(e)});
+  for (const SafetensorsFile* file : {&adapter, &base})
+    for (const TensorEntry& e : file->tensors()) {
+      const bool replaced = file == &base && adapter.find(e.name) != nullptr;
+      if (e.name.rfind("extra/", 0) == 0 && !replaced) extras.push_back({e.name, e.dtype, e.shape, file->data(e)});
+    }
   base.check_intact();
+  adapter.check_intact();
   save_model(path, merged, metadata, extras);
 }
 

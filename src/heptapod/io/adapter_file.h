@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/transformer.h"
 
@@ -20,8 +21,10 @@ inline constexpr int kAdapterFormatVersion = 1;
 std::string weights_checksum(const SafetensorsFile& file);
 
 // Writes the trained tensors of `model` (whose config has LoRA adapters) to `path`, atomically, with the
-// model's config and its base's checksum (weights_checksum of the base file).
-void save_adapter(const std::string& path, const Transformer<float>& model, const std::string& base_checksum);
+// model's config, its base's checksum (weights_checksum of the base file) and `extra_tensors` (named "extra/...":
+// a new classifier head's class names).
+void save_adapter(const std::string& path, const Transformer<float>& model, const std::string& base_checksum,
+                  const std::vector<ExtraTensor>& extra_tensors = {});
 
 // Whether `file` is an adapter file (its metadata "format").
 bool is_adapter_file(const SafetensorsFile& file);

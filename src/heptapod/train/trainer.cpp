@@ -110,11 +110,18 @@ struct Trainer::Run {
   // The model and the optimiser: resumed from the last checkpoint (with the task's state), else the model to
   // fine-tune's weights, else fresh.
   void start_model();
-  // The trained model as a run's result (best.htp, the final one): a LoRA run's adapter file, else the model
-  // with its vocabularies.
+  // The trained model as a run's result (best.htp, the final one): a LoRA run's adapter file (with a
+  // classifier's class names), else the model with its vocabularies.
   void save_result(const std::string& path) const {
-    if (c.model.lora.enabled()) save_adapter(path, *model, base_checksum);
-    else save_model(path, *model, {}, vocabulary_tensors(task->vocabularies()));
+    const std::vector<ExtraTensor> vocabularies = vocabulary_tensors(task->vocabularies());
+    if (!c.model.lora.enabled()) {
+      save_model(path, *model, {}, vocabularies);
+      return;
+    }
+    std::vector<ExtraTensor> labels;  // a classifier's class names: its head is the adapter file's
+    for (const ExtraTensor& e : vocabularies)
+      if (e.name == "extra/labels") labels.push_back(e);
+    save_adapter(path, *model, base_checksum, labels);
   }
   // last: the run's final update, whose metrics line is written whatever log_every says.
   void log(const UpdateStats& u, long long update_tokens, double lr, double seconds, bool last);
