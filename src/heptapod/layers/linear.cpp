@@ -18,6 +18,20 @@ using kernels::Trans;
 
 namespace {
 
+// The adapter products' scratch, kept per thread and grown as needed, so that training in steady state
+// allocates nothing: h = drop(x) A^T and g = scale dy B (N, rank), a segment's dropped input and its part of
+// dx (N, in).
+template <typename T>
+struct AdapterScratch {
+  std::vector<T> h, g, dropped, dx;
+};
+
+template <typename T>
+AdapterScratch<T>& adapter_scratch() {
+  thread_local AdapterScratch<T> scratch;
+  return scratch;
+}
+
 // An adapter's segments: a stacked adapter's own, else one of all its rows.
 template <typename T>
 std::span<const AdapterSegment> segments_of(const LowRankAdapter<T>& a, AdapterSegment& whole) {
@@ -37,17 +51,18 @@ const T* segment_input(const LowRankAdapter<T>& a, const AdapterSegment& s, cons
   return dropped.data();
 }
 
-// h = drop(x) A^T: (N, rank), the adapter's first product, segment by segment.
+// h = drop(x) A^T: (N, rank), the adapter's first product, segment by segment, into the scratch's h.
 template <typename T>
-std::vector<T> adapter_input(const LowRankAdapter<T>& a, const T* x, int N, int in) {
-  std::vector<T> h(static_cast<std::size_t>(N) * a.rank), dropped;  // (N, rank), (N, in)
+const T* adapter_input(const LowRankAdapter<T>& a, const T* x, int N, int in) {
+  AdapterScratch<T>& scratch = adapter_scratch<T>();
+  scratch.h.resize(static_cast<std::size_t>(N) * a.rank);
   AdapterSegment whole;
   for (const AdapterSegment& s : segments_of(a, whole)) {
-    const T* xs = segment_input(a, s, x, N, in, dropped);
+    const T* xs = segment_input(a, s, x, N, in, scratch.dropped);
     gemm<T>(Trans::No, Trans::Yes, N, s.rank, in, T(1), xs, in, a.a + static_cast<std::size_t>(s.r0) * in, in, T(0),
-            h.data() + s.r0, a.rank);
+            scratch.h.data() + s.r0, a.rank);
   }
-  return h;
+  return scratch.h.data();
 }
 
 // Columns [n0, n0 + n) of x W^T alone (and the adapter's scale (drop(x) A^T) B^T), y: (N, n), from the
@@ -57,9 +72,9 @@ void product_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y)
   gemm<T>(Trans::No, Trans::Yes, N, n, l.in, T(1), x, l.in, l.w + static_cast<std::size_t>(n0) * l.in, l.in, T(0), y, n);
   const LowRankAdapter<T>& a = l.adapter;
   if (!a.a) return;
-  const std::vector<T> h = adapter_input(a, x, N, l.in);  // (N, rank)
-  gemm<T>(Trans::No, Trans::Yes, N, n, a.rank, a.scale, h.data(), a.rank, a.b + static_cast<std::size_t>(n0) * a.rank,
-          a.rank, T(1), y, n);
+  const T* h = adapter_input(a, x, N, l.in);  // (N, rank)
+  gemm<T>(Trans::No, Trans::Yes, N, n, a.rank, a.scale, h, a.rank, a.b + static_cast<std::size_t>(n0) * a.rank, a.rank,
+          T(1), y, n);
 }
 
 // The adapter's gradients: with h = drop(x) A^T and g = scale dy B (N, rank), dB += scale dy^T h and, segment
@@ -68,14 +83,16 @@ template <typename T>
 void adapter_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx) {
   const LowRankAdapter<T>& a = l.adapter;
   const int r = a.rank, in = l.in;
-  const std::vector<T> h = adapter_input(a, x, N, in);  // (N, rank)
-  std::vector<T> g(static_cast<std::size_t>(N) * r);      // (N, rank)
-  gemm<T>(Trans::Yes, Trans::No, l.out, r, N, a.scale, dy, l.out, h.data(), r, T(1), a.db, r);
+  const T* h = adapter_input(a, x, N, in);  // (N, rank)
+  AdapterScratch<T>& scratch = adapter_scratch<T>();
+  std::vector<T>& g = scratch.g;  // (N, rank)
+  std::vector<T>& dxs = scratch.dx;
+  g.resize(static_cast<std::size_t>(N) * r);
+  gemm<T>(Trans::Yes, Trans::No, l.out, r, N, a.scale, dy, l.out, h, r, T(1), a.db, r);
   gemm<T>(Trans::No, Trans::No, N, r, l.out, a.scale, dy, l.out, a.b, r, T(0), g.data(), r);
-  std::vector<T> dropped, dxs;  // (N, in) each
   AdapterSegment whole;
   for (const AdapterSegment& s : segments_of(a, whole)) {
-    const T* xs = segment_input(a, s, x, N, in, dropped);
+    const T* xs = segment_input(a, s, x, N, in, scratch.dropped);
     const T* as = a.a + static_cast<std::size_t>(s.r0) * in;
     gemm<T>(Trans::Yes, Trans::No, s.rank, in, N, T(1), g.data() + s.r0, r, xs, in, T(1),
             a.da + static_cast<std::size_t>(s.r0) * in, in);
