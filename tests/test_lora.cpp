@@ -418,6 +418,15 @@ TEST(LoraTraining, TrainsTheAdaptersAloneOverAFrozenBase) {
             0);
   EXPECT_NE(log.find("another base"), std::string::npos) << log;
 
+  // A checkpoint holds base and adapters: it generates (the adapters folded in at load), but quantize and GGUF
+  // export want the merged model.
+  const std::string step6 = quoted(checkpoint_path(run + "/checkpoints", 6));
+  ASSERT_EQ(run_heptapod("generate --model " + step6 + " --prompt one --max-tokens 4", dir, log), 0) << log;
+  EXPECT_NE(run_heptapod("quantize --model " + step6 + " --to int8 -o " + quoted(dir.file("q.htp")), dir, log), 0);
+  EXPECT_NE(log.find("heptapod merge"), std::string::npos) << log;
+  EXPECT_NE(run_heptapod("convert " + step6 + " --to gguf -o " + quoted(dir.file("g.gguf")), dir, log), 0);
+  EXPECT_NE(log.find("heptapod merge"), std::string::npos) << log;
+
   const std::string bad = dir.file("bad");
   auto refused = [&](const std::string& args, const std::string& words) {
     const std::string command = "train --init " + quoted(lm) + " --text " + quoted(test::data_file("numbers.dev.en")) +

@@ -310,6 +310,8 @@ void save_low_precision_model(const SafetensorsFile& file, const InferencePrecis
           "quantize: the target type must be int8, bfloat16, int4 or q8_0");
   const std::unique_ptr<Transformer<float>> model = load_model(file);  // validates the whole float model
   const ModelConfig& config = model->config();
+  require(!config.lora.enabled(), file.where() + ": LoRA adapters beside the weights (a LoRA run's checkpoint); "
+                                                 "quantize the merged model (heptapod merge BASE --adapter ADAPTER)");
   SafetensorsWriter w;
   for (const auto& [k, v] : file.metadata()) w.set_metadata(k, v);
   w.set_metadata("format_version", std::to_string(kLowPrecisionFormatVersion));
