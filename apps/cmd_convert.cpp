@@ -25,6 +25,7 @@
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/marian_import.h"
 #include "heptapod/io/model_file.h"
+#include "heptapod/io/peft_import.h"
 #include "heptapod/io/torch_import.h"
 
 namespace heptapod::app {
@@ -32,7 +33,7 @@ namespace heptapod::app {
 namespace {
 
 struct ConvertOptions {
-  std::string input, output, from = "nn-transformer", config_path, norm, spm, chat_template;
+  std::string input, output, from = "nn-transformer", config_path, norm, spm, chat_template, base;
   std::string to = "model", gguf_type = "f16";
   bool no_chat_template = false;
   const CLI::Option* from_option = nullptr;
@@ -128,9 +129,20 @@ int export_gguf(const ConvertOptions& o) {
   return 0;
 }
 
+// PEFT's LoRA adapters (--from peft) as a Heptapod adapter file over --base.
+int convert_peft(const ConvertOptions& o) {
+  check_options_apply(o);
+  require(!o.base.empty(), "convert --from peft needs --base (the model file the adapters' base was converted to)");
+  require(o.chat_template.empty() && !o.no_chat_template, "convert --from peft: an adapter file has no chat template");
+  convert_peft_adapter(o.input, SafetensorsFile::read(o.base), o.output);
+  std::printf("wrote %s (LoRA adapters over %s)\n", o.output.c_str(), o.base.c_str());
+  return 0;
+}
+
 int run_convert(const ConvertOptions& o) {
   require(o.to == "gguf" || o.gguf_type_option->count() == 0, "convert: --gguf-type is for --to gguf");
   if (o.to == "gguf") return export_gguf(o);
+  if (o.from == "peft") return convert_peft(o);
   // A model file is rewritten with --from model, or found by itself where no importer's option says otherwise.
   const bool importer_options = std::any_of(o.layout_options.begin(), o.layout_options.end(),
                                             [](const auto& option) { return option.first->count() > 0; });
@@ -233,9 +245,12 @@ Runner add_convert_command(CLI::App& root) {
       cmd->add_option("--from", o->from,
                       "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, gguf (a GGUF file of a "
                       "gpt2, llama, qwen2 or qwen3 model: its weights in their GGUF types, its tokenizer and chat "
-                      "template), or model (a Heptapod model file, rewritten with --chat-template); gguf and model "
-                      "are found by themselves when --from is not given")
-          ->check(CLI::IsMember({"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model"}));
+                      "template), model (a Heptapod model file, rewritten with --chat-template), or peft (a PEFT "
+                      "LoRA adapter directory of a llama-family model: adapter_config.json, "
+                      "adapter_model.safetensors; written as an adapter file over --base); gguf and model are found "
+                      "by themselves when --from is not given")
+          ->check(CLI::IsMember(
+              {"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model", "peft"}));
   cmd->add_option("--chat-template", o->chat_template,
                   "Set or replace the model's chat template: a Jinja file, or a tokenizer_config.json with "
                   "\"chat_template\" (its special tokens come along). gpt2 and llama checkpoints bring their own "
@@ -260,6 +275,9 @@ Runner add_convert_command(CLI::App& root) {
   o->unk_piece =
       cmd->add_option("--unk-piece", o->vocab.unk_piece, "The unknown-token piece of the id files (default <unk>)");
   cmd->add_option("--spm", o->spm, "fairseq: the SentencePiece model (default: the one cfg.json names, in the directory)");
+  cmd->add_option("--base", o->base,
+                  "peft: the model file the adapters' base model was converted to (heptapod convert --from llama)")
+      ->check(CLI::ExistingFile);
   const std::vector<std::string> nn = {"nn-transformer"}, state_dicts = {"nn-transformer", "heptapod"};
   for (const char* name : {"--heads", "--norm", "--layer-norm-eps", "--pad-id", "--bos-id", "--eos-id"})
     o->layout_options.emplace_back(cmd->get_option(name), nn);
@@ -267,6 +285,7 @@ Runner add_convert_command(CLI::App& root) {
     o->layout_options.emplace_back(cmd->get_option(name), state_dicts);
   o->layout_options.emplace_back(cmd->get_option("--config"), std::vector<std::string>{"heptapod"});
   o->layout_options.emplace_back(cmd->get_option("--spm"), std::vector<std::string>{"fairseq"});
+  o->layout_options.emplace_back(cmd->get_option("--base"), std::vector<std::string>{"peft"});
   return [o] { return run_convert(*o); };
 }
 

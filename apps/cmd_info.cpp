@@ -17,6 +17,7 @@
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
 #include "heptapod/data/gguf_import.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod::app {
@@ -45,8 +46,28 @@ void print_rotary(const ModelConfig& c) {
               c.sliding_window > 0 ? " (capped at the checkpoint's sliding window)" : "");
 }
 
+// An adapter file: its adapters' rank, alpha, targets and size, and the base it needs.
+void print_adapter(const SafetensorsFile& file) {
+  const AdapterInfo info = read_adapter_info(file);
+  const LoraConfig& l = info.config.lora;
+  std::string targets;
+  for (const std::string& t : l.targets) targets += (targets.empty() ? "" : ",") + t;
+  std::printf("\nadapter:  %s (LoRA; heptapod generate/translate/score/... --adapter, heptapod merge)\n",
+              file.where().c_str());
+  std::printf("lora:     rank %d, alpha %g (scale %g), targets %s\n", l.rank, l.alpha, l.scale(), targets.c_str());
+  std::printf("size:     %lld parameters in %zu tensors (%.1f KiB)\n", info.parameters, file.tensors().size(),
+              static_cast<double>(info.parameters) * 4 / 1024);
+  std::printf("base:     a %s model, %lld parameters, weights checksum %s\n",
+              architecture_name(info.config.architecture), parameter_count(info.config) - info.parameters,
+              info.base_checksum.c_str());
+}
+
 void print_model(const std::string& path) {
   const SafetensorsFile file = open_model_file(path);
+  if (is_adapter_file(file)) {
+    print_adapter(file);
+    return;
+  }
   const ModelConfig c = read_model_config(file);
   const auto vocabs = read_vocabularies(file, c);
   std::printf("\nmodel:    %s\n", path.c_str());
@@ -114,7 +135,8 @@ Runner add_info_command(CLI::App& root) {
   auto model = std::make_shared<std::string>();
   cmd->add_option("--threads", *threads, "Threads to use (0: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("-m,--model", *model, "Also describe this model file: its kind, the commands that use it, shape, "
-                                        "vocabularies, precision and config");
+                                        "vocabularies, precision and config (an adapter file: its rank, targets, "
+                                        "size and base)");
   return [threads, model] {
     set_num_threads(*threads);
     const CpuInfo cpu = cpu_info();

@@ -75,7 +75,7 @@ Runner add_serve_command(CLI::App& root) {
   cmd->add_option("--host", h.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", h.port, "Port (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
   add_search_options(cmd, o.defaults);
-  add_precision_options(cmd, o.load);
+  add_precision_options(cmd, o.load, false);  // one set of adapters does not fit every model served
   cmd->add_option("--threads", f->threads, "Compute threads (0: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-batch-sentences", o.queue.max_batch_sentences,
                   "Sentences (texts) of one translation (encoder) batch")

@@ -81,6 +81,7 @@ Runner add_bleu_command(CLI::App& root);
 Runner add_vocab_command(CLI::App& root);
 Runner add_train_command(CLI::App& root);
 Runner add_average_command(CLI::App& root);
+Runner add_merge_command(CLI::App& root);
 Runner add_plot_command(CLI::App& root);
 Runner add_translate_command(CLI::App& root);
 Runner add_generate_command(CLI::App& root);

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   add(heptapod::app::add_serve_command);
   add(heptapod::app::add_quantize_command);
   add(heptapod::app::add_average_command);
+  add(heptapod::app::add_merge_command);
   add(heptapod::app::add_plot_command);
   add(heptapod::app::add_convert_command);
   add(heptapod::app::add_bleu_command);

@@ -1,4 +1,6 @@
-// The options that choose how a model computes (translate, score, serve): --compute-type and --float-output.
+// The options that choose how a model computes (translate, score, generate, classify, embed, chat, serve):
+// --compute-type and --float-output; and, for the commands of one model (not serve), --adapter: LoRA adapters
+// over it.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,7 +11,7 @@
 
 namespace heptapod::app {
 
-inline void add_precision_options(CLI::App* cmd, ModelLoadOptions& options) {
+inline void add_precision_options(CLI::App* cmd, ModelLoadOptions& options, bool adapter = true) {
   cmd->add_option_function<std::string>(
          "--compute-type",
          [&options](const std::string& name) { options.compute_type = parse_compute_type(name, "--compute-type"); },
@@ -21,6 +23,11 @@ inline void add_precision_options(CLI::App* cmd, ModelLoadOptions& options) {
       ->option_text("float32|int8|bfloat16|int4|q8_0");
   cmd->add_flag("--float-output", options.float_output,
                 "Keep the output projection, and the embeddings tied to it, in float32");
+  if (!adapter) return;
+  cmd->add_option("--adapter", options.adapter,
+                  "LoRA adapters (heptapod train --lora's adapter.htp) to load over the model, which must be the "
+                  "float32 base they were trained on")
+      ->check(CLI::ExistingFile);
 }
 
 }  // namespace heptapod::app

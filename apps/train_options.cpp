@@ -113,6 +113,26 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_option("--freeze", c.freeze, "With --init: leave parameter groups as they are (embeddings, encoder, "
                                         "decoder; comma-separated)")
       ->delimiter(',');
+  cmd->add_option_function<int>(
+         "--lora",
+         [f](int rank) {
+           if (!f->model.lora) f->model.lora = LoraConfig{};
+           f->model.lora->rank = rank;
+         },
+         "With --init: train LoRA adapters of this rank (PEFT's default: 8) beside the targeted matrices, the base "
+         "frozen; the run writes adapter.htp, a small file for --adapter and heptapod merge")
+      ->check(integer_check<int>());
+  cmd->add_option("--lora-alpha", f->lora_alpha, "With --lora: the adapters' alpha, scaling them by alpha / rank "
+                                                 "(default 8, as PEFT)")
+      ->check(CLI::PositiveNumber & kFinite);
+  cmd->add_option("--lora-dropout", f->lora_dropout,
+                  "With --lora: dropout of each adapter's input in training (PEFT's lora_dropout; default 0)")
+      ->check(kRate);
+  cmd->add_option("--lora-targets", f->lora_targets,
+                  std::string("With --lora: the matrices adapted, comma-separated, of ") + lora_target_names() +
+                      " (self-attention's q, k, v, o; cross-attention's xq, xk, xv, xo; ffn: the feed-forward "
+                      "network's; default q,v as PEFT)")
+      ->delimiter(',');
   cmd->add_option("--preset", f->model.preset, "Model preset: tiny, small, base, big")
       ->check(CLI::IsMember({"tiny", "small", "base", "big"}))
       ->each([f](const std::string&) { f->model.preset_given = true; });
@@ -203,6 +223,11 @@ TrainConfig resolve_train_flags(TrainFlags f) {
   if (!f.norm.empty()) m.norm = norm_from_name(f.norm, "--norm");
   if (!f.tie.empty()) m.tie = tying_from_name(f.tie, "--tie");
   c.documents = document_split_from_name(f.documents, "--documents");
+  require(m.lora || (!f.lora_alpha && !f.lora_dropout && f.lora_targets.empty()),
+          "--lora-alpha, --lora-dropout and --lora-targets need --lora");
+  if (m.lora && f.lora_alpha) m.lora->alpha = *f.lora_alpha;
+  if (m.lora && f.lora_dropout) m.lora->dropout = *f.lora_dropout;
+  if (m.lora && !f.lora_targets.empty()) m.lora->targets = f.lora_targets;
   resolve_model(m, c);
   if (!f.context_given && c.init) c.context = std::min(c.context, c.model.position_limit());
   c.vocab_config.model = vocab_model_from_name(f.vocab_model);

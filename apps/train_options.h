@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "heptapod/train/model_choice.h"
 #include "heptapod/train/trainer.h"
@@ -23,6 +24,9 @@ struct TrainFlags {
   std::string documents = "lines";
   std::string positions;  // --positions: "sinusoidal", "learned", "relative" or "rotary"; empty: the model's own
   std::string norm_type, ffn, biases;  // --norm-type, --ffn, --biases; empty: the preset's or the model's own
+  std::optional<float> lora_alpha;       // --lora-alpha
+  std::optional<float> lora_dropout;     // --lora-dropout
+  std::vector<std::string> lora_targets;  // --lora-targets; empty: PEFT's q,v
   bool separate_vocab = false;
   bool warmup_given = false, lr_given = false;
   bool context_given = false;  // else a model to fine-tune with fewer learned positions sets the context

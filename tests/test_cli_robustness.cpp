@@ -98,12 +98,22 @@ struct Conflict {
   std::string names;
 };
 
+// The llama fixture converted: the base of the PEFT adapters' fixture (tests/fixtures/lora/peft).
+std::string converted_llama(const TempDir& dir) {
+  std::string log;
+  const std::string path = dir.file("llama.htp");
+  EXPECT_EQ(run_heptapod("convert " + quoted(test::fixture("llama")) + " --from llama -o " + quoted(path), dir, log), 0)
+      << log;
+  return path;
+}
+
 // The test's files: valid inputs for every base invocation, and the bad files.
 struct Files {
   TempDir dir;
   std::string model = test::make_model(dir), lm = test::make_language_model(dir.file("lm.htp")),
               chat = test::make_chat_model(dir.file("chat.htp")),
               llama_layout = test::make_llama_layout_model(dir.file("llama_layout.htp")),
+              llama = converted_llama(dir),
               messages = dir.write("messages.json", "[{\"role\": \"user\", \"content\": \"veinte\"}]"),
               unclosed_template = dir.write("unclosed.jinja", "{% for m in messages %}{{ m.content }}\n"),
               encoder = test::make_encoder(dir.file("encoder.htp")),
@@ -115,7 +125,7 @@ struct Files {
                                   "{\"type\":\"train\",\"step\":1,\"loss\":2.5,\"nll\":2.4}\n"
                                   "{\"type\":\"valid\",\"step\":1,\"ce\":2.6,\"bleu\":1.5}\n"),
               checkpoints = dir.file("checkpoints"), keys = dir.write("keys.txt", "0123456789abcdef\n"),
-              out = dir.file("out");
+              out = dir.file("out"), adapter = test::make_adapter(model, dir.file("adapter.htp"));
   std::string missing = dir.file("no/such/file"), empty = dir.write("empty.txt", ""),
               nul = dir.write("nul.bin", std::string(4096, '\0')), random = dir.write("random.bin", random_bytes()),
               invalid_utf8 = dir.write("invalid_utf8.txt", "veinte\nmil \xff\xfe\n"),
@@ -250,7 +260,9 @@ std::vector<Subcommand> table(const Files& f) {
                                               {"--reject-long", K::Flag},
                                               {"--repetition-penalty", K::PositiveNumber},
                                               {"--no-repeat-ngram", K::NonNegative}};
-  const std::map<std::string, Kind> precision = {{"--compute-type", K::Choice}, {"--float-output", K::Flag}};
+  const std::map<std::string, Kind> served_precision = {{"--compute-type", K::Choice}, {"--float-output", K::Flag}};
+  std::map<std::string, Kind> precision = served_precision;
+  precision["--adapter"] = K::ModelFile;
   const Arguments train = {{"--source", f.in},       {"--target", f.ref},    {"--output", f.out}, {"--steps", "1"},
                            {"--batch-tokens", "64"}, {"--max-length", "20"}, {"--threads", "1"}};
   // A language model's or an encoder's training on the text file.
@@ -362,6 +374,17 @@ std::vector<Subcommand> table(const Files& f) {
       {"train --init",
        plus(train, {{"--init", f.model}, {"--freeze", "embeddings"}}),
        {{"--init", K::ModelFile}, {"--freeze", K::Text}},
+       f.out},
+      {"train --init --lora",
+       plus(train, {{"--init", f.model},
+                    {"--lora", "2"},
+                    {"--lora-alpha", "4"},
+                    {"--lora-dropout", "0.1"},
+                    {"--lora-targets", "q,v,xq,ffn"}}),
+       {{"--lora", K::Positive},
+        {"--lora-alpha", K::PositiveNumber},
+        {"--lora-dropout", K::UnitInterval},
+        {"--lora-targets", K::Text}},
        f.out},
       {"train --arch decoder-only",
        text_train("decoder-only"),
@@ -531,12 +554,16 @@ std::vector<Subcommand> table(const Files& f) {
               {"--max-connections", K::Bounded},
               {"--max-connections-per-address", K::Bounded}},
              search,
-             precision}),
+             served_precision}),
        "",
        true},
       {"quantize",
        {{"--model", f.model}, {"--to", "int8"}, {"--output", f.out}},
        {{"--model", K::ModelFile}, {"--to", K::Choice}, {"--output", K::Output}, {"--float-output", K::Flag}},
+       f.out},
+      {"merge",
+       {{"model", f.model}, {"--adapter", f.adapter}, {"--output", f.out}},
+       {{"model", K::ModelFile}, {"--adapter", K::ModelFile}, {"--output", K::Output}},
        f.out},
       {"average",
        {{"inputs", f.model}, {"--output", f.out}},
@@ -593,6 +620,10 @@ std::vector<Subcommand> table(const Files& f) {
         {"--spm", fixtures + "/fairseq/sentencepiece.bpe.model"},
         {"--output", f.out}},
        {{"--spm", K::VocabFile}},
+       f.out},
+      {"convert --from peft",
+       {{"input", fixtures + "/lora/peft"}, {"--from", "peft"}, {"--base", f.llama}, {"--output", f.out}},
+       {{"input", K::ModelDir}, {"--base", K::ModelFile}},
        f.out},
       {"convert --to gguf",
        {{"input", f.llama_layout}, {"--to", "gguf"}, {"--gguf-type", "q8_0"}, {"--output", f.out}},
@@ -711,6 +742,14 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"train --init", {{"--d-model", "64"}}, "--d-model"},
       {"train --init", {{"--freeze", "embeddings,encoder,decoder"}}, "--freeze"},
       {"train --init", {{"--freeze", "bogus"}}, "--freeze"},
+      {"train --init --lora", {{"--freeze", "embeddings"}}, "--freeze"},
+      {"train --init --lora", {{"--lora-targets", "q,bogus"}}, "bogus"},
+      {"train --init --lora", {{"--lora-targets", "q,q"}}, "--lora"},
+      {"train --init --lora", {{"--lora", "33"}}, "--lora"},
+      {"train", {{"--lora", "2"}}, "--lora"},
+      {"train", {{"--lora-targets", "q"}}, "--lora-targets"},
+      {"merge", {{"model", f.lm}}, "another base"},
+      {"generate", {{"--adapter", f.adapter}}, "another base"},
       {"serve", {{"--host", "192.0.2.1"}}, "--host"},
       {"serve", {{"--model", "english=" + f.model}}, "--model"},
       {"serve", {{"--beam", "32"}}, "--beam"},
@@ -727,6 +766,9 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"convert --from heptapod", {{"--unk-piece", "<nothing>"}}, f.ids},
       {"convert --from heptapod", {{"--source-ids", std::nullopt}, {"--target-ids", std::nullopt}}, "--unk-piece"},
       {"convert --from marian", {{"--source-spm", f.vocab}, {"--target-spm", f.vocab}}, "--source-spm"},
+      {"convert --from peft", {{"--base", std::nullopt}}, "--base"},
+      {"convert --from peft", {{"--base", f.lm}}, "LLaMA-family"},
+      {"convert", {{"--base", f.model}}, "--base"},
       {"convert (a model file's chat template)", {{"--no-chat-template", std::nullopt}}, "--no-chat-template"},
       {"convert (a model file's chat template)", {{"--chat-template", std::nullopt}}, "--chat-template"},
       {"convert (a model file's chat template)", {{"input", f.encoder}}, "decoder-only"},

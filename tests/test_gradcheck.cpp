@@ -815,6 +815,7 @@ void check_model(const ModelConfig& config, bool dropout) {
   std::vector<Checked> t;
   for (std::size_t i = 0; i < params.specs().size(); ++i) {
     const ParamSpec& spec = params.specs()[i];
+    if (spec.frozen) continue;  // a LoRA model's base: no gradient
     const std::size_t off = params.offset(i), n = static_cast<std::size_t>(spec.numel());
     t.push_back({spec.name, params.values() + off, n, Vec(grads.begin() + off, grads.begin() + off + n)});
   }
@@ -830,11 +831,35 @@ void check_model(const ModelConfig& config, bool dropout) {
     model.forward_backward(batch, halved, arena);
   }
   double worst = 0, scale = 0;
-  for (std::size_t i = 0; i < params.size(); ++i) {
+  for (std::size_t i = params.trained_offset(); i < params.size(); ++i) {
     worst = std::max(worst, std::abs(params.grads()[i] - grads[i]));
     scale = std::max(scale, std::abs(grads[i]));
   }
   EXPECT_LT(worst, 1e-12 * scale) << "two micro-batches with grad_normalizer = 2 * tokens";
+}
+
+// LoRA adapters (model/lora_config.h) over a frozen base: every adapter's gradient, on each kind of model and
+// every target (a classifier's new head trains beside them).
+ModelConfig with_adapters(ModelConfig c, std::vector<std::string> targets) {
+  c.lora.rank = 2;
+  c.lora.alpha = 3;
+  c.lora.targets = std::move(targets);
+  return c;
+}
+
+TEST(GradCheck, ModelLoraEncoderDecoderEveryTarget) {
+  check_model(with_adapters(tiny_config(), {"q", "k", "v", "o", "xq", "xk", "xv", "xo", "ffn"}), false);
+}
+
+TEST(GradCheck, ModelLoraDecoderOnlyGatedWithDropout) {
+  ModelConfig c = one_stack_config(tiny_config(), Architecture::DecoderOnly, 11);
+  c.norm = NormPosition::Pre;
+  c.gated_ffn = true;
+  c.activation = Activation::Silu;
+  c.dropout = c.attention_dropout = c.activation_dropout = 0.2f;
+  c = with_adapters(c, {"q", "v", "ffn"});
+  c.lora.dropout = 0.3f;
+  check_model(c, true);
 }
 
 TEST(GradCheck, ModelPostNormTiedAll) {
@@ -962,6 +987,14 @@ ModelConfig tiny_classifier(Pooling pooling, bool multi_label) {
   c.pooling = pooling;
   c.multi_label = multi_label;
   return c;
+}
+
+TEST(GradCheck, ModelLoraClassifierWithNewHead) {
+  check_model(with_adapters(tiny_classifier(Pooling::Cls, false), {"q", "k", "o"}), false);
+}
+
+TEST(GradCheck, ModelLoraMaskedLm) {
+  check_model(with_adapters(tiny_encoder(NormPosition::Pre, true, false, Activation::Relu), {"v", "ffn"}), false);
 }
 
 TEST(GradCheck, ModelClassifierMeanPooling) { check_model(tiny_classifier(Pooling::Mean, false), false); }

@@ -22,8 +22,6 @@
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
-#include "heptapod/train/adam.h"
-#include "heptapod/train/lr_schedule.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -47,18 +45,6 @@ Converted convert(const std::string& family, TempDir& dir) {
             0)
       << log;
   return {output, SafetensorsFile::read(test::fixture(family) + "/reference.safetensors"), load_model(output)};
-}
-
-// A batch of rows of ids, each its own sequence, as teacher forcing reads them: inputs, targets (-1: none).
-Batch rows_batch(const std::vector<int>& in, const std::vector<int>& out, const std::vector<int>& lengths) {
-  Batch b;
-  b.B = static_cast<int>(lengths.size());
-  b.T = static_cast<int>(in.size()) / b.B;
-  b.tgt_in = in;
-  b.tgt_out = out;
-  b.tgt_len = lengths;
-  b.src_len.assign(static_cast<std::size_t>(b.B), 0);
-  return b;
 }
 
 // The reference's gradients in the model's layout: its grad/<name> tensors written as a checkpoint of the
@@ -92,7 +78,7 @@ void check_family(const std::string& family) {
 
   // Teacher-forced logits of every real position.
   const std::vector<int> ids = ref.ints("batch/input_ids"), lengths = ref.ints("batch/lengths");
-  const Batch batch = rows_batch(ids, ids, lengths);
+  const Batch batch = test::rows_batch(ids, ids, lengths);
   Arena arena;
   const float* logits = model.logits(batch, arena);
   std::vector<float> got(logits, logits + static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size);
@@ -155,7 +141,7 @@ void check_family(const std::string& family) {
   // Training: the loss and every gradient, then ten Adam updates.
   std::vector<int> targets = ref.ints("batch/train_target");  // -1 past each row's length: padding
   std::replace(targets.begin(), targets.end(), -1, c.pad_id);
-  const Batch train = rows_batch(ref.ints("batch/train_input"), targets, ref.ints("batch/train_lengths"));
+  const Batch train = test::rows_batch(ref.ints("batch/train_input"), targets, ref.ints("batch/train_lengths"));
   StepOptions opt;
   opt.label_smoothing = std::stof(ref.metadata("label_smoothing"));
   arena.reset();
@@ -172,22 +158,7 @@ void check_family(const std::string& family) {
     EXPECT_LT(test::max_rel_error(p.grads() + off, expect_grads.data() + off, n, 1e-3 * scale), 1e-4)
         << family << " gradient of " << p.specs()[i].name;
   }
-  const std::vector<double> expect_losses = ref.floats<double>("expect/adam_losses");
-  ASSERT_EQ(expect_losses.size(), 11u);
-  Adam<float> adam(p.size(), AdamConfig{std::stod(ref.metadata("adam_beta1")), std::stod(ref.metadata("adam_beta2")),
-                                        std::stod(ref.metadata("adam_eps"))});
-  LrSchedule schedule;
-  schedule.scale = std::stod(ref.metadata("lr_scale"));
-  schedule.warmup_steps = std::stoi(ref.metadata("warmup_steps"));
-  schedule.d_model = std::stoi(ref.metadata("d_model"));
-  for (int step = 1; step <= 11; ++step) {
-    arena.reset();
-    p.zero_grads();
-    const LossTotals t = model.forward_backward(train, opt, arena);
-    EXPECT_NEAR(t.loss / t.tokens, expect_losses[step - 1], 1e-4 * expect_losses[step - 1])
-        << family << " loss before Adam update " << step;
-    if (step <= 10) adam.step(p.values(), p.grads(), schedule.at(step));
-  }
+  test::expect_adam_losses(model, train, opt, ref, family);
 }
 
 // llama: sharded float32, untied output layer, llama3 rope scaling past its original context.

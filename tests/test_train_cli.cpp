@@ -16,6 +16,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/train/run_lock.h"
 #include "test_process.h"
+#include "vocab_model.h"
 
 namespace heptapod {
 namespace {
@@ -47,9 +48,11 @@ std::map<long, double> train_losses(const std::string& metrics_path) {
 }
 
 // Runs args(a) to its end; runs args(b), killed with SIGKILL at a random moment after its checkpoint at step
-// 20, then again after the one at 40, then to its end: the loss curves and model files must be the same bits.
-// args(out): a 60-update run logging every 5 updates and checkpointing every 20.
-void expect_kill_and_resume_exact(const TempDir& dir, const std::function<std::string(const std::string&)>& args) {
+// 20, then again after the one at 40, then to its end: the loss curves and the runs' results (`result`: the
+// model file, or a LoRA run's adapter file) must be the same bits. args(out): a 60-update run logging every 5
+// updates and checkpointing every 20.
+void expect_kill_and_resume_exact(const TempDir& dir, const std::function<std::string(const std::string&)>& args,
+                                  const std::string& result = "model.htp") {
   std::string log;
   const std::string a = dir.file("a"), b = dir.file("b");
   ASSERT_EQ(run_heptapod(args(a), dir, log), 0) << log;
@@ -78,12 +81,27 @@ void expect_kill_and_resume_exact(const TempDir& dir, const std::function<std::s
   const auto resumed = train_losses(b + "/metrics.jsonl");
   ASSERT_EQ(expected.size(), 12u);
   EXPECT_EQ(resumed, expected);  // bit-identical loss curve
-  EXPECT_EQ(test::slurp(a + "/model.htp"), test::slurp(b + "/model.htp"));
+  EXPECT_EQ(test::slurp(a + "/" + result), test::slurp(b + "/" + result));
 }
 
 TEST(TrainCli, ResumeAfterKillReproducesTheUninterruptedRun) {
   TempDir dir;
   expect_kill_and_resume_exact(dir, [](const std::string& out) { return train_args(out, 60); });
+}
+
+// LoRA adapters over a frozen base resume as any run does: the adapters and their optimiser state are in the
+// checkpoints, and the adapter files of both runs are the same bits.
+TEST(TrainCli, LoraResumesAfterKillExactly) {
+  TempDir dir;
+  const std::string base = test::make_language_model(dir.file("lm.htp"), 32);
+  expect_kill_and_resume_exact(
+      dir,
+      [&](const std::string& out) {
+        return "train --init " + quoted(base) + " --text " + quoted(data("numbers.train.en")) + " -o " + quoted(out) +
+               " --lora 4 --lora-targets q,k,v,o,ffn --context 16 --batch-tokens 64 --accumulate 2 --lr 1e-2"
+               " --threads 2 --log-every 5 --valid-every 20 --steps 60";
+      },
+      "adapter.htp");
 }
 
 // Transformer-XL over parallel streams: the segment memories are in the checkpoints, so a resume continues each

@@ -191,8 +191,14 @@ class TwoThreadReducer : public GradientReducer {
 // The parameters after three updates of `processes` x `per_process` micro-batches (process r computes
 // micro-batches r, r + processes, ... of each update, as heptapod train splits them), every process's
 // gradients summed by a TwoThreadReducer (1 or 2 processes); fails the test if the processes' models differ.
-std::vector<float> train_processes(int processes, int per_process, bool overlap) {
-  const ModelConfig c = small_config();
+// lora: LoRA adapters (with their dropout) train over the frozen model, the optimiser's state theirs alone.
+std::vector<float> train_processes(int processes, int per_process, bool overlap, bool lora = false) {
+  ModelConfig c = small_config();
+  if (lora) {
+    c.lora.rank = 2;
+    c.lora.targets = {"q", "v", "xq", "xv", "ffn"};
+    c.lora.dropout = 0.1f;
+  }
   constexpr int kUpdates = 3;
   const int per_update = processes * per_process;
   std::vector<Batch> batches;
@@ -205,7 +211,7 @@ std::vector<float> train_processes(int processes, int per_process, bool overlap)
     threads.emplace_back([&, r] {
       Transformer<float> model(c);
       initialize_parameters(model.parameters(), c, 11);
-      Adam<float> adam(model.parameters().size(), AdamConfig{});
+      Adam<float> adam(model.parameters().trained_size(), AdamConfig{});
       const ModelLoss loss;
       UpdateStep step(model, adam, loss, settings, processes > 1 ? &reducer : nullptr);
       for (int u = 0; u < kUpdates; ++u) {
@@ -236,6 +242,25 @@ TEST(TrainingStep, TwoProcessesEqualOneAccumulatingTwoMicroBatches) {
   const std::vector<float> one = train_processes(1, 2, true);
   EXPECT_TRUE(train_processes(2, 1, true) == one) << "summed during backward";
   EXPECT_TRUE(train_processes(2, 1, false) == one) << "summed after backward";
+}
+
+// The same with LoRA adapters over a frozen model: the sums cover the adapters' gradients alone, and the frozen
+// parameters stay as they were.
+TEST(TrainingStep, LoraTwoProcessesEqualOneAccumulatingTwoMicroBatches) {
+  const std::vector<float> one = train_processes(1, 2, true, true);
+  EXPECT_TRUE(train_processes(2, 1, true, true) == one) << "summed during backward";
+  EXPECT_TRUE(train_processes(2, 1, false, true) == one) << "summed after backward";
+  EXPECT_TRUE(train_processes(2, 2, true, true) == train_processes(2, 2, false, true));
+  ModelConfig c = small_config();
+  c.lora.rank = 2;
+  c.lora.targets = {"q", "v", "xq", "xv", "ffn"};
+  Transformer<float> start(c);
+  initialize_parameters(start.parameters(), c, 11);
+  const ParameterStore<float>& p = start.parameters();
+  ASSERT_EQ(one.size(), p.size());
+  EXPECT_TRUE(std::equal(p.values(), p.values() + p.trained_offset(), one.begin())) << "the frozen part moved";
+  EXPECT_FALSE(std::equal(p.values() + p.trained_offset(), p.values() + p.size(), one.begin() + p.trained_offset()))
+      << "the adapters did not train";
 }
 
 // With several micro-batches per process, summing during the last one's backward pass adds the same floats

@@ -14,6 +14,8 @@
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/batch.h"
 #include "heptapod/model/transformer.h"
+#include "heptapod/train/adam.h"
+#include "heptapod/train/lr_schedule.h"
 
 namespace heptapod::test {
 
@@ -108,6 +110,43 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& want, double 
   for (std::size_t i = 0; i < got.size(); ++i)
     ASSERT_FALSE(std::isnan(got[i]) && !std::isnan(want[i])) << what << ": NaN at " << i;
   EXPECT_LE(max_rel_error(got.data(), want.data(), got.size(), floor), tolerance) << what;
+}
+
+// A batch of rows of ids, each its own sequence, as teacher forcing reads them: inputs, targets (-1: none).
+inline Batch rows_batch(const std::vector<int>& in, const std::vector<int>& out, const std::vector<int>& lengths) {
+  Batch b;
+  b.B = static_cast<int>(lengths.size());
+  b.T = static_cast<int>(in.size()) / b.B;
+  b.tgt_in = in;
+  b.tgt_out = out;
+  b.tgt_len = lengths;
+  b.src_len.assign(static_cast<std::size_t>(b.B), 0);
+  return b;
+}
+
+// Ten Adam updates of the model's trained parameters (all of them, or a LoRA model's adapters) on one batch,
+// with the betas, eps and Noam schedule (lr_scale, warmup_steps, d_model) a reference fixture's metadata
+// names: the loss before each update and after the last follows its expect/adam_losses within 1e-4.
+inline void expect_adam_losses(Transformer<float>& model, const Batch& batch, const StepOptions& opt,
+                               const SafetensorsFile& ref, const std::string& what) {
+  const std::vector<double> expect_losses = ref.floats<double>("expect/adam_losses");
+  ASSERT_EQ(expect_losses.size(), 11u);
+  ParameterStore<float>& p = model.parameters();
+  Adam<float> adam(p.trained_size(), AdamConfig{std::stod(ref.metadata("adam_beta1")),
+                                                std::stod(ref.metadata("adam_beta2")), std::stod(ref.metadata("adam_eps"))});
+  LrSchedule schedule;
+  schedule.scale = std::stod(ref.metadata("lr_scale"));
+  schedule.warmup_steps = std::stoi(ref.metadata("warmup_steps"));
+  schedule.d_model = std::stoi(ref.metadata("d_model"));
+  Arena arena;
+  for (int step = 1; step <= 11; ++step) {
+    arena.reset();
+    p.zero_grads();
+    const LossTotals t = model.forward_backward(batch, opt, arena);
+    EXPECT_NEAR(t.loss / t.tokens, expect_losses[step - 1], 1e-4 * expect_losses[step - 1])
+        << what << " loss before Adam update " << step;
+    if (step <= 10) adam.step(p.values() + p.trained_offset(), p.grads() + p.trained_offset(), schedule.at(step));
+  }
 }
 
 // A decoder-only model's next-token logits of one sequence (1, T, V).

@@ -8,6 +8,8 @@
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
 #include "heptapod/data/text_file.h"
+#include "heptapod/core/random.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
 #include "test_process.h"
@@ -81,6 +83,26 @@ inline std::string make_llama_layout_model(const std::string& path, bool byte_fa
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 11);
   save_model(path, model, {}, vocabulary_tensors(vocabs));
+  return path;
+}
+
+// LoRA adapters of rank `rank` on `targets` over the float model file `base`, as heptapod train --lora writes
+// them, but with every adapter value random (B too, so that they change the model), written to `path`;
+// returns `path`.
+inline std::string make_adapter(const std::string& base, const std::string& path,
+                                std::vector<std::string> targets = {"q", "v"}, int rank = 2) {
+  const SafetensorsFile file = SafetensorsFile::read(base);
+  const std::string checksum = weights_checksum(file);
+  ModelConfig c = read_model_config(file);
+  c.lora.rank = rank;
+  c.lora.targets = std::move(targets);
+  Transformer<float> adapted(c);
+  ParameterStore<float>& p = adapted.parameters();
+  load_selected_parameters<float>(file, p, [](const ParamSpec& spec) { return spec.frozen; });
+  Rng rng(12);
+  for (std::size_t i = p.trained_offset(); i < p.size(); ++i)
+    p.values()[i] = static_cast<float>(0.2 * (2 * rng.uniform() - 1));
+  save_adapter(path, adapted, checksum);
   return path;
 }
 

@@ -306,6 +306,8 @@ GgufWeightType parse_gguf_weight_type(const std::string& name, const std::string
 
 GgufExport write_gguf(const SafetensorsFile& file, GgufWeightType weights, const std::string& path) {
   const ModelConfig config = read_model_config(file);
+  require(!config.lora.enabled(), file.where() + ": LoRA adapters beside the weights (a LoRA run's checkpoint); "
+                                                 "export the merged model (heptapod merge BASE --adapter ADAPTER)");
   const Arch arch = gguf_architecture(config, file.where());
   require(stored_compute_type(file) == ComputeType::Float32,
           file.where() + ": a quantized model file; GGUF export reads float32 weights (export the float model, with "

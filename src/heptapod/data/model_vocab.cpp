@@ -58,6 +58,21 @@ bool vocabulary_fits(const Vocabulary& vocab, int rows) {
   return padded_table ? vocab.size() <= rows : vocab.size() == rows;
 }
 
+LabelNames read_label_names(const SafetensorsFile& file, const ModelConfig& config) {
+  const TensorEntry* labels = file.find("extra/labels");
+  require((labels != nullptr) == (config.labels > 0),
+          file.where() + (config.labels > 0 ? ": a classifier's file needs extra/labels, its class names"
+                                            : ": extra/labels in a model without a classifier"));
+  if (!labels) return {};
+  require(labels->dtype == DType::U8, file.where() + ": tensor extra/labels must be U8");
+  std::string text(reinterpret_cast<const char*>(file.data(*labels)), labels->end - labels->begin);
+  file.check_intact();
+  LabelNames names = LabelNames::from_json(text, file.where());
+  require(names.size() == config.labels, file.where() + ": extra/labels names " + std::to_string(names.size()) +
+                                             " classes, the config " + std::to_string(config.labels));
+  return names;
+}
+
 std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, const ModelConfig& config) {
   const TensorEntry* s = file.find("extra/vocab/source");
   const TensorEntry* t = file.find("extra/vocab/target");
@@ -85,17 +100,7 @@ std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, 
   ModelVocabularies v;
   if (s) v.source = load(s, "source");
   if (t) v.target = load(t, "target");
-  const TensorEntry* labels = file.find("extra/labels");
-  require((labels != nullptr) == (config.labels > 0),
-          file.where() + (config.labels > 0 ? ": a classifier's file needs extra/labels, its class names"
-                                            : ": extra/labels in a model without a classifier"));
-  if (labels) {
-    require(labels->dtype == DType::U8, file.where() + ": tensor extra/labels must be U8");
-    v.labels = LabelNames::from_json(blob(labels), file.where());
-    require(v.labels.size() == config.labels, file.where() + ": extra/labels names " +
-                                                  std::to_string(v.labels.size()) + " classes, the config " +
-                                                  std::to_string(config.labels));
-  }
+  v.labels = read_label_names(file, config);
   require((!s || vocabulary_fits(v.source, config.src_vocab_size)) &&
               (!t || vocabulary_fits(v.target, config.tgt_vocab_size)),
           file.where() + ": the stored vocabularies (" + std::to_string(v.source.size()) + ", " +

@@ -48,6 +48,10 @@ bool vocabulary_fits(const Vocabulary& vocab, int rows);
 // that their sizes fit the model config (vocabulary_fits).
 std::optional<ModelVocabularies> read_vocabularies(const SafetensorsFile& file, const ModelConfig& config);
 
+// A classifier's class names as `file` stores them (extra/labels), none for a config without a classifier; an
+// Error names the file when they are missing, damaged or not config.labels of them.
+LabelNames read_label_names(const SafetensorsFile& file, const ModelConfig& config);
+
 // The vocabularies of the model to fine-tune, its file and config (with their own ids, if it was converted);
 // an Error naming the file when it holds none.
 ModelVocabularies fine_tuning_vocabularies(const SafetensorsFile& file, const ModelConfig& config);

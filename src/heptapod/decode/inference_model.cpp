@@ -1,8 +1,11 @@
 // Loading models for the front ends.
 #include "heptapod/decode/inference_model.h"
 
+#include <optional>
+
 #include "heptapod/core/error.h"
 #include "heptapod/data/gguf_import.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod {
@@ -21,11 +24,22 @@ InferenceModel load_for_inference(const std::string& path, const ModelLoadOption
   require(config.architecture == kind,
           path + ": " + a(config.architecture) + " model; " + purpose + " needs " + a(kind) + " model");
   InferenceModel loaded;
-  loaded.model = load_inference_model(file, precision);
-  auto vocabs = read_vocabularies(file, loaded.model->config());
+  std::optional<SafetensorsFile> adapter;
+  if (options.adapter.empty()) {
+    loaded.model = load_inference_model(file, precision);
+  } else {
+    adapter = SafetensorsFile::read(options.adapter);
+    loaded.model = load_adapted_model(file, *adapter);
+    loaded.model->pack_for_inference(precision);
+  }
+  // The base file's vocabularies; a classifier's class names are its adapter file's when that holds them (a
+  // head trained beside the adapters).
+  const bool adapter_labels = adapter && adapter->find("extra/labels") != nullptr;
+  auto vocabs = read_vocabularies(file, adapter_labels ? config : loaded.model->config());
   require(vocabs.has_value(), path + ": the model file holds no vocabularies (models written by heptapod train do; "
                                      "a converted model needs them added)");
   loaded.vocabs = std::move(*vocabs);
+  if (adapter_labels) loaded.vocabs.labels = read_label_names(*adapter, loaded.model->config());
   loaded.generation = read_generation_defaults(file);
   loaded.chat_template = read_chat_template(file);
   return loaded;

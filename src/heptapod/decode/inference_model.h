@@ -20,6 +20,8 @@ struct ModelLoadOptions {
   std::optional<ComputeType> compute_type;
   // Keep the output projection, and the embeddings tied to it, in float32 (also when the file keeps it so).
   bool float_output = false;
+  // A LoRA adapter file (io/adapter_file.h) to load over the model, which must be its base; empty: none.
+  std::string adapter;
 };
 
 struct InferenceModel {

@@ -29,6 +29,12 @@ constexpr ModuleMapping kQkNorms[] = {
     {"self_attn.k_norm", Module::SelfAttnKeyNorm},
 };
 
+}  // namespace
+
+std::span<const ModuleMapping> llama_layer_modules() { return kLlamaLayer; }
+
+namespace {
+
 // What differs between the families' config classes (their defaults where a key is absent).
 struct Family {
   const char* type;

@@ -10,10 +10,12 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "heptapod/io/generation_defaults.h"
+#include "heptapod/io/state_dict_copy.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {
@@ -28,6 +30,9 @@ struct LlamaConfig {
 // `generation_where` generation_config.json, in errors.
 LlamaConfig llama_config(const std::string& config_json, const std::string& where,
                          const std::string& generation_json = "", const std::string& generation_where = "");
+
+// The modules of a layer ("layers.<i>." + theirs): the same in every family (Qwen 3's q/k norms aside).
+std::span<const ModuleMapping> llama_layer_modules();
 
 // Reads the directory's config.json and generation_config.json.
 LlamaConfig read_llama_config(const std::string& directory);

@@ -310,6 +310,8 @@ void save_low_precision_model(const SafetensorsFile& file, const InferencePrecis
           "quantize: the target type must be int8, bfloat16, int4 or q8_0");
   const std::unique_ptr<Transformer<float>> model = load_model(file);  // validates the whole float model
   const ModelConfig& config = model->config();
+  require(!config.lora.enabled(), file.where() + ": LoRA adapters beside the weights (a LoRA run's checkpoint); "
+                                                 "quantize the merged model (heptapod merge BASE --adapter ADAPTER)");
   SafetensorsWriter w;
   for (const auto& [k, v] : file.metadata()) w.set_metadata(k, v);
   w.set_metadata("format_version", std::to_string(kLowPrecisionFormatVersion));
@@ -358,13 +360,12 @@ void rewrite_model_metadata(const SafetensorsFile& file, const std::map<std::str
 }
 
 template <typename T>
-void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params) {
+void load_selected_parameters(const SafetensorsFile& file, ParameterStore<T>& params,
+                              const std::function<bool(const ParamSpec&)>& which) {
   for (std::size_t i = 0; i < params.specs().size(); ++i) {
     const ParamSpec& spec = params.specs()[i];
+    if (!which(spec)) continue;
     const TensorEntry* e = file.find(spec.name);
-    // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
-    const bool pooler = spec.module == Module::Pooler && e && e->shape == spec.shape;
-    if (spec.part == ParamPart::Output && !pooler) continue;
     require(e != nullptr, file.where() + ": missing tensor \"" + spec.name + "\"");
     require(e->dtype == DType::F32 && e->shape == spec.shape,
             file.where() + ": tensor \"" + spec.name + "\" is not F32 of shape " + shape_text(spec.shape));
@@ -372,6 +373,20 @@ void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params
   }
 }
 
+template <typename T>
+void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params) {
+  load_selected_parameters<T>(file, params, [&](const ParamSpec& spec) {
+    // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
+    const TensorEntry* e = file.find(spec.name);
+    const bool pooler = spec.module == Module::Pooler && e && e->shape == spec.shape;
+    return spec.role != ParamRole::Adapter && (spec.part != ParamPart::Output || pooler);
+  });
+}
+
+template void load_selected_parameters<float>(const SafetensorsFile&, ParameterStore<float>&,
+                                              const std::function<bool(const ParamSpec&)>&);
+template void load_selected_parameters<double>(const SafetensorsFile&, ParameterStore<double>&,
+                                               const std::function<bool(const ParamSpec&)>&);
 template void load_body_parameters<float>(const SafetensorsFile&, ParameterStore<float>&);
 template void load_body_parameters<double>(const SafetensorsFile&, ParameterStore<double>&);
 template void load_parameters<float>(const SafetensorsFile&, ParameterStore<float>&, const std::string&);

@@ -2,6 +2,7 @@
 // safetensors layout described in docs/model-format.md.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -78,10 +79,15 @@ ModelConfig read_model_config(const SafetensorsFile& file);
 template <typename T>
 void load_parameters(const SafetensorsFile& file, ParameterStore<T>& params, const std::string& prefix = "");
 
-// Copies the parameters that are not part of an output layer or head (ParamPart::Output) from a model file
-// whose other parameters may differ: an encoder fine-tuned with another head than the one it was trained
-// with; and the [CLS] pooler when both have one. Each copied tensor must be there, F32, with the right shape
-// and finite values.
+// Copies the parameters that `which` selects from a model file whose other tensors may differ: each copied
+// tensor must be there, F32, with the right shape and finite values.
+template <typename T>
+void load_selected_parameters(const SafetensorsFile& file, ParameterStore<T>& params,
+                              const std::function<bool(const ParamSpec&)>& which);
+
+// Copies the parameters that are not part of an output layer or head (ParamPart::Output), nor LoRA adapters,
+// from a model file whose other parameters may differ: an encoder fine-tuned with another head than the one
+// it was trained with; and the [CLS] pooler when both have one (load_selected_parameters' checks).
 template <typename T>
 void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params);
 

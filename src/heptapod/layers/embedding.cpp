@@ -36,7 +36,7 @@ T* embedding_forward(const Embedding<T>& emb, const int* tokens, long N, const i
 template <typename T>
 void embedding_backward(const Embedding<T>& emb, T* dx, const int* tokens, long N, const DropoutSite& drop) {
   kernels::dropout(dx, N * emb.C, drop.rate, drop.seed, drop.stream);
-  kernels::embedding_backward(dx, tokens, N, emb.C, emb.scale, emb.dtable);
+  if (emb.dtable) kernels::embedding_backward(dx, tokens, N, emb.C, emb.scale, emb.dtable);
 }
 
 template void embed<float>(const Embedding<float>&, const int*, long, const int*, const float*, float*);

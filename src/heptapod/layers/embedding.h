@@ -11,7 +11,7 @@ namespace heptapod {
 template <typename T>
 struct Embedding {
   const T* table = nullptr;  // (V, C), possibly shared with other roles
-  T* dtable = nullptr;       // (V, C) gradient, accumulated
+  T* dtable = nullptr;       // (V, C) gradient, accumulated; null for a frozen table (none computed)
   int C = 0;
   T scale = 0;  // sqrt(C) or 1
   // A model packed for inference reads a table tied to the output projection through the packed projection
@@ -29,7 +29,7 @@ template <typename T>
 T* embedding_forward(const Embedding<T>& emb, const int* tokens, long N, const int* positions, const T* pe,
                      const DropoutSite& drop, Arena& arena);
 
-// dx: (N, C), modified in place (dropout backward); dtable accumulated.
+// dx: (N, C), modified in place (dropout backward); dtable accumulated (when there is one).
 template <typename T>
 void embedding_backward(const Embedding<T>& emb, T* dx, const int* tokens, long N, const DropoutSite& drop);
 

@@ -15,12 +15,17 @@
 namespace heptapod {
 
 // A module's tensors (module: its name, parameter_names.h) as a linear layer (out, in) or a norm (C); a bias
-// or shift the layout does not have is null.
+// or shift the layout does not have is null, and so is a frozen matrix's gradient. A LoRA adapter the layout
+// has beside the matrix is bound too, scaled by the config's alpha / rank.
 template <typename T>
-Linear<T> bind_linear(ParameterStore<T>& p, const std::string& module, int out, int in) {
+Linear<T> bind_linear(ParameterStore<T>& p, const std::string& module, int out, int in, const LoraConfig& lora = {}) {
   const std::string w = tensor_name(module, Leaf::Weight), b = tensor_name(module, Leaf::Bias);
   const bool bias = p.contains(b);
-  return Linear<T>{p.value(w), bias ? p.value(b) : nullptr, p.grad(w), bias ? p.grad(b) : nullptr, in, out};
+  Linear<T> l{p.value(w), bias ? p.value(b) : nullptr, p.grad_if_trained(w), bias ? p.grad(b) : nullptr, in, out};
+  const std::string a = tensor_name(module, Leaf::LoraA), bb = tensor_name(module, Leaf::LoraB);
+  if (p.contains(a))
+    l.adapter = {p.value(a), p.value(bb), p.grad(a), p.grad(bb), lora.rank, static_cast<T>(lora.scale())};
+  return l;
 }
 
 template <typename T>
@@ -36,7 +41,9 @@ template <typename T>
 MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const ModelConfig& c, const AttentionModules& a,
                                      Stack stack, int layer) {
   const int C = c.d_model, Q = c.query_width(), K = c.key_value_width();
-  auto projection = [&](Module m, int out, int in) { return bind_linear(p, module_name(m, stack, layer), out, in); };
+  auto projection = [&](Module m, int out, int in) {
+    return bind_linear(p, module_name(m, stack, layer), out, in, c.lora);
+  };
   MultiHeadAttention<T> attn;
   attn.q_proj = projection(a.query, Q, C);
   attn.k_proj = projection(a.key, K, C);
@@ -51,10 +58,10 @@ MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const ModelConfig& c,
 template <typename T>
 FeedForward<T> bind_feed_forward(ParameterStore<T>& p, const ModelConfig& c, Stack stack, int layer) {
   FeedForward<T> ffn;
-  ffn.fc1 = bind_linear(p, module_name(Module::FfnIn, stack, layer), c.d_ff, c.d_model);
-  ffn.fc2 = bind_linear(p, module_name(Module::FfnOut, stack, layer), c.d_model, c.d_ff);
+  ffn.fc1 = bind_linear(p, module_name(Module::FfnIn, stack, layer), c.d_ff, c.d_model, c.lora);
+  ffn.fc2 = bind_linear(p, module_name(Module::FfnOut, stack, layer), c.d_model, c.d_ff, c.lora);
   ffn.activation = c.activation;
-  if (c.gated_ffn) ffn.gate = bind_linear(p, module_name(Module::FfnGate, stack, layer), c.d_ff, c.d_model);
+  if (c.gated_ffn) ffn.gate = bind_linear(p, module_name(Module::FfnGate, stack, layer), c.d_ff, c.d_model, c.lora);
   return ffn;
 }
 

@@ -274,6 +274,7 @@ void validate(const ModelConfig& c) {
     require(id >= 0 && (!c.has_decoder() || id < c.tgt_vocab_size) && (!c.has_encoder() || id < c.src_vocab_size),
             std::string("model config: ") + field + " must be a valid token id in " +
                 (one_stack ? "the vocabulary" : "both vocabularies"));
+  validate_lora(c);
 }
 
 std::string to_json(const ModelConfig& c) {
@@ -348,6 +349,10 @@ std::string to_json(const ModelConfig& c) {
   if (c.sliding_window != paper.sliding_window) j["sliding_window"] = c.sliding_window;
   if (c.prompt_bos != paper.prompt_bos) j["prompt_bos"] = c.prompt_bos;
   if (!c.extra_eos_ids.empty()) j["extra_eos_ids"] = c.extra_eos_ids;
+  if (c.lora.enabled()) {
+    j["lora"] = json{{"rank", c.lora.rank}, {"alpha", c.lora.alpha}, {"targets", c.lora.targets}};
+    if (c.lora.dropout > 0) j["lora"]["dropout"] = c.lora.dropout;
+  }
   return j.dump();
 }
 
@@ -465,6 +470,29 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
       require(id.is_number_integer() && id.get<std::int64_t>() >= 0 && id.get<std::int64_t>() < (1LL << 31),
               where + ": model config field \"extra_eos_ids\" must be an array of token ids");
       c.extra_eos_ids.push_back(id.get<int>());
+    }
+  }
+  if (j.contains("lora")) {
+    const json& l = field("lora");
+    const std::string at = where + ": model config field \"lora\"";
+    require(l.is_object() && l.size() == (l.contains("dropout") ? 4u : 3u) && l.contains("rank") &&
+                l.contains("alpha") && l.contains("targets"),
+            at + " must be an object of rank, alpha, targets (and dropout)");
+    if (l.contains("dropout")) {
+      require(l.at("dropout").is_number(), at + ": dropout must be a number");
+      c.lora.dropout = l.at("dropout").get<float>();
+    }
+    require(l.at("rank").is_number_integer() && l.at("rank").get<std::int64_t>() > 0 &&
+                l.at("rank").get<std::int64_t>() < (1LL << 30),
+            at + ": rank must be a positive integer");
+    require(l.at("alpha").is_number(), at + ": alpha must be a number");
+    require(l.at("targets").is_array(), at + ": targets must be an array of names");
+    c.lora.rank = l.at("rank").get<int>();
+    c.lora.alpha = l.at("alpha").get<float>();
+    c.lora.targets.clear();
+    for (const json& t : l.at("targets")) {
+      require(t.is_string(), at + ": targets must be an array of names");
+      c.lora.targets.push_back(t.get<std::string>());
     }
   }
   get_int("pad_id", c.pad_id);

@@ -9,6 +9,7 @@
 #include "heptapod/layers/rotary.h"
 #include "heptapod/layers/sublayer.h"
 #include "heptapod/kernels/embedding.h"
+#include "heptapod/model/lora_config.h"
 
 namespace heptapod {
 
@@ -120,6 +121,9 @@ struct ModelConfig {
   int sliding_window = 0;
   bool prompt_bos = true;
   std::vector<int> extra_eos_ids;
+  // LoRA adapters beside the targeted matrices (model/lora_config.h): a model fine-tuned with them, whose base
+  // is frozen (rank 0: none).
+  LoraConfig lora;
   int pad_id = 0;
   int bos_id = 1;  // the decoder's start token (Marian: pad_id, fairseq: eos_id)
   int eos_id = 2;

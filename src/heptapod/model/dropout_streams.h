@@ -5,11 +5,12 @@
 
 #include "heptapod/layers/dropout_site.h"
 #include "heptapod/model/config.h"
+#include "heptapod/model/parameter_names.h"
 #include "heptapod/model/stack_id.h"
 
 namespace heptapod {
 
-enum class DropoutKind : std::uint64_t { Embedding = 1, Residual = 2, Attention = 3, Activation = 4 };
+enum class DropoutKind : std::uint64_t { Embedding = 1, Residual = 2, Attention = 3, Activation = 4, Adapter = 5 };
 enum class SublayerSlot : std::uint64_t { SelfAttention = 0, CrossAttention = 1, FeedForward = 2 };
 
 // The per-step dropout state: off outside training; seed changes every step and micro-batch.
@@ -29,5 +30,11 @@ struct DropoutContext {
     return DropoutSite{training ? rate : 0.0f, seed, stream};
   }
 };
+
+// The mask key of the LoRA adapter beside `module` (parameter_names.h) of layer `layer` of `stack`.
+inline std::uint64_t adapter_stream(Stack stack, int layer, Module module) {
+  return (static_cast<std::uint64_t>(stack) << 40) | (static_cast<std::uint64_t>(layer + 1) << 16) |
+         (static_cast<std::uint64_t>(module) << 8) | static_cast<std::uint64_t>(DropoutKind::Adapter);
+}
 
 }  // namespace heptapod

@@ -29,7 +29,7 @@ MaskedLmHead<T>::MaskedLmHead(ParameterStore<T>& p, const ModelConfig& c)
       transform_(bind_linear(p, module_name(Module::MlmTransform), c.d_model, c.d_model)),
       norm_(bind_layer_norm(p, module_name(Module::MlmNorm), c.d_model, c.layer_norm_eps)),
       output_{p.value(source_embedding_name(c)), p.value(module_name(Module::MlmOutputBias)),
-              p.grad(source_embedding_name(c)), p.grad(module_name(Module::MlmOutputBias)), c.d_model,
+              p.grad_if_trained(source_embedding_name(c)), p.grad(module_name(Module::MlmOutputBias)), c.d_model,
               c.src_vocab_size} {}
 
 template <typename T>

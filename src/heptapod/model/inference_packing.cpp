@@ -10,11 +10,23 @@
 namespace heptapod {
 
 template <typename T>
+void Transformer<T>::fold_adapters() {
+  for (const LayerLinear& l : layer_linears()) fold_adapter(*l.linear);
+}
+
+template <typename T>
 void Transformer<T>::pack_for_inference(const InferencePrecision& precision, const StoredMatrices& stored) {
   if constexpr (!std::is_same_v<T, float>) {
     throw Error("pack_for_inference: float models only");
   } else {
     if (packed_for_inference()) return;
+    if (config_.lora.enabled()) {
+      for (const auto& [name, matrix] : stored)
+        require(!params_.contains(tensor_name(name.substr(0, name.rfind('/')), Leaf::LoraA)),
+                name + ": a LoRA adapter over a matrix stored in " + compute_type_name(matrix.type) +
+                    " (adapters fold into float32 weights only)");
+      fold_adapters();
+    }
     // All packed matrices share one mapping on huge pages. Packing pads each matrix's dimensions to its blocks
     // (at most 63 columns and 15 rows): twice the parameters and 16 MB hold the padding of any but the most
     // oddly shaped models, whose extra matrices then get memory of their own. Untouched room costs nothing.
@@ -113,6 +125,8 @@ void Transformer<T>::prepare_for_batches() {
     projection.packed->prepare(projection.b != nullptr, false, n);
 }
 
+template void Transformer<float>::fold_adapters();
+template void Transformer<double>::fold_adapters();
 template void Transformer<float>::pack_for_inference(const InferencePrecision&, const StoredMatrices&);
 template void Transformer<double>::pack_for_inference(const InferencePrecision&, const StoredMatrices&);
 template void Transformer<float>::prepare_for_batches();

@@ -28,6 +28,11 @@ void initialize_parameters(ParameterStore<T>& params, const ModelConfig& config,
       case ParamSpec::Init::Zero:
         for (std::int64_t k = 0; k < n; ++k) v[k] = T(0);
         break;
+      case ParamSpec::Init::KaimingUniform: {
+        const double bound = 1.0 / std::sqrt(static_cast<double>(spec.shape[1]));
+        for (std::int64_t k = 0; k < n; ++k) v[k] = static_cast<T>((2.0 * rng.uniform() - 1.0) * bound);
+        break;
+      }
       case ParamSpec::Init::One:
         for (std::int64_t k = 0; k < n; ++k) v[k] = T(1);
         break;

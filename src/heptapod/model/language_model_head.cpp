@@ -9,7 +9,7 @@ template <typename T>
 LanguageModelHead<T>::LanguageModelHead(ParameterStore<T>& p, const ModelConfig& c) : config_(c) {
   const std::string weight = output_projection_name(c), bias = tensor_name(Module::OutputProjection, Leaf::Bias);
   output_.w = p.value(weight);
-  output_.dw = p.grad(weight);
+  output_.dw = p.grad_if_trained(weight);
   if (c.output_bias) {
     output_.b = p.value(bias);
     output_.db = p.grad(bias);

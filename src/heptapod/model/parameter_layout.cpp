@@ -1,6 +1,8 @@
 // Parameter modules, names, shapes, roles and parts for a config.
 #include "heptapod/model/parameter_layout.h"
 
+#include <algorithm>
+
 #include "heptapod/model/config.h"
 
 namespace heptapod {
@@ -111,6 +113,30 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   }
   if (c.has_pooler()) linear(Module::Pooler, C, C);  // BERT's, for [CLS] pooling
   if (c.labels > 0) linear(Module::Classifier, c.labels, C);  // a classifier: one logit per class
+  if (c.lora.enabled()) {
+    const std::vector<Module> targets = lora_modules(c.lora, c.gated_ffn);
+    const std::size_t base = specs.size();
+    for (std::size_t i = 0; i < base; ++i) {
+      ParamSpec& s = specs[i];
+      s.frozen = !(c.labels > 0 && (s.module == Module::Classifier || s.module == Module::Pooler));
+      const bool targeted = std::find(targets.begin(), targets.end(), s.module) != targets.end();
+      if (!targeted || s.role != ParamRole::Matrix) continue;
+      const std::string module = module_name(s.module, s.stack, s.layer);
+      const std::int64_t out = s.shape[0], in = s.shape[1], r = c.lora.rank;
+      ParamSpec a = s, b = s;  // the matrix's module, part, stack and layer
+      a.name = tensor_name(module, Leaf::LoraA);
+      a.shape = {r, in};
+      a.init = Init::KaimingUniform;
+      b.name = tensor_name(module, Leaf::LoraB);
+      b.shape = {out, r};
+      b.init = Init::Zero;
+      for (ParamSpec* t : {&a, &b}) {
+        t->role = ParamRole::Adapter;
+        t->frozen = false;
+        specs.push_back(std::move(*t));
+      }
+    }
+  }
   return specs;
 }
 

@@ -83,7 +83,20 @@ std::string module_name(Module module, Stack stack, int layer) {
 }
 
 std::string tensor_name(const std::string& module, Leaf leaf) {
-  return module + (leaf == Leaf::Weight ? "/weight" : "/bias");
+  switch (leaf) {
+    case Leaf::Weight: return module + "/weight";
+    case Leaf::Bias: return module + "/bias";
+    case Leaf::LoraA: return module + "/lora_a";
+    case Leaf::LoraB: return module + "/lora_b";
+  }
+  return module;
+}
+
+bool is_lora_tensor(const std::string& name) {
+  auto ends_with = [&](const std::string& leaf) {
+    return name.size() > leaf.size() && name.compare(name.size() - leaf.size(), leaf.size(), leaf) == 0;
+  };
+  return ends_with("/lora_a") || ends_with("/lora_b");
 }
 
 std::string tensor_name(Module module, Leaf leaf, Stack stack, int layer) {

@@ -54,8 +54,9 @@ enum class Module {
   FfnNorm,
 };
 
-// A linear layer's or a norm's tensors: the weight matrix (a norm's gain), the bias (a norm's shift).
-enum class Leaf { Weight, Bias };
+// A linear layer's or a norm's tensors: the weight matrix (a norm's gain), the bias (a norm's shift); a
+// linear layer's LoRA adapter (model/lora_config.h): A (r, in) "lora_a" and B (out, r) "lora_b".
+enum class Leaf { Weight, Bias, LoraA, LoraB };
 
 // "encoder", "decoder", "shared".
 const char* stack_name(Stack stack);
@@ -65,6 +66,9 @@ std::string module_name(Module module, Stack stack = Stack::Shared, int layer = 
 // A tensor's name: its module's (by name, or as module_name makes it) and its leaf.
 std::string tensor_name(const std::string& module, Leaf leaf);
 std::string tensor_name(Module module, Leaf leaf, Stack stack = Stack::Shared, int layer = -1);
+
+// Whether `name` is a LoRA adapter's tensor (Leaf::LoraA or LoraB of some module).
+bool is_lora_tensor(const std::string& name);
 
 // The modules of one attention sub-layer: its four projections and the norm of its residual.
 struct AttentionModules {

@@ -31,6 +31,28 @@ Transformer<T>::Transformer(const ModelConfig& config)
   head_ = make_output_head(params_, config_);
   language_model_ = dynamic_cast<LanguageModelHead<T>*>(head_.get());
   if (head_) plan_backward_stages();
+  for (const LayerLinear& l : layer_linears()) {  // each adapter's dropout mask of its own
+    l.linear->adapter.dropout = adapter_dropout_.get();
+    l.linear->adapter.stream = adapter_stream(l.stack, l.layer, l.module);
+  }
+}
+
+template <typename T>
+std::vector<typename Transformer<T>::LayerLinear> Transformer<T>::layer_linears() {
+  std::vector<LayerLinear> all;
+  for (auto [stack, s] : {std::pair{Stack::Encoder, encoder_.get()}, {Stack::Decoder, decoder_.get()}}) {
+    for (int i = 0; s && i < s->layer_count(); ++i) {
+      LayerParams<T>& p = s->layer(i).params();
+      for (auto [attn, m] : {std::pair{&p.self_attn, kSelfAttention}, {&p.cross_attn, kCrossAttention}})
+        for (auto [l, module] : {std::pair{&attn->q_proj, m.query}, {&attn->k_proj, m.key}, {&attn->v_proj, m.value},
+                                 {&attn->out_proj, m.output}})
+          all.push_back({l, stack, i, module});
+      for (auto [l, module] : {std::pair{&p.ffn.fc1, Module::FfnIn}, {&p.ffn.gate, Module::FfnGate},
+                               {&p.ffn.fc2, Module::FfnOut}})
+        all.push_back({l, stack, i, module});
+    }
+  }
+  return all;
 }
 
 template <typename T>
@@ -81,6 +103,7 @@ template <typename T>
 T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Arena& arena, const int* src_types) {
   require(encoder_ != nullptr, "encode: a " + std::string(architecture_name(config_.architecture)) +
                                    " model has no encoder");
+  adapter_dropout_->rate = 0;
   for (int b = 0; b < B; ++b)
     for (int s = 0; s < S; ++s)
       require(src[b * S + s] >= 0 && src[b * S + s] < config_.src_vocab_size,
@@ -116,6 +139,7 @@ T* Transformer<T>::encode(const int* src, int B, int S, const int* src_len, Aren
 template <typename T>
 void Transformer<T>::prepare_decoding() {
   require(decoder_ != nullptr, "decoding: an encoder-only model has no decoder");
+  adapter_dropout_->rate = 0;
   decoder_->prepare_steps();
 }
 
@@ -178,6 +202,7 @@ T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& are
   require(!memory || (c.architecture == Architecture::DecoderOnly && c.relative_positions),
           "a segment memory needs a decoder-only model with relative positions");
   batch_ = std::make_unique<PackedBatch>(b);
+  *adapter_dropout_ = {ctx.training ? c.lora.dropout : 0.0f, ctx.seed, 0};
   const PackedBatch& p = *batch_;
   if (encoder_) {
     encoder_output_ = encoder_->forward(p.src_tokens.data(), source_types(), p.src, p.encoder_self, {}, ctx,
@@ -235,6 +260,7 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     stage_done();
   }
   require(stage == complete_after_stage_.size(), "backward: ran other stages than plan_backward_stages() lists");
+  adapter_dropout_->rate = 0;  // what runs next without forward() (encoding, cached decoding) is inference
 }
 
 template <typename T>

@@ -105,8 +105,12 @@ class Transformer {
   // memory does not grow; an embedding tied to the output projection reads through the packed projection.
   // `stored` holds the matrices a low-precision model file keeps in that form (their parameters were never
   // filled). Translation runs faster; training, backward, averaging or saving the model afterwards is an
-  // error. Float models only.
+  // error. Float models only. LoRA adapters are folded into their matrices first (fold_adapters), which must
+  // then be float32 (not in `stored`).
   void pack_for_inference(const InferencePrecision& precision = {}, const StoredMatrices& stored = {});
+  // Folds every LoRA adapter into its matrix, W += (alpha / r) B A, and unbinds it: the layers then compute as
+  // an ordinary model whose weights are the merged ones (the adapter tensors stay in the store as they are).
+  void fold_adapters();
   // How the packed model computes (float32 before packing).
   const InferencePrecision& precision() const { return precision_; }
   bool packed_for_inference() const { return !packed_.empty(); }
@@ -130,6 +134,14 @@ class Transformer {
   // nothing once packed for inference, where each layer projects with its own packed matrix. Then the
   // decoder layers' cross inputs (cross_).
   void project_cross_keys_values(Arena& arena);
+  // Every linear layer of the stacks, with its stack, layer and module (parameter_names.h).
+  struct LayerLinear {
+    Linear<T>* linear;
+    Stack stack;
+    int layer;
+    Module module;
+  };
+  std::vector<LayerLinear> layer_linears();
 
   ModelConfig config_;
   ParameterStore<T> params_;
@@ -147,6 +159,9 @@ class Transformer {
   std::unique_ptr<kernels::PackedWeightsStorage> packed_storage_;  // holds what packed_ packs
   std::vector<Packed> packed_;  // made by pack_for_inference()
   std::deque<std::vector<T>> stacked_biases_;  // the biases of its stacked attention projections
+  // The LoRA adapters' dropout for the current pass (config.lora.dropout in training, else 0), which every
+  // adapter reads (LowRankAdapter::dropout); on the heap, so that it stays put.
+  std::unique_ptr<DropoutSite> adapter_dropout_ = std::make_unique<DropoutSite>();
 
   // Forward state kept for backward (the stacks and layers keep their own).
   std::unique_ptr<PackedBatch> batch_;  // the last forward's batch, unpadded

@@ -18,7 +18,7 @@ TransformerStack<T>::TransformerStack(ParameterStore<T>& params, const ModelConf
                                       bool cross_attention)
     : config_(c), stack_(stack), positions_(positions) {
   const T scale = c.scale_embeddings ? std::sqrt(T(c.d_model)) : T(1);
-  embedding_ = {params.value(embedding_name), params.grad(embedding_name), c.d_model, scale};
+  embedding_ = {params.value(embedding_name), params.grad_if_trained(embedding_name), c.d_model, scale};
   const int count = stack == Stack::Encoder ? c.encoder_layers : c.decoder_layers;
   for (int i = 0; i < count; ++i)
     layers_.push_back(std::make_unique<TransformerLayer<T>>(params, c, stack, i, cross_attention));

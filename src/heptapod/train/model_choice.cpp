@@ -145,6 +145,7 @@ ModelConfig fine_tuned_config(const ModelChoice& m, const Layout& o, const InitM
 // must keep.
 ModelConfig without_training_choices(ModelConfig c) {
   c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0;
+  c.lora.dropout = 0;
   c.memory_length = 0;
   return c;
 }
@@ -202,6 +203,18 @@ void resolve_model(const ModelChoice& m, TrainConfig& config) {
   if (m.attention_dropout) c.attention_dropout = *m.attention_dropout;
   if (m.activation_dropout) c.activation_dropout = *m.activation_dropout;
   if (m.embedding_dropout) c.embedding_dropout = *m.embedding_dropout;
+  if (m.lora) {
+    require(init != nullptr, "--lora needs --init (the base model the adapters adapt)");
+    require(!init->config.lora.enabled(), "--lora: " + init->path +
+                                              " already holds LoRA adapters; fold them in first (heptapod merge)");
+    require(m.lora->rank >= 1, "--lora: the rank must be at least 1, got " + std::to_string(m.lora->rank));
+    c.lora = *m.lora;
+    try {
+      validate_lora(c);
+    } catch (const Error& e) {
+      throw Error(std::string("--lora on ") + init->path + ": " + e.what());
+    }
+  }
   config.task = kind == Architecture::EncoderDecoder                          ? TaskKind::Translation
                 : kind == Architecture::DecoderOnly                           ? TaskKind::LanguageModel
                 : config.encoder_task == TrainConfig::EncoderTask::Classify ? TaskKind::Classification

@@ -48,6 +48,9 @@ struct ModelChoice {
   std::optional<BiasChoice> biases;
   bool qk_norm = false;
   std::optional<double> rope_theta;
+  // --lora R, --lora-alpha, --lora-targets: LoRA adapters beside the --init model's matrices, its base frozen
+  // (unset: none; rank 0 is refused).
+  std::optional<LoraConfig> lora;
   // Regularisation: applied to a fresh model and to a fine-tuned one alike.
   std::optional<float> dropout, attention_dropout, activation_dropout, embedding_dropout;
 };

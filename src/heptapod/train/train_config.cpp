@@ -84,6 +84,8 @@ void validate(const TrainConfig& c) {
   require(!c.init || (c.vocab.empty() && c.source_vocab.empty()),
           "train: --init brings the model's own vocabularies; --vocab/--source-vocab/--target-vocab contradict it");
   require(c.freeze.empty() || c.init, "train: --freeze needs --init (a model to fine-tune)");
+  require(c.freeze.empty() || !c.model.lora.enabled(),
+          "train: --freeze and --lora conflict: LoRA freezes the whole base already (and trains its adapters)");
   require(c.model.n_heads <= 0 || c.model.head_dim > 0 || c.model.d_model % c.model.n_heads == 0,
           "train: --d-model " + std::to_string(c.model.d_model) + " is not a multiple of --heads " +
               std::to_string(c.model.n_heads) + " (or give --head-dim)");

@@ -12,6 +12,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/core/progress.h"
 #include "heptapod/kernels/threads.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/train/average.h"
@@ -86,6 +87,7 @@ struct Trainer::Run {
   Communicator* comm = nullptr;
   TrainConfig c;
   std::string checkpoint_dir, best_path, key;
+  std::string base_checksum;  // a LoRA run's: weights_checksum of the --init file, which its adapter files name
   std::unique_ptr<RunLock> lock;
   std::unique_ptr<TrainingTask> task;
   std::unique_ptr<Transformer<float>> model;
@@ -108,6 +110,19 @@ struct Trainer::Run {
   // The model and the optimiser: resumed from the last checkpoint (with the task's state), else the model to
   // fine-tune's weights, else fresh.
   void start_model();
+  // The trained model as a run's result (best.htp, the final one): a LoRA run's adapter file (with a
+  // classifier's class names), else the model with its vocabularies.
+  void save_result(const std::string& path) const {
+    const std::vector<ExtraTensor> vocabularies = vocabulary_tensors(task->vocabularies());
+    if (!c.model.lora.enabled()) {
+      save_model(path, *model, {}, vocabularies);
+      return;
+    }
+    std::vector<ExtraTensor> labels;  // a classifier's class names: its head is the adapter file's
+    for (const ExtraTensor& e : vocabularies)
+      if (e.name == "extra/labels") labels.push_back(e);
+    save_adapter(path, *model, base_checksum, labels);
+  }
   // last: the run's final update, whose metrics line is written whatever log_every says.
   void log(const UpdateStats& u, long long update_tokens, double lr, double seconds, bool last);
   bool validate();  // false: early stopping
@@ -156,7 +171,8 @@ Trainer::Trainer(const TrainConfig& config) : run_(std::make_unique<Run>()) {
   r.prepare_data(config);
   const TrainConfig& c = r.c;
   r.model = std::make_unique<Transformer<float>>(c.model);
-  r.adam = std::make_unique<Adam<float>>(r.model->parameters().size(), c.adam);
+  // Adam's state covers the trained parameters alone (a LoRA run's adapters and new head).
+  r.adam = std::make_unique<Adam<float>>(r.model->parameters().trained_size(), c.adam);
   r.start_model();
   if (rank == 0)
     log_line("model: " + std::string(architecture_name(c.model.architecture)) + ", " +
@@ -211,6 +227,10 @@ void Trainer::Run::prepare_data(const TrainConfig& config) {
 
 void Trainer::Run::start_model() {
   const int rank = comm->rank(), ranks = comm->size();
+  if (c.model.lora.enabled()) {
+    require(c.init != nullptr, "train: LoRA adapters need their base model (--init)");
+    base_checksum = weights_checksum(c.init->file);  // before loading gives the file's pages back
+  }
   const std::vector<std::string> existing = list_checkpoints(checkpoint_dir);
   if (!existing.empty()) {
     const std::string& last = existing.back();
@@ -232,19 +252,30 @@ void Trainer::Run::start_model() {
     task->restore_state(file, rank, ranks);
     if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(state.step));
   } else if (c.init) {
-    const ConfigChange change = config_change(c.init->config, c.model);
+    const bool lora = c.model.lora.enabled();
+    ModelConfig base = c.model;
+    base.lora = {};
+    const ConfigChange change = config_change(c.init->config, base);
     require(change != ConfigChange::Body,
-            "--init " + c.init->path + ": the model config to train differs from the file's (sizes, norms, tying)");
+            "--init " + c.init->path + ": the model config to train differs from the file's (sizes, norms, tying): " +
+                to_json(base) + " vs " + to_json(c.init->config));
     const bool new_head = change == ConfigChange::Head;
     if (new_head) {  // an encoder given another head: the body's weights, a fresh head
       initialize_parameters(model->parameters(), c.model, c.seed);
       load_body_parameters(c.init->file, model->parameters());
+    } else if (lora) {  // the base's weights, fresh adapters (A random, B zero: the base's outputs at first)
+      initialize_parameters(model->parameters(), c.model, c.seed);
+      load_selected_parameters<float>(c.init->file, model->parameters(),
+                                      [](const ParamSpec& spec) { return spec.role != ParamRole::Adapter; });
     } else {
       load_parameters(c.init->file, model->parameters());
     }
     if (rank == 0)
       log_line("fine-tuning " + c.init->path + (new_head ? " with a new head" : "") +
-               (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)));
+               (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)) +
+               (lora ? ", LoRA rank " + std::to_string(c.model.lora.rank) + " on " + join(c.model.lora.targets) + ", " +
+                           std::to_string(model->parameters().trained_size()) + " parameters trained"
+                     : ""));
   } else {
     initialize_parameters(model->parameters(), c.model, c.seed);
   }
@@ -352,7 +383,7 @@ bool Trainer::Run::validate() {
     state.best_valid = v.criterion;
     state.best_step = state.step;
     state.bad_validations = 0;
-    save_model(best_path, *model, {}, vocabulary_tensors(task->vocabularies()));
+    save_result(best_path);
   } else {
     ++state.bad_validations;
   }
@@ -373,7 +404,7 @@ TrainResult Trainer::finish() {
   TrainResult result;
   result.stop_reason = r.stop_reason;
   result.state = state;
-  result.model_path = (fs::path(c.output_dir) / "model.htp").string();
+  result.model_path = (fs::path(c.output_dir) / (c.model.lora.enabled() ? "adapter.htp" : "model.htp")).string();
   // Every rank knows whether the last step has its checkpoint (they all run update() alike).
   if (state.step > r.first_step && static_cast<long long>(state.step) != r.checkpointed_step) r.checkpoint();
   if (r.comm->rank() > 0) return result;  // rank 0 writes
@@ -385,7 +416,7 @@ TrainResult Trainer::finish() {
     fs::copy_file(r.best_path, result.model_path + ".tmp", fs::copy_options::overwrite_existing);
     fs::rename(result.model_path + ".tmp", result.model_path);
   } else {
-    save_model(result.model_path, *r.model, {}, vocabulary_tensors(r.task->vocabularies()));
+    r.save_result(result.model_path);
   }
   if (c.average_last > 1) result.averaged_path = r.write_average();
   return result;

@@ -14,12 +14,11 @@ namespace heptapod {
 
 namespace {
 
-double clip_gradients(ParameterStore<float>& p, double max_norm) {
-  const double norm = std::sqrt(kernels::sum_of_squares(p.grads(), static_cast<long>(p.size())));
+// Clips the trained gradients g (n) to a global norm of max_norm; returns their norm before.
+double clip_gradients(float* g, long n, double max_norm) {
+  const double norm = std::sqrt(kernels::sum_of_squares(g, n));
   if (max_norm > 0 && norm > max_norm) {
     const float scale = static_cast<float>(max_norm / (norm + 1e-6));
-    float* g = p.grads();
-    const long n = static_cast<long>(p.size());
 #pragma omp parallel for schedule(static) if (n > kernels::kParallelMinWork)
     for (long i = 0; i < n; ++i) g[i] *= scale;
   }
@@ -35,14 +34,22 @@ std::uint64_t dropout_seed(std::uint64_t seed, long long step, int micro_batch) 
 
 UpdateStep::UpdateStep(Transformer<float>& model, Adam<float>& adam, const TrainingLoss& loss,
                        const UpdateSettings& settings, GradientReducer* reducer)
-    : model_(model), adam_(adam), loss_(loss), settings_(settings), reducer_(reducer) {}
+    : model_(model), adam_(adam), loss_(loss), settings_(settings), reducer_(reducer) {
+  require(adam.first_moment().size() == model.parameters().trained_size(),
+          "update: the optimiser's state must cover the trained parameters alone");
+}
 
 void UpdateStep::start_sums(const std::vector<std::size_t>& tensors, bool accumulated) {
   ParameterStore<float>& p = model_.parameters();
+  const std::size_t trained = p.trained_offset();
   float* g = p.grads();
-  const float* a = accumulated_.data();
-  // The tensors as runs of adjacent memory, one sum each.
+  const float* a = accumulated_.data();  // from the store's trained_offset()
+  // The trained tensors as runs of adjacent memory, one sum each.
   for (std::size_t i = 0; i < tensors.size();) {
+    if (p.offset(tensors[i]) < trained) {
+      ++i;
+      continue;
+    }
     const std::size_t begin = p.offset(tensors[i]);
     std::size_t end = begin + static_cast<std::size_t>(p.specs()[tensors[i]].numel());
     for (++i; i < tensors.size() && p.offset(tensors[i]) == end; ++i)
@@ -50,7 +57,7 @@ void UpdateStep::start_sums(const std::vector<std::size_t>& tensors, bool accumu
     const long n = static_cast<long>(end - begin);
     if (accumulated) {
       float* gb = g + begin;
-      const float* ab = a + begin;
+      const float* ab = a + (begin - trained);
 #pragma omp parallel for schedule(static) if (n > kernels::kParallelMinWork)
       for (long j = 0; j < n; ++j) gb[j] = ab[j] + gb[j];
     }
@@ -64,8 +71,9 @@ UpdateStats UpdateStep::run(const std::vector<const Batch*>& micro_batches, cons
   // Every process sums the same sequence of buffers, so every process computes at least one micro-batch.
   require(!micro_batches.empty(), "update: no micro-batch for this process");
   ParameterStore<float>& p = model_.parameters();
-  const long n = static_cast<long>(p.size());
-  float* g = p.grads();
+  // The trained gradients g (n): a frozen base's are neither computed nor summed.
+  const long n = static_cast<long>(p.trained_size());
+  float* g = p.grads() + p.trained_offset();
   const bool overlap = reducer_ && settings_.overlap_reduction;
   const bool accumulate = micro_batches.size() > 1;
   if (accumulate && accumulated_.size() != static_cast<std::size_t>(n)) accumulated_.assign(n, 0.0f);
@@ -109,12 +117,12 @@ UpdateStats UpdateStep::run(const std::vector<const Batch*>& micro_batches, cons
     std::copy(accumulated_.begin(), accumulated_.end(), g);
   }
   for (const std::size_t t : settings_.frozen)
-    std::fill_n(g + p.offset(t), static_cast<std::size_t>(p.specs()[t].numel()), 0.0f);
+    std::fill_n(p.grads() + p.offset(t), static_cast<std::size_t>(p.specs()[t].numel()), 0.0f);
   stats.loss = totals[0];
   stats.nll = totals[1];
   if (std::isfinite(stats.loss)) {
-    stats.grad_norm = clip_gradients(p, settings_.clip_norm);
-    adam_.step(p.values(), g, lr);
+    stats.grad_norm = clip_gradients(g, n, settings_.clip_norm);
+    adam_.step(p.values() + p.trained_offset(), g, lr);
   }
   return stats;
 }
