@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What each compute type costs a translation model in quality: the per-token log-probability error against
 # float32 on the test references (`heptapod score --per-token`, teacher-forced) and test BLEU / chrF2 with
-# beam 4, for float32, int8 (per-row scales, activations per token), q8_0 (blocks of 32, float activations),
-# int4 (Q4_0 blocks of 32, the output projection in Q8_0) and bfloat16, each converted at load from the float
-# model; then one table (bench/quantized_quality_report.py).
+# beam 4, for float32, int8 (per-row scales, activations per token), q8_0 (blocks of 32, activations per block
+# of 32), int4 (Q4_0 blocks of 32, the output projection in Q8_0) and bfloat16, each converted at load from the
+# float model; then one table (bench/quantized_quality_report.py). TYPES="q8_0 int4" reruns only those.
 #   bench/quantized_quality.sh [MODEL [SOURCE REFERENCE]]
 # Defaults: the demo's model (runs/demo/averaged.htp, scripts/demo.sh) and the Bible test books
 # (runs/bible/data/test.es, test.en). BUILD (default build) holds apps/heptapod; results go to OUT (default
@@ -17,7 +17,8 @@ heptapod=${BUILD:-build}/apps/heptapod
 out=${OUT:-runs/bench-quantized-quality}
 mkdir -p "$out"
 types=(float32 int8 q8_0 int4 bfloat16)
-for type in "${types[@]}"; do
+read -r -a run_types <<< "${TYPES:-${types[*]}}"  # TYPES: rerun only these, the others' results kept in OUT
+for type in "${run_types[@]}"; do
   echo "== $type" >&2
   $heptapod score -m "$model" --source "$source" --target "$reference" --per-token --compute-type "$type" \
     -o "$out/score-$type.txt"

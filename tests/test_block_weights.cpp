@@ -149,13 +149,31 @@ void expect_near(const float* y, long ldy, const Reference& ref, int rows, int n
     }
 }
 
+// y (rows, ldy) near the reference in columns [0, n) and untouched (1234.5) past them.
+void expect_product(const std::vector<float>& y, long ldy, const Reference& ref, int rows, int n,
+                    const std::string& what) {
+  expect_near(y.data(), ldy, ref, rows, n, what);
+  for (int r = 0; r < rows; ++r)
+    for (long c = n; c < ldy; ++c) ASSERT_EQ(y[r * ldy + c], 1234.5f) << what << ": wrote past the columns";
+}
+
+std::string case_name(GgmlType type, const char* variant, int in, int rows, bool with_bias) {
+  return std::string(kernels::ggml_type_name(type)) + " " + variant + " in " + std::to_string(in) + " rows " +
+         std::to_string(rows) + (with_bias ? " bias relu" : "");
+}
+
+// The variants are some, and the selected ISA's (HEPTAPOD_ISA may pick a lower one) is among them.
+template <typename Variant>
+void expect_listed(const std::vector<Variant>& variants, const Variant& selected) {
+  ASSERT_FALSE(variants.empty());
+  EXPECT_TRUE(std::any_of(variants.begin(), variants.end(),
+                          [&](const auto& v) { return std::string(v.name) == selected.name; }))
+      << selected.name;
+}
+
 TEST(BlockWeights, EveryVariantMatchesTheDoubleProductOfTheDequantizedWeights) {
   const auto variants = kernels::block_gemm_variants();
-  ASSERT_FALSE(variants.empty());
-  // The selected ISA's (HEPTAPOD_ISA may pick a lower one) is among them.
-  const std::string selected = kernels::selected_block_gemm_variant().name;
-  EXPECT_TRUE(std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.name == selected; }))
-      << selected;
+  expect_listed(variants, kernels::selected_block_gemm_variant());
   const int out = 13, n0 = 3, n = 9;  // columns 3..11: neither starting at 0 nor reaching the end
   for (GgmlType type : kTypes) {
     const long block = block_values(type);
@@ -177,12 +195,7 @@ TEST(BlockWeights, EveryVariantMatchesTheDoubleProductOfTheDequantizedWeights) {
             std::vector<float> y(static_cast<std::size_t>(rows) * ldy, 1234.5f);
             v.run(type, rows_bytes.data() + n0 * row_bytes, row_bytes, x.data(), rows, in, n, b ? b + n0 : nullptr,
                   with_bias, y.data(), ldy);
-            const std::string what = std::string(kernels::ggml_type_name(type)) + " " + v.name + " in " +
-                                     std::to_string(in) + " rows " + std::to_string(rows) +
-                                     (with_bias ? " bias relu" : "");
-            expect_near(y.data(), ldy, ref, rows, n, what);
-            for (int r = 0; r < rows; ++r)
-              for (long c = n; c < ldy; ++c) ASSERT_EQ(y[r * ldy + c], 1234.5f) << what << ": wrote past the columns";
+            expect_product(y, ldy, ref, rows, n, case_name(type, v.name, in, rows, with_bias));
           }
         }
       }
@@ -245,10 +258,7 @@ TEST(BlockWeights, QuantizedActivationsFollowTheirRule) {
 
 TEST(BlockWeights, EveryIntegerVariantMatchesTheDoubleProductWithQuantizedInput) {
   const auto variants = kernels::block_dot_variants();
-  ASSERT_FALSE(variants.empty());
-  const std::string selected = kernels::selected_block_dot_variant().name;
-  EXPECT_TRUE(std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.name == selected; }))
-      << selected;
+  expect_listed(variants, kernels::selected_block_dot_variant());
   const int out = 13, n0 = 3, n = 9;
   for (GgmlType type : kTypes) {
     if (!kernels::has_integer_block_product(type)) continue;
@@ -272,12 +282,7 @@ TEST(BlockWeights, EveryIntegerVariantMatchesTheDoubleProductWithQuantizedInput)
             std::vector<float> y(static_cast<std::size_t>(rows) * ldy, 1234.5f);
             v.run(type, rows_bytes.data() + n0 * row_bytes, row_bytes, a, n, b ? b + n0 : nullptr, with_bias, y.data(),
                   ldy);
-            const std::string what = std::string(kernels::ggml_type_name(type)) + " " + v.name + " in " +
-                                     std::to_string(in) + " rows " + std::to_string(rows) +
-                                     (with_bias ? " bias relu" : "");
-            expect_near(y.data(), ldy, ref, rows, n, what);
-            for (int r = 0; r < rows; ++r)
-              for (long c = n; c < ldy; ++c) ASSERT_EQ(y[r * ldy + c], 1234.5f) << what << ": wrote past the columns";
+            expect_product(y, ldy, ref, rows, n, case_name(type, v.name, in, rows, with_bias));
           }
         }
       }
@@ -345,12 +350,9 @@ TEST(BlockWeights, EveryGroupVariantMatchesTheDoubleProductWithQuantizedInput) {
             const long ldy = n + 2;
             std::vector<float> y(static_cast<std::size_t>(rows) * ldy, 1234.5f);
             v.run_groups(type, groups.data(), group_row_bytes, a, c0, c1, bias.data() + c0, true, y.data(), ldy);
-            const std::string what = std::string(kernels::ggml_type_name(type)) + " " + v.name + " groups in " +
-                                     std::to_string(in) + " rows " + std::to_string(rows) + " columns " +
-                                     std::to_string(c0) + ".." + std::to_string(c1);
-            expect_near(y.data(), ldy, ref, rows, n, what);
-            for (int r = 0; r < rows; ++r)
-              for (long c = n; c < ldy; ++c) ASSERT_EQ(y[r * ldy + c], 1234.5f) << what << ": wrote past the columns";
+            expect_product(y, ldy, ref, rows, n,
+                           case_name(type, v.name, in, rows, true) + " groups, columns " + std::to_string(c0) + ".." +
+                               std::to_string(c1));
           }
         }
       }

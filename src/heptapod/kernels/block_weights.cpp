@@ -103,10 +103,6 @@ void quantize_block_activations(const float* x, int rows, long in, BlockActivati
   }
 }
 
-bool has_row_groups(GgmlType type) {
-  return type == GgmlType::Q4_0 || type == GgmlType::Q8_0 || type == GgmlType::Q4_K || type == GgmlType::Q6_K;
-}
-
 long group_row_bytes(GgmlType type, int in) {
   return type == GgmlType::Q4_K ? in / 256 * kGroupBytesQ4K / kGroupRows : ggml_row_bytes(type, in);
 }

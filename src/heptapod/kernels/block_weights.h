@@ -132,7 +132,9 @@ struct BlockDotVariant {
 // block, as ggml's.
 inline constexpr int kGroupRows = 16;
 inline constexpr long kGroupBytesQ4K = 2368, kGroupBytesQ6K = 3360;
-bool has_row_groups(GgmlType type);
+inline bool has_row_groups(GgmlType type) {
+  return type == GgmlType::Q4_0 || type == GgmlType::Q8_0 || type == GgmlType::Q4_K || type == GgmlType::Q6_K;
+}
 // Bytes a row takes in groups.
 long group_row_bytes(GgmlType type, int in);
 void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, std::uint8_t* groups);

@@ -267,12 +267,7 @@ struct Lanes {
   static F zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
   static F mul(F x, F y) { return {_mm256_mul_ps(x.a, y.a), _mm256_mul_ps(x.b, y.b)}; }
   static F fma(F x, F y, F z) { return {_mm256_fmadd_ps(x.a, y.a, z.a), _mm256_fmadd_ps(x.b, y.b, z.b)}; }
-  static float sum(F v) {
-    const __m256 s8 = _mm256_add_ps(v.a, v.b);
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-  }
+  static float sum(F v) { return simd::horizontal_sum(_mm256_add_ps(v.a, v.b)); }
 };
 
 #else
@@ -456,6 +451,7 @@ struct NoState {};
 
 // Q8_0 (34 B): f16 d; i8 qs[32] -> d * q.
 struct Q8_0 : Kind<-1, false, true> {
+  static constexpr GgmlType kType = GgmlType::Q8_0;
   static constexpr long kBytes = 34, kPairs = 1;
   static NoState prepare(Bytes, long) { return {}; }
   static Pair decode(NoState, Bytes row, long p, long last) {
@@ -467,6 +463,7 @@ struct Q8_0 : Kind<-1, false, true> {
 // Q4_0 (18 B): f16 d; qs[16] -> d * (q - 8); value j < 16 the low nibble of qs[j], j + 16 its high nibble.
 // Q4_1 (20 B): f16 d, f16 m; qs[16] -> d * q + m.
 struct Q4_0 : Kind<3, false, false, true> {
+  static constexpr GgmlType kType = GgmlType::Q4_0;
   static constexpr long kBytes = 18, kPairs = 1;
   static NoState prepare(Bytes, long) { return {}; }
   static Pair decode(NoState, Bytes row, long p, long last) {
@@ -475,6 +472,7 @@ struct Q4_0 : Kind<3, false, false, true> {
   }
 };
 struct Q4_1 : Kind<-1, true, false, true> {
+  static constexpr GgmlType kType = GgmlType::Q4_1;
   static constexpr long kBytes = 20, kPairs = 1;
   static NoState prepare(Bytes, long) { return {}; }
   static Pair decode(NoState, Bytes row, long p, long last) {
@@ -486,24 +484,20 @@ struct Q4_1 : Kind<-1, true, false, true> {
 
 // Q5_0 (22 B): f16 d; u32 qh; qs[16] -> d * (q - 16), bit j of qh the fifth bit of value j.
 // Q5_1 (24 B): f16 d, f16 m; u32 qh; qs[16] -> d * q + m.
-struct Q5_0 : Kind<4, false, false, true> {
-  static constexpr long kBytes = 22, kPairs = 1;
+template <bool kOffset>
+struct Q5 : Kind<kOffset ? -1 : 4, kOffset, false, true> {
+  static constexpr GgmlType kType = kOffset ? GgmlType::Q5_1 : GgmlType::Q5_0;
+  static constexpr long kBytes = kOffset ? 24 : 22, kPairs = 1, kQh = kOffset ? 4 : 2;  // kQh: qh's offset
   static NoState prepare(Bytes, long) { return {}; }
   static Pair decode(NoState, Bytes row, long p, long last) {
     const BlockPair<kBytes> b(row, p, last);
-    return {Lanes::bits_or(Lanes::nibble_pair(b.first + 6, b.second + 6),
-                           Lanes::fifth_bits(read_u32(b.first + 2), read_u32(b.second + 2))),
-            Lanes::order_nibbles(Lanes::half_pair(b.first, b.second))};
+    Pair pair{Lanes::bits_or(Lanes::nibble_pair(b.first + kQh + 4, b.second + kQh + 4),
+                             Lanes::fifth_bits(read_u32(b.first + kQh), read_u32(b.second + kQh))),
+              Lanes::order_nibbles(Lanes::half_pair(b.first, b.second))};
+    if constexpr (kOffset) pair.min0 = read_half(b.first + 2), pair.min1 = read_half(b.second + 2);
+    return pair;
   }
 };
-struct Q5_1 : Kind<-1, true, false, true> {
-  static constexpr long kBytes = 24, kPairs = 1;
-  static NoState prepare(Bytes, long) { return {}; }
-  static Pair decode(NoState, Bytes row, long p, long last) {
-    const BlockPair<kBytes> b(row, p, last);
-    return {Lanes::bits_or(Lanes::nibble_pair(b.first + 8, b.second + 8),
-                           Lanes::fifth_bits(read_u32(b.first + 4), read_u32(b.second + 4))),
-            Lanes::order_nibbles(Lanes::half_pair(b.first, b.second)), read_half(b.first + 2), read_half(b.second + 2)};
   }
 };
 
@@ -512,6 +506,7 @@ struct Q5_1 : Kind<-1, true, false, true> {
 // Pair c is sub-blocks 2c and 2c + 1: the low and the high nibbles of qs[32c ..].
 template <bool kFive>
 struct QK : Kind<-1, true> {
+  static constexpr GgmlType kType = kFive ? GgmlType::Q5_K : GgmlType::Q4_K;
   static constexpr long kBytes = kFive ? 176 : 144, kPairs = 4;
   struct Block {
     Bytes b;
@@ -542,6 +537,7 @@ struct QK : Kind<-1, true> {
 // d * scales[8 h + 2 i + l / 16] * (q - 32). Pair 2h + j is sub-blocks 4h + 2j and 4h + 2j + 1: nibble j of
 // ql[64 h ..] (64 bytes), bits 4j, 4j + 1 and 4j + 2, 4j + 3 of qh[32 h ..].
 struct Q6_K : Kind<5, false> {
+  static constexpr GgmlType kType = GgmlType::Q6_K;
   static constexpr long kBytes = 210, kPairs = 4;
   struct Block {
     Bytes b;
@@ -831,27 +827,8 @@ void ggml_dot_groups(GgmlType type, const std::uint8_t* groups, long row_bytes, 
 template <bool kVnni>
 void ggml_dot(GgmlType type, const std::uint8_t* w, long row_bytes, const BlockActivations& x, int n, const float* bias,
               bool relu, float* y, long ldy) {
-  const auto run = [&]<typename T>(T) { product<T, kVnni>(w, x, row_bytes, n, bias, relu, y, ldy); };
-  switch (type) {
-    case GgmlType::Q8_0:
-      return run(Q8_0{});
-    case GgmlType::Q4_0:
-      return run(Q4_0{});
-    case GgmlType::Q4_1:
-      return run(Q4_1{});
-    case GgmlType::Q5_0:
-      return run(Q5_0{});
-    case GgmlType::Q5_1:
-      return run(Q5_1{});
-    case GgmlType::Q4_K:
-      return run(QK<false>{});
-    case GgmlType::Q5_K:
-      return run(QK<true>{});
-    case GgmlType::Q6_K:
-      return run(Q6_K{});
-    default:
-      throw Error("no integer block product for ggml type " + std::to_string(static_cast<std::uint32_t>(type)));
-  }
+  for_ggml_type<Q8_0, Q4_0, Q4_1, Q5<false>, Q5<true>, QK<false>, QK<true>, Q6_K>(
+      type, "integer block product", [&]<typename T>(T) { product<T, kVnni>(w, x, row_bytes, n, bias, relu, y, ldy); });
 }
 
 // This ISA's variants the CPU runs, best first.

@@ -13,6 +13,10 @@
 #error "kernels/isa/ headers belong to kernel sources compiled once per ISA (src/CMakeLists.txt)"
 #endif
 
+#include <string>
+
+#include "heptapod/core/error.h"
+
 #if defined(__F16C__)
 #include <immintrin.h>
 #endif
@@ -34,5 +38,13 @@ inline float read_half(Bytes p) {
 #endif
 }
 
+
+// run(T{}) for the one of Types (each naming its type as kType) that decodes `type`; an Error naming `what`
+// for any other type.
+template <typename... Types, typename Run>
+void for_ggml_type(GgmlType type, const char* what, Run&& run) {
+  const bool found = ((type == Types::kType ? (run(Types{}), true) : false) || ...);
+  if (!found) throw Error(std::string("no ") + what + " for ggml type " + std::to_string(static_cast<std::uint32_t>(type)));
+}
 
 }  // namespace heptapod::kernels::HEPTAPOD_ISA

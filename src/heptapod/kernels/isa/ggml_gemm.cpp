@@ -164,12 +164,7 @@ struct Lanes {
     _mm256_storeu_ps(p, v.a);
     _mm256_storeu_ps(p + 8, v.b);
   }
-  static float sum(F v) {
-    const __m256 s8 = _mm256_add_ps(v.a, v.b);
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-  }
+  static float sum(F v) { return simd::horizontal_sum(_mm256_add_ps(v.a, v.b)); }
 
   // Lane l of `bits` (bit l) as 16, lanes 0-15.
   static I bit4(std::uint32_t bits) {
@@ -305,6 +300,7 @@ using I = Lanes::I;
 
 // F16: a "block" of 32 halves (a row's last in % 32 values are summed apart).
 struct F16 {
+  static constexpr GgmlType kType = GgmlType::F16;
   static constexpr long kValues = 32, kBytes = 64;
   struct Block {};
   static Block prepare(Bytes) { return {}; }
@@ -316,6 +312,7 @@ struct F16 {
 
 // Q8_0 (34 B): f16 d; i8 qs[32] -> d * q.
 struct Q8_0 {
+  static constexpr GgmlType kType = GgmlType::Q8_0;
   static constexpr long kValues = 32, kBytes = 34;
   struct Block {
     F d;
@@ -344,12 +341,14 @@ void nibbles5(const Table& t, Bytes qs, std::uint32_t qh, F& lo, F& hi) {
 
 // Q4_0 (18 B): f16 d; qs[16] -> d * (q - 8). Q4_1 (20 B): f16 d, f16 m; qs[16] -> d * q + m.
 struct Q4_0 {
+  static constexpr GgmlType kType = GgmlType::Q4_0;
   static constexpr long kValues = 32, kBytes = 18;
   using Block = Lanes::Table4;
   static Block prepare(Bytes b) { return Lanes::centred_table4(Lanes::set1_half(b), 8.0f); }
   static void decode(const Block& t, Bytes b, int, F& lo, F& hi) { nibbles(t, b + 2, lo, hi); }
 };
 struct Q4_1 {
+  static constexpr GgmlType kType = GgmlType::Q4_1;
   static constexpr long kValues = 32, kBytes = 20;
   using Block = Lanes::Table4;
   static Block prepare(Bytes b) { return Lanes::table4(read_half(b), read_half(b + 2)); }
@@ -358,12 +357,14 @@ struct Q4_1 {
 
 // Q5_0 (22 B): f16 d; u32 qh; qs[16] -> d * (q - 16). Q5_1 (24 B): f16 d, f16 m; u32 qh; qs[16] -> d * q + m.
 struct Q5_0 {
+  static constexpr GgmlType kType = GgmlType::Q5_0;
   static constexpr long kValues = 32, kBytes = 22;
   using Block = Lanes::Table5;
   static Block prepare(Bytes b) { return Lanes::centred_table5(Lanes::set1_half(b), 16.0f); }
   static void decode(const Block& t, Bytes b, int, F& lo, F& hi) { nibbles5(t, b + 6, read_u32(b + 2), lo, hi); }
 };
 struct Q5_1 {
+  static constexpr GgmlType kType = GgmlType::Q5_1;
   static constexpr long kValues = 32, kBytes = 24;
   using Block = Lanes::Table5;
   static Block prepare(Bytes b) { return Lanes::table5(read_half(b), read_half(b + 2)); }
@@ -390,6 +391,7 @@ inline void k_steps(Bytes b, float* steps) {
 // s holds qs[32 (s / 2) + l]'s nibble s % 2 plus, for Q5_K, bit s of qh[l] as 16; d * scale * q - dmin * min.
 template <bool kFive>
 struct QK {
+  static constexpr GgmlType kType = kFive ? GgmlType::Q5_K : GgmlType::Q4_K;
   static constexpr long kValues = 256, kBytes = kFive ? 176 : 144;
   struct Block {
     float steps[16];
@@ -419,6 +421,7 @@ struct QK {
 // has low 4 bits from ql[64 h + 32 (i % 2) + l] nibble i / 2, high 2 bits from qh[32 h + l] bits 2i, 2i + 1;
 // d * scales[8 h + 2 i + l / 16] * (q - 32).
 struct Q6_K {
+  static constexpr GgmlType kType = GgmlType::Q6_K;
   static constexpr long kValues = 256, kBytes = 210;
   struct Block {
     float steps[16];
@@ -512,29 +515,8 @@ void product(Bytes w, long row_bytes, const float* x, int rows, int in, int n, c
 
 void ggml_gemm(GgmlType type, const std::uint8_t* w, long row_bytes, const float* x, int rows, int in, int n,
                const float* bias, bool relu, float* y, long ldy) {
-  const auto run = [&]<typename T>(T) { product<T>(w, row_bytes, x, rows, in, n, bias, relu, y, ldy); };
-  switch (type) {
-    case GgmlType::F16:
-      return run(F16{});
-    case GgmlType::Q8_0:
-      return run(Q8_0{});
-    case GgmlType::Q4_0:
-      return run(Q4_0{});
-    case GgmlType::Q4_1:
-      return run(Q4_1{});
-    case GgmlType::Q5_0:
-      return run(Q5_0{});
-    case GgmlType::Q5_1:
-      return run(Q5_1{});
-    case GgmlType::Q4_K:
-      return run(QK<false>{});
-    case GgmlType::Q5_K:
-      return run(QK<true>{});
-    case GgmlType::Q6_K:
-      return run(Q6_K{});
-    default:
-      throw Error("no block product for ggml type " + std::to_string(static_cast<std::uint32_t>(type)));
-  }
+  for_ggml_type<F16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, QK<false>, QK<true>, Q6_K>(
+      type, "block product", [&]<typename T>(T) { product<T>(w, row_bytes, x, rows, in, n, bias, relu, y, ldy); });
 }
 
 }  // namespace
