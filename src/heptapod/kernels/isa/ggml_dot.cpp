@@ -498,8 +498,6 @@ struct Q5 : Kind<kOffset ? -1 : 4, kOffset, false, true> {
     return pair;
   }
 };
-  }
-};
 
 // Q4_K (144 B): f16 d, f16 dmin; scales[12]; qs[128]. Q5_K (176 B): the same with qh[32] before qs. Sub-block
 // s holds qs[32 (s / 2) + l]'s nibble s % 2 plus, for Q5_K, bit s of qh[l] as 16; d * sc_s * q - dmin * m_s.
