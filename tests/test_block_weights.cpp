@@ -320,7 +320,7 @@ struct Stack {
 };
 
 TEST(BlockWeights, EveryGroupVariantMatchesTheDoubleProductWithQuantizedInput) {
-  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
     ASSERT_TRUE(kernels::has_row_groups(type));
     for (int in : block_values(type) == 256 ? std::vector<int>{256, 768} : std::vector<int>{32, 96, 512}) {
       const int out = 48;

@@ -109,23 +109,43 @@ long group_row_bytes(GgmlType type, int in) {
 
 namespace {
 
-// A block's float16 scale d, and the bytes of its values: 16 nibble pairs (Q4_0) or 32 values (Q8_0).
+// A block's float16 scale d, Q5_0's fifth bits qh (4 bytes), and the bytes of its values: 16 nibble pairs
+// (Q4_0, Q5_0) or 32 values (Q8_0).
 constexpr long kScaleBytes = 2;
-long value_bytes(GgmlType type) { return type == GgmlType::Q4_0 ? 16 : 32; }
+long value_bytes(GgmlType type) { return type == GgmlType::Q8_0 ? 32 : 16; }
+long fifth_bytes(GgmlType type) { return type == GgmlType::Q5_0 ? 4 : 0; }
+
+// Bit `bit` of the bytes at p, set to `on`.
+void put_bit(std::uint8_t* p, long bit, bool on) {
+  const auto mask = static_cast<std::uint8_t>(1u << (bit % 8));
+  p[bit / 8] = static_cast<std::uint8_t>(on ? p[bit / 8] | mask : p[bit / 8] & ~mask);
+}
+bool get_bit(const std::uint8_t* p, long bit) { return (p[bit / 8] >> (bit % 8)) & 1; }
+
+// Q5_0's fifth bits: row r's qh (32 bits, value j's bit j) and a group's planes, for t = 0..3 8 bytes whose
+// bit 4r + k is value 4t + k's of row r, then 8 for values 16 + 4t + k: each(value, bit in the planes).
+template <typename Each>
+void for_fifth_bits(long r, Each&& each) {
+  for (long t = 0; t < 4; ++t)
+    for (long half = 0; half < 2; ++half)
+      for (long k = 0; k < 4; ++k) each(16 * half + 4 * t + k, 64 * (2 * t + half) + 4 * r + k);
+}
 
 // Calls each(group offset, row offset, bytes, flip) for every run of bytes that moves between a row (ggml's
 // layout) and its place in grouped rows: row j of `in` values; flip: 0x80 where the bytes are Q8_0 values, which
 // the groups hold as w + 128 (w ^ 0x80), else 0.
-template <typename Each>
-void for_group_places(GgmlType type, int in, int j, Each&& each) {
-  const long blocks = in / 32, block_bytes = kScaleBytes + value_bytes(type);
+// fifth(group offset of the planes, row offset of qh, r): Q5_0's bits (move_fifth_bits).
+template <typename Each, typename Fifth>
+void for_group_places(GgmlType type, int in, int j, Each&& each, Fifth&& fifth) {
+  const long head = kScaleBytes + fifth_bytes(type), blocks = in / 32, block_bytes = head + value_bytes(type);
   const long group = static_cast<long>(j / kGroupRows) * kGroupRows * blocks * block_bytes, r = j % kGroupRows;
   const std::uint8_t flip = type == GgmlType::Q8_0 ? 0x80 : 0;
   for (long b = 0; b < blocks; ++b) {
     const long at = group + b * kGroupRows * block_bytes, from = b * block_bytes;
     each(at + kScaleBytes * r, from, kScaleBytes, 0);
+    if (fifth_bytes(type)) fifth(at + kScaleBytes * kGroupRows, from + kScaleBytes, r);
     for (long t = 0; t < value_bytes(type) / 4; ++t)
-      each(at + kScaleBytes * kGroupRows + t * 4 * kGroupRows + 4 * r, from + kScaleBytes + 4 * t, 4, flip);
+      each(at + head * kGroupRows + t * 4 * kGroupRows + 4 * r, from + head + 4 * t, 4, flip);
   }
 }
 
@@ -172,7 +192,7 @@ void copy_flipped(const std::uint8_t* from, std::uint8_t* to, long n, std::uint8
 }  // namespace
 
 void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, std::uint8_t* groups) {
-  require(has_row_groups(type), "row groups: Q4_0, Q8_0, Q4_K or Q6_K only");
+  require(has_row_groups(type), "row groups: Q4_0, Q5_0, Q8_0, Q4_K or Q6_K only");
   const long block = ggml_type_info(type).block_elements;
   require(out % kGroupRows == 0 && in % block == 0, "row groups: " + std::to_string(out) + " rows of " +
                                                         std::to_string(in) + " values");
@@ -193,9 +213,12 @@ void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, 
             }
           });
     else
-      for_group_places(type, in, j, [&](long at, long from, long n, std::uint8_t flip) {
-        copy_flipped(row + from, groups + at, n, flip);
-      });
+      for_group_places(
+          type, in, j,
+          [&](long at, long from, long n, std::uint8_t flip) { copy_flipped(row + from, groups + at, n, flip); },
+          [&](long at, long from, long r) {
+            for_fifth_bits(r, [&](long value, long bit) { put_bit(groups + at, bit, get_bit(row + from, value)); });
+          });
   }
 }
 
@@ -214,8 +237,12 @@ void ungroup_block_row(GgmlType type, const std::uint8_t* groups, int in, int j,
           pack_k_scales(scales, mins, blocks + from);
         });
   else
-    for_group_places(type, in, j,
-                     [&](long at, long from, long n, std::uint8_t flip) { copy_flipped(groups + at, blocks + from, n, flip); });
+    for_group_places(
+        type, in, j,
+        [&](long at, long from, long n, std::uint8_t flip) { copy_flipped(groups + at, blocks + from, n, flip); },
+        [&](long at, long from, long r) {
+          for_fifth_bits(r, [&](long value, long bit) { put_bit(blocks + from, value, get_bit(groups + at, bit)); });
+        });
 }
 
 namespace {

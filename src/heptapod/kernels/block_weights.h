@@ -3,7 +3,7 @@
 // ever exists. Two products:
 //   integer (the default for every type but F16): the input quantized to 8 bits per block of 32
 //     (BlockActivations), each sub-block's 32 weights multiplied with it as exact integer products, scaled in
-//     float: as llama.cpp computes them. Q4_0, Q8_0, Q4_K and Q6_K rows are stored in groups of kGroupRows
+//     float: as llama.cpp computes them. Q4_0, Q5_0, Q8_0, Q4_K and Q6_K rows are stored in groups of kGroupRows
 //     (group_block_rows), so that one instruction multiplies 4 weights of each of 16 rows and the 16 rows'
 //     scales convert at once; the rows past the last whole group stay as they are;
 //   float (F16, and every type under HEPTAPOD_BLOCK_ACTIVATIONS=float32): the block's values decoded to float
@@ -108,7 +108,7 @@ BlockGemmVariant selected_block_gemm_variant();
 // above, + bias, then ReLU. Each ISA has one or two (avx512-vnni); the same lists as above.
 using BlockDotFn = void(GgmlType type, const std::uint8_t* w, long row_bytes, const BlockActivations& x, int n,
                         const float* bias, bool relu, float* y, long ldy);
-// The same over rows in groups (group_block_rows; Q4_0, Q8_0, Q4_K, Q6_K): columns [c0, c1) of the grouped rows
+// The same over rows in groups (group_block_rows; Q4_0, Q5_0, Q8_0, Q4_K, Q6_K): columns [c0, c1) of the grouped rows
 // `groups`, bias and y from column c0; row_bytes: group_row_bytes.
 using BlockGroupFn = void(GgmlType type, const std::uint8_t* groups, long row_bytes, const BlockActivations& x, int c0,
                           int c1, const float* bias, bool relu, float* y, long ldy);
@@ -118,10 +118,12 @@ struct BlockDotVariant {
   BlockGroupFn* run_groups;
 };
 
-// Rows in groups: kGroupRows rows of Q4_0, Q8_0, Q4_K or Q6_K blocks (in values each) as one run of blocks, block b of the
+// Rows in groups: kGroupRows rows of Q4_0, Q5_0, Q8_0, Q4_K or Q6_K blocks (in values each) as one run of blocks, block b of the
 // group holding the 16 rows' float16 scales d (32 bytes), then their values 4 at a time, rows 0-15 for
 // values 0-3, rows 0-15 for values 4-7, ... (Q4_0: 4 x 64 bytes of nibble pairs qs[4t .. 4t + 3], values
-// 4t.. and 16 + 4t..; Q8_0: 8 x 64 bytes of w + 128 as unsigned bytes): as many bytes as the rows. rows, groups: (out, row_bytes), out a multiple of
+// 4t.. and 16 + 4t..; Q5_0: the same after 64 bytes of fifth bits, for t = 0..3 8 bytes whose bit 4r + k is
+// value 4t + k's of row r, then 8 for values 16 + 4t + k; Q8_0: 8 x 64 bytes of w + 128 as unsigned bytes):
+// as many bytes as the rows. rows, groups: (out, row_bytes), out a multiple of
 // kGroupRows. has_row_groups: whether a type is stored so (when it takes the integer product).
 // Q4_K: each 256-value block of the 16 rows as d (32 bytes), dmin (32), the 8 sub-blocks' 6-bit scales as
 // bytes, rows 0-15 for sub-block 0, ... (128), their mins (128), then the values: for each 32 bytes c of qs,
@@ -133,7 +135,8 @@ struct BlockDotVariant {
 inline constexpr int kGroupRows = 16;
 inline constexpr long kGroupBytesQ4K = 2368, kGroupBytesQ6K = 3360;
 inline bool has_row_groups(GgmlType type) {
-  return type == GgmlType::Q4_0 || type == GgmlType::Q8_0 || type == GgmlType::Q4_K || type == GgmlType::Q6_K;
+  return type == GgmlType::Q4_0 || type == GgmlType::Q5_0 || type == GgmlType::Q8_0 || type == GgmlType::Q4_K ||
+         type == GgmlType::Q6_K;
 }
 // Bytes a row takes in groups.
 long group_row_bytes(GgmlType type, int in);

@@ -122,6 +122,12 @@ struct Lanes {
     return _mm512_set1_epi32(v);
   }
   static I set1_lanes(std::int32_t v) { return _mm512_set1_epi32(v); }
+  // 16 in byte b where bit b of the 8 bytes at p is set.
+  static U bits16(Bytes p) {
+    std::uint64_t m;
+    std::memcpy(&m, p, 8);
+    return _mm512_maskz_mov_epi8(m, bytes(16));
+  }
   // acc + the sum of (u - 128) * q over each lane's four bytes (q signed), except that with VNNI the - 128 sum q
   // is left to acc's start.
   template <bool kVnni>
@@ -235,6 +241,7 @@ struct Lanes {
     return set1_lanes(v);
   }
   static I set1_lanes(std::int32_t v) { return {_mm256_set1_epi32(v), _mm256_set1_epi32(v)}; }
+  static U bits16(Bytes p) { return {bit4(read_u32(p)), bit4(read_u32(p + 4))}; }
   template <bool>
   static I dot_biased_add(I acc, U u, U q) {
     const I s = dot_signed<false>({_mm256_xor_si256(u.a, bytes(0x80)), _mm256_xor_si256(u.b, bytes(0x80))}, q, acc);
@@ -367,6 +374,9 @@ struct Lanes {
   }
   static I set1_lanes(std::int32_t v) {
     return mapi([&](int) { return v; });
+  }
+  static U bits16(Bytes p) {
+    return mapu([&](int b) { return ((p[b / 8] >> (b % 8)) & 1) << 4; });
   }
   template <bool>
   static I dot_biased_add(I acc, U u, U q) {
@@ -651,11 +661,13 @@ void product(Bytes w, const BlockActivations& x, long row_bytes, int n, const fl
 
 // Rows in groups (kernels/block_weights.h: group_block_rows): one lane a row, 16 rows at once. Each block's
 // 64-byte runs hold 4 values of every row, multiplied with those 4 values of x broadcast to every lane; the
-// int32 lanes start at -z sum q_x of the block (Q4_0: z = 8; Q8_0 with VNNI: 128, its grouped weights being
-// w + 128), and the block ends with one conversion and one FMA by the 16 rows' d_w times d_x.
-template <bool kQ8, bool kVnni, int R>
+// int32 lanes start at -z sum q_x of the block (Q4_0: z = 8; Q5_0: 16, each nibble's fifth bit from the
+// block's bit planes; Q8_0 with VNNI: 128, its grouped weights being w + 128), and the block ends with one
+// conversion and one FMA by the 16 rows' d_w times d_x.
+template <GgmlType kType, bool kVnni, int R>
 void group_tile(Bytes group, long blocks, const XRow* x, const std::int32_t* const* neg_block_sums, F* acc) {
-  constexpr long kBlockBytes = kQ8 ? 34 * kGroupRows : 18 * kGroupRows;
+  constexpr bool kQ8 = kType == GgmlType::Q8_0, kFive = kType == GgmlType::Q5_0;
+  constexpr long kBlockBytes = (kQ8 ? 34 : kFive ? 22 : 18) * kGroupRows, kValues = (kFive ? 6 : 2) * kGroupRows;
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r) acc[r] = Lanes::zero();
   for (long b = 0; b < blocks; ++b) {
@@ -664,21 +676,25 @@ void group_tile(Bytes group, long blocks, const XRow* x, const std::int32_t* con
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       s[r] = Lanes::zero_lanes();
-      if constexpr (!kQ8) s[r] = Lanes::set1_lanes(neg_block_sums[r][b] * 8);
+      if constexpr (!kQ8) s[r] = Lanes::set1_lanes(neg_block_sums[r][b] * (kFive ? 16 : 8));
       if constexpr (kQ8 && kVnni) s[r] = Lanes::set1_lanes(neg_block_sums[r][b] * 128);
     }
     if constexpr (kQ8) {
 #pragma GCC unroll 8
       for (int t = 0; t < 8; ++t) {
-        const U w = Lanes::load64(blk + 2 * kGroupRows + 64 * t);
+        const U w = Lanes::load64(blk + kValues + 64 * t);
 #pragma GCC unroll 4
         for (int r = 0; r < R; ++r) s[r] = Lanes::dot_biased_add<kVnni>(s[r], w, Lanes::broadcast4(x[r].q + 32 * b + 4 * t));
       }
     } else {
 #pragma GCC unroll 4
       for (int t = 0; t < 4; ++t) {
-        const U v = Lanes::load64(blk + 2 * kGroupRows + 64 * t);
-        const U low = Lanes::fields(v, 0, 0, 15), high = Lanes::fields(v, 4, 4, 15);
+        const U v = Lanes::load64(blk + kValues + 64 * t);
+        U low = Lanes::fields(v, 0, 0, 15), high = Lanes::fields(v, 4, 4, 15);
+        if constexpr (kFive) {
+          low = Lanes::bits_or(low, Lanes::bits16(blk + 2 * kGroupRows + 16 * t));
+          high = Lanes::bits_or(high, Lanes::bits16(blk + 2 * kGroupRows + 16 * t + 8));
+        }
 #pragma GCC unroll 4
         for (int r = 0; r < R; ++r) {
           s[r] = Lanes::dot<kVnni>(s[r], low, Lanes::broadcast4(x[r].q + 32 * b + 4 * t));
@@ -784,7 +800,7 @@ void q6k_group_tile(Bytes group, long blocks, const XRow* x, const std::int32_t*
 template <bool kVnni>
 void ggml_dot_groups(GgmlType type, const std::uint8_t* groups, long row_bytes, const BlockActivations& x, int c0,
                      int c1, const float* bias, bool relu, float* y, long ldy) {
-  require(has_row_groups(type), "row groups: Q4_0, Q8_0, Q4_K or Q6_K only");
+  require(has_row_groups(type), "row groups: Q4_0, Q5_0, Q8_0, Q4_K or Q6_K only");
   const long padded = x.padded_in(), blocks = x.in / 32;
   for (int g = c0 / kGroupRows; g * kGroupRows < c1; ++g) {
     Bytes group = groups + static_cast<long>(g) * kGroupRows * row_bytes;
@@ -802,9 +818,11 @@ void ggml_dot_groups(GgmlType type, const std::uint8_t* groups, long row_bytes, 
       }
       F acc[R];
       if (type == GgmlType::Q8_0)
-        group_tile<true, kVnni, R>(group, blocks, rows, sums, acc);
+        group_tile<GgmlType::Q8_0, kVnni, R>(group, blocks, rows, sums, acc);
       else if (type == GgmlType::Q4_0)
-        group_tile<false, kVnni, R>(group, blocks, rows, sums, acc);
+        group_tile<GgmlType::Q4_0, kVnni, R>(group, blocks, rows, sums, acc);
+      else if (type == GgmlType::Q5_0)
+        group_tile<GgmlType::Q5_0, kVnni, R>(group, blocks, rows, sums, acc);
       else if (type == GgmlType::Q4_K)
         k4_group_tile<kVnni, R>(group, x.in / 256, rows, acc);
       else
