@@ -134,7 +134,7 @@ void for_fifth_bits(long r, Each&& each) {
 // Calls each(group offset, row offset, bytes, flip) for every run of bytes that moves between a row (ggml's
 // layout) and its place in grouped rows: row j of `in` values; flip: 0x80 where the bytes are Q8_0 values, which
 // the groups hold as w + 128 (w ^ 0x80), else 0.
-// fifth(group offset of the planes, row offset of qh, r): Q5_0's bits (move_fifth_bits).
+// fifth(group offset of the planes, row offset of qh, r): Q5_0's bits (for_fifth_bits).
 template <typename Each, typename Fifth>
 void for_group_places(GgmlType type, int in, int j, Each&& each, Fifth&& fifth) {
   const long head = kScaleBytes + fifth_bytes(type), blocks = in / 32, block_bytes = head + value_bytes(type);
@@ -149,7 +149,7 @@ void for_group_places(GgmlType type, int in, int j, Each&& each, Fifth&& fifth) 
   }
 }
 
-// The same for Q4_K: each(group offset, row offset, bytes) for the byte runs (d, dmin, the values 4 at a time),
+// The same for Q4_K: each(group offset, row offset, bytes, 0) for the byte runs (d, dmin, the values 4 at a time),
 // scales(group offset of the block, row offset of its 12 scale bytes, r) for each block's scales and mins.
 template <typename Each, typename Scales>
 void for_k_group_places(int in, int j, Each&& each, Scales&& scales) {
@@ -157,31 +157,44 @@ void for_k_group_places(int in, int j, Each&& each, Scales&& scales) {
   const long group = static_cast<long>(j / kGroupRows) * blocks * kGroupBytesQ4K;
   for (long b = 0; b < blocks; ++b) {
     const long at = group + b * kGroupBytesQ4K, from = b * 144;
-    each(at + 2 * r, from, 2);
-    each(at + 32 + 2 * r, from + 2, 2);
+    each(at + 2 * r, from, 2, 0);
+    each(at + 32 + 2 * r, from + 2, 2, 0);
     scales(at, from + 4, r);
     for (long c = 0; c < 4; ++c)
-      for (long t = 0; t < 8; ++t) each(at + 320 + 512 * c + 64 * t + 4 * r, from + 16 + 32 * c + 4 * t, 4);
+      for (long t = 0; t < 8; ++t) each(at + 320 + 512 * c + 64 * t + 4 * r, from + 16 + 32 * c + 4 * t, 4, 0);
   }
 }
 
-// The same for Q6_K: each(group offset, row offset, bytes) for d, each scale byte and the runs of 4 bytes.
+// The same for Q6_K: each(group offset, row offset, bytes, 0) for d, each scale byte and the runs of 4 bytes.
 template <typename Each>
 void for_q6k_group_places(int in, int j, Each&& each) {
   const long blocks = in / 256, r = j % kGroupRows;
   const long group = static_cast<long>(j / kGroupRows) * blocks * kGroupBytesQ6K;
   for (long b = 0; b < blocks; ++b) {
     const long at = group + b * kGroupBytesQ6K, from = b * 210;
-    each(at + 2 * r, from + 208, 2);
-    for (long k = 0; k < 16; ++k) each(at + 32 + 16 * k + r, from + 192 + k, 1);
+    each(at + 2 * r, from + 208, 2, 0);
+    for (long k = 0; k < 16; ++k) each(at + 32 + 16 * k + r, from + 192 + k, 1, 0);
     for (long h = 0; h < 2; ++h)
       for (long t = 0; t < 8; ++t) {
         const long run = at + 288 + 1536 * h + 192 * t + 4 * r;
-        each(run, from + 64 * h + 4 * t, 4);
-        each(run + 64, from + 64 * h + 32 + 4 * t, 4);
-        each(run + 128, from + 128 + 32 * h + 4 * t, 4);
+        each(run, from + 64 * h + 4 * t, 4, 0);
+        each(run + 64, from + 64 * h + 32 + 4 * t, 4, 0);
+        each(run + 128, from + 128 + 32 * h + 4 * t, 4, 0);
       }
   }
+}
+
+// Every place of row j in the groups of its type, whichever way the bytes move: each(group offset, row offset,
+// bytes, flip) for the byte runs, k_scales(group offset of the block, row offset of its 12 scale bytes, r) for
+// Q4_K's scales and mins, fifth(...) for Q5_0's bits.
+template <typename Each, typename KScales, typename Fifth>
+void for_places(GgmlType type, int in, int j, Each&& each, KScales&& k_scales, Fifth&& fifth) {
+  if (type == GgmlType::Q6_K)
+    for_q6k_group_places(in, j, each);
+  else if (type == GgmlType::Q4_K)
+    for_k_group_places(in, j, each, k_scales);
+  else
+    for_group_places(type, in, j, each, fifth);
 }
 
 // n bytes from `from` to `to`, each ^ flip.
@@ -199,50 +212,38 @@ void group_block_rows(GgmlType type, const std::uint8_t* rows, int out, int in, 
   const long row_bytes = ggml_row_bytes(type, in);
   for (int j = 0; j < out; ++j) {
     const std::uint8_t* row = rows + j * row_bytes;
-    if (type == GgmlType::Q6_K)
-      for_q6k_group_places(in, j, [&](long at, long from, long n) { std::memcpy(groups + at, row + from, n); });
-    else if (type == GgmlType::Q4_K)
-      for_k_group_places(
-          in, j, [&](long at, long from, long n) { std::memcpy(groups + at, row + from, n); },
-          [&](long at, long from, long r) {
-            for (int s = 0; s < 8; ++s) {
-              int scale, min;
-              k_scale_min(row + from, s, scale, min);
-              groups[at + 64 + 16 * s + r] = static_cast<std::uint8_t>(scale);
-              groups[at + 192 + 16 * s + r] = static_cast<std::uint8_t>(min);
-            }
-          });
-    else
-      for_group_places(
-          type, in, j,
-          [&](long at, long from, long n, std::uint8_t flip) { copy_flipped(row + from, groups + at, n, flip); },
-          [&](long at, long from, long r) {
-            for_fifth_bits(r, [&](long value, long bit) { put_bit(groups + at, bit, get_bit(row + from, value)); });
-          });
+    for_places(
+        type, in, j,
+        [&](long at, long from, long n, std::uint8_t flip) { copy_flipped(row + from, groups + at, n, flip); },
+        [&](long at, long from, long r) {
+          for (int s = 0; s < 8; ++s) {
+            int scale, min;
+            k_scale_min(row + from, s, scale, min);
+            groups[at + 64 + 16 * s + r] = static_cast<std::uint8_t>(scale);
+            groups[at + 192 + 16 * s + r] = static_cast<std::uint8_t>(min);
+          }
+        },
+        [&](long at, long from, long r) {
+          for_fifth_bits(r, [&](long value, long bit) { put_bit(groups + at, bit, get_bit(row + from, value)); });
+        });
   }
 }
 
 void ungroup_block_row(GgmlType type, const std::uint8_t* groups, int in, int j, std::uint8_t* blocks) {
-  if (type == GgmlType::Q6_K)
-    for_q6k_group_places(in, j, [&](long at, long from, long n) { std::memcpy(blocks + from, groups + at, n); });
-  else if (type == GgmlType::Q4_K)
-    for_k_group_places(
-        in, j, [&](long at, long from, long n) { std::memcpy(blocks + from, groups + at, n); },
-        [&](long at, long from, long r) {
-          int scales[8], mins[8];
-          for (int s = 0; s < 8; ++s) {
-            scales[s] = groups[at + 64 + 16 * s + r];
-            mins[s] = groups[at + 192 + 16 * s + r];
-          }
-          pack_k_scales(scales, mins, blocks + from);
-        });
-  else
-    for_group_places(
-        type, in, j,
-        [&](long at, long from, long n, std::uint8_t flip) { copy_flipped(groups + at, blocks + from, n, flip); },
-        [&](long at, long from, long r) {
-          for_fifth_bits(r, [&](long value, long bit) { put_bit(blocks + from, value, get_bit(groups + at, bit)); });
-        });
+  for_places(
+      type, in, j,
+      [&](long at, long from, long n, std::uint8_t flip) { copy_flipped(groups + at, blocks + from, n, flip); },
+      [&](long at, long from, long r) {
+        int scales[8], mins[8];
+        for (int s = 0; s < 8; ++s) {
+          scales[s] = groups[at + 64 + 16 * s + r];
+          mins[s] = groups[at + 192 + 16 * s + r];
+        }
+        pack_k_scales(scales, mins, blocks + from);
+      },
+      [&](long at, long from, long r) {
+        for_fifth_bits(r, [&](long value, long bit) { put_bit(blocks + from, value, get_bit(groups + at, bit)); });
+      });
 }
 
 namespace {
