@@ -246,7 +246,7 @@ Runner add_convert_command(CLI::App& root) {
                       "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, gguf (a GGUF file of a "
                       "gpt2, llama, qwen2 or qwen3 model: its weights in their GGUF types, its tokenizer and chat "
                       "template), model (a Heptapod model file, rewritten with --chat-template), or peft (a PEFT "
-                      "LoRA adapter directory of a llama-family model: adapter_config.json, "
+                      "LoRA adapter directory of a llama-family, gpt2 or bert model: adapter_config.json, "
                       "adapter_model.safetensors; written as an adapter file over --base); gguf and model are found "
                       "by themselves when --from is not given")
           ->check(CLI::IsMember(
@@ -276,7 +276,7 @@ Runner add_convert_command(CLI::App& root) {
       cmd->add_option("--unk-piece", o->vocab.unk_piece, "The unknown-token piece of the id files (default <unk>)");
   cmd->add_option("--spm", o->spm, "fairseq: the SentencePiece model (default: the one cfg.json names, in the directory)");
   cmd->add_option("--base", o->base,
-                  "peft: the model file the adapters' base model was converted to (heptapod convert --from llama)")
+                  "peft: the model file the adapters' base model was converted to (heptapod convert --from llama, gpt2 or bert)")
       ->check(CLI::ExistingFile);
   const std::vector<std::string> nn = {"nn-transformer"}, state_dicts = {"nn-transformer", "heptapod"};
   for (const char* name : {"--heads", "--norm", "--layer-norm-eps", "--pad-id", "--bos-id", "--eos-id"})

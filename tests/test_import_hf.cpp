@@ -52,15 +52,6 @@ Converted convert_and_load(const std::string& fixture, const std::string& from, 
   return {path, SafetensorsFile::read(test::fixture(fixture) + "/reference.safetensors"), load_model(path)};
 }
 
-// The rows t < length of (B, T, D) tensors, the rest zeroed in both.
-double padded_error(std::vector<float> got, std::vector<float> want, const std::vector<int>& len, int T) {
-  const std::size_t B = len.size(), D = want.size() / (B * static_cast<std::size_t>(T));
-  EXPECT_EQ(got.size(), want.size());
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t k = (b * T + static_cast<std::size_t>(len[b])) * D; k < (b + 1) * T * D; ++k) got[k] = want[k] = 0;
-  return test::max_rel_error(got.data(), want.data(), want.size());
-}
-
 TEST(ImportHf, Gpt2MatchesItsReference) {
   TempDir dir;
   std::string log;
@@ -73,16 +64,11 @@ TEST(ImportHf, Gpt2MatchesItsReference) {
   EXPECT_EQ(c.activation, Activation::GeluTanh);
 
   // Teacher-forced logits of the prompts as they are (no start token), every real position.
-  Batch batch;
-  batch.B = static_cast<int>(ref.at("batch/input_ids").shape[0]);
-  batch.T = static_cast<int>(ref.at("batch/input_ids").shape[1]);
-  batch.tgt_in = batch.tgt_out = ref.ints("batch/input_ids");
-  batch.tgt_len = ref.ints("batch/lengths");
-  batch.src_len.assign(static_cast<std::size_t>(batch.B), 0);
+  const Batch batch = test::gpt2_batch(ref);
   Arena arena;
   const float* logits = model->logits(batch, arena);
   const std::size_t n = static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size;
-  EXPECT_LT(padded_error({logits, logits + n}, ref.floats<float>("expect/logits"), batch.tgt_len, batch.T), 1e-5);
+  EXPECT_LT(test::padded_error({logits, logits + n}, ref.floats<float>("expect/logits"), batch.tgt_len, batch.T), 1e-5);
 
   // The tokenizer: the prompts' ids; greedy generation after the start token, token for token, and its text.
   const auto prompts = nlohmann::json::parse(ref.metadata("prompts")).get<std::vector<std::string>>();
@@ -103,18 +89,6 @@ TEST(ImportHf, Gpt2MatchesItsReference) {
     EXPECT_EQ(outputs[i].outputs[0].tokens, want) << "prompt " << i;
     EXPECT_EQ(outputs[i].outputs[0].text, texts[i]) << "prompt " << i;
   }
-}
-
-// BERT's batch: [CLS] a [SEP] (b [SEP]) with token types, padded.
-Batch bert_batch(const SafetensorsFile& ref) {
-  Batch b;
-  b.B = static_cast<int>(ref.at("batch/input_ids").shape[0]);
-  b.S = static_cast<int>(ref.at("batch/input_ids").shape[1]);
-  b.src = ref.ints("batch/input_ids");
-  b.src_types = ref.ints("batch/token_type_ids");
-  b.src_len = ref.ints("batch/lengths");
-  b.tgt_len.assign(static_cast<std::size_t>(b.B), 0);
-  return b;
 }
 
 // The texts through the model's own WordPiece tokenizer, laid out as BERT lays them out: the batch's ids.
@@ -150,11 +124,11 @@ TEST(ImportHf, BertMaskedLmMatchesItsReference) {
   const SafetensorsFile checkpoint = SafetensorsFile::read(test::fixture("bert") + "/model.safetensors");
   EXPECT_EQ(SafetensorsFile::read(model_path).floats<float>(tensor_name(Module::Pooler, Leaf::Weight)),
             checkpoint.floats<float>("bert.pooler.dense.weight"));
-  Batch b = bert_batch(ref);
+  Batch b = test::bert_batch(ref);
   Arena arena;
   const float* hidden = model->encode(b.src.data(), b.B, b.S, b.src_len.data(), arena, b.src_types.data());
   const std::size_t rows = static_cast<std::size_t>(b.B) * b.S;
-  EXPECT_LT(padded_error({hidden, hidden + rows * c.d_model}, ref.floats<float>("expect/hidden"), b.src_len, b.S), 1e-5);
+  EXPECT_LT(test::padded_error({hidden, hidden + rows * c.d_model}, ref.floats<float>("expect/hidden"), b.src_len, b.S), 1e-5);
   // The masked-LM head at every real position (as if each were masked).
   b.mlm_targets.assign(rows, -1);
   std::vector<float> want;
@@ -182,7 +156,7 @@ TEST(ImportHf, BertClassifierMatchesItsReference) {
   const ModelConfig& c = model->config();
   ASSERT_EQ(c.labels, 3);
   EXPECT_EQ(c.pooling, Pooling::Cls);
-  Batch b = bert_batch(ref);
+  Batch b = test::bert_batch(ref);
   b.labels.assign(static_cast<std::size_t>(b.B), 0);
   Arena arena;
   const float* logits = model->logits(b, arena);

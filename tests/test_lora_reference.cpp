@@ -1,13 +1,20 @@
-// LoRA adapters against an independent float64 PyTorch reference (tools/lora_reference.py, fixture
-// tests/fixtures/lora): rank 2, alpha 4 on every layer's q, v, o, gate, up and down of the converted llama
-// fixture (a decoder-only model, RMSNorm, SwiGLU, grouped-query attention, rotary positions). The loss and every
-// adapter's gradient match the reference to 1e-5 / 1e-4, and ten Adam updates of the adapters alone (the
-// optimiser's state of the trained tail, as the Trainer keeps it) follow the reference's losses.
+// LoRA adapters against an independent float64 PyTorch reference (tools/lora_reference.py, fixtures
+// tests/fixtures/lora), rank 2, alpha 4, over three kinds of model: the converted llama fixture (decoder-only,
+// RMSNorm, SwiGLU, grouped-query attention, rotary positions) with adapters on every layer's q, v, o, gate, up and
+// down; an encoder-decoder translator (parity_prenorm_untied) with adapters on the self-attention's q, k, v, o,
+// the cross-attention's and the feed-forward network's matrices; an encoder-only classifier
+// (parity_encoder_only_classifier, [CLS] through the pooler) with adapters on q, v and the ffn and its pooler and
+// classifier trained in full beside them. The loss and every trained tensor's gradient match the reference to
+// 1e-5 / 1e-4, and ten Adam updates of the trained tensors alone (the optimiser's state of the trained tail, as
+// the Trainer keeps it) follow the reference's losses. PEFT's files of adapters over the llama, GPT-2 and BERT
+// fixtures convert and compute what the reference computes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,31 +26,64 @@
 namespace heptapod {
 namespace {
 
-TEST(LoraReference, LossGradientsAndAdamMatchTheFloat64Reference) {
-  test::TempDir dir;
-  const std::string converted = dir.file("llama.htp");
+// The rank, alpha and targets a reference fixture's metadata names.
+LoraConfig reference_lora(const SafetensorsFile& ref) {
+  LoraConfig lora;
+  lora.rank = std::stoi(ref.metadata("rank"));
+  lora.alpha = std::stof(ref.metadata("alpha"));
+  lora.targets.clear();
+  std::stringstream targets(ref.metadata("targets"));
+  for (std::string t; std::getline(targets, t, ',');) lora.targets.push_back(t);
+  return lora;
+}
+
+// Hugging Face checkpoint directory `fixture` converted (--from `from`) into `dir`: the model file's path.
+std::string convert_checkpoint(const std::string& fixture, const std::string& from, test::TempDir& dir) {
+  const std::string converted = dir.file(fixture + ".htp");
   std::string log;
-  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(test::fixture("llama")) + " --from llama -o " +
+  EXPECT_EQ(test::run_heptapod("convert " + test::quoted(test::fixture(fixture)) + " --from " + from + " -o " +
                                    test::quoted(converted),
                                dir, log),
             0)
       << log;
-  const SafetensorsFile base = SafetensorsFile::read(converted);
-  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("lora") + "/reference.safetensors");
-  const SafetensorsFile batch = SafetensorsFile::read(test::fixture("llama") + "/reference.safetensors");
-  ModelConfig c = read_model_config(base);
-  c.lora.rank = std::stoi(ref.metadata("rank"));
-  c.lora.alpha = std::stof(ref.metadata("alpha"));
-  c.lora.targets = {"q", "v", "o", "ffn"};
-  ASSERT_EQ(ref.metadata("targets"), "q,v,o,ffn");
-  Transformer<float> model(c);
-  ParameterStore<float>& p = model.parameters();
-  load_selected_parameters<float>(base, p, [](const ParamSpec& spec) { return spec.frozen; });
-  load_selected_parameters<float>(ref, p, [](const ParamSpec& spec) { return !spec.frozen; });
+  return converted;
+}
 
-  std::vector<int> targets = batch.ints("batch/train_target");  // -1 past each row's length: padding
-  std::replace(targets.begin(), targets.end(), -1, c.pad_id);
-  const Batch train = test::rows_batch(batch.ints("batch/train_input"), targets, batch.ints("batch/train_lengths"));
+// `heptapod convert PEFT --from peft --base BASE -o OUTPUT`: its exit status, its output in `log`.
+int convert_peft(const std::string& peft, const std::string& base, const std::string& output, test::TempDir& dir,
+                 std::string& log) {
+  return test::run_heptapod("convert " + test::quoted(peft) + " --from peft --base " + test::quoted(base) + " -o " +
+                                test::quoted(output),
+                            dir, log);
+}
+
+// The base model of `fixture` (converted --from `from`) with PEFT's adapters `peft` (a directory in
+// tests/fixtures/lora) converted over it, as every front end's --adapter loads them.
+std::unique_ptr<Transformer<float>> peft_adapted(const std::string& fixture, const std::string& from,
+                                                 const std::string& peft, test::TempDir& dir) {
+  const std::string base = convert_checkpoint(fixture, from, dir), adapter = dir.file(peft + ".htp");
+  std::string log;
+  EXPECT_EQ(convert_peft(test::fixture("lora") + "/" + peft, base, adapter, dir, log), 0) << log;
+  return load_adapted_model(SafetensorsFile::read(base), SafetensorsFile::read(adapter));
+}
+
+// A copy in `dir` of PEFT directory `peft` (in tests/fixtures/lora) whose adapter_config.json has `from` replaced
+// by `to`: its path.
+std::string peft_variant(const std::string& peft, const std::string& from, const std::string& to, test::TempDir& dir) {
+  const std::string source = test::fixture("lora") + "/" + peft, copy = dir.file(peft + "_variant");
+  std::filesystem::create_directories(copy);
+  std::filesystem::copy_file(source + "/adapter_model.safetensors", copy + "/adapter_model.safetensors");
+  std::string config = test::slurp(source + "/adapter_config.json");
+  EXPECT_NE(config.find(from), std::string::npos) << from;
+  if (config.find(from) != std::string::npos) config.replace(config.find(from), from.size(), to);
+  dir.write(peft + "_variant/adapter_config.json", config);
+  return copy;
+}
+
+// The loss of `train`, the gradient of every trained tensor (`trained` of them) and ten Adam updates against the
+// reference fixture `ref`.
+void expect_reference(Transformer<float>& model, const Batch& train, const SafetensorsFile& ref, std::size_t trained) {
+  ParameterStore<float>& p = model.parameters();
   StepOptions opt;
   opt.label_smoothing = std::stof(ref.metadata("label_smoothing"));
   Arena arena;
@@ -62,30 +102,63 @@ TEST(LoraReference, LossGradientsAndAdamMatchTheFloat64Reference) {
         << "gradient of " << spec.name;
     ++checked;
   }
-  EXPECT_EQ(checked, static_cast<std::size_t>(c.decoder_layers) * 6 * 2);
-
+  EXPECT_EQ(checked, trained);
   test::expect_adam_losses(model, train, opt, ref, "LoRA");
 }
 
-// PEFT's own files of the same adapters (written by the reference) convert to an adapter file over the converted
-// base that scores the training batch as the reference does; PEFT variants plain LoRA does not cover are refused
-// by name.
+TEST(LoraReference, DecoderOnlyMatchesTheFloat64Reference) {
+  test::TempDir dir;
+  const SafetensorsFile base = SafetensorsFile::read(convert_checkpoint("llama", "llama", dir));
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("lora") + "/reference.safetensors");
+  const SafetensorsFile batch = SafetensorsFile::read(test::fixture("llama") + "/reference.safetensors");
+  ModelConfig c = read_model_config(base);
+  c.lora = reference_lora(ref);
+  ASSERT_EQ(ref.metadata("targets"), "q,v,o,ffn");
+  Transformer<float> model(c);
+  ParameterStore<float>& p = model.parameters();
+  load_selected_parameters<float>(base, p, [](const ParamSpec& spec) { return spec.frozen; });
+  load_selected_parameters<float>(ref, p, [](const ParamSpec& spec) { return !spec.frozen; });
+  std::vector<int> targets = batch.ints("batch/train_target");  // -1 past each row's length: padding
+  std::replace(targets.begin(), targets.end(), -1, c.pad_id);
+  const Batch train = test::rows_batch(batch.ints("batch/train_input"), targets, batch.ints("batch/train_lengths"));
+  expect_reference(model, train, ref, static_cast<std::size_t>(c.decoder_layers) * 6 * 2);
+}
+
+// A parity fixture's model (its config, parameters param/... and batch) with the adapters of lora fixture
+// `name` beside its matrices; `trained`: the number of trained tensors.
+void expect_parity_reference(const std::string& name, std::size_t trained) {
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("lora") + "/" + name);
+  const SafetensorsFile base = SafetensorsFile::read(test::fixture(ref.metadata("base")));
+  ModelConfig c = model_config_from_json(base.metadata("config"), ref.metadata("base"));
+  c.lora = reference_lora(ref);
+  Transformer<float> model(c);
+  ParameterStore<float>& p = model.parameters();
+  for (std::size_t i = 0; i < p.specs().size(); ++i) {
+    const ParamSpec& spec = p.specs()[i];
+    const std::vector<float> v = spec.role == ParamRole::Adapter ? ref.floats<float>(spec.name)
+                                                                  : base.floats<float>("param/" + spec.name);
+    ASSERT_EQ(v.size(), static_cast<std::size_t>(spec.numel())) << spec.name;
+    std::copy(v.begin(), v.end(), p.values() + p.offset(i));
+  }
+  expect_reference(model, test::fixture_batch(base), ref, trained);
+}
+
+// Two encoder and two decoder layers: 6 and 10 adapted matrices each, two tensors per adapter.
+TEST(LoraReference, EncoderDecoderMatchesTheFloat64Reference) {
+  expect_parity_reference("encoder_decoder.safetensors", (2 * 6 + 2 * 10) * 2);
+}
+
+// Two layers of q, v, fc1 and fc2 adapters, and the pooler's and the classifier's weights and biases.
+TEST(LoraReference, EncoderOnlyClassifierMatchesTheFloat64Reference) {
+  expect_parity_reference("encoder_only.safetensors", 2 * 4 * 2 + 4);
+}
+
+// PEFT's own files of the decoder-only reference's adapters convert to an adapter file over the converted base
+// that scores the training batch as the reference does; PEFT variants plain LoRA does not cover are refused by
+// name.
 TEST(LoraReference, PeftAdaptersConvertAndScoreAsTheReference) {
   test::TempDir dir;
-  const std::string converted = dir.file("llama.htp"), adapter = dir.file("adapter.htp");
-  std::string log;
-  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(test::fixture("llama")) + " --from llama -o " +
-                                   test::quoted(converted),
-                               dir, log),
-            0)
-      << log;
-  const std::string peft = test::fixture("lora") + "/peft";
-  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(peft) + " --from peft --base " + test::quoted(converted) +
-                                   " -o " + test::quoted(adapter),
-                               dir, log),
-            0)
-      << log;
-  const auto model = load_adapted_model(SafetensorsFile::read(converted), SafetensorsFile::read(adapter));
+  const auto model = peft_adapted("llama", "llama", "peft", dir);
   EXPECT_EQ(model->config().lora.rank, 2);
   const SafetensorsFile ref = SafetensorsFile::read(test::fixture("lora") + "/reference.safetensors");
   const SafetensorsFile batch = SafetensorsFile::read(test::fixture("llama") + "/reference.safetensors");
@@ -98,20 +171,64 @@ TEST(LoraReference, PeftAdaptersConvertAndScoreAsTheReference) {
   EXPECT_NEAR(t.loss / t.tokens, expect_loss, 1e-5 * expect_loss);
 
   // rsLoRA scales by alpha / sqrt(r): not plain LoRA, refused by name.
-  const std::string rslora = dir.file("rslora");
-  std::filesystem::create_directories(rslora);
-  std::filesystem::copy_file(peft + "/adapter_model.safetensors", rslora + "/adapter_model.safetensors");
-  std::string config = test::slurp(peft + "/adapter_config.json");
-  const std::string plain = "\"use_rslora\": false";
-  ASSERT_NE(config.find(plain), std::string::npos);
-  config.replace(config.find(plain), plain.size(), "\"use_rslora\": true");
-  dir.write("rslora/adapter_config.json", config);
-  EXPECT_NE(test::run_heptapod("convert " + test::quoted(rslora) + " --from peft --base " + test::quoted(converted) +
-                                   " -o " + test::quoted(dir.file("no.htp")),
-                               dir, log),
-            0);
+  const std::string rslora = peft_variant("peft", "\"use_rslora\": false", "\"use_rslora\": true", dir);
+  std::string log;
+  EXPECT_NE(convert_peft(rslora, dir.file("llama.htp"), dir.file("no.htp"), dir, log), 0);
   EXPECT_NE(log.find("use_rslora"), std::string::npos) << log;
   EXPECT_FALSE(std::filesystem::exists(dir.file("no.htp")));
+}
+
+// GPT-2: PEFT's adapters on c_attn (one over the fused q|k|v output, split into q, k and v adapters), on both
+// c_proj (the attention's and the MLP's, which the one name matches) and on c_fc, Conv1D layers
+// (fan_in_fan_out): the converted model's logits are the reference's. An MLP adapted in part is refused.
+TEST(LoraReference, PeftGpt2AdaptersConvertAndScoreAsTheReference) {
+  test::TempDir dir;
+  const auto model = peft_adapted("gpt2", "gpt2", "peft_gpt2", dir);
+  const ModelConfig& c = model->config();
+  EXPECT_EQ(c.lora.targets, (std::vector<std::string>{"q", "k", "v", "ffn", "o"}));
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("lora") + "/peft_gpt2/reference.safetensors");
+  const Batch batch = test::gpt2_batch(ref);
+  Arena arena;
+  const float* logits = model->logits(batch, arena);
+  const std::size_t n = static_cast<std::size_t>(batch.B) * batch.T * c.tgt_vocab_size;
+  EXPECT_LT(test::padded_error({logits, logits + n}, ref.floats<float>("expect/logits"), batch.tgt_len, batch.T), 1e-5);
+
+  // "attn.c_proj" in place of "c_proj": the MLP's c_fc without its c_proj, which Heptapod's ffn target does not
+  // express.
+  const std::string part = peft_variant("peft_gpt2", "\"c_proj\"", "\"attn.c_proj\"", dir);
+  std::string log;
+  EXPECT_NE(convert_peft(part, dir.file("gpt2.htp"), dir.file("no.htp"), dir, log), 0);
+  EXPECT_NE(log.find("adapted together or not at all"), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("no.htp")));
+}
+
+// BERT: PEFT's adapters on query, key, value, attention.output.dense, intermediate.dense and output.dense: the
+// converted model's hidden states and masked-LM logits are the reference's.
+TEST(LoraReference, PeftBertAdaptersConvertAndScoreAsTheReference) {
+  test::TempDir dir;
+  const auto model = peft_adapted("bert", "bert", "peft_bert", dir);
+  const ModelConfig& c = model->config();
+  EXPECT_EQ(c.lora.targets, (std::vector<std::string>{"q", "k", "v", "o", "ffn"}));
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("lora") + "/peft_bert/reference.safetensors");
+  Batch b = test::bert_batch(ref);
+  Arena arena;
+  const float* hidden = model->encode(b.src.data(), b.B, b.S, b.src_len.data(), arena, b.src_types.data());
+  const std::size_t rows = static_cast<std::size_t>(b.B) * b.S;
+  EXPECT_LT(test::padded_error({hidden, hidden + rows * c.d_model}, ref.floats<float>("expect/hidden"), b.src_len, b.S),
+            1e-5);
+  // The masked-LM head at every real position (as if each were masked).
+  b.mlm_targets.assign(rows, -1);
+  std::vector<float> want;
+  const std::vector<float> all = ref.floats<float>("expect/mlm_logits");
+  for (std::size_t r = 0; r < rows; ++r)
+    if (static_cast<int>(r % b.S) < b.src_len[r / b.S]) {
+      b.mlm_targets[r] = b.src[r];
+      want.insert(want.end(), all.begin() + static_cast<long>(r * c.src_vocab_size),
+                  all.begin() + static_cast<long>((r + 1) * c.src_vocab_size));
+    }
+  arena.reset();
+  const float* logits = model->logits(b, arena);
+  EXPECT_LT(test::max_rel_error(logits, want.data(), want.size()), 1e-5);
 }
 
 }  // namespace

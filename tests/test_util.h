@@ -124,6 +124,40 @@ inline Batch rows_batch(const std::vector<int>& in, const std::vector<int>& out,
   return b;
 }
 
+// The rows t < length of (B, T, D) tensors, the rest zeroed in both: their max_rel_error.
+inline double padded_error(std::vector<float> got, std::vector<float> want, const std::vector<int>& len, int T) {
+  const std::size_t B = len.size(), D = want.size() / (B * static_cast<std::size_t>(T));
+  EXPECT_EQ(got.size(), want.size());
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t k = (b * T + static_cast<std::size_t>(len[b])) * D; k < (b + 1) * T * D; ++k) got[k] = want[k] = 0;
+  return max_rel_error(got.data(), want.data(), want.size());
+}
+
+// A Hugging Face fixture's GPT-2 batch (tools/make_hf_fixtures.py): the prompts as they are (no start token),
+// teacher-forced.
+inline Batch gpt2_batch(const SafetensorsFile& ref) {
+  Batch b;
+  b.B = static_cast<int>(ref.at("batch/input_ids").shape[0]);
+  b.T = static_cast<int>(ref.at("batch/input_ids").shape[1]);
+  b.tgt_in = b.tgt_out = ref.ints("batch/input_ids");
+  b.tgt_len = ref.ints("batch/lengths");
+  b.src_len.assign(static_cast<std::size_t>(b.B), 0);
+  return b;
+}
+
+// A Hugging Face fixture's BERT batch (tools/make_hf_fixtures.py): [CLS] a [SEP] (b [SEP]) with token types,
+// padded.
+inline Batch bert_batch(const SafetensorsFile& ref) {
+  Batch b;
+  b.B = static_cast<int>(ref.at("batch/input_ids").shape[0]);
+  b.S = static_cast<int>(ref.at("batch/input_ids").shape[1]);
+  b.src = ref.ints("batch/input_ids");
+  b.src_types = ref.ints("batch/token_type_ids");
+  b.src_len = ref.ints("batch/lengths");
+  b.tgt_len.assign(static_cast<std::size_t>(b.B), 0);
+  return b;
+}
+
 // Ten Adam updates of the model's trained parameters (all of them, or a LoRA model's adapters) on one batch,
 // with the betas, eps and Noam schedule (lr_scale, warmup_steps, d_model) a reference fixture's metadata
 // names: the loss before each update and after the last follows its expect/adam_losses within 1e-4.

@@ -3,7 +3,7 @@
 // (losses and model file bit for bit); a run resumes on another number of ranks with the same update size
 // and is refused with another; a rank killed with -9 ends the whole run promptly, and rerunning the command
 // finishes with the model of an uninterrupted run; a 2-rank run makes the model an earlier binary recorded;
-// a language model and an encoder train the same on 2 ranks as on one accumulating two.
+// a language model, an encoder and LoRA fine-tuning train the same on 2 ranks as on one accumulating two.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -18,6 +18,7 @@
 
 #include "frozen_outputs.h"
 #include "test_process.h"
+#include "vocab_model.h"
 
 namespace heptapod {
 namespace {
@@ -63,9 +64,9 @@ std::vector<nlohmann::json> losses(const std::string& run) {
 }
 
 // Runs args(output, accumulate) on 1 rank accumulating 2 and on 2 ranks accumulating 1: the same `records`
-// loss records and the same model file, bit for bit.
+// loss records and the same `product` (the model file, or a LoRA run's adapter file), bit for bit.
 void expect_two_ranks_equal_one_accumulating_two(const std::function<std::string(const std::string&, int)>& args,
-                                                 std::size_t records) {
+                                                 std::size_t records, const std::string& product = "model.htp") {
   TempDir dir;
   std::string log;
   ASSERT_EQ(test::run_heptapod(args(dir.file("one"), 2), dir, log), 0) << log;
@@ -74,8 +75,9 @@ void expect_two_ranks_equal_one_accumulating_two(const std::function<std::string
   const auto one = losses(dir.file("one")), two = losses(dir.file("two"));
   ASSERT_EQ(one.size(), records);
   EXPECT_EQ(one, two);
-  EXPECT_EQ(test::slurp(dir.file("one") + "/model.htp"), test::slurp(dir.file("two") + "/model.htp"))
-      << "the model files differ";
+  ASSERT_TRUE(fs::exists(dir.file("one") + "/" + product)) << product;
+  EXPECT_EQ(test::slurp(dir.file("one") + "/" + product), test::slurp(dir.file("two") + "/" + product))
+      << "the " << product << " files differ";
 }
 
 // Runs args(out, accumulate, steps) on 1 rank accumulating 2 to `total` updates, and into "mixed" on 2 ranks
@@ -154,6 +156,21 @@ TEST(MpiTrain, AnEncoderOnTwoRanksEqualsOneRankAccumulatingTwo) {
                " --attention-dropout 0.1 --accumulate " + std::to_string(accumulate);
       },
       4);
+}
+
+// LoRA fine-tuning of a language model (adapters on q, v and the ffn, with LoRA dropout) over a frozen base:
+// the adapter files are the same, bit for bit.
+TEST(MpiTrain, LoraFineTuningOnTwoRanksEqualsOneRankAccumulatingTwo) {
+  TempDir base;
+  const std::string lm = test::make_language_model(base.file("lm.htp"), 32);
+  expect_two_ranks_equal_one_accumulating_two(
+      [&](const std::string& out, int accumulate) {
+        return "train --init " + quoted(lm) + " --text " + quoted(test::data_file("numbers.train.en")) + " -o " +
+               quoted(out) +
+               " --context 16 --batch-tokens 128 --threads 1 --steps 10 --log-every 5 --valid-every 5 --lr 1e-2"
+               " --lora 4 --lora-targets q,v,ffn --lora-dropout 0.1 --accumulate " + std::to_string(accumulate);
+      },
+      2, "adapter.htp");
 }
 
 TEST(MpiTrain, ResumesOnAnotherRankCountWithTheSameUpdateSizeOnly) {

@@ -76,6 +76,12 @@ constexpr ModuleMapping kBertLayer[] = {
     {"output.LayerNorm", Module::FfnNorm},
 };
 
+}  // namespace
+
+std::span<const ModuleMapping> bert_layer_modules() { return kBertLayer; }
+
+namespace {
+
 // A classifier's label names: config id2label by id, or LABEL_i.
 std::vector<std::string> label_names(const nlohmann::json& j, int labels, const std::string& where) {
   std::vector<std::string> names(static_cast<std::size_t>(labels));

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "heptapod/io/state_dict_copy.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {
@@ -23,6 +25,9 @@ struct BertSpecialIds {
 
 // What the checkpoint's tensors hold beyond the body.
 enum class BertHead { None, MaskedLm, Classifier };
+
+// The modules of an encoder layer ("encoder.layer.<i>." + theirs).
+std::span<const ModuleMapping> bert_layer_modules();
 
 // The model config a BERT config.json describes, for a checkpoint with `head` (a classifier of `labels`
 // classes) and, or not, a pooler; `where` names the file in errors.

@@ -26,6 +26,8 @@ constexpr ModuleMapping kGpt2Block[] = {
 
 }  // namespace
 
+std::span<const ModuleMapping> gpt2_block_modules() { return kGpt2Block; }
+
 ModelConfig gpt2_model_config(const std::string& text, const std::string& where) {
   const nlohmann::json j = parse_config_object(text, where);
   const ConfigReader r{j, where};

@@ -7,11 +7,16 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 
+#include "heptapod/io/state_dict_copy.h"
 #include "heptapod/model/transformer.h"
 
 namespace heptapod {
+
+// The modules of a block ("h.<i>." + theirs): Conv1D layers, c_attn stacking q|k|v.
+std::span<const ModuleMapping> gpt2_block_modules();
 
 // The model config a GPT-2 config.json describes; `where` names the file in errors.
 ModelConfig gpt2_model_config(const std::string& config_json, const std::string& where);

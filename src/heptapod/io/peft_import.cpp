@@ -1,4 +1,4 @@
-// PEFT adapters: adapter_config.json to a LoRA config, PEFT's tensor names to Heptapod's.
+// PEFT adapters: adapter_config.json to a LoRA config, PEFT's tensor names to Heptapod's, per model family.
 #include "heptapod/io/peft_import.h"
 
 #include <nlohmann/json.hpp>
@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <set>
+#include <span>
+#include <vector>
 
 #include "heptapod/core/error.h"
 #include "heptapod/io/adapter_file.h"
 #include "heptapod/io/atomic_file.h"
+#include "heptapod/io/bert_import.h"
+#include "heptapod/io/gpt2_import.h"
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/model_file.h"
 
@@ -21,13 +24,50 @@ namespace {
 
 using nlohmann::json;
 
-// PEFT's target module names and the LoRA target each is part of (ffn: all three of gate, up and down).
-const std::map<std::string, std::string> kTargets = {{"q_proj", "q"},         {"k_proj", "k"},       {"v_proj", "v"},
-                                                     {"o_proj", "o"},         {"gate_proj", "ffn"}, {"up_proj", "ffn"},
-                                                     {"down_proj", "ffn"}};
+// What a family's PEFT files look like: where its layers are under "base_model.model." (the task model's path
+// first, then the bare base model's), the modules of a layer, and whether they are Conv1D (fan_in_fan_out).
+struct PeftFamily {
+  const char* name;
+  std::vector<std::string> layer_paths;
+  std::span<const ModuleMapping> modules;
+  bool conv1d;
+};
+
+// The family of the checkpoint `config`'s model file was converted from, by the shape only it has.
+PeftFamily peft_family(const ModelConfig& c, const std::string& where) {
+  if (c.architecture == Architecture::DecoderOnly && c.gated_ffn && c.rotary)
+    return {"LLaMA-family", {"model.layers.", "layers."}, llama_layer_modules(), false};
+  if (c.architecture == Architecture::DecoderOnly && !c.gated_ffn && !c.rotary && c.learned_positions > 0)
+    return {"GPT-2", {"transformer.h.", "h."}, gpt2_block_modules(), true};
+  if (c.architecture == Architecture::EncoderOnly && !c.gated_ffn && !c.rotary && c.learned_positions > 0)
+    return {"BERT", {"bert.encoder.layer.", "encoder.layer."}, bert_layer_modules(), false};
+  throw Error(where + ": PEFT adapters convert over a model converted from a LLaMA-family, GPT-2 or BERT checkpoint "
+                      "(heptapod convert --from llama, gpt2 or bert)");
+}
+
+bool ends_with(const std::string& s, const std::string& end) {
+  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+}
+
+// The family's modules a target_modules entry names, as PEFT matches it: the module's name or its end after a dot.
+std::vector<const ModuleMapping*> matched_modules(const PeftFamily& family, const std::string& target) {
+  std::vector<const ModuleMapping*> out;
+  for (const ModuleMapping& m : family.modules)
+    if (m.theirs == target || ends_with(m.theirs, "." + target)) out.push_back(&m);
+  return out;
+}
+
+// The family's adaptable module names, for messages.
+std::string adaptable_names(const PeftFamily& family, bool gated_ffn) {
+  std::string out;
+  for (const ModuleMapping& m : family.modules)
+    if (!lora_target_of(m.ours, gated_ffn).empty() && out.find(m.theirs) == std::string::npos)
+      out += (out.empty() ? "" : ", ") + std::string(m.theirs);
+  return out;
+}
 
 // adapter_config.json as a LoRA config (rank, alpha, targets, dropout); what plain LoRA does not do is refused.
-LoraConfig peft_lora_config(const std::string& path) {
+LoraConfig peft_lora_config(const std::string& path, const PeftFamily& family, bool gated_ffn) {
   const json j = json::parse(read_file(path), nullptr, false);
   require(!j.is_discarded() && j.is_object(), path + ": not a JSON object");
   auto refuse_if = [&](const char* key, bool refused, const std::string& what) {
@@ -38,7 +78,9 @@ LoraConfig peft_lora_config(const std::string& path) {
   require(j.value("peft_type", "LORA") == "LORA", path + ": \"peft_type\" is not LORA");
   refuse_if("use_rslora", truthy("use_rslora"), "(rank-stabilised scaling)");
   refuse_if("use_dora", truthy("use_dora"), "(DoRA)");
-  refuse_if("fan_in_fan_out", truthy("fan_in_fan_out"), "(Conv1D layouts)");
+  // PEFT sets fan_in_fan_out itself for Conv1D layers (GPT-2's), whatever the config said: there it changes nothing.
+  refuse_if("fan_in_fan_out", !family.conv1d && truthy("fan_in_fan_out"),
+            std::string("(Conv1D layouts, which a ") + family.name + " model does not have)");
   refuse_if("rank_pattern", non_empty("rank_pattern"), "(per-module ranks)");
   refuse_if("alpha_pattern", non_empty("alpha_pattern"), "(per-module alphas)");
   refuse_if("modules_to_save", non_empty("modules_to_save"), "(fully trained modules)");
@@ -55,28 +97,40 @@ LoraConfig peft_lora_config(const std::string& path) {
   lora.alpha = j.at("lora_alpha").get<float>();
   if (j.contains("lora_dropout") && j.at("lora_dropout").is_number()) lora.dropout = j.at("lora_dropout").get<float>();
   lora.targets.clear();
-  std::set<std::string> modules;
+  std::set<Module> adapted;
   for (const json& m : j.at("target_modules")) {
-    require(m.is_string() && kTargets.count(m.get<std::string>()) > 0,
-            path + ": target module " + m.dump() + " is not one Heptapod adapts (q_proj, k_proj, v_proj, o_proj, "
-                                                   "gate_proj, up_proj, down_proj)");
-    modules.insert(m.get<std::string>());
-    const std::string& target = kTargets.at(m.get<std::string>());
-    if (std::find(lora.targets.begin(), lora.targets.end(), target) == lora.targets.end()) lora.targets.push_back(target);
+    const std::vector<const ModuleMapping*> matched =
+        m.is_string() ? matched_modules(family, m.get<std::string>()) : std::vector<const ModuleMapping*>{};
+    const bool adaptable = !matched.empty() && std::all_of(matched.begin(), matched.end(), [&](const ModuleMapping* x) {
+      return !lora_target_of(x->ours, gated_ffn).empty();
+    });
+    require(adaptable, path + ": target module " + m.dump() + " is not one Heptapod adapts in a " + family.name +
+                           " model (" + adaptable_names(family, gated_ffn) + ")");
+    for (const ModuleMapping* x : matched) {
+      adapted.insert(x->ours);
+      const std::string target = lora_target_of(x->ours, gated_ffn);
+      if (std::find(lora.targets.begin(), lora.targets.end(), target) == lora.targets.end())
+        lora.targets.push_back(target);
+    }
   }
-  const bool ffn = std::find(lora.targets.begin(), lora.targets.end(), "ffn") != lora.targets.end();
-  require(!ffn || (modules.count("gate_proj") && modules.count("up_proj") && modules.count("down_proj")),
-          path + ": the feed-forward network's gate_proj, up_proj and down_proj are adapted together or not at all");
+  const std::vector<Module> ours = lora_modules(lora, gated_ffn);
+  if (adapted.size() != ours.size()) {  // a target's modules in part: the feed-forward network's
+    std::string ffn;
+    for (const ModuleMapping& m : family.modules)
+      if (lora_target_of(m.ours, gated_ffn) == "ffn") ffn += (ffn.empty() ? "" : ", ") + std::string(m.theirs);
+    throw Error(path + ": the feed-forward network's " + ffn + " are adapted together or not at all (a target "
+                       "module names every module whose name ends in it)");
+  }
   return lora;
 }
 
-// PEFT's name of the A or B tensor of `module` in layer `layer`.
-std::string peft_name(Module module, int layer, Leaf leaf) {
-  for (const ModuleMapping& m : llama_layer_modules())
-    if (m.ours == module)
-      return "base_model.model.model.layers." + std::to_string(layer) + "." + m.theirs +
-             (leaf == Leaf::LoraA ? ".lora_A.weight" : ".lora_B.weight");
-  throw Error(std::string("PEFT: no LLaMA name for module ") + module_name(module, Stack::Decoder, layer));
+// The layer path under "base_model.model." that the adapter file's tensors use.
+std::string peft_layer_path(const SafetensorsFile& peft, const PeftFamily& family) {
+  for (const std::string& path : family.layer_paths)
+    for (const TensorEntry& e : peft.tensors())
+      if (e.name.rfind("base_model.model." + path, 0) == 0) return "base_model.model." + path;
+  throw Error(peft.where() + ": no tensor under base_model.model." + family.layer_paths.front() +
+              " (PEFT's names of a " + family.name + " model's adapters)");
 }
 
 }  // namespace
@@ -85,31 +139,42 @@ void convert_peft_adapter(const std::string& directory, const SafetensorsFile& b
   namespace fs = std::filesystem;
   require(fs::is_directory(directory), directory + ": not a directory (PEFT adapters are read from a directory)");
   ModelConfig config = read_model_config(base);
-  require(config.architecture == Architecture::DecoderOnly && config.gated_ffn && config.rotary,
-          base.where() + ": PEFT adapters convert over a LLaMA-family model (heptapod convert --from llama)");
-  config.lora = peft_lora_config((fs::path(directory) / "adapter_config.json").string());
+  const PeftFamily family = peft_family(config, base.where());
+  config.lora = peft_lora_config((fs::path(directory) / "adapter_config.json").string(), family, config.gated_ffn);
   try {
     validate(config);
   } catch (const Error& e) {
     throw Error(directory + "/adapter_config.json over " + base.where() + ": " + e.what());
   }
   const SafetensorsFile peft = SafetensorsFile::read((fs::path(directory) / "adapter_model.safetensors").string());
+  const std::string layers = peft_layer_path(peft, family);
   Transformer<float> adapted(config);
   ParameterStore<float>& p = adapted.parameters();
   std::set<std::string> used;
   for (std::size_t i = 0; i < p.specs().size(); ++i) {
     const ParamSpec& spec = p.specs()[i];
     if (spec.role != ParamRole::Adapter) continue;
-    const bool a = spec.name.size() > 7 && spec.name.compare(spec.name.size() - 7, 7, "/lora_a") == 0;
-    const std::string name = peft_name(spec.module, spec.layer, a ? Leaf::LoraA : Leaf::LoraB);
+    const auto row = std::find_if(family.modules.begin(), family.modules.end(),
+                                  [&](const ModuleMapping& x) { return x.ours == spec.module; });
+    require(row != family.modules.end(), "PEFT: no " + std::string(family.name) + " name for " + spec.name);
+    const ModuleMapping& m = *row;
+    const bool a = ends_with(spec.name, "/lora_a");
+    const std::string name = layers + std::to_string(spec.layer) + "." + m.theirs + (a ? ".lora_A.weight" : ".lora_B.weight");
+    // A fused module's B spans all its blocks' rows (c_attn's q|k|v): this block's rows are ours, A is shared.
+    const auto blocks = static_cast<std::int64_t>(
+        std::count_if(family.modules.begin(), family.modules.end(),
+                      [&](const ModuleMapping& x) { return std::string(x.theirs) == m.theirs; }));
+    std::vector<std::int64_t> shape = spec.shape;
+    if (!a) shape[0] *= blocks;
     const TensorEntry* e = peft.find(name);
     require(e != nullptr, peft.where() + ": missing tensor \"" + name + "\"");
-    require(e->shape == spec.shape, peft.where() + ": tensor \"" + name + "\" has shape " + shape_text(e->shape) +
-                                        ", the base model needs " + shape_text(spec.shape));
+    require(e->shape == shape, peft.where() + ": tensor \"" + name + "\" has shape " + shape_text(e->shape) +
+                                   ", the base model needs " + shape_text(shape));
     const std::vector<float> values = peft.floats<float>(name);
     require(std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); }),
             peft.where() + ": tensor \"" + name + "\" holds a non-finite value");
-    std::copy(values.begin(), values.end(), p.values() + p.offset(i));
+    const auto first = values.begin() + (a || m.block < 0 ? 0 : m.block * spec.numel());
+    std::copy(first, first + spec.numel(), p.values() + p.offset(i));
     used.insert(name);
   }
   for (const TensorEntry& e : peft.tensors())

@@ -1,8 +1,11 @@
-// PEFT's LoRA adapters of a LLaMA-family model (adapter_config.json and adapter_model.safetensors, as
-// PeftModel.save_pretrained writes them) converted to a Heptapod adapter file (io/adapter_file.h) over the model
-// file their base was converted to (heptapod convert --from llama). Plain LoRA alone: rsLoRA, DoRA, per-module
-// ranks or alphas, trained biases, modules to save, fan-in-fan-out layouts and targets other than the attention's
-// and the feed-forward network's matrices are refused by name.
+// PEFT's LoRA adapters (adapter_config.json and adapter_model.safetensors, as PeftModel.save_pretrained writes
+// them) of a LLaMA-family, GPT-2 or BERT model converted to a Heptapod adapter file (io/adapter_file.h) over the
+// model file their base was converted to (heptapod convert --from llama|gpt2|bert). Target modules are matched
+// as PEFT matches them (a module's name, or its end after a dot) against the family's layer modules. GPT-2's
+// c_attn holds q|k|v in one Conv1D: its one adapter, B (3C, r) over the fused output, is three adapters of the
+// same rank exactly, each with A and its third of B's rows. Plain LoRA alone: rsLoRA, DoRA, per-module ranks or
+// alphas, trained biases, modules to save, some layers alone, targets outside the attention's and the
+// feed-forward network's matrices, and a feed-forward network adapted in part are refused by name.
 #pragma once
 
 #include <string>

@@ -27,6 +27,14 @@ std::vector<Module> lora_target_modules(const std::string& target, bool gated_ff
   throw Error(where + ": unknown LoRA target \"" + target + "\" (the targets are " + lora_target_names() + ")");
 }
 
+std::string lora_target_of(Module module, bool gated_ffn) {
+  for (const char* target : {"q", "k", "v", "o", "xq", "xk", "xv", "xo", "ffn"}) {
+    const std::vector<Module> modules = lora_target_modules(target, gated_ffn, "LoRA");
+    if (std::find(modules.begin(), modules.end(), module) != modules.end()) return target;
+  }
+  return "";
+}
+
 std::vector<Module> lora_modules(const LoraConfig& lora, bool gated_ffn) {
   std::vector<Module> modules;
   for (const std::string& t : lora.targets)

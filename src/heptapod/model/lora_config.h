@@ -34,6 +34,9 @@ const char* lora_target_names();
 // is an Error naming `where`.
 std::vector<Module> lora_target_modules(const std::string& target, bool gated_ffn, const std::string& where);
 
+// The target whose modules include `module` ("ffn" for fc1), or "" when no target adapts it (a norm).
+std::string lora_target_of(Module module, bool gated_ffn);
+
 // Every module the config's adapters sit beside (its targets' modules, in the targets' order).
 std::vector<Module> lora_modules(const LoraConfig& lora, bool gated_ffn);
 
