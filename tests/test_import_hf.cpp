@@ -124,25 +124,8 @@ TEST(ImportHf, BertMaskedLmMatchesItsReference) {
   const SafetensorsFile checkpoint = SafetensorsFile::read(test::fixture("bert") + "/model.safetensors");
   EXPECT_EQ(SafetensorsFile::read(model_path).floats<float>(tensor_name(Module::Pooler, Leaf::Weight)),
             checkpoint.floats<float>("bert.pooler.dense.weight"));
-  Batch b = test::bert_batch(ref);
-  Arena arena;
-  const float* hidden = model->encode(b.src.data(), b.B, b.S, b.src_len.data(), arena, b.src_types.data());
-  const std::size_t rows = static_cast<std::size_t>(b.B) * b.S;
-  EXPECT_LT(test::padded_error({hidden, hidden + rows * c.d_model}, ref.floats<float>("expect/hidden"), b.src_len, b.S), 1e-5);
-  // The masked-LM head at every real position (as if each were masked).
-  b.mlm_targets.assign(rows, -1);
-  std::vector<float> want;
-  const std::vector<float> all = ref.floats<float>("expect/mlm_logits");
-  for (int i = 0; i < b.B; ++i)
-    for (int t = 0; t < b.src_len[i]; ++t) {
-      const std::size_t r = static_cast<std::size_t>(i) * b.S + t;
-      b.mlm_targets[r] = b.src[r];
-      want.insert(want.end(), all.begin() + static_cast<long>(r * c.src_vocab_size),
-                  all.begin() + static_cast<long>((r + 1) * c.src_vocab_size));
-    }
-  arena.reset();
-  const float* logits = model->logits(b, arena);
-  EXPECT_LT(test::max_rel_error(logits, want.data(), want.size()), 1e-5);
+  const Batch b = test::bert_batch(ref);
+  test::expect_bert_masked_lm(*model, b, ref);
   expect_tokenized_as_reference(Encoder(model_path), ref, b);
 }
 

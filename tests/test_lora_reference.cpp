@@ -80,6 +80,15 @@ std::string peft_variant(const std::string& peft, const std::string& from, const
   return copy;
 }
 
+// Converting PEFT directory `peft` over base file `base` (in `dir`) fails with a message holding `why`, writing
+// nothing.
+void expect_peft_refused(const std::string& peft, const std::string& base, const std::string& why, test::TempDir& dir) {
+  std::string log;
+  EXPECT_NE(convert_peft(peft, dir.file(base), dir.file("refused.htp"), dir, log), 0);
+  EXPECT_NE(log.find(why), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("refused.htp")));
+}
+
 // The loss of `train`, the gradient of every trained tensor (`trained` of them) and ten Adam updates against the
 // reference fixture `ref`.
 void expect_reference(Transformer<float>& model, const Batch& train, const SafetensorsFile& ref, std::size_t trained) {
@@ -171,11 +180,8 @@ TEST(LoraReference, PeftAdaptersConvertAndScoreAsTheReference) {
   EXPECT_NEAR(t.loss / t.tokens, expect_loss, 1e-5 * expect_loss);
 
   // rsLoRA scales by alpha / sqrt(r): not plain LoRA, refused by name.
-  const std::string rslora = peft_variant("peft", "\"use_rslora\": false", "\"use_rslora\": true", dir);
-  std::string log;
-  EXPECT_NE(convert_peft(rslora, dir.file("llama.htp"), dir.file("no.htp"), dir, log), 0);
-  EXPECT_NE(log.find("use_rslora"), std::string::npos) << log;
-  EXPECT_FALSE(std::filesystem::exists(dir.file("no.htp")));
+  expect_peft_refused(peft_variant("peft", "\"use_rslora\": false", "\"use_rslora\": true", dir), "llama.htp",
+                      "use_rslora", dir);
 }
 
 // GPT-2: PEFT's adapters on c_attn (one over the fused q|k|v output, split into q, k and v adapters), on both
@@ -195,40 +201,21 @@ TEST(LoraReference, PeftGpt2AdaptersConvertAndScoreAsTheReference) {
 
   // "attn.c_proj" in place of "c_proj": the MLP's c_fc without its c_proj, which Heptapod's ffn target does not
   // express.
-  const std::string part = peft_variant("peft_gpt2", "\"c_proj\"", "\"attn.c_proj\"", dir);
-  std::string log;
-  EXPECT_NE(convert_peft(part, dir.file("gpt2.htp"), dir.file("no.htp"), dir, log), 0);
-  EXPECT_NE(log.find("adapted together or not at all"), std::string::npos) << log;
-  EXPECT_FALSE(std::filesystem::exists(dir.file("no.htp")));
+  expect_peft_refused(peft_variant("peft_gpt2", "\"c_proj\"", "\"attn.c_proj\"", dir), "gpt2.htp",
+                      "adapted together or not at all", dir);
 }
 
 // BERT: PEFT's adapters on query, key, value, attention.output.dense, intermediate.dense and output.dense: the
-// converted model's hidden states and masked-LM logits are the reference's.
+// converted model's hidden states and masked-LM logits are the reference's. Another family's adapters are refused.
 TEST(LoraReference, PeftBertAdaptersConvertAndScoreAsTheReference) {
   test::TempDir dir;
   const auto model = peft_adapted("bert", "bert", "peft_bert", dir);
   const ModelConfig& c = model->config();
   EXPECT_EQ(c.lora.targets, (std::vector<std::string>{"q", "k", "v", "o", "ffn"}));
   const SafetensorsFile ref = SafetensorsFile::read(test::fixture("lora") + "/peft_bert/reference.safetensors");
-  Batch b = test::bert_batch(ref);
-  Arena arena;
-  const float* hidden = model->encode(b.src.data(), b.B, b.S, b.src_len.data(), arena, b.src_types.data());
-  const std::size_t rows = static_cast<std::size_t>(b.B) * b.S;
-  EXPECT_LT(test::padded_error({hidden, hidden + rows * c.d_model}, ref.floats<float>("expect/hidden"), b.src_len, b.S),
-            1e-5);
-  // The masked-LM head at every real position (as if each were masked).
-  b.mlm_targets.assign(rows, -1);
-  std::vector<float> want;
-  const std::vector<float> all = ref.floats<float>("expect/mlm_logits");
-  for (std::size_t r = 0; r < rows; ++r)
-    if (static_cast<int>(r % b.S) < b.src_len[r / b.S]) {
-      b.mlm_targets[r] = b.src[r];
-      want.insert(want.end(), all.begin() + static_cast<long>(r * c.src_vocab_size),
-                  all.begin() + static_cast<long>((r + 1) * c.src_vocab_size));
-    }
-  arena.reset();
-  const float* logits = model->logits(b, arena);
-  EXPECT_LT(test::max_rel_error(logits, want.data(), want.size()), 1e-5);
+  test::expect_bert_masked_lm(*model, test::bert_batch(ref), ref);
+  // GPT-2's adapters over the BERT model: Conv1D layouts (fan_in_fan_out) and c_attn are no BERT model's.
+  expect_peft_refused(test::fixture("lora") + "/peft_gpt2", "bert.htp", "BERT model", dir);
 }
 
 }  // namespace

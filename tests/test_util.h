@@ -158,6 +158,30 @@ inline Batch bert_batch(const SafetensorsFile& ref) {
   return b;
 }
 
+// A BERT masked-LM model on a Hugging Face fixture's batch `b` (bert_batch): its last hidden states and its
+// masked-LM logits at every real position (as if each were masked) match `ref`'s expect/hidden and
+// expect/mlm_logits to 1e-5.
+inline void expect_bert_masked_lm(Transformer<float>& model, Batch b, const SafetensorsFile& ref) {
+  const ModelConfig& c = model.config();
+  Arena arena;
+  const float* hidden = model.encode(b.src.data(), b.B, b.S, b.src_len.data(), arena, b.src_types.data());
+  const std::size_t rows = static_cast<std::size_t>(b.B) * b.S;
+  EXPECT_LT(padded_error({hidden, hidden + rows * c.d_model}, ref.floats<float>("expect/hidden"), b.src_len, b.S), 1e-5)
+      << "hidden states";
+  b.mlm_targets.assign(rows, -1);
+  std::vector<float> want;  // (real positions, V)
+  const std::vector<float> all = ref.floats<float>("expect/mlm_logits");
+  for (std::size_t r = 0; r < rows; ++r)
+    if (static_cast<int>(r % b.S) < b.src_len[r / b.S]) {
+      b.mlm_targets[r] = b.src[r];
+      want.insert(want.end(), all.begin() + static_cast<long>(r * c.src_vocab_size),
+                  all.begin() + static_cast<long>((r + 1) * c.src_vocab_size));
+    }
+  arena.reset();
+  const float* logits = model.logits(b, arena);
+  EXPECT_LT(max_rel_error(logits, want.data(), want.size()), 1e-5) << "masked-LM logits";
+}
+
 // Ten Adam updates of the model's trained parameters (all of them, or a LoRA model's adapters) on one batch,
 // with the betas, eps and Noam schedule (lr_scale, warmup_steps, d_model) a reference fixture's metadata
 // names: the loss before each update and after the last follows its expect/adam_losses within 1e-4.
