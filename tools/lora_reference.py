@@ -46,6 +46,7 @@
 
 import json
 import os
+import re
 import sys
 
 import torch
@@ -97,8 +98,10 @@ def pairs(V, weight_of):
 
 
 def write_training_reference(path, values, adapter_names, loss_of, base_loss, d_model, gen, meta):
-    """base_loss: the base model's (no adapters). Loss, gradients of every tensor in `values` (float64, float32-valued; the adapters and any fully trained
-    head), finite-difference probes of the first layer's kinds, ten Adam steps; writes the fixture."""
+    """The fixture of the trained tensors `values` (float64 holding float32 values: the adapters, `adapter_names`,
+    and any head trained in full), their loss loss_of(values) and its gradients, finite-difference probes of the
+    first tensor of each kind (stack, module, leaf), ten Adam steps. base_loss: the base model's, which zero B
+    must give exactly."""
     names = list(values)
     with torch.no_grad():  # zero B: the base model's loss, exactly
         zero = {n: (torch.zeros_like(v) if n.endswith("/lora_b") else v) for n, v in values.items()}
@@ -109,9 +112,9 @@ def write_training_reference(path, values, adapter_names, loss_of, base_loss, d_
     grads = {n: V[n].grad.detach().clone() for n in names}
     assert all(torch.isfinite(g).all() for g in grads.values())
     with torch.no_grad():
-        kinds = {}  # the first tensor of each kind (its module's leaf name past the layer), three entries each
+        kinds = {}  # the first tensor of each kind (its name without the layer number), three entries each
         for n in names:
-            kinds.setdefault(n.split("/", 3)[-1] if "/layers/" in n else n, n)
+            kinds.setdefault(re.sub(r"/layers/\d+/", "/layers/*/", n), n)
         probes = [(n, tuple(int(torch.randint(0, s, (1,), generator=gen)) for s in values[n].shape))
                   for n in kinds.values() for _ in range(3)]
         parity.check_finite_differences(values, grads, probes, loss_of)
@@ -193,13 +196,7 @@ def parity_reference(base_name, out_name, targets, trained_head, lr_scale, seed)
     """Adapters on `targets` (in every layer that has the module) of a parity fixture's model, its batch and
     loss (make_parity_fixtures.model_loss); `trained_head`: full tensors trained beside them."""
     tensors, meta = parity.read_safetensors(os.path.join(REPO, "tests", "fixtures", base_name + ".safetensors"))
-    cfg = json.loads(meta["config"])
-    cfg = parity.make_config(**{k: v for k, v in dict(cfg, **{
-        "src_vocab_size": cfg.get("src_vocab_size", cfg.get("vocab_size") if cfg.get("architecture") ==
-                                  "encoder-only" else 0),
-        "tgt_vocab_size": cfg.get("tgt_vocab_size", 0),
-        "encoder_layers": cfg.get("encoder_layers", cfg.get("layers", 0)),
-        "decoder_layers": cfg.get("decoder_layers", 0)}).items() if k not in ("vocab_size", "layers")})
+    cfg = parity.config_from_json(meta["config"])
     P = {n[len("param/"):]: t.double() for n, t in tensors if n.startswith("param/")}
     batch = {n[len("batch/"):]: t for n, t in tensors if n.startswith("batch/")}
     smoothing = float(meta["label_smoothing"])
@@ -219,7 +216,7 @@ def parity_reference(base_name, out_name, targets, trained_head, lr_scale, seed)
 
     def loss_of(V):
         Q = adapted(P, pairs(V, lambda n: n.rsplit("/", 1)[0] + "/weight"))
-        Q.update({n: V[n].double() for n in trained_head})  # the float32 Adam run's too
+        Q.update({n: V[n].double() for n in trained_head})  # float32 in the float32 Adam run
         return parity.model_loss(Q, cfg, batch, smoothing)
 
     out = {"base": base_name + ".safetensors", "targets": ",".join(targets), "label_smoothing": repr(smoothing),

@@ -359,6 +359,19 @@ def config_json(cfg):
     return json.dumps(fields, separators=(", ", ": "))
 
 
+def config_from_json(text):
+    """config_json's inverse: the make_config dict of a fixture's "config" metadata."""
+    fields = json.loads(text)
+    architecture = fields.pop("architecture", "encoder-decoder")
+    if architecture == "encoder-decoder":
+        return make_config(**fields)
+    vocab_size, layers = fields.pop("vocab_size"), fields.pop("layers")
+    if architecture == "decoder-only":
+        return decoder_only_config(vocab_size, layers, **fields)
+    del fields["tie_embeddings"], fields["output_bias"]  # an encoder's, always "none" and false
+    return encoder_only_config(vocab_size, layers, **fields)
+
+
 def has_encoder(cfg):
     """An encoder-decoder: the model has both stacks (a decoder with cross-attention). Only the encoder-
     decoder and decoder-only fixtures ask; an encoder-only model's code paths use stacks(cfg)."""
