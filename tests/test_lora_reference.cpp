@@ -68,11 +68,12 @@ std::unique_ptr<Transformer<float>> peft_adapted(const std::string& fixture, con
 }
 
 // A copy in `dir` of PEFT directory `peft` (in tests/fixtures/lora) whose adapter_config.json has `from` replaced
-// by `to`: its path.
+// by `to`: its path (the same for every variant of `peft`: each replaces the last).
 std::string peft_variant(const std::string& peft, const std::string& from, const std::string& to, test::TempDir& dir) {
   const std::string source = test::fixture("lora") + "/" + peft, copy = dir.file(peft + "_variant");
   std::filesystem::create_directories(copy);
-  std::filesystem::copy_file(source + "/adapter_model.safetensors", copy + "/adapter_model.safetensors");
+  std::filesystem::copy_file(source + "/adapter_model.safetensors", copy + "/adapter_model.safetensors",
+                             std::filesystem::copy_options::overwrite_existing);
   std::string config = test::slurp(source + "/adapter_config.json");
   EXPECT_NE(config.find(from), std::string::npos) << from;
   if (config.find(from) != std::string::npos) config.replace(config.find(from), from.size(), to);
@@ -182,6 +183,10 @@ TEST(LoraReference, PeftAdaptersConvertAndScoreAsTheReference) {
   // rsLoRA scales by alpha / sqrt(r): not plain LoRA, refused by name.
   expect_peft_refused(peft_variant("peft", "\"use_rslora\": false", "\"use_rslora\": true", dir), "llama.htp",
                       "use_rslora", dir);
+  // Targets with exceptions: refused, not read as the targets alone.
+  const std::string excluding = "\"alpha_pattern\": {}, \"exclude_modules\": [\"v_proj\"]";
+  expect_peft_refused(peft_variant("peft", "\"alpha_pattern\": {}", excluding, dir), "llama.htp", "exclude_modules",
+                      dir);
 }
 
 // GPT-2: PEFT's adapters on c_attn (one over the fused q|k|v output, split into q, k and v adapters), on both

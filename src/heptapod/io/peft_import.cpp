@@ -85,6 +85,7 @@ LoraConfig peft_lora_config(const std::string& path, const PeftFamily& family, b
   refuse_if("alpha_pattern", non_empty("alpha_pattern"), "(per-module alphas)");
   refuse_if("modules_to_save", non_empty("modules_to_save"), "(fully trained modules)");
   refuse_if("layers_to_transform", non_empty("layers_to_transform"), "(some layers alone)");
+  refuse_if("exclude_modules", non_empty("exclude_modules"), "(targets with exceptions)");
   refuse_if("bias", j.contains("bias") && j.at("bias") != "none", "(trained biases)");
   require(j.contains("r") && j.at("r").is_number_integer() && j.at("r").get<long>() > 0 &&
               j.at("r").get<long>() < (1L << 30),
