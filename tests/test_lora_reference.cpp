@@ -7,7 +7,7 @@
 // classifier trained in full beside them. The loss and every trained tensor's gradient match the reference to
 // 1e-5 / 1e-4, and ten Adam updates of the trained tensors alone (the optimiser's state of the trained tail, as
 // the Trainer keeps it) follow the reference's losses. PEFT's files of adapters over the llama, GPT-2 and BERT
-// fixtures convert and compute what the reference computes.
+// (masked-LM and classifier) fixtures convert and compute what the reference computes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -221,6 +221,29 @@ TEST(LoraReference, PeftBertAdaptersConvertAndScoreAsTheReference) {
   test::expect_bert_masked_lm(*model, test::bert_batch(ref), ref);
   // GPT-2's adapters over the BERT model: Conv1D layouts (fan_in_fan_out) and c_attn are no BERT model's.
   expect_peft_refused(test::fixture("lora") + "/peft_gpt2", "bert.htp", "BERT model", dir);
+}
+
+// BERT classifier: PEFT's SEQ_CLS task, adapters on query and value and the classifier saved in full
+// (modules_to_save): the converted adapter file holds that classifier and the base's pooler, and the model's
+// pooled vectors and class logits are the reference's. Other modules to save are refused.
+TEST(LoraReference, PeftBertClassifierConvertsWithItsSavedHead) {
+  test::TempDir dir;
+  const auto model = peft_adapted("bert_classifier", "bert", "peft_bert_classifier", dir);
+  const ModelConfig& c = model->config();
+  EXPECT_EQ(c.lora.targets, (std::vector<std::string>{"q", "v"}));
+  const SafetensorsFile ref =
+      SafetensorsFile::read(test::fixture("lora") + "/peft_bert_classifier/reference.safetensors");
+  Batch b = test::bert_batch(ref);
+  b.labels.assign(static_cast<std::size_t>(b.B), 0);
+  Arena arena;
+  const float* logits = model->logits(b, arena);
+  const std::vector<float> want = ref.floats<float>("expect/class_logits");
+  EXPECT_LT(test::max_rel_error(logits, want.data(), want.size()), 1e-5);
+  const std::vector<float> pooled = ref.floats<float>("expect/pooled");
+  EXPECT_LT(test::max_rel_error(model->pooled(), pooled.data(), pooled.size()), 1e-5);
+
+  expect_peft_refused(peft_variant("peft_bert_classifier", "\"score\"", "\"pooler\"", dir), "bert_classifier.htp",
+                      "modules_to_save", dir);
 }
 
 }  // namespace

@@ -41,8 +41,12 @@
 #               scale (B A)^T); c_attn's one adapter spans the fused q|k|v output (B (3C, r))
 #   peft_bert/  adapters over the bert fixture (BertForMaskedLM): query, key, value, attention.output.dense,
 #               intermediate.dense and output.dense (which PEFT matches by suffix: attention.output.dense too)
-#   the last two with reference.safetensors: the fixture's batch (batch/...) and what the adapted model computes
-#   in float64: gpt2 expect/logits (B, T, V); bert expect/hidden (B, T, C) and expect/mlm_logits (B, T, V).
+#   peft_bert_classifier/  PEFT's SEQ_CLS task over the bert_classifier fixture: adapters on query and value, and
+#               the classifier saved in full (modules_to_save, base_model.model.classifier.weight and .bias), new
+#               values; the pooler stays the base's
+#   the last three with reference.safetensors: the fixture's batch (batch/...) and what the adapted model computes
+#   in float64: gpt2 expect/logits (B, T, V); bert expect/hidden (B, T, C) and expect/mlm_logits (B, T, V);
+#   bert_classifier expect/pooled (B, C) and expect/class_logits (B, L).
 
 import json
 import os
@@ -267,33 +271,63 @@ def peft_gpt2(gen):
     print("peft_gpt2: %d tensors, logits moved by up to %.3f" % (len(tensors), (logits - base).abs().max().item()))
 
 
-def peft_bert(gen):
-    P, cfg, fixture = hf_fixture("bert")
+def bert_adapted(P, cfg, gen, modules):
+    """BERT's weights with adapters on each layer's `modules` (nn.Linear: W (out, in)), and PEFT's tensors."""
     Q, tensors = dict(P), []
-    modules = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
-               "intermediate.dense", "output.dense")
     for i in range(cfg["num_hidden_layers"]):
         for module in modules:
             w = "bert.encoder.layer.%d.%s.weight" % (i, module)
-            a, b = draw_adapter(gen, *P[w].shape)  # nn.Linear: (out, in)
+            a, b = draw_adapter(gen, *P[w].shape)
             Q[w] = P[w] + SCALE * b @ a
             tensors += peft_pair("base_model.model.bert.encoder.layer.%d.%s" % (i, module), a, b)
-    ids, types, lengths = (fixture["batch/input_ids"].long(), fixture["batch/token_type_ids"].long(),
-                           fixture["batch/lengths"])
-    hidden = hf.bert_encode(Q, cfg, ids, types, lengths.tolist())
+    return Q, tensors
+
+
+def bert_batch(fixture):
+    """A bert fixture's batch: its reference tensors and the ids, types and lengths to compute with."""
+    ids, types, lengths = fixture["batch/input_ids"], fixture["batch/token_type_ids"], fixture["batch/lengths"]
+    kept = [("batch/input_ids", ids), ("batch/token_type_ids", types), ("batch/lengths", lengths)]
+    return kept, ids.long(), types.long(), lengths.tolist()
+
+
+def peft_bert(gen):
+    P, cfg, fixture = hf_fixture("bert")
+    Q, tensors = bert_adapted(P, cfg, gen, ("attention.self.query", "attention.self.key", "attention.self.value",
+                                            "attention.output.dense", "intermediate.dense", "output.dense"))
+    kept, ids, types, lengths = bert_batch(fixture)
+    hidden = hf.bert_encode(Q, cfg, ids, types, lengths)
     logits = hf.bert_mlm(Q, cfg, hidden)
-    base = hf.bert_mlm(P, cfg, hf.bert_encode(P, cfg, ids, types, lengths.tolist()))
+    base = hf.bert_mlm(P, cfg, hf.bert_encode(P, cfg, ids, types, lengths))
     assert (logits - base).abs().max().item() > 0.1, "the adapters change too little to be seen"
     d = os.path.join(OUT, "peft_bert")
     write_peft(d, {"base_model_name_or_path": "tests/fixtures/bert",
                    "target_modules": ["query", "key", "value", "attention.output.dense", "intermediate.dense",
                                       "output.dense"]}, tensors)
     hf.write_reference(os.path.join(d, "reference.safetensors"),
-                       [("batch/input_ids", fixture["batch/input_ids"]),
-                        ("batch/token_type_ids", fixture["batch/token_type_ids"]), ("batch/lengths", lengths),
-                        ("expect/hidden", hidden.float()), ("expect/mlm_logits", logits.float())],
+                       kept + [("expect/hidden", hidden.float()), ("expect/mlm_logits", logits.float())],
                        {"family": "bert", "task": "masked-lm"})
     print("peft_bert: %d tensors, logits moved by up to %.3f" % (len(tensors), (logits - base).abs().max().item()))
+
+
+def peft_bert_classifier(gen):
+    """PEFT's SEQ_CLS task: adapters on query and value, and the classifier saved in full (modules_to_save), its
+    weights new (the pooler stays the base's)."""
+    P, cfg, fixture = hf_fixture("bert_classifier")
+    Q, tensors = bert_adapted(P, cfg, gen, ("attention.self.query", "attention.self.value"))
+    for leaf in ("weight", "bias"):
+        Q["classifier." + leaf] = (torch.randn(P["classifier." + leaf].shape, generator=gen, dtype=D) /
+                                   cfg["hidden_size"] ** 0.5).float().double()
+        tensors.append(("base_model.model.classifier." + leaf, Q["classifier." + leaf].float()))
+    kept, ids, types, lengths = bert_batch(fixture)
+    pooled = hf.bert_pooled(Q, hf.bert_encode(Q, cfg, ids, types, lengths))
+    logits = pooled @ Q["classifier.weight"].T + Q["classifier.bias"]
+    d = os.path.join(OUT, "peft_bert_classifier")
+    write_peft(d, {"task_type": "SEQ_CLS", "base_model_name_or_path": "tests/fixtures/bert_classifier",
+                   "target_modules": ["query", "value"], "modules_to_save": ["classifier", "score"]}, tensors)
+    hf.write_reference(os.path.join(d, "reference.safetensors"),
+                       kept + [("expect/pooled", pooled.float()), ("expect/class_logits", logits.float())],
+                       {"family": "bert", "task": "sequence-classification"})
+    print("peft_bert_classifier: %d tensors" % len(tensors))
 
 
 def main():
@@ -306,6 +340,7 @@ def main():
     gen = torch.Generator().manual_seed(66)
     peft_gpt2(gen)
     peft_bert(gen)
+    peft_bert_classifier(gen)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,15 @@ namespace {
 using nlohmann::json;
 
 // What a family's PEFT files look like: where its layers are under "base_model.model." (the task model's path
-// first, then the bare base model's), the modules of a layer, and whether they are Conv1D (fan_in_fan_out).
+// first, then the bare base model's), the modules of a layer, whether they are Conv1D (fan_in_fan_out), and the
+// names of a classifier's head that PEFT saves in full (modules_to_save: its SEQ_CLS task's "classifier" and
+// "score"), under "base_model.model.<head>.".
 struct PeftFamily {
   const char* name;
   std::vector<std::string> layer_paths;
   std::span<const ModuleMapping> modules;
   bool conv1d;
+  std::vector<std::string> classifier_heads;
 };
 
 // The family of the checkpoint `config`'s model file was converted from, by the shape only it has.
@@ -40,7 +43,7 @@ PeftFamily peft_family(const ModelConfig& c, const std::string& where) {
   if (c.architecture == Architecture::DecoderOnly && !c.gated_ffn && !c.rotary && c.learned_positions > 0)
     return {"GPT-2", {"transformer.h.", "h."}, gpt2_block_modules(), true};
   if (c.architecture == Architecture::EncoderOnly && !c.gated_ffn && !c.rotary && c.learned_positions > 0)
-    return {"BERT", {"bert.encoder.layer.", "encoder.layer."}, bert_layer_modules(), false};
+    return {"BERT", {"bert.encoder.layer.", "encoder.layer."}, bert_layer_modules(), false, {"classifier", "score"}};
   throw Error(where + ": PEFT adapters convert over a model converted from a LLaMA-family, GPT-2 or BERT checkpoint "
                       "(heptapod convert --from llama, gpt2 or bert)");
 }
@@ -66,8 +69,15 @@ std::string adaptable_names(const PeftFamily& family, bool gated_ffn) {
   return out;
 }
 
-// adapter_config.json as a LoRA config (rank, alpha, targets, dropout); what plain LoRA does not do is refused.
-LoraConfig peft_lora_config(const std::string& path, const PeftFamily& family, bool gated_ffn) {
+// What adapter_config.json says: the LoRA config (rank, alpha, targets, dropout) and whether the file holds a
+// classifier's head, trained in full (modules_to_save).
+struct PeftConfig {
+  LoraConfig lora;
+  bool classifier_saved = false;
+};
+
+// adapter_config.json over a model of `base` (of `family`); what plain LoRA does not do is refused.
+PeftConfig peft_config(const std::string& path, const PeftFamily& family, const ModelConfig& base) {
   const json j = json::parse(read_file(path), nullptr, false);
   require(!j.is_discarded() && j.is_object(), path + ": not a JSON object");
   auto refuse_if = [&](const char* key, bool refused, const std::string& what) {
@@ -83,7 +93,14 @@ LoraConfig peft_lora_config(const std::string& path, const PeftFamily& family, b
             std::string("(Conv1D layouts, which a ") + family.name + " model does not have)");
   refuse_if("rank_pattern", non_empty("rank_pattern"), "(per-module ranks)");
   refuse_if("alpha_pattern", non_empty("alpha_pattern"), "(per-module alphas)");
-  refuse_if("modules_to_save", non_empty("modules_to_save"), "(fully trained modules)");
+  const bool saves = non_empty("modules_to_save");
+  refuse_if("modules_to_save",
+            saves && (base.labels == 0 || !j.at("modules_to_save").is_array() ||
+                      !std::all_of(j.at("modules_to_save").begin(), j.at("modules_to_save").end(), [&](const json& m) {
+                        return m.is_string() && std::find(family.classifier_heads.begin(), family.classifier_heads.end(),
+                                                          m.get<std::string>()) != family.classifier_heads.end();
+                      })),
+            "(fully trained modules other than a classifier model's head)");
   refuse_if("layers_to_transform", non_empty("layers_to_transform"), "(some layers alone)");
   refuse_if("exclude_modules", non_empty("exclude_modules"), "(targets with exceptions)");
   refuse_if("bias", j.contains("bias") && j.at("bias") != "none", "(trained biases)");
@@ -93,7 +110,9 @@ LoraConfig peft_lora_config(const std::string& path, const PeftFamily& family, b
   require(j.contains("lora_alpha") && j.at("lora_alpha").is_number(), path + ": \"lora_alpha\" must be a number");
   require(j.contains("target_modules") && j.at("target_modules").is_array(),
           path + ": \"target_modules\" must be a list of module names (a pattern is not converted)");
-  LoraConfig lora;
+  PeftConfig out;
+  out.classifier_saved = saves;
+  LoraConfig& lora = out.lora;
   lora.rank = j.at("r").get<int>();
   lora.alpha = j.at("lora_alpha").get<float>();
   if (j.contains("lora_dropout") && j.at("lora_dropout").is_number()) lora.dropout = j.at("lora_dropout").get<float>();
@@ -103,26 +122,26 @@ LoraConfig peft_lora_config(const std::string& path, const PeftFamily& family, b
     const std::vector<const ModuleMapping*> matched =
         m.is_string() ? matched_modules(family, m.get<std::string>()) : std::vector<const ModuleMapping*>{};
     const bool adaptable = !matched.empty() && std::all_of(matched.begin(), matched.end(), [&](const ModuleMapping* x) {
-      return !lora_target_of(x->ours, gated_ffn).empty();
+      return !lora_target_of(x->ours, base.gated_ffn).empty();
     });
     require(adaptable, path + ": target module " + m.dump() + " is not one Heptapod adapts in a " + family.name +
-                           " model (" + adaptable_names(family, gated_ffn) + ")");
+                           " model (" + adaptable_names(family, base.gated_ffn) + ")");
     for (const ModuleMapping* x : matched) {
       adapted.insert(x->ours);
-      const std::string target = lora_target_of(x->ours, gated_ffn);
+      const std::string target = lora_target_of(x->ours, base.gated_ffn);
       if (std::find(lora.targets.begin(), lora.targets.end(), target) == lora.targets.end())
         lora.targets.push_back(target);
     }
   }
-  const std::vector<Module> ours = lora_modules(lora, gated_ffn);
+  const std::vector<Module> ours = lora_modules(lora, base.gated_ffn);
   if (adapted.size() != ours.size()) {  // a target's modules in part: the feed-forward network's
     std::string ffn;
     for (const ModuleMapping& m : family.modules)
-      if (lora_target_of(m.ours, gated_ffn) == "ffn") ffn += (ffn.empty() ? "" : ", ") + std::string(m.theirs);
+      if (lora_target_of(m.ours, base.gated_ffn) == "ffn") ffn += (ffn.empty() ? "" : ", ") + std::string(m.theirs);
     throw Error(path + ": the feed-forward network's " + ffn + " are adapted together or not at all (a target "
                        "module names every module whose name ends in it)");
   }
-  return lora;
+  return out;
 }
 
 // The layer path under "base_model.model." that the adapter file's tensors use.
@@ -141,7 +160,8 @@ void convert_peft_adapter(const std::string& directory, const SafetensorsFile& b
   require(fs::is_directory(directory), directory + ": not a directory (PEFT adapters are read from a directory)");
   ModelConfig config = read_model_config(base);
   const PeftFamily family = peft_family(config, base.where());
-  config.lora = peft_lora_config((fs::path(directory) / "adapter_config.json").string(), family, config.gated_ffn);
+  const PeftConfig peft_settings = peft_config((fs::path(directory) / "adapter_config.json").string(), family, config);
+  config.lora = peft_settings.lora;
   try {
     validate(config);
   } catch (const Error& e) {
@@ -151,9 +171,28 @@ void convert_peft_adapter(const std::string& directory, const SafetensorsFile& b
   const std::string layers = peft_layer_path(peft, family);
   Transformer<float> adapted(config);
   ParameterStore<float>& p = adapted.parameters();
+  // A classifier's head trains beside the adapters (the adapter file holds it): the base's, or PEFT's own copy.
+  load_selected_parameters<float>(base, p, [](const ParamSpec& s) { return !s.frozen && s.role != ParamRole::Adapter; });
   std::set<std::string> used;
+  // The values of PEFT's tensor `name`, which must have `shape` and finite values.
+  auto read = [&](const std::string& name, const std::vector<std::int64_t>& shape) {
+    const TensorEntry* e = peft.find(name);
+    require(e != nullptr, peft.where() + ": missing tensor \"" + name + "\"");
+    require(e->shape == shape, peft.where() + ": tensor \"" + name + "\" has shape " + shape_text(e->shape) +
+                                   ", the base model needs " + shape_text(shape));
+    std::vector<float> values = peft.floats<float>(name);
+    require(std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); }),
+            peft.where() + ": tensor \"" + name + "\" holds a non-finite value");
+    used.insert(name);
+    return values;
+  };
   for (std::size_t i = 0; i < p.specs().size(); ++i) {
     const ParamSpec& spec = p.specs()[i];
+    if (spec.module == Module::Classifier && peft_settings.classifier_saved) {
+      const std::string leaf = ends_with(spec.name, "/bias") ? "bias" : "weight";
+      const std::vector<float> values = read("base_model.model.classifier." + leaf, spec.shape);
+      std::copy(values.begin(), values.end(), p.values() + p.offset(i));
+    }
     if (spec.role != ParamRole::Adapter) continue;
     const auto row = std::find_if(family.modules.begin(), family.modules.end(),
                                   [&](const ModuleMapping& x) { return x.ours == spec.module; });
@@ -167,16 +206,9 @@ void convert_peft_adapter(const std::string& directory, const SafetensorsFile& b
                       [&](const ModuleMapping& x) { return std::string(x.theirs) == m.theirs; }));
     std::vector<std::int64_t> shape = spec.shape;
     if (!a) shape[0] *= blocks;
-    const TensorEntry* e = peft.find(name);
-    require(e != nullptr, peft.where() + ": missing tensor \"" + name + "\"");
-    require(e->shape == shape, peft.where() + ": tensor \"" + name + "\" has shape " + shape_text(e->shape) +
-                                   ", the base model needs " + shape_text(shape));
-    const std::vector<float> values = peft.floats<float>(name);
-    require(std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); }),
-            peft.where() + ": tensor \"" + name + "\" holds a non-finite value");
+    const std::vector<float> values = read(name, shape);
     const auto first = values.begin() + (a || m.block < 0 ? 0 : m.block * spec.numel());
     std::copy(first, first + spec.numel(), p.values() + p.offset(i));
-    used.insert(name);
   }
   for (const TensorEntry& e : peft.tensors())
     require(used.count(e.name) > 0, peft.where() + ": unexpected tensor \"" + e.name + "\" (not an adapter of its "
