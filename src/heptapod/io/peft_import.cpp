@@ -69,6 +69,13 @@ std::string adaptable_names(const PeftFamily& family, bool gated_ffn) {
   return out;
 }
 
+// Whether `list` is a JSON list of names each one of `names`.
+bool names_among(const json& list, const std::vector<std::string>& names) {
+  return list.is_array() && std::all_of(list.begin(), list.end(), [&](const json& m) {
+           return m.is_string() && std::find(names.begin(), names.end(), m.get<std::string>()) != names.end();
+         });
+}
+
 // What adapter_config.json says: the LoRA config (rank, alpha, targets, dropout) and whether the file holds a
 // classifier's head, trained in full (modules_to_save).
 struct PeftConfig {
@@ -94,12 +101,7 @@ PeftConfig peft_config(const std::string& path, const PeftFamily& family, const 
   refuse_if("rank_pattern", non_empty("rank_pattern"), "(per-module ranks)");
   refuse_if("alpha_pattern", non_empty("alpha_pattern"), "(per-module alphas)");
   const bool saves = non_empty("modules_to_save");
-  refuse_if("modules_to_save",
-            saves && (base.labels == 0 || !j.at("modules_to_save").is_array() ||
-                      !std::all_of(j.at("modules_to_save").begin(), j.at("modules_to_save").end(), [&](const json& m) {
-                        return m.is_string() && std::find(family.classifier_heads.begin(), family.classifier_heads.end(),
-                                                          m.get<std::string>()) != family.classifier_heads.end();
-                      })),
+  refuse_if("modules_to_save", saves && !(base.labels > 0 && names_among(j.at("modules_to_save"), family.classifier_heads)),
             "(fully trained modules other than a classifier model's head)");
   refuse_if("layers_to_transform", non_empty("layers_to_transform"), "(some layers alone)");
   refuse_if("exclude_modules", non_empty("exclude_modules"), "(targets with exceptions)");
