@@ -74,7 +74,7 @@ for run in fine-tuned lora scratch; do
   scores=$("$heptapod" bleu -i "$out/$run.test.hyp" $d/test.en)
   bleu=$(echo "$scores" | awk '/^BLEU/ {print $3}')
   chrf=$(echo "$scores" | awk '/^chrF2/ {print $3}')
-  trained=$(grep -o '[0-9]* parameters trained' "$out/$run.log" 2>/dev/null | head -1 | cut -d' ' -f1)
+  trained=$(grep -o '[0-9]* parameters trained' "$out/$run.log" | head -1 | cut -d' ' -f1 || true)
   read -r seconds kb < "$out/$run.time"
   echo "| $run | $bleu | $chrf | ${trained:-all} | $seconds | $((kb / 1024)) |"
 done

@@ -50,7 +50,7 @@ struct Linear {
   // forward and backward; w is then null. Float models only.
   const kernels::RowSource* frozen = nullptr;
   int frozen_parts = 0;
-  LowRankAdapter<T> adapter;  // a LoRA adapter beside W (row-major or frozen weights), or none (adapter.a null)
+  LowRankAdapter<T> adapter{};  // a LoRA adapter beside W (row-major or frozen weights), or none (adapter.a null)
 };
 
 // Whether the layer can run backward: its weights are row-major, or frozen in low precision (not packed for
