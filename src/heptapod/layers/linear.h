@@ -44,7 +44,7 @@ struct Linear {
   T* db = nullptr;  // (out) gradient, accumulated (null without a bias)
   int in = 0, out = 0;
   const kernels::WeightMatrix* packed = nullptr;  // W prepared for inference (any compute type), used when set
-  LowRankAdapter<T> adapter;  // a LoRA adapter beside W (row-major weights only), or none (adapter.a null)
+  LowRankAdapter<T> adapter;  // a LoRA adapter beside W (row-major or packed), or none (adapter.a null)
 };
 
 // Whether a forward pass adds its output layer's bias, or leaves it to the caller's next pass over the output
@@ -88,6 +88,13 @@ template <typename T>
 Linear<T> stack_linear(std::initializer_list<const Linear<T>*> parts, Arena& arena) {
   return stack_linear(std::span<const Linear<T>* const>(parts.begin(), parts.size()), arena);
 }
+
+// The adapter of a layer stacked from `parts` (in, out: the stacked layer's widths): the parts' A stacked
+// ((sum of ranks), in) and their B as the blocks of a block-diagonal ((out), (sum of ranks)), carved from the
+// arena, so that the stacked product adds each part's update to its own outputs; none when no part has one.
+// Parts with adapters need one scale and one dropout.
+template <typename T>
+LowRankAdapter<T> stack_adapters(std::span<const Linear<T>* const> parts, int in, int out, Arena& arena);
 
 // Folds the layer's adapter into its row-major weights, W += scale B A, and removes it; no-op without one.
 template <typename T>
