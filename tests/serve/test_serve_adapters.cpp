@@ -1,11 +1,13 @@
 // `heptapod serve` with LoRA adapters (--adapter NAME=FILE): one language model and two adapters over it, each
-// served under its own name and sharing the base's weights. Each name's greedy output equals `heptapod generate`
-// with that adapter (the base's name: without one), also with clients of every name at once (a batch never
-// mixes adapters); /v1/models lists them with their parent; an unknown name is a 404; bad adapters are refused
-// before the server listens.
+// served under its own name and sharing the base's weights. Each name's greedy output and its score equal
+// `heptapod generate --scores` with that adapter (the base's name: without one), also with clients of every
+// name at once (a batch never mixes adapters); /v1/models lists them with their parent; an unknown name is a
+// 404; bad adapters are refused before the server listens. The base's file served again under another name is
+// a model of its own.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "running_server.h"
@@ -22,10 +24,11 @@ class ServeAdapters : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new test::TempDir();
     lm_ = new std::string(test::make_language_model(dir_->file("lm.htp")));
-    legal_ = new std::string(test::make_adapter(*lm_, dir_->file("legal.htp"), {"q", "v"}, 2));
+    legal_ = new std::string(test::make_adapter(*lm_, dir_->file("legal.htp"), {"v", "ffn"}, 2));
     poet_ = new std::string(test::make_adapter(*lm_, dir_->file("poet.htp"), {"q", "k", "v", "o", "ffn"}, 3));
-    server_ = new test::RunningServer({parse_model_spec("writer=" + *lm_), parse_adapter_spec("legal=" + *legal_),
-                                       parse_adapter_spec("poet=" + *poet_)},
+    // `copy` serves the base's file again: a model of its own beside the base the adapters share.
+    server_ = new test::RunningServer({parse_model_spec("writer=" + *lm_), parse_model_spec("copy=" + *lm_),
+                                       parse_adapter_spec("legal=" + *legal_), parse_adapter_spec("poet=" + *poet_)},
                                       test::int8_server());
   }
   static void TearDownTestSuite() {
@@ -35,23 +38,27 @@ class ServeAdapters : public ::testing::Test {
     delete lm_;
     delete dir_;
   }
-  // What `heptapod generate` prints for `prompt`, greedy, with `adapter` over the base (none: empty).
+  // What `heptapod generate --scores` prints for `prompt`, greedy, with `adapter` over the base (none: empty).
   static std::string command_output(const std::string& prompt, const std::string& adapter) {
     std::string log;
     const int rc = test::run_heptapod("generate -m " + test::quoted(*lm_) +
                                           (adapter.empty() ? "" : " --adapter " + test::quoted(adapter)) +
-                                          " --compute-type int8 --beam 1 --max-tokens 12 --prompt " + test::quoted(prompt),
+                                          " --compute-type int8 --beam 1 --max-tokens 12 --scores --prompt " + test::quoted(prompt),
                                       *dir_, log);
     EXPECT_EQ(rc, 0) << log;
     return log;
   }
-  // The server's greedy /v1/generate text for `prompt` from model `name`, as the command prints it.
+  // The server's greedy /v1/generate output for `prompt` from model `name` as the command prints it: text |||
+  // score.
   static std::string served_output(httplib::Client& c, const std::string& prompt, const std::string& name) {
     const test::Reply r =
         test::post_json(c, "/v1/generate", {{"model", name}, {"prompt", prompt}, {"beam", 1}, {"max_tokens", 12}});
     if (r.status != 200) return "HTTP " + std::to_string(r.status) + " " + r.text;
     EXPECT_EQ(r.body["model"], name);
-    return r.body["generations"][0]["outputs"][0]["text"].get<std::string>() + "\n";
+    const json& output = r.body["generations"][0]["outputs"][0];
+    std::ostringstream line;
+    line << output["text"].get<std::string>() << " ||| " << output["score"].get<float>() << "\n";
+    return line.str();
   }
   static inline test::TempDir* dir_ = nullptr;
   static inline std::string *lm_ = nullptr, *legal_ = nullptr, *poet_ = nullptr;
@@ -63,9 +70,9 @@ TEST_F(ServeAdapters, EachNameGeneratesWhatTheCommandGivesWithItsAdapter) {
   httplib::Client c = server_->client();
   for (const std::string& prompt : prompts) {
     const std::map<std::string, std::string> expected = {
-        {"writer", command_output(prompt, "")}, {"legal", command_output(prompt, *legal_)},
-        {"poet", command_output(prompt, *poet_)}};
-    // The three differ, so that a request answered by another model's weights fails.
+        {"writer", command_output(prompt, "")}, {"copy", command_output(prompt, "")},
+        {"legal", command_output(prompt, *legal_)}, {"poet", command_output(prompt, *poet_)}};
+    // The three differ (their scores at least), so that a request answered by another model's weights fails.
     EXPECT_NE(expected.at("writer"), expected.at("legal"));
     EXPECT_NE(expected.at("writer"), expected.at("poet"));
     EXPECT_NE(expected.at("legal"), expected.at("poet"));
@@ -76,14 +83,16 @@ TEST_F(ServeAdapters, EachNameGeneratesWhatTheCommandGivesWithItsAdapter) {
           c, "/v1/completions", {{"model", name}, {"prompt", prompt}, {"temperature", 0}, {"max_tokens", 12}});
       ASSERT_EQ(r.status, 200) << r.text;
       EXPECT_EQ(r.body["model"], name);
-      const std::string completion = r.body["choices"][0]["text"].get<std::string>() + "\n";
-      EXPECT_EQ(text.substr(text.size() - std::min(text.size(), completion.size())), completion) << name;
+      const std::string completion = r.body["choices"][0]["text"].get<std::string>();
+      const std::string command_text = text.substr(0, text.rfind(" ||| "));
+      EXPECT_EQ(command_text.substr(command_text.size() - std::min(command_text.size(), completion.size())), completion)
+          << name;
     }
   }
 }
 
 TEST_F(ServeAdapters, ClientsOfEveryNameAtOnceGetTheirOwnModelsOutput) {
-  const std::vector<std::string> names = {"writer", "legal", "poet"};
+  const std::vector<std::string> names = {"writer", "copy", "legal", "poet"};
   const std::vector<std::string> prompts = {test::numbers()[1], test::numbers()[5], test::numbers()[9]};
   std::map<std::pair<std::string, std::string>, std::string> expected;  // by (name, prompt)
   httplib::Client c = server_->client();
@@ -114,7 +123,7 @@ TEST_F(ServeAdapters, ModelsListsTheAdaptersAndUnknownNamesAre404) {
   ASSERT_EQ(models.status, 200) << models.text;
   std::map<std::string, json> by_id;
   for (const json& m : models.body["data"]) by_id[m["id"].get<std::string>()] = m;
-  ASSERT_EQ(by_id.size(), 3u) << models.text;
+  ASSERT_EQ(by_id.size(), 4u) << models.text;
   EXPECT_EQ(by_id["legal"]["parent"], "writer");
   EXPECT_EQ(by_id["poet"]["parent"], "writer");
   EXPECT_EQ(by_id["poet"]["kind"], "generation");

@@ -24,8 +24,9 @@ struct ModelLoadOptions {
   // adapters stay unmerged beside the base's packed matrices (any precision), which they share.
   std::string adapter;
   // The model of the file, already loaded and packed by load_packed_model with these options, to use rather
-  // than loading it again: a server's base, shared by the base's own front end and every adapter over it
-  // (each front end then has a model object of its own but one copy of the weights). Null: load it.
+  // than loading it again: a server's base, shared by the base's own front end, which computes on it, and
+  // every adapter over it, whose model object only reads its weights (one front end alone may compute on a
+  // model object: it holds its passes' state). Null: load it.
   std::shared_ptr<Transformer<float>> base;
 };
 

@@ -321,9 +321,13 @@ void ModelServer::Impl::load_models() {
   for (const ServedModel& m : models)
     if (!m.spec.adapter.empty() && !shared.count(m.spec.path))
       shared[m.spec.path] = load_packed_model(m.spec.path, options.load);
+  std::set<std::string> computing;  // the shared models one plain front end computes on (one at most: a model
+                                    // object holds its passes' state; a second gets a copy of its own)
   for (ServedModel& m : models) {
-    const auto base = shared.find(m.spec.path);
-    load(m, base == shared.end() ? nullptr : base->second);
+    const auto found = shared.find(m.spec.path);
+    std::shared_ptr<Transformer<float>> base = found == shared.end() ? nullptr : found->second;
+    if (base && m.spec.adapter.empty() && !computing.insert(m.spec.path).second) base = nullptr;
+    load(m, std::move(base));
     const std::string adapter = m.spec.adapter.empty() ? "" : " with adapter " + m.spec.adapter;
     std::fprintf(stderr, "%s heptapod serve: loaded %s, a %s model (%s%s)\n", utc_now().c_str(), m.id().c_str(),
                  kind_name(m.kind), m.spec.path.c_str(), adapter.c_str());
