@@ -479,8 +479,7 @@ def test_adapters_give_the_clis_bytes(tmp_path):
     text = cli(*generate, "--adapter", adapter)
     assert text != cli(*generate)
     results = heptapod.Generator(base, threads=1, adapter=adapter).generate(prompts, max_tokens=6)
-    assert [line.rsplit(" ||| ", 1)[0] for line in text.splitlines()] == \
-        [f"{i} ||| {r['outputs'][0]['text']}" for i, r in enumerate(results)]
+    assert text.splitlines() == [r["outputs"][0]["text"] for r in results]
 
     base, adapter = model_and_adapter("translation")
     translate = ["translate", "-m", base, "-i", SOURCES, "--scores", "--threads", "1"]
