@@ -18,12 +18,14 @@
 #include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/bert_import.h"
 #include "heptapod/io/fairseq_import.h"
 #include "heptapod/io/gpt2_import.h"
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/marian_import.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/peft_import.h"
 #include "heptapod/io/torch_import.h"
@@ -65,13 +67,14 @@ void require_directory(const std::string& path, const std::string& what) {
   require(std::filesystem::is_directory(path), path + ": not a directory (" + what + " is read from a directory)");
 }
 
-// Whether `path` is a Heptapod model file (which convert rewrites with another chat template).
-bool is_model_file(const std::string& path) {
+// Whether `path` is a Heptapod model file (which convert rewrites with another chat template), or an adapter
+// file (which reading it as a model refuses, saying what it is).
+bool is_heptapod_file(const std::string& path) {
   if (!std::filesystem::is_regular_file(path)) return false;
   try {
     const SafetensorsFile file = SafetensorsFile::read(path);
     const auto format = file.metadata().find("format");
-    return format != file.metadata().end() && format->second == kModelFormat;
+    return format != file.metadata().end() && (format->second == kModelFormat || format->second == kAdapterFormat);
   } catch (const Error&) {
     return false;
   }
@@ -120,7 +123,7 @@ int export_gguf(const ConvertOptions& o) {
   require(o.chat_template.empty() && !o.no_chat_template,
           "convert --to gguf: the GGUF file carries the model file's chat template; set it on the model file first "
           "(convert MODEL --chat-template FILE -o MODEL)");
-  require(is_model_file(o.input), "convert --to gguf: " + o.input + " is not a Heptapod model file");
+  require(is_heptapod_file(o.input), "convert --to gguf: " + o.input + " is not a Heptapod model file");
   const GgufWeightType type = parse_gguf_weight_type(o.gguf_type, "convert --gguf-type");
   const GgufExport exported = write_gguf(SafetensorsFile::read(o.input), type, o.output);
   for (const std::string& note : exported.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
@@ -149,7 +152,7 @@ int run_convert(const ConvertOptions& o) {
   const bool found = o.from_option->count() == 0 && !importer_options;
   if (o.from == "gguf") check_options_apply(o);
   if (o.from == "gguf" || (found && is_gguf_path(o.input))) return rewrite_model(o, gguf_model_file(GgufFile::read(o.input)));
-  if (o.from == "model" || (found && is_model_file(o.input))) {
+  if (o.from == "model" || (found && is_heptapod_file(o.input))) {
     require(!o.chat_template.empty() || o.no_chat_template,
             "convert: " + o.input + " is a Heptapod model file already; give --chat-template FILE to set its chat "
             "template (or --no-chat-template to drop it)");

@@ -4,7 +4,8 @@
 //   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency|allreduce --model small|base [--threads N]
 //       [--compute-type float32|int8|bfloat16]  (train: float32 or bfloat16 products)
 //   heptapod_bench run --phase lm-train|generate --model lm-small|gpt2-small|smollm-135m [--batches N] [--batch B --prompt P
-//       --new N --repeats R] [--compute-type ...]  (language models, bench/lm_phases.h; no workload file)
+//       --new N --repeats R] [--compute-type ...] [--model-file F [--lora R --lora-targets T ...]]  (language models,
+//       bench/lm_phases.h; no workload file; lm-train with --model-file fine-tunes F, in full or by LoRA over it)
 //   heptapod_bench run --phase embed|mlm-train --model enc-small|bert-base [--batch B --repeats R] [--batches N]
 //       [--compute-type ...]  (encoder-only models, bench/encoder_phases.h; no workload file)
 //   heptapod_bench ceiling --workload W.json --model small|base|lm-small|gpt2-small|smollm-135m [--threads N]
@@ -296,7 +297,13 @@ int main(int argc, char** argv) {
   std::string model_file;
   run->add_option("--model-file", model_file,
                   "generate: the weights of this model file (its shape must be --model's), in its stored types "
-                  "unless --compute-type is given");
+                  "unless --compute-type is given; lm-train: fine-tune this model file (float32), or train LoRA "
+                  "adapters over it (--lora, any stored precision)");
+  int lora_rank = 0;
+  std::vector<std::string> lora_targets{"q", "v"};
+  run->add_option("--lora", lora_rank, "lm-train with --model-file: LoRA adapters of this rank (alpha = rank)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--lora-targets", lora_targets, "lm-train with --lora: the adapted matrices (default q v)");
   auto* compute_type_option = run->add_option("--compute-type", compute_type,
                   "Translation, generate and embed phases: float32, int8, bfloat16, int4 or q8_0 weights; train, lm-train, "
                   "mlm-train: float32 or bfloat16 products")
@@ -401,7 +408,10 @@ int main(int argc, char** argv) {
         result = lm_ceiling_phase(shape);
         phase = "ceiling";
       } else if (phase == "lm-train") {
-        result = lm_train_phase(shape, lm_batches, warmup);
+        FineTuning fine_tuning{model_file, {}};
+        if (lora_rank > 0) fine_tuning.lora = {.rank = lora_rank, .alpha = static_cast<float>(lora_rank), .targets = lora_targets};
+        require(lora_rank == 0 || !model_file.empty(), "--lora needs --model-file (the base)");
+        result = lm_train_phase(shape, lm_batches, warmup, model_file.empty() ? nullptr : &fine_tuning);
       } else if (!model_file.empty()) {  // the model file's weights (a GGUF file's types), not a preset's
         const SafetensorsFile file = SafetensorsFile::read(model_file);
         InferencePrecision stored = stored_precision(file);

@@ -10,10 +10,12 @@
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/decode/incremental_decoder.h"
 #include "heptapod/io/atomic_file.h"
+#include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/model/parameter_names.h"
 #include "heptapod/train/adam.h"
 #include "heptapod/train/language_model_task.h"
+#include "heptapod/train/lora_base.h"
 #include "heptapod/train/model_choice.h"
 #include "heptapod/train/train_config.h"
 #include "heptapod/train/update_step.h"
@@ -117,7 +119,11 @@ json quantization_error_phase(const ModelConfig& c, const float* params, int tok
 double timed_updates(const ModelConfig& c, std::vector<Batch>& batches, int warmup) {
   Transformer<float> model(c);
   initialize_parameters(model.parameters(), c, 1);
-  Adam<float> adam(model.parameters().size(), AdamConfig{});
+  return timed_updates(model, batches, warmup);
+}
+
+double timed_updates(Transformer<float>& model, std::vector<Batch>& batches, int warmup) {
+  Adam<float> adam(model.parameters().trained_size(), AdamConfig{});
   const TrainConfig defaults;
   const ModelLoss loss;
   UpdateStep update(model, adam, loss,
@@ -133,18 +139,37 @@ double timed_updates(const ModelConfig& c, std::vector<Batch>& batches, int warm
   return seconds_since(t0);
 }
 
-json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup) {
-  const ModelConfig& c = shape.config;
+json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup, const FineTuning* fine_tuning) {
+  std::unique_ptr<Transformer<float>> model;
+  std::string base = "fresh";  // what the model starts from
+  if (fine_tuning) {
+    const SafetensorsFile file = SafetensorsFile::read(fine_tuning->model_file);
+    ModelConfig config = read_model_config(file);
+    require(config.position_limit() >= shape.context, fine_tuning->model_file + ": fewer positions than the context");
+    if (fine_tuning->lora.enabled()) {
+      config.lora = fine_tuning->lora;
+      validate_lora(config);
+      model = std::make_unique<Transformer<float>>(config);
+      base = "LoRA over " + load_lora_base(*model, file, false, 1);
+    } else {
+      model = load_model(file);
+      base = "full fine-tuning";
+    }
+  } else {
+    model = std::make_unique<Transformer<float>>(shape.config);
+    initialize_parameters(model->parameters(), shape.config, 1);
+  }
+  const ModelConfig& c = model->config();
   const int blocks = std::max(1, 4096 / shape.context);
   std::mt19937 rng(7);
   std::vector<Batch> all;
   for (int i = 0; i < warmup + batches; ++i) all.push_back(random_blocks(blocks, shape.context, c.tgt_vocab_size, rng));
   long long tokens = 0;
   for (int u = warmup; u < warmup + batches; ++u) tokens += all[static_cast<std::size_t>(u)].target_tokens();
-  const double seconds = timed_updates(c, all, warmup);
+  const double seconds = timed_updates(*model, all, warmup);
   return {{"tokens", tokens}, {"seconds", seconds},
           {"gflop", lm_training_flops(c, blocks, shape.context) * batches / 1e9}, {"blocks", blocks},
-          {"context", shape.context}};
+          {"context", shape.context}, {"start", base}, {"trained_parameters", model->parameters().trained_size()}};
 }
 
 json generate_phase(const LanguageModelShape& shape, int rows, int prompt, int added, int repeats, int warmup,

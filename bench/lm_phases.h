@@ -17,11 +17,23 @@ namespace heptapod::bench {
 // seed; Adam at 1e-4; the config's dropouts), of a model of config c freshly initialised: the first `warmup`
 // untimed. Returns the seconds of the others. Products in the precision set_matmul_precision chose.
 double timed_updates(const ModelConfig& c, std::vector<Batch>& batches, int warmup);
+// The same with `model` as it is (its trained parameters alone updated: a LoRA model's adapters).
+double timed_updates(Transformer<float>& model, std::vector<Batch>& batches, int warmup);
+
+// A model file to fine-tune instead of a fresh model of the preset: in full (float32 files), or with LoRA
+// adapters over its frozen base in whatever precision the file holds (lora.rank > 0).
+struct FineTuning {
+  std::string model_file;
+  LoraConfig lora;
+};
 
 // Training updates on batches of 4096 tokens (4096 / context blocks of random ids), as `heptapod train`
 // runs them (label smoothing 0.1, Adam, dropout of the model's config); `warmup` updates untimed, then
 // `batches` timed. Products in the precision set_matmul_precision chose.
-nlohmann::json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup);
+// With fine_tuning: the model file's model instead (the preset gives the context), and "start" and
+// "trained_parameters" say what was trained.
+nlohmann::json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup,
+                              const FineTuning* fine_tuning = nullptr);
 
 // Greedy generation with the end token banned, so every row adds exactly `added` tokens after its prompt of
 // `prompt` random ids: `rows` prompts prefilled in one pass, then one token per row per step, with the

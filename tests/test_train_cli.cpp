@@ -104,6 +104,23 @@ TEST(TrainCli, LoraResumesAfterKillExactly) {
       "adapter.htp");
 }
 
+// The same over an int4 base (its Q4_0 matrices and the int8 rows int4 keeps held as the file stores them): the
+// checkpoints hold the adapters alone, and a resume reads the base from --init again.
+TEST(TrainCli, LoraOverInt4BaseResumesAfterKillExactly) {
+  TempDir dir;
+  const std::string lm = test::make_language_model(dir.file("lm.htp"), 32), base = dir.file("int4.htp");
+  std::string log;
+  ASSERT_EQ(run_heptapod("quantize --model " + quoted(lm) + " --to int4 -o " + quoted(base), dir, log), 0) << log;
+  expect_kill_and_resume_exact(
+      dir,
+      [&](const std::string& out) {
+        return "train --init " + quoted(base) + " --text " + quoted(data("numbers.train.en")) + " -o " + quoted(out) +
+               " --lora 4 --lora-targets q,k,v,o,ffn --context 16 --batch-tokens 64 --accumulate 2 --lr 1e-2"
+               " --threads 2 --log-every 5 --valid-every 20 --steps 60";
+      },
+      "adapter.htp");
+}
+
 // Transformer-XL over parallel streams: the segment memories are in the checkpoints, so a resume continues each
 // stream where it was, with the memory it had.
 TEST(TrainCli, TransformerXlResumesAfterKillExactly) {

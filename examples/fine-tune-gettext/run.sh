@@ -4,8 +4,10 @@
 # 2 cores), or PRETRAINED=...)
 # fine-tuned on software messages (the Spanish gettext catalogues of a few Debian packages,
 # extract_pairs.py), against the same architecture trained on those messages alone, with the same number of
-# updates and the same batch size. Prints BLEU and chrF of both on the held-out messages, and the unknown-token
-# rate of the pre-trained vocabulary on them.
+# updates and the same batch size, and against LoRA adapters over the frozen pre-trained model (rank LORA_RANK,
+# default 16, on every attention and feed-forward matrix, peak learning rate LORA_LR, default 1e-3: adapters
+# start from zero and take larger steps). Prints BLEU and chrF of each on the held-out messages with each run's
+# time and peak memory, and the unknown-token rate of the pre-trained vocabulary on them.
 #   examples/fine-tune-gettext/run.sh            # OUT (default runs/fine-tune-gettext), STEPS (default 1200)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,16 +35,24 @@ for p in "${packages[@]}"; do
 done
 /usr/bin/python3 examples/fine-tune-gettext/extract_pairs.py "$out/data" "${catalogues[@]}"
 d=$out/data
-rm -rf "$out/fine-tuned" "$out/scratch"  # both runs start afresh (a rerun with other settings could not resume)
+rm -rf "$out/fine-tuned" "$out/lora" "$out/scratch"  # both runs start afresh (a rerun with other settings could not resume)
 
 # Both runs: the same updates, batch size and schedule (inverse square root, a quarter of the run to a peak
 # of 5e-4; the paper's 4000 warm-up updates would never reach their peak in so few, and noam with 300
 # diverges on so little data from scratch).
 common=(--source $d/train.es --target $d/train.en --valid-source $d/dev.es --valid-target $d/dev.en
   --steps "$steps" --batch-tokens 2048 --valid-every 300 --valid-bleu-sentences 0 --log-every 100
-  --lr-schedule inverse-sqrt --warmup $((steps / 4)) --lr 5e-4)
+  --lr-schedule inverse-sqrt --warmup $((steps / 4)))
+# Each run's wall time (s) and peak resident memory (KB) into $out/<run>.time, its log into $out/<run>.log.
+timed() {
+  local run=$1
+  shift
+  /usr/bin/time -f "%e %M" -o "$out/$run.time" "$heptapod" train "${common[@]}" "$@" -o "$out/$run" 2> >(tee "$out/$run.log" >&2)
+}
 echo "== fine-tuning $pretrained for $steps updates" >&2
-"$heptapod" train "${common[@]}" --init "$pretrained" -o "$out/fine-tuned"
+timed fine-tuned --init "$pretrained" --lr 5e-4
+echo "== LoRA adapters over $pretrained for $steps updates" >&2
+timed lora --init "$pretrained" --lora "${LORA_RANK:-16}" --lora-targets q,k,v,o,xq,xk,xv,xo,ffn --lr "${LORA_LR:-1e-3}"
 # From scratch: the pre-trained model's architecture, its own vocabulary trained on the messages.
 arch=$(/usr/bin/python3 -c "
 import json, struct, sys
@@ -51,19 +61,22 @@ c = json.loads(json.loads(f.read(n))['__metadata__']['config'])
 print(c['d_model'], c['n_heads'], c['d_ff'], c['encoder_layers'], c['decoder_layers'])" "$pretrained")
 read -r d_model heads d_ff enc dec <<< "$arch"
 echo "== training the same architecture on the messages alone for $steps updates" >&2
-"$heptapod" train "${common[@]}" -o "$out/scratch" --d-model "$d_model" --heads "$heads" --d-ff "$d_ff" \
+timed scratch --lr 5e-4 --d-model "$d_model" --heads "$heads" --d-ff "$d_ff" \
   --encoder-layers "$enc" --decoder-layers "$dec" --vocab-size 4000
 
 echo
-echo "| model | BLEU | chrF2 |"
-echo "|---|---|---|"
-for run in fine-tuned scratch; do
-  model=$out/$run/best.htp
-  "$heptapod" translate -m "$model" -i $d/test.es -o "$out/$run.test.hyp"
+echo "| model | BLEU | chrF2 | trained parameters | training time (s) | peak RSS (MB) |"
+echo "|---|---|---|---|---|---|"
+for run in fine-tuned lora scratch; do
+  model=(-m "$out/$run/best.htp")
+  [ "$run" = lora ] && model=(-m "$pretrained" --adapter "$out/$run/best.htp")
+  "$heptapod" translate "${model[@]}" -i $d/test.es -o "$out/$run.test.hyp"
   scores=$("$heptapod" bleu -i "$out/$run.test.hyp" $d/test.en)
   bleu=$(echo "$scores" | awk '/^BLEU/ {print $3}')
   chrf=$(echo "$scores" | awk '/^chrF2/ {print $3}')
-  echo "| $run | $bleu | $chrf |"
+  trained=$(grep -o '[0-9]* parameters trained' "$out/$run.log" | head -1 | cut -d' ' -f1 || true)
+  read -r seconds kb < "$out/$run.time"
+  echo "| $run | $bleu | $chrf | ${trained:-all} | $seconds | $((kb / 1024)) |"
 done
 PYTHONPATH=${BUILD:-build}/python /usr/bin/python3 - "$pretrained" $d/test.es $d/test.en <<'PY'
 import sys

@@ -30,9 +30,15 @@ std::string weights_checksum(const SafetensorsFile& file) {
 }
 
 void save_adapter(const std::string& path, const Transformer<float>& model, const std::string& base_checksum,
-                  const std::vector<ExtraTensor>& extra_tensors) {
+                  const std::vector<ExtraTensor>& extra_tensors,
+                  const std::map<std::string, std::string>& extra_metadata) {
   require(model.config().lora.enabled(), "save_adapter: the model has no LoRA adapters");
   SafetensorsWriter w;
+  for (const auto& [k, v] : extra_metadata) {
+    require(k != "format" && k != "format_version" && k != "config" && k != "base_checksum",
+            "save_adapter: reserved metadata key " + k);
+    w.set_metadata(k, v);
+  }
   w.set_metadata("format", kAdapterFormat);
   w.set_metadata("format_version", std::to_string(kAdapterFormatVersion));
   w.set_metadata("config", to_json(model.config()));
@@ -99,11 +105,11 @@ void load_trained_tensors(const SafetensorsFile& adapter, ParameterStore<float>&
 
 std::unique_ptr<Transformer<float>> load_adapted_model(const SafetensorsFile& base, const SafetensorsFile& adapter) {
   const AdapterInfo info = adapter_info_over(base, adapter);
-  const ComputeType stored = stored_compute_type(base);
-  require(stored == ComputeType::Float32, base.where() + ": adapters load over a float32 base; this one holds " +
-                                              compute_type_name(stored) + " weights");
   auto model = std::make_unique<Transformer<float>>(info.config);
-  load_selected_parameters<float>(base, model->parameters(), [](const ParamSpec& spec) { return spec.frozen; });
+  // A base held in low precision: its dequantized weights, as training over it computed with.
+  const StoredMatrices stored = load_stored_parameters(base, *model, [](const ParamSpec& spec) { return spec.frozen; });
+  dequantize_stored(*model, stored);
+  release_stored_pages(base, stored);
   load_trained_tensors(adapter, model->parameters());
   return model;
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heptapod/core/error.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/kernels/block_weights.h"
 #include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/model/parameter_layout.h"
@@ -187,6 +188,10 @@ void save_model(const std::string& path, const Transformer<float>& model,
 ModelConfig read_model_config(const SafetensorsFile& file) {
   const std::string& where = file.where();
   auto it = file.metadata().find("format");
+  require(it == file.metadata().end() || it->second != kAdapterFormat,
+          where + ": an adapter file (LoRA adapters, or a LoRA run's checkpoint), not a model: give its base model "
+                  "and this file as --adapter, or fold it into its base first (heptapod merge BASE --adapter " +
+              where + ")");
   require(it != file.metadata().end() && it->second == kModelFormat,
           where + ": not a Heptapod model file (metadata \"format\" is not \"" + kModelFormat + "\")");
   const std::string& version = file.metadata("format_version");
@@ -254,6 +259,52 @@ std::unique_ptr<Transformer<float>> load_model(const std::string& path) {
   return load_model(SafetensorsFile::read(path));
 }
 
+StoredMatrices load_stored_parameters(const SafetensorsFile& file, Transformer<float>& model,
+                                      const std::function<bool(const ParamSpec&)>& which) {
+  const ModelConfig& config = model.config();
+  const std::map<std::string, kernels::GgmlType> ggml = ggml_types(file);
+  ParameterStore<float>& params = model.parameters();
+  std::vector<ParamSpec> selected;
+  for (const ParamSpec& spec : params.specs())
+    if (which(spec)) selected.push_back(spec);
+  check_tensors(file, selected, "", [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); },
+                ggml);
+  const ComputeType type = stored_type(file);
+  StoredMatrices stored;
+  for (const ParamSpec& spec : selected) {
+    const TensorEntry& e = file.at(spec.name);
+    if (e.dtype == DType::F32) {
+      copy_floats(file, e, params.value(spec.name));
+      continue;
+    }
+    const int out = static_cast<int>(spec.shape[0]), in = static_cast<int>(spec.shape[1]);
+    const auto blocks = ggml.find(spec.name);
+    if (blocks != ggml.end()) {
+      stored[spec.name] = {type, file.data(e), nullptr, out, in, blocks->second};
+      continue;
+    }
+    StoredMatrix m{e.dtype == DType::I8 ? ComputeType::Int8 : ComputeType::BFloat16, file.data(e), nullptr, out, in};
+    if (e.dtype == DType::I8) m.scales = file.data(file.at(scale_name(spec.name)));
+    stored[spec.name] = m;
+  }
+  return stored;
+}
+
+void dequantize_stored(Transformer<float>& model, const StoredMatrices& stored) {
+  for (const auto& [name, m] : stored) {
+    const std::unique_ptr<kernels::WeightMatrix> matrix = pack_weights(m.type, std::span(&m, 1), nullptr);
+    float* w = model.parameters().value(name);  // (out, in)
+    for (int o = 0; o < m.out; ++o) matrix->row(o, w + static_cast<std::size_t>(o) * m.in);
+  }
+}
+
+void release_stored_pages(const SafetensorsFile& file, const StoredMatrices& stored) {
+  for (const auto& [name, m] : stored) {
+    file.release(file.at(name));
+    if (m.scales) file.release(file.at(scale_name(name)));
+  }
+}
+
 std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& file,
                                                          const InferencePrecision& precision) {
   const ModelConfig config = read_model_config(file);
@@ -263,42 +314,17 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
     return model;
   }
   check_layer_count(file, config);
-  const std::vector<ParamSpec> specs = parameter_layout(config);
-  auto low_precision = [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); };
-  const std::map<std::string, kernels::GgmlType> ggml = ggml_types(file);
-  check_tensors(file, specs, "", low_precision, ggml);
+  check_tensors(file, parameter_layout(config), "", [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); },
+                ggml_types(file));
   auto model = std::make_unique<Transformer<float>>(config);
-  ParameterStore<float>& params = model->parameters();
-  StoredMatrices stored;
+  const StoredMatrices stored = load_stored_parameters(file, *model, [](const ParamSpec&) { return true; });
   std::set<std::string> expected;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const ParamSpec& spec = specs[i];
-    const TensorEntry& e = file.at(spec.name);
-    expected.insert(spec.name);
-    if (e.dtype == DType::F32) {
-      copy_floats(file, e, params.value(spec.name));
-      continue;
-    }
-    const auto blocks = ggml.find(spec.name);
-    if (blocks != ggml.end()) {
-      stored[spec.name] = {stored_type(file), file.data(e), nullptr, static_cast<int>(spec.shape[0]),
-                           static_cast<int>(spec.shape[1]), blocks->second};
-      continue;
-    }
-    StoredMatrix m{e.dtype == DType::I8 ? ComputeType::Int8 : ComputeType::BFloat16, file.data(e), nullptr,
-                   static_cast<int>(spec.shape[0]), static_cast<int>(spec.shape[1])};
-    if (e.dtype == DType::I8) {
-      expected.insert(scale_name(spec.name));
-      m.scales = file.data(file.at(scale_name(spec.name)));
-    }
-    stored[spec.name] = m;
-  }
+  for (const ParamSpec& spec : model->parameters().specs()) expected.insert(spec.name);
+  for (const auto& [name, m] : stored)
+    if (m.scales) expected.insert(scale_name(name));
   check_expected(file, expected, "");
   model->pack_for_inference(precision, stored);
-  for (const auto& [name, m] : stored) {  // packed: the file's pages need not stay in memory
-    file.release(file.at(name));
-    if (m.scales) file.release(file.at(scale_name(name)));
-  }
+  release_stored_pages(file, stored);  // packed: the file's pages need not stay in memory
   return model;
 }
 
@@ -373,14 +399,16 @@ void load_selected_parameters(const SafetensorsFile& file, ParameterStore<T>& pa
   }
 }
 
+bool is_body_parameter(const SafetensorsFile& file, const ParamSpec& spec) {
+  // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
+  const TensorEntry* e = file.find(spec.name);
+  const bool pooler = spec.module == Module::Pooler && e && e->shape == spec.shape;
+  return spec.role != ParamRole::Adapter && (spec.part != ParamPart::Output || pooler);
+}
+
 template <typename T>
 void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params) {
-  load_selected_parameters<T>(file, params, [&](const ParamSpec& spec) {
-    // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
-    const TensorEntry* e = file.find(spec.name);
-    const bool pooler = spec.module == Module::Pooler && e && e->shape == spec.shape;
-    return spec.role != ParamRole::Adapter && (spec.part != ParamPart::Output || pooler);
-  });
+  load_selected_parameters<T>(file, params, [&](const ParamSpec& spec) { return is_body_parameter(file, spec); });
 }
 
 template void load_selected_parameters<float>(const SafetensorsFile&, ParameterStore<float>&,

@@ -59,6 +59,19 @@ InferencePrecision stored_precision(const SafetensorsFile& file);
 std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& file,
                                                          const InferencePrecision& precision);
 
+// Fills the parameters of `model` that `which` selects from `file` (float32 or low precision; each must be
+// there, with the right shape and dtype): float32 tensors are copied into the parameters; the matrices the file
+// holds in low precision (int8 with scales, bfloat16, ggml blocks) are returned, pointing into the file, their
+// parameters left unfilled (untouched pages cost no memory): what pack_for_inference or hold_frozen_weights
+// read. Tensors the selection leaves out are not checked.
+StoredMatrices load_stored_parameters(const SafetensorsFile& file, Transformer<float>& model,
+                                      const std::function<bool(const ParamSpec&)>& which);
+// Writes each of `stored`'s matrices into its float32 parameter of `model`: its rows dequantized, as its
+// products read them.
+void dequantize_stored(Transformer<float>& model, const StoredMatrices& stored);
+// Gives back the file pages of `stored` (and their scales) once they were copied elsewhere.
+void release_stored_pages(const SafetensorsFile& file, const StoredMatrices& stored);
+
 // Writes the float model in `file` to `path` (atomically) with its weight matrices in `precision.type`:
 // int8 with per-row scales (tensor "<name>_scale", F32 (out)) or bfloat16; the output projection and the
 // embeddings tied to it stay float32 with precision.float_output. Everything else (biases, norms, untied
@@ -90,5 +103,7 @@ void load_selected_parameters(const SafetensorsFile& file, ParameterStore<T>& pa
 // it was trained with; and the [CLS] pooler when both have one (load_selected_parameters' checks).
 template <typename T>
 void load_body_parameters(const SafetensorsFile& file, ParameterStore<T>& params);
+// Whether load_body_parameters copies `spec` from `file`.
+bool is_body_parameter(const SafetensorsFile& file, const ParamSpec& spec);
 
 }  // namespace heptapod

@@ -162,7 +162,7 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
   const int group = H / KH;
   const int Nq = s.q().rows(), Nk = s.k().rows();
   const bool self = xq == xkv;
-  require(attn.out_proj.w != nullptr, "attention_backward: the forward pass ran on packed weights");
+  require(has_backward(attn.out_proj), "attention_backward: the forward pass ran on packed weights");
   require(!projected || projected->dkv, "attention_backward: no room for the projected keys' gradient");
   T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * Q);  // (Nq, Q)
   T* dscores = arena.alloc<T>(s.scores(H));                          // the score blocks

@@ -75,11 +75,23 @@ void adapter_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y)
           T(1), y, n);
 }
 
+// The frozen low-precision weights' row sources.
+template <typename T>
+std::span<const kernels::RowSource> frozen_rows(const Linear<T>& l) {
+  return {l.frozen, static_cast<std::size_t>(l.frozen_parts)};
+}
+
 // Columns [n0, n0 + n) of x W^T alone (and the adapter's scale (drop(x) A^T) B^T), y: (N, n), from the
-// row-major weights.
+// row-major or frozen weights.
 template <typename T>
 void product_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y) {
-  gemm<T>(Trans::No, Trans::Yes, N, n, l.in, T(1), x, l.in, l.w + static_cast<std::size_t>(n0) * l.in, l.in, T(0), y, n);
+  bool frozen = false;
+  if constexpr (std::is_same_v<T, float>) {
+    frozen = l.frozen != nullptr;
+    if (frozen) kernels::dequantized_product(frozen_rows(l), l.in, x, N, n0, n, y);
+  }
+  if (!frozen)
+    gemm<T>(Trans::No, Trans::Yes, N, n, l.in, T(1), x, l.in, l.w + static_cast<std::size_t>(n0) * l.in, l.in, T(0), y, n);
   adapter_columns(l, x, N, n0, n, y);
 }
 
@@ -145,7 +157,7 @@ void linear_forward(const Linear<T>& l, const T* x, int N, T* y, OutputBias bias
 
 template <typename T>
 void linear_product(const Linear<T>& l, const T* x, int N, T* y) {
-  require(l.w != nullptr, "linear_product: the weights were packed for inference");
+  require(has_backward(l), "linear_product: the weights were packed for inference");
   product_columns(l, x, N, 0, l.out, y);
 }
 
@@ -170,8 +182,15 @@ int linear_column_align(const Linear<T>& l) {
 
 template <typename T>
 void linear_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx, bool accumulate_dx, BiasGrad bias) {
-  require(l.w != nullptr, "linear_backward: the weights were packed for inference");
-  if (dx) gemm<T>(Trans::No, Trans::No, N, l.in, l.out, T(1), dy, l.out, l.w, l.in, accumulate_dx ? T(1) : T(0), dx, l.in);
+  require(has_backward(l), "linear_backward: the weights were packed for inference");
+  bool frozen = false;
+  if constexpr (std::is_same_v<T, float>) {
+    frozen = l.frozen != nullptr;
+    require(!frozen || !l.dw, "linear_backward: frozen low-precision weights have no gradient");
+    if (frozen && dx) kernels::dequantized_transposed_product(frozen_rows(l), l.in, dy, N, dx, accumulate_dx);
+  }
+  if (dx && !frozen)
+    gemm<T>(Trans::No, Trans::No, N, l.in, l.out, T(1), dy, l.out, l.w, l.in, accumulate_dx ? T(1) : T(0), dx, l.in);
   if (l.dw) gemm<T>(Trans::Yes, Trans::No, l.out, l.in, N, T(1), dy, l.out, x, l.in, T(1), l.dw, l.in);
   if (l.b && bias == BiasGrad::Compute) kernels::bias_backward(dy, l.db, N, l.out);
   if (l.adapter.a) adapter_backward(l, dy, x, N, dx);
@@ -257,13 +276,52 @@ bool parts_have_weight_gradients(std::span<const Linear<T>* const> parts) {
   return first;
 }
 
+// A layer stacked from `parts` of which some hold frozen low-precision weights: its row sources are the
+// parts' in turn (a row-major part's rows read in place), carved from the arena; its biases copied into b.
+template <typename T>
+Linear<T> stack_frozen(std::span<const Linear<T>* const> parts, Arena& arena) {
+  Linear<T> s;
+  s.in = parts.front()->in;
+  const bool biased = parts.front()->b != nullptr;
+  int sources = 0;
+  for (const Linear<T>* p : parts) {
+    require(p->in == s.in && (p->w || p->frozen) && (p->b != nullptr) == biased && !p->packed,
+            "stack_linear: the layers need one input width, row-major or frozen weights, and biases in all or none");
+    sources += p->frozen ? p->frozen_parts : 1;
+    s.out += p->out;
+  }
+  kernels::RowSource* rows = arena.alloc<kernels::RowSource>(sources);
+  s.frozen = rows;
+  s.b = biased ? arena.alloc<T>(s.out) : nullptr;
+  int o = 0;
+  for (const Linear<T>* p : parts) {
+    if (p->frozen) {
+      for (int i = 0; i < p->frozen_parts; ++i) rows[s.frozen_parts++] = p->frozen[i];
+    } else if constexpr (std::is_same_v<T, float>) {
+      rows[s.frozen_parts++] = {nullptr, p->w, p->out};
+    }
+    if (biased) std::copy_n(p->b, p->out, s.b + o);
+    o += p->out;
+  }
+  return s;
+}
+
 }  // namespace
 
 template <typename T>
 Linear<T> stack_linear(std::span<const Linear<T>* const> parts, Arena& arena) {
   int out = 0;
-  for (const Linear<T>* p : parts) out += p->out;
+  bool frozen = false;
+  for (const Linear<T>* p : parts) {
+    out += p->out;
+    frozen = frozen || p->frozen;
+  }
   const int in = parts.front()->in;
+  if (frozen) {
+    Linear<T> s = stack_frozen(parts, arena);
+    s.adapter = stack_adapters(parts, in, out, arena);
+    return s;
+  }
   std::vector<Linear<T>> plain(parts.size());  // the parts without their adapters, for the weights' copy
   std::vector<const Linear<T>*> plain_parts;
   for (std::size_t i = 0; i < parts.size(); ++i) {

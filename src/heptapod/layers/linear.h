@@ -7,6 +7,7 @@
 #include <span>
 
 #include "heptapod/core/arena.h"
+#include "heptapod/kernels/dequantized_product.h"
 #include "heptapod/kernels/weight_matrix.h"
 #include "heptapod/layers/dropout_site.h"
 
@@ -44,8 +45,21 @@ struct Linear {
   T* db = nullptr;  // (out) gradient, accumulated (null without a bias)
   int in = 0, out = 0;
   const kernels::WeightMatrix* packed = nullptr;  // W prepared for inference (any compute type), used when set
-  LowRankAdapter<T> adapter;  // a LoRA adapter beside W (row-major or packed), or none (adapter.a null)
+  // A frozen W held in low precision (LoRA training over a quantized base, Transformer::hold_frozen_weights):
+  // its rows are those of the `frozen_parts` parts in turn, read dequantized (kernels/dequantized_product.h),
+  // forward and backward; w is then null. Float models only.
+  const kernels::RowSource* frozen = nullptr;
+  int frozen_parts = 0;
+  // A LoRA adapter beside W (row-major, frozen or packed weights), or none (adapter.a null).
+  LowRankAdapter<T> adapter{};
 };
+
+// Whether the layer can run backward: its weights are row-major, or frozen in low precision (not packed for
+// inference).
+template <typename T>
+bool has_backward(const Linear<T>& layer) {
+  return layer.w != nullptr || layer.frozen != nullptr;
+}
 
 // Whether a forward pass adds its output layer's bias, or leaves it to the caller's next pass over the output
 // (the post-norm residual adds it in its row pass).
@@ -54,8 +68,8 @@ enum class OutputBias { Add, Skip };
 // x: (N, in) -> y: (N, out), assigned; the bias left out with OutputBias::Skip.
 template <typename T>
 void linear_forward(const Linear<T>& layer, const T* x, int N, T* y, OutputBias bias = OutputBias::Add);
-// y = x W^T alone, without the bias, for callers that fuse the bias into a pass of their own. Row-major
-// (unpacked) weights only.
+// y = x W^T alone, without the bias, for callers that fuse the bias into a pass of their own. Row-major or
+// frozen (unpacked) weights only.
 template <typename T>
 void linear_product(const Linear<T>& layer, const T* x, int N, T* y);
 // y = relu(x W^T + b): one fused pass when the weights are packed.
@@ -68,9 +82,9 @@ template <typename T>
 int linear_column_align(const Linear<T>& layer);
 
 // Layers that read one input, stacked into one whose outputs are theirs in order: weights copied into
-// w ((sum of outs), in) and biases into b (sum of outs); all parts need weights, and biases in all or none (then
-// the stacked layer has none), and no adapters (fold them first). One product then replaces several narrower
-// ones.
+// w ((sum of outs), in) and biases into b (sum of outs); all parts need row-major weights, and biases in all or
+// none (then the stacked layer has none), and no adapters (fold them first). One product then replaces several
+// narrower ones.
 template <typename T>
 Linear<T> stack_linear(std::span<const Linear<T>* const> parts, T* w, T* b);
 template <typename T>
@@ -78,8 +92,10 @@ Linear<T> stack_linear(std::initializer_list<const Linear<T>*> parts, T* w, T* b
   return stack_linear(std::span<const Linear<T>* const>(parts.begin(), parts.size()), w, b);
 }
 
-// The same with the copies carved from the arena: a stacked layer for one training step. Parts with adapters
-// (of one scale) give it one adapter: their A stacked ((sum of ranks), in) and their B as the blocks of a
+// The same with the copies carved from the arena: a stacked layer for one training step. Where a part's
+// weights are frozen in low precision, the stacked layer's are too: its row sources are the parts' in turn (the
+// others' float rows read where they are), nothing copied. Parts with adapters (of one scale) give it one
+// adapter: their A stacked ((sum of ranks), in) and their B as the blocks of a
 // block-diagonal ((sum of outs), (sum of ranks)), so that the stacked product adds each part's update to its
 // own outputs.
 template <typename T>

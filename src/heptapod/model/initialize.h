@@ -3,13 +3,18 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "heptapod/model/config.h"
 #include "heptapod/model/parameter_store.h"
 
 namespace heptapod {
 
+// `which` selects the tensors to fill (empty: all); the others still draw their values (discarded), so each
+// selected tensor gets what a full initialisation gives it, and their memory is never touched (a frozen base
+// that a file fills, or holds in low precision).
 template <typename T>
-void initialize_parameters(ParameterStore<T>& params, const ModelConfig& config, std::uint64_t seed);
+void initialize_parameters(ParameterStore<T>& params, const ModelConfig& config, std::uint64_t seed,
+                           const std::function<bool(const ParamSpec&)>& which = {});
 
 }  // namespace heptapod

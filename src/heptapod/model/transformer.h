@@ -116,6 +116,13 @@ class Transformer {
   // then be float32 (not in `stored`); but a model over a base (the constructor's) shares the base's packed
   // matrices, in the base's precision (then `precision` and `stored` are ignored), with its adapters beside them.
   void pack_for_inference(const InferencePrecision& precision = {}, const StoredMatrices& stored = {});
+  // Training over a base held in low precision (LoRA over a quantized file): every linear layer's matrix and
+  // the output projection that `stored` holds (load_stored_parameters; their parameters never filled, and
+  // frozen) stay in that form, copied once into the products' own layout, and the layers read them dequantized
+  // in float32, forward and backward (kernels/dequantized_product.h); an embedding tied to the projection reads
+  // its rows from there. Training, evaluation and decoding then run as over the dequantized float32 weights,
+  // which never exist whole. Float models only.
+  void hold_frozen_weights(const StoredMatrices& stored);
   // Folds every LoRA adapter into its matrix, W += (alpha / r) B A, and unbinds it: the layers then compute as
   // an ordinary model whose weights are the merged ones (the adapter tensors stay in the store as they are).
   void fold_adapters();
@@ -169,6 +176,9 @@ class Transformer {
   std::unique_ptr<kernels::PackedWeightsStorage> packed_storage_;  // holds what packed_ packs
   std::vector<Packed> packed_;  // made by pack_for_inference()
   std::deque<std::vector<T>> stacked_biases_;  // the biases of its stacked attention projections
+  // hold_frozen_weights': the matrices held in low precision, and each one's row source (Linear::frozen).
+  std::vector<std::unique_ptr<kernels::WeightMatrix>> frozen_matrices_;
+  std::deque<kernels::RowSource> frozen_rows_;
   // The LoRA adapters' dropout for the current pass (config.lora.dropout in training, else 0), which every
   // adapter reads (LowRankAdapter::dropout); on the heap, so that it stays put.
   std::unique_ptr<DropoutSite> adapter_dropout_ = std::make_unique<DropoutSite>();

@@ -13,6 +13,7 @@
 
 #include "heptapod/core/checksum.h"
 #include "heptapod/core/error.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 
 namespace heptapod {
@@ -61,9 +62,12 @@ void read_moment(const SafetensorsFile& f, const std::string& name, std::vector<
 
 // The checksum of what a checkpoint restores: parameters, both Adam moments and the task's state tensors
 // (by name: name -> values), as decimal text.
+// `trained_only`: the parameters a LoRA run's checkpoint holds (the trained ones), else all.
 std::string values_checksum(const Transformer<float>& model, const Adam<float>& adam,
-                            const std::map<std::string, std::vector<float>>& task_state) {
-  std::uint64_t h = checksum_words(kChecksumSeed, model.parameters().values(), model.parameters().size() * sizeof(float));
+                            const std::map<std::string, std::vector<float>>& task_state, bool trained_only) {
+  const ParameterStore<float>& p = model.parameters();
+  const std::size_t first = trained_only ? p.trained_offset() : 0;
+  std::uint64_t h = checksum_words(kChecksumSeed, p.values() + first, (p.size() - first) * sizeof(float));
   h = checksum_words(h, adam.first_moment().data(), adam.first_moment().size() * sizeof(float));
   h = checksum_words(h, adam.second_moment().data(), adam.second_moment().size() * sizeof(float));
   for (const auto& [name, values] : task_state) h = checksum_words(h, values.data(), values.size() * sizeof(float));
@@ -76,7 +80,7 @@ std::string task_state_name(const std::string& name) { return "extra/task/" + na
 
 void save_checkpoint(const std::string& path, const Transformer<float>& model, const Adam<float>& adam,
                      const TrainState& state, const std::string& resume_key, const ModelVocabularies& vocabs,
-                     const std::vector<TaskStateTensor>& task_state) {
+                     const std::vector<TaskStateTensor>& task_state, const std::string& base_checksum) {
   std::vector<ExtraTensor> extras = vocabulary_tensors(vocabs);
   const auto n = static_cast<std::int64_t>(adam.first_moment().size());
   extras.push_back({"extra/adam/m", DType::F32, {n}, adam.first_moment().data()});
@@ -86,18 +90,32 @@ void save_checkpoint(const std::string& path, const Transformer<float>& model, c
     extras.push_back({task_state_name(t.name), DType::F32, t.shape, t.values.data()});
     checked[task_state_name(t.name)] = t.values;
   }
-  save_model(path, model,
-             {{"train_state", state_to_json(state)},
-              {"resume_key", resume_key},
-              {"adam_steps", std::to_string(adam.steps())},
-              {"values_checksum", values_checksum(model, adam, checked)}},
-             extras);
+  const bool lora = model.config().lora.enabled();
+  const std::map<std::string, std::string> metadata = {{"train_state", state_to_json(state)},
+                                                       {"resume_key", resume_key},
+                                                       {"adam_steps", std::to_string(adam.steps())},
+                                                       {"values_checksum", values_checksum(model, adam, checked, lora)}};
+  if (lora) save_adapter(path, model, base_checksum, extras, metadata);
+  else save_model(path, model, metadata, extras);
 }
 
-std::string load_checkpoint(const std::string& path, Transformer<float>& model, Adam<float>& adam, TrainState& state) {
+ModelConfig checkpoint_config(const SafetensorsFile& file) {
+  return is_adapter_file(file) ? read_adapter_info(file).config : read_model_config(file);
+}
+
+std::string load_checkpoint(const std::string& path, Transformer<float>& model, Adam<float>& adam, TrainState& state,
+                            const std::string& base_checksum) {
   const SafetensorsFile f = SafetensorsFile::read(path);
-  require(to_json(read_model_config(f)) == to_json(model.config()), path + ": checkpoint config differs from the model");
-  load_parameters(f, model.parameters());
+  require(to_json(checkpoint_config(f)) == to_json(model.config()), path + ": checkpoint config differs from the model");
+  const bool trained_only = is_adapter_file(f);
+  if (trained_only) {
+    const std::string& named = read_adapter_info(f).base_checksum;
+    require(named == base_checksum, path + ": written over another base model (base checksum " + named + ", --init has " +
+                                        base_checksum + ")");
+    load_selected_parameters<float>(f, model.parameters(), [](const ParamSpec& spec) { return !spec.frozen; });
+  } else {
+    load_parameters(f, model.parameters());
+  }
   read_moment(f, "extra/adam/m", adam.first_moment());
   read_moment(f, "extra/adam/v", adam.second_moment());
   adam.set_steps(std::stol(f.metadata("adam_steps")));
@@ -106,7 +124,7 @@ std::string load_checkpoint(const std::string& path, Transformer<float>& model, 
   for (const TensorEntry& e : f.tensors())
     if (e.name.rfind(task_state_name(""), 0) == 0) task_state[e.name] = f.floats<float>(e.name);
   const auto saved = f.metadata().find("values_checksum");  // absent from checkpoints of earlier builds
-  require(saved == f.metadata().end() || saved->second == values_checksum(model, adam, task_state),
+  require(saved == f.metadata().end() || saved->second == values_checksum(model, adam, task_state, trained_only),
           path + ": damaged checkpoint: its parameters or optimizer moments changed since it was written "
                  "(checksum mismatch)");
   return f.metadata("resume_key");

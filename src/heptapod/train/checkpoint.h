@@ -35,14 +35,22 @@ struct TaskStateTensor {
 };
 std::string task_state_name(const std::string& name);
 
+// A LoRA run's checkpoint (the model's config has adapters) holds its trained tensors alone, as an adapter file
+// (io/adapter_file.h) naming its base by `base_checksum`: the base is the --init file, frozen, which a resume
+// loads again; other runs' hold the whole model.
 void save_checkpoint(const std::string& path, const Transformer<float>& model, const Adam<float>& adam,
                      const TrainState& state, const std::string& resume_key, const ModelVocabularies& vocabs,
-                     const std::vector<TaskStateTensor>& task_state = {});
+                     const std::vector<TaskStateTensor>& task_state = {}, const std::string& base_checksum = "");
+
+// The model config a checkpoint was written with (an Error names the file when it is not one).
+ModelConfig checkpoint_config(const SafetensorsFile& file);
 
 // Restores model parameters, optimizer state and training state from a checkpoint written by
 // save_checkpoint; returns the resume key it was written with. The model must have the checkpoint's config
-// (check read_model_config first).
-std::string load_checkpoint(const std::string& path, Transformer<float>& model, Adam<float>& adam, TrainState& state);
+// (check checkpoint_config first). A LoRA run's checkpoint restores the trained tensors alone: the model holds
+// its base already, whose checksum must be `base_checksum` (the one the checkpoint names).
+std::string load_checkpoint(const std::string& path, Transformer<float>& model, Adam<float>& adam, TrainState& state,
+                            const std::string& base_checksum = "");
 
 // Checkpoint files in dir (named step-NNNNNNNN.htp), oldest first.
 std::vector<std::string> list_checkpoints(const std::string& dir);

@@ -172,6 +172,11 @@ void resolve_model(const ModelChoice& m, TrainConfig& config) {
     init->path = m.init_model;
     init->file = SafetensorsFile::read(m.init_model);
     init->config = read_model_config(init->file);
+    const ComputeType stored = stored_compute_type(init->file);
+    require(m.lora || stored == ComputeType::Float32,
+            "--init " + init->path + ": the model holds " + compute_type_name(stored) +
+                " weights, which full fine-tuning cannot update; train LoRA adapters over it (--lora R), or fine-tune "
+                "the float32 model it was made from");
   }
   // The model's kind and positions: --arch, else the model to fine-tune's, else an encoder-decoder's.
   const Architecture kind = m.architecture.value_or(init ? init->config.architecture : Architecture::EncoderDecoder);

@@ -16,7 +16,9 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/model/initialize.h"
 #include "heptapod/train/average.h"
+#include "heptapod/train/checkpoint.h"
 #include "heptapod/train/communicator.h"
+#include "heptapod/train/lora_base.h"
 #include "heptapod/train/metrics_log.h"
 #include "heptapod/train/model_choice.h"
 #include "heptapod/train/run_lock.h"
@@ -134,7 +136,7 @@ struct Trainer::Run {
     checkpointed_step = static_cast<long long>(state.step);
     if (comm->rank() > 0) return;
     save_checkpoint(checkpoint_path(checkpoint_dir, state.step), *model, *adam, state, key, task->vocabularies(),
-                    task_state);
+                    task_state, base_checksum);
     const auto all = list_checkpoints(checkpoint_dir);
     const std::size_t keep = std::max(c.keep_checkpoints, c.average_last);
     for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i]);
@@ -227,21 +229,35 @@ void Trainer::Run::prepare_data(const TrainConfig& config) {
 
 void Trainer::Run::start_model() {
   const int rank = comm->rank(), ranks = comm->size();
-  if (c.model.lora.enabled()) {
+  const bool lora = c.model.lora.enabled();
+  bool new_head = false;  // an encoder given another head than the model to fine-tune's
+  if (c.init) {
+    ModelConfig base = c.model;
+    base.lora = {};
+    const ConfigChange change = config_change(c.init->config, base);
+    require(change != ConfigChange::Body,
+            "--init " + c.init->path + ": the model config to train differs from the file's (sizes, norms, tying): " +
+                to_json(base) + " vs " + to_json(c.init->config));
+    new_head = change == ConfigChange::Head;
+  }
+  std::string held;  // the precision a LoRA run's base is held in
+  if (lora) {
     require(c.init != nullptr, "train: LoRA adapters need their base model (--init)");
     base_checksum = weights_checksum(c.init->file);  // before loading gives the file's pages back
+    // The base's weights and fresh adapters; a resume then restores the trained tensors from its checkpoint.
+    held = load_lora_base(*model, c.init->file, new_head, c.seed);
   }
   const std::vector<std::string> existing = list_checkpoints(checkpoint_dir);
   if (!existing.empty()) {
     const std::string& last = existing.back();
     const SafetensorsFile file = SafetensorsFile::read(last);
-    const ModelConfig saved = read_model_config(file);
+    const ModelConfig saved = checkpoint_config(file);
     require(config_change(saved, c.model) == ConfigChange::None,
             "cannot resume from " + last + ": its model config differs from this command's (" + to_json(saved) +
                 " vs " + to_json(c.model) + "); use another --output directory");
     std::string saved_key;
     try {
-      saved_key = load_checkpoint(last, *model, *adam, state);
+      saved_key = load_checkpoint(last, *model, *adam, state, base_checksum);
     } catch (const Error& e) {
       throw Error(std::string(e.what()) + "; move it away to resume from " +
                   (existing.size() > 1 ? existing[existing.size() - 2] : std::string("the start")));
@@ -252,29 +268,18 @@ void Trainer::Run::start_model() {
     task->restore_state(file, rank, ranks);
     if (rank == 0) log_line("resuming from " + last + " at step " + std::to_string(state.step));
   } else if (c.init) {
-    const bool lora = c.model.lora.enabled();
-    ModelConfig base = c.model;
-    base.lora = {};
-    const ConfigChange change = config_change(c.init->config, base);
-    require(change != ConfigChange::Body,
-            "--init " + c.init->path + ": the model config to train differs from the file's (sizes, norms, tying): " +
-                to_json(base) + " vs " + to_json(c.init->config));
-    const bool new_head = change == ConfigChange::Head;
-    if (new_head) {  // an encoder given another head: the body's weights, a fresh head
+    if (new_head && !lora) {  // an encoder given another head: the body's weights, a fresh head
       initialize_parameters(model->parameters(), c.model, c.seed);
       load_body_parameters(c.init->file, model->parameters());
-    } else if (lora) {  // the base's weights, fresh adapters (A random, B zero: the base's outputs at first)
-      initialize_parameters(model->parameters(), c.model, c.seed);
-      load_selected_parameters<float>(c.init->file, model->parameters(),
-                                      [](const ParamSpec& spec) { return spec.role != ParamRole::Adapter; });
-    } else {
+    } else if (!lora) {
       load_parameters(c.init->file, model->parameters());
     }
     if (rank == 0)
       log_line("fine-tuning " + c.init->path + (new_head ? " with a new head" : "") +
                (c.freeze.empty() ? "" : ", frozen: " + join(c.freeze)) +
                (lora ? ", LoRA rank " + std::to_string(c.model.lora.rank) + " on " + join(c.model.lora.targets) + ", " +
-                           std::to_string(model->parameters().trained_size()) + " parameters trained"
+                           std::to_string(model->parameters().trained_size()) + " parameters trained" +
+                           (held == compute_type_name(ComputeType::Float32) ? "" : ", the base held in " + held)
                      : ""));
   } else {
     initialize_parameters(model->parameters(), c.model, c.seed);
