@@ -89,11 +89,9 @@ TEST(TrainCli, ResumeAfterKillReproducesTheUninterruptedRun) {
   expect_kill_and_resume_exact(dir, [](const std::string& out) { return train_args(out, 60); });
 }
 
-// LoRA adapters over a frozen base resume as any run does: the adapters and their optimiser state are in the
-// checkpoints, and the adapter files of both runs are the same bits.
-TEST(TrainCli, LoraResumesAfterKillExactly) {
-  TempDir dir;
-  const std::string base = test::make_language_model(dir.file("lm.htp"), 32);
+// LoRA adapters over the frozen base `base` resume as any run does: the adapters and their optimiser state are
+// in the checkpoints, and the adapter files of both runs are the same bits.
+void expect_lora_resume_exact(const TempDir& dir, const std::string& base) {
   expect_kill_and_resume_exact(
       dir,
       [&](const std::string& out) {
@@ -104,6 +102,11 @@ TEST(TrainCli, LoraResumesAfterKillExactly) {
       "adapter.htp");
 }
 
+TEST(TrainCli, LoraResumesAfterKillExactly) {
+  TempDir dir;
+  expect_lora_resume_exact(dir, test::make_language_model(dir.file("lm.htp"), 32));
+}
+
 // The same over an int4 base (its Q4_0 matrices and the int8 rows int4 keeps held as the file stores them): the
 // checkpoints hold the adapters alone, and a resume reads the base from --init again.
 TEST(TrainCli, LoraOverInt4BaseResumesAfterKillExactly) {
@@ -111,14 +114,7 @@ TEST(TrainCli, LoraOverInt4BaseResumesAfterKillExactly) {
   const std::string lm = test::make_language_model(dir.file("lm.htp"), 32), base = dir.file("int4.htp");
   std::string log;
   ASSERT_EQ(run_heptapod("quantize --model " + quoted(lm) + " --to int4 -o " + quoted(base), dir, log), 0) << log;
-  expect_kill_and_resume_exact(
-      dir,
-      [&](const std::string& out) {
-        return "train --init " + quoted(base) + " --text " + quoted(data("numbers.train.en")) + " -o " + quoted(out) +
-               " --lora 4 --lora-targets q,k,v,o,ffn --context 16 --batch-tokens 64 --accumulate 2 --lr 1e-2"
-               " --threads 2 --log-every 5 --valid-every 20 --steps 60";
-      },
-      "adapter.htp");
+  expect_lora_resume_exact(dir, base);
 }
 
 // Transformer-XL over parallel streams: the segment memories are in the checkpoints, so a resume continues each

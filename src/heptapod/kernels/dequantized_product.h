@@ -18,8 +18,10 @@ struct RowSource {
   int rows = 0;
 };
 
-// Rows per dequantized block: with d_model 768, 768 KB of scratch, which the cache holds.
-inline constexpr int kDequantizedBlockRows = 256;
+// Rows per dequantized block (4 MB of scratch at d_model 1024): products of 1024 columns, or of depth 1024
+// backward, keep the GEMM near its best, where 256 cost it a third or more on this machine's two threads
+// (kernels/blas.cpp: oneDNN at depth 256 and 768 columns, 205-234 GFLOP/s against 370-407 at depth 512).
+inline constexpr int kDequantizedBlockRows = 1024;
 
 // Columns [n0, n0 + n) of x W^T: x (N, in), y (N, n) assigned; W (sum of the parts' rows, in).
 void dequantized_product(std::span<const RowSource> parts, int in, const float* x, int N, int n0, int n, float* y);
