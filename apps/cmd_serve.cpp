@@ -18,7 +18,7 @@ namespace heptapod::app {
 namespace {
 
 struct ServeFlags {
-  std::vector<std::string> models;
+  std::vector<std::string> models, adapters;
   ServerOptions server;
   double timeout_seconds = 30, batch_wait_ms = 2, header_timeout_seconds = 10, body_timeout_seconds = 30;
   int keep_alive_seconds = 5;
@@ -44,6 +44,7 @@ int run_serve(const ServeFlags& f) {
   if (f.no_batching) options.queue.max_batch_requests = 1;
   std::vector<ModelSpec> specs;
   for (const std::string& m : f.models) specs.push_back(parse_model_spec(m));
+  for (const std::string& a : f.adapters) specs.push_back(parse_adapter_spec(a));
   ModelServer server(specs, options);
   const int port = server.bind();
   std::fprintf(stderr, "heptapod serve: listening on http://%s:%d (%s)\n", options.http.host.c_str(), port,
@@ -72,6 +73,10 @@ Runner add_serve_command(CLI::App& root) {
                   "Model file, or NAME=FILE (a translation model's name is its language pair SRC-TGT); repeatable: "
                   "each model is served by its kind (translation, generation, classification, embedding)")
       ->required();
+  cmd->add_option("--adapter", f->adapters,
+                  "NAME=FILE: a LoRA adapter file (heptapod train --lora) served as model NAME over its base, one of "
+                  "the -m models (found by the checksum the adapter names), whose weights it shares; repeatable")
+      ->type_name("NAME=FILE");
   cmd->add_option("--host", h.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", h.port, "Port (0: any free one)")->check(CLI::Range(0, 65535))->capture_default_str();
   add_search_options(cmd, o.defaults);

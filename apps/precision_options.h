@@ -1,6 +1,6 @@
 // The options that choose how a model computes (translate, score, generate, classify, embed, chat, serve):
-// --compute-type and --float-output; and, for the commands of one model (not serve), --adapter: LoRA adapters
-// over it.
+// --compute-type and --float-output; and, for the commands of one model, --adapter: LoRA adapters over it (serve
+// has its own, --adapter NAME=FILE, one model per adapter).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -26,7 +26,7 @@ inline void add_precision_options(CLI::App* cmd, ModelLoadOptions& options, bool
   if (!adapter) return;
   cmd->add_option("--adapter", options.adapter,
                   "LoRA adapters (heptapod train --lora's adapter.htp) to load over the model, which must be the "
-                  "float32 base they were trained on")
+                  "base they were trained on (in any compute type: the adapters stay unmerged beside its weights)")
       ->check(CLI::ExistingFile);
 }
 

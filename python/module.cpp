@@ -66,10 +66,18 @@ py::list score_dicts(const std::vector<SentenceScore>& scores) {
   return results;
 }
 
-ModelLoadOptions load_options(const std::optional<std::string>& compute_type, bool float_output) {
+// What the model classes' constructors take, as the CLI's --threads, --compute-type, --float-output and --adapter.
+constexpr const char* kLoadArguments =
+    "threads: 0 = every core; compute_type: 'float32', 'int8', 'bfloat16', 'int4' or 'q8_0' (default: the file's); "
+    "float_output: the output projection in float32; adapter: a LoRA adapter file (heptapod train --lora) over the "
+    "model, its base";
+
+ModelLoadOptions load_options(const std::optional<std::string>& compute_type, bool float_output,
+                              const std::optional<std::string>& adapter) {
   ModelLoadOptions o;
   if (compute_type) o.compute_type = parse_compute_type(*compute_type, "compute_type");
   o.float_output = float_output;
+  o.adapter = adapter.value_or("");
   return o;
 }
 
@@ -95,8 +103,8 @@ class Serialized {
 class PyTranslator {
  public:
   PyTranslator(const std::string& path, int threads, const std::optional<std::string>& compute_type,
-               bool float_output)
-      : calls_(threads), translator_(path, load_options(compute_type, float_output)) {}
+               bool float_output, const std::optional<std::string>& adapter)
+      : calls_(threads), translator_(path, load_options(compute_type, float_output, adapter)) {}
 
   py::list translate(const std::vector<std::string>& sentences, int beam, int nbest, float length_penalty,
                      int max_extra_length, int min_length, int batch_tokens, bool alignments,
@@ -192,8 +200,9 @@ py::list token_log_probs_list(const std::vector<TokenLogProb>& records, const Vo
 // A Generator for Python, its calls Serialized.
 class PyGenerator {
  public:
-  PyGenerator(const std::string& path, int threads, const std::optional<std::string>& compute_type, bool float_output)
-      : calls_(threads), generator_(path, load_options(compute_type, float_output)) {}
+  PyGenerator(const std::string& path, int threads, const std::optional<std::string>& compute_type, bool float_output,
+              const std::optional<std::string>& adapter)
+      : calls_(threads), generator_(path, load_options(compute_type, float_output, adapter)) {}
 
   // Settings left None take the model's generation defaults (a converted model's generation_config.json),
   // else `heptapod generate`'s, as the command does.
@@ -307,8 +316,9 @@ class PyGenerator {
 // An Encoder for Python, its calls Serialized.
 class PyEncoder {
  public:
-  PyEncoder(const std::string& path, int threads, const std::optional<std::string>& compute_type, bool float_output)
-      : calls_(threads), encoder_(path, load_options(compute_type, float_output)) {}
+  PyEncoder(const std::string& path, int threads, const std::optional<std::string>& compute_type, bool float_output,
+            const std::optional<std::string>& adapter)
+      : calls_(threads), encoder_(path, load_options(compute_type, float_output, adapter)) {}
 
   // (N, d_model) float32: a NumPy array where NumPy is installed, else a list of lists.
   py::object embed(const py::sequence& texts, const std::string& pooling, bool normalize, int batch_tokens) {
@@ -512,9 +522,9 @@ PYBIND11_MODULE(heptapod, m) {
   py::register_exception<heptapod::Error>(m, "Error", PyExc_RuntimeError);
 
   py::class_<PyTranslator>(m, "Translator", "A model file loaded for translation and scoring")
-      .def(py::init<const std::string&, int, const std::optional<std::string>&, bool>(), py::arg("path"),
-           py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
-           "threads: 0 = every core; compute_type: 'float32', 'int8' or 'bfloat16' (default: the file's)")
+      .def(py::init<const std::string&, int, const std::optional<std::string>&, bool, const std::optional<std::string>&>(),
+           py::arg("path"), py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
+           py::arg("adapter") = py::none(), kLoadArguments)
       .def("translate", &PyTranslator::translate, py::arg("sentences"), py::arg("beam") = 4, py::arg("nbest") = 1,
            py::arg("length_penalty") = 0.6f, py::arg("max_extra_length") = 50, py::arg("min_length") = 0,
            py::arg("batch_tokens") = 4096, py::arg("alignments") = false, py::arg("repetition_penalty") = 1.0f,
@@ -533,9 +543,9 @@ PYBIND11_MODULE(heptapod, m) {
       .def_property_readonly("vocabularies", &PyTranslator::vocabularies);
 
   py::class_<PyGenerator>(m, "Generator", "A language model file loaded for generation")
-      .def(py::init<const std::string&, int, const std::optional<std::string>&, bool>(), py::arg("path"),
-           py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
-           "threads: 0 = every core; compute_type: 'float32', 'int8' or 'bfloat16' (default: the file's)")
+      .def(py::init<const std::string&, int, const std::optional<std::string>&, bool, const std::optional<std::string>&>(),
+           py::arg("path"), py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
+           py::arg("adapter") = py::none(), kLoadArguments)
       .def("generate", &PyGenerator::generate, py::arg("prompts"), py::arg("max_tokens") = 100,
            py::arg("beam") = py::none(), py::arg("nbest") = 1, py::arg("temperature") = py::none(),
            py::arg("top_k") = py::none(), py::arg("top_p") = py::none(), py::arg("seed") = 1,
@@ -574,9 +584,9 @@ PYBIND11_MODULE(heptapod, m) {
       .def_property_readonly("compute_type", &PyGenerator::compute_type);
 
   py::class_<PyEncoder>(m, "Encoder", "An encoder-only model file loaded for embedding and classification")
-      .def(py::init<const std::string&, int, const std::optional<std::string>&, bool>(), py::arg("path"),
-           py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
-           "threads: 0 = every core; compute_type: 'float32', 'int8' or 'bfloat16' (default: the file's)")
+      .def(py::init<const std::string&, int, const std::optional<std::string>&, bool, const std::optional<std::string>&>(),
+           py::arg("path"), py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
+           py::arg("adapter") = py::none(), kLoadArguments)
       .def("embed", &PyEncoder::embed, py::arg("texts"), py::arg("pooling") = "mean", py::arg("normalize") = false,
            py::arg("batch_tokens") = 4096,
            "One vector per text (a str, or a (first, second) sentence pair), as `heptapod embed` writes them: a "

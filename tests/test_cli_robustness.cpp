@@ -56,6 +56,7 @@ enum class Kind {
                       // is an error
   LenientText,        // line-aligned text: an invalid UTF-8 line is a warning and an empty line
   ModelFile,          // a model file (or state dict) in safetensors format
+  NamedAdapterFile,   // NAME=FILE, FILE an adapter file: FILE's bad values behind a name, and a FILE without one
   VocabFile,          // a SentencePiece model
   JsonFile,           // JSON (a model config) or JSON lines (metrics)
   ModelDir,           // a directory of model files
@@ -215,6 +216,11 @@ std::vector<BadValue> bad_values(Kind kind, const Files& f) {
     }
     case Kind::ModelFile:
       return inputs({f.empty, f.nul, f.random, f.in});
+    case Kind::NamedAdapterFile: {
+      std::vector<BadValue> named = inputs({f.empty, f.nul, f.random, f.in, f.model});
+      for (BadValue& b : named) b.value = "es-fr=" + b.value;
+      return with(named, {f.adapter, ""});
+    }
     case Kind::VocabFile:
       return inputs({f.empty, f.nul, f.random});
     case Kind::JsonFile:
@@ -557,6 +563,11 @@ std::vector<Subcommand> table(const Files& f) {
              served_precision}),
        "",
        true},
+      {"serve --adapter",
+       {{"--model", "es-en=" + f.model}, {"--adapter", "es-fr=" + f.adapter}, {"--port", "0"}, {"--threads", "1"}},
+       {{"--adapter", K::NamedAdapterFile}},
+       "",
+       true},
       {"quantize",
        {{"--model", f.model}, {"--to", "int8"}, {"--output", f.out}},
        {{"--model", K::ModelFile}, {"--to", K::Choice}, {"--output", K::Output}, {"--float-output", K::Flag}},
@@ -753,6 +764,8 @@ std::vector<Conflict> conflicts(const Files& f) {
       {"serve", {{"--host", "192.0.2.1"}}, "--host"},
       {"serve", {{"--model", "english=" + f.model}}, "--model"},
       {"serve", {{"--beam", "32"}}, "--beam"},
+      {"serve --adapter", {{"--model", "es-en=" + f.lm}}, "none of the models served"},
+      {"serve --adapter", {{"--adapter", "es-en=" + f.adapter}}, "given twice"},
       {"quantize", {{"--output", f.model}}, f.model},
       {"average", {{"inputs", std::nullopt}}, "--dir"},
       {"average", {{"--last", "2"}}, "--last"},

@@ -295,6 +295,48 @@ TEST(LoraModel, MergedModelScoresAsTheAdapters) {
   EXPECT_EQ(packed.vocabs.target.size(), packed_merged.vocabs.target.size());
 }
 
+// Adapters over a packed base (what --adapter and heptapod serve load): every frozen tensor is the base's own
+// memory, not a copy, and the adapters stay unmerged beside the base's packed matrices, giving what they give
+// beside row-major float weights: a language model's logits, and a translation model's with adapters in its
+// stacked q|k|v and cross-attention k|v. The base computes as before; over an int8 base the adapters apply too.
+TEST(LoraModel, AdaptersOverAPackedBaseShareItsWeights) {
+  TempDir dir;
+  auto check = [&](const std::string& model, const std::vector<std::string>& targets, const Batch& batch) {
+    const std::string adapter = test::make_adapter(model, model + ".adapter", targets, 3);
+    const SafetensorsFile base_file = SafetensorsFile::read(model), adapter_file = SafetensorsFile::read(adapter);
+    const std::shared_ptr<Transformer<float>> base = load_packed_model(model, {});
+    Arena arena;
+    auto logits = [&](Transformer<float>& m) {
+      arena.reset();
+      const float* l = m.logits(batch, arena);
+      return std::vector<float>(l, l + batch.tgt_in.size() * static_cast<std::size_t>(m.config().tgt_vocab_size));
+    };
+    const std::vector<float> base_before = logits(*base);
+    const auto over = load_adapter_over(base, base_file, adapter_file);
+    for (const ParamSpec& spec : over->parameters().specs())
+      if (spec.frozen) EXPECT_EQ(over->parameters().value(spec.name), base->parameters().value(spec.name)) << spec.name;
+    const auto beside_float = load_adapted_model(base_file, adapter_file);  // unpacked: beside row-major weights
+    const std::vector<float> adapted = logits(*over);
+    test::expect_close(adapted, logits(*beside_float), 1e-5, model + ": over the packed base vs beside float weights");
+    EXPECT_EQ(logits(*base), base_before) << model << ": the base is unchanged";
+    double moved = 0;
+    for (std::size_t i = 0; i < adapted.size(); ++i) moved = std::max(moved, double(std::abs(adapted[i] - base_before[i])));
+    EXPECT_GT(moved, 1e-2) << model << ": the adapters change the model";
+
+    const std::shared_ptr<Transformer<float>> int8 = load_packed_model(model, {ComputeType::Int8});
+    const std::vector<float> int8_base = logits(*int8);
+    const std::vector<float> int8_adapted = logits(*load_adapter_over(int8, base_file, adapter_file));
+    moved = 0;
+    for (std::size_t i = 0; i < adapted.size(); ++i) moved = std::max(moved, double(std::abs(int8_adapted[i] - int8_base[i])));
+    EXPECT_GT(moved, 1e-2) << model << ": the adapters change an int8 base";
+  };
+  const std::string lm = test::make_language_model(dir.file("lm.htp"));
+  check(lm, {"q", "k", "v", "o", "ffn"}, make_batch({{}}, {{1, 6, 2, 8, 8, 5}}, read_model_config(SafetensorsFile::read(lm))));
+  const std::string mt = test::make_model(dir.file("mt.htp"));
+  check(mt, {"q", "v", "xq", "xk", "xv", "xo", "ffn"},
+        make_batch({{3, 4, 5, 6}, {8, 9}}, {{4, 5, 6}, {7}}, read_model_config(SafetensorsFile::read(mt))));
+}
+
 // An adapter file names its base by checksum: over another model, loading and merging are refused by name.
 TEST(LoraModel, AdaptersOfAnotherBaseAreRefused) {
   TempDir dir;

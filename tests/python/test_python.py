@@ -461,3 +461,41 @@ def test_chat_gives_the_clis_reply_and_prompt(tmp_path):
         heptapod.Generator(plain, threads=1).chat(messages)
     with pytest.raises(heptapod.Error, match=r"messages\[0\]\.role"):
         generator.chat([{"content": "x"}])
+
+
+def test_adapters_give_the_clis_bytes(tmp_path):
+    """Translator, Generator and Encoder take adapter= as the CLI's --adapter takes it: the CLI's bytes, which are
+    not the base's."""
+    def model_and_adapter(kind):
+        base, adapter = str(tmp_path / (kind + ".htp")), str(tmp_path / (kind + ".adapter.htp"))
+        subprocess.run([os.environ["HEPTAPOD_MAKE_MODEL"], base, kind], check=True, capture_output=True)
+        subprocess.run([os.environ["HEPTAPOD_MAKE_MODEL"], adapter, "adapter", base], check=True, capture_output=True)
+        return base, adapter
+
+    base, adapter = model_and_adapter("generation")
+    prompts = ["twenty", "nine hundred", "one"]
+    (tmp_path / "prompts.txt").write_text("\n".join(prompts) + "\n")
+    generate = ["generate", "-m", base, "-i", str(tmp_path / "prompts.txt"), "--max-tokens", "6", "--threads", "1"]
+    text = cli(*generate, "--adapter", adapter)
+    assert text != cli(*generate)
+    results = heptapod.Generator(base, threads=1, adapter=adapter).generate(prompts, max_tokens=6)
+    assert text.splitlines() == [r["outputs"][0]["text"] for r in results]
+
+    base, adapter = model_and_adapter("translation")
+    translate = ["translate", "-m", base, "-i", SOURCES, "--scores", "--threads", "1"]
+    text = cli(*translate, "--adapter", adapter)
+    assert text != cli(*translate)
+    results = heptapod.Translator(base, threads=1, adapter=adapter).translate(lines(SOURCES))
+    assert "".join(f"{r['hypotheses'][0]['text']} ||| {r['hypotheses'][0]['score']:g}\n" for r in results) == text
+
+    base, adapter = model_and_adapter("classification")
+    texts = ["one hundred", "seven", ""]
+    (tmp_path / "texts.txt").write_text("\n".join(texts) + "\n")
+    out = cli("classify", "-m", base, "--adapter", adapter, "-i", str(tmp_path / "texts.txt"), "--top-k", "2",
+              "--threads", "1")
+    for line, r in zip(out.splitlines(), heptapod.Encoder(base, threads=1, adapter=adapter).classify(texts, top_k=2)):
+        fields = line.split("\t")
+        assert [fields[0], fields[2]] == [label for label, _ in r["top"]]
+        assert [float(fields[1]), float(fields[3])] == pytest.approx([p for _, p in r["top"]], abs=1e-6)
+    with pytest.raises(heptapod.Error, match="another base"):
+        heptapod.Encoder(model_and_adapter("embedding")[0], threads=1, adapter=adapter)

@@ -107,7 +107,7 @@ class Encoder {
   void for_each_batch(const std::vector<EncoderInput>& inputs, int batch_tokens,
                       const std::function<void(const std::vector<std::size_t>&, Batch&)>& run);
 
-  std::unique_ptr<Transformer<float>> model_;
+  std::shared_ptr<Transformer<float>> model_;  // shared with a server's adapters over it
   ModelVocabularies vocabs_;
   Arena arena_;
 };

@@ -55,7 +55,7 @@ class Generator {
   Transformer<float>& model() { return *model_; }
 
  private:
-  std::unique_ptr<Transformer<float>> model_;
+  std::shared_ptr<Transformer<float>> model_;  // shared with a server's adapters over it
   ModelVocabularies vocabs_;
   GenerationDefaults generation_;
   std::unique_ptr<ChatPrompt> chat_;

@@ -10,12 +10,25 @@
 
 namespace heptapod {
 
-InferenceModel load_for_inference(const std::string& path, const ModelLoadOptions& options, Architecture kind,
-                                    const std::string& purpose) {
-  const SafetensorsFile file = open_model_file(path);
+namespace {
+
+// The file's model packed as `options` say.
+std::shared_ptr<Transformer<float>> load_packed(const SafetensorsFile& file, const ModelLoadOptions& options) {
   InferencePrecision precision = stored_precision(file);
   if (options.compute_type) precision.type = *options.compute_type;
   precision.float_output = precision.float_output || options.float_output;
+  return load_inference_model(file, precision);
+}
+
+}  // namespace
+
+std::shared_ptr<Transformer<float>> load_packed_model(const std::string& path, const ModelLoadOptions& options) {
+  return load_packed(open_model_file(path), options);
+}
+
+InferenceModel load_for_inference(const std::string& path, const ModelLoadOptions& options, Architecture kind,
+                                    const std::string& purpose) {
+  const SafetensorsFile file = open_model_file(path);
   const ModelConfig config = read_model_config(file);
   auto a = [](Architecture k) {  // "an encoder-decoder", "a decoder-only"
     const std::string name = architecture_name(k);
@@ -24,13 +37,13 @@ InferenceModel load_for_inference(const std::string& path, const ModelLoadOption
   require(config.architecture == kind,
           path + ": " + a(config.architecture) + " model; " + purpose + " needs " + a(kind) + " model");
   InferenceModel loaded;
+  std::shared_ptr<Transformer<float>> base = options.base ? options.base : load_packed(file, options);
   std::optional<SafetensorsFile> adapter;
   if (options.adapter.empty()) {
-    loaded.model = load_inference_model(file, precision);
+    loaded.model = std::move(base);
   } else {
     adapter = SafetensorsFile::read(options.adapter);
-    loaded.model = load_adapted_model(file, *adapter);
-    loaded.model->pack_for_inference(precision);
+    loaded.model = load_adapter_over(std::move(base), file, *adapter);
   }
   // The base file's vocabularies; a classifier's class names are its adapter file's when that holds them (a
   // head trained beside the adapters).

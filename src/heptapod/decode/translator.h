@@ -64,7 +64,7 @@ class Translator {
   const InferencePrecision& precision() const { return model_->precision(); }
 
  private:
-  std::unique_ptr<Transformer<float>> model_;
+  std::shared_ptr<Transformer<float>> model_;  // shared with a server's adapters over it
   ModelVocabularies vocabs_;
   std::unique_ptr<IncrementalDecoder> decoder_;
   bool prepared_ = false;  // prepare_for_batches() done

@@ -77,18 +77,21 @@ AdapterInfo read_adapter_info(const SafetensorsFile& adapter) {
   return info;
 }
 
-std::unique_ptr<Transformer<float>> load_adapted_model(const SafetensorsFile& base, const SafetensorsFile& adapter) {
-  const AdapterInfo info = read_adapter_info(adapter);
+namespace {
+
+// The adapter file's info, checked against its base file (the checksums).
+AdapterInfo adapter_info_over(const SafetensorsFile& base, const SafetensorsFile& adapter) {
+  AdapterInfo info = read_adapter_info(adapter);
   const std::string checksum = weights_checksum(base);
   require(checksum == info.base_checksum,
           adapter.where() + ": the adapters were trained on another base model (base checksum " + info.base_checksum +
               "; " + base.where() + " has " + checksum + ")");
-  auto model = std::make_unique<Transformer<float>>(info.config);
-  ParameterStore<float>& params = model->parameters();
-  // A base held in low precision: its dequantized weights, as training over it computed with.
-  const StoredMatrices stored = load_stored_parameters(base, *model, [](const ParamSpec& spec) { return spec.frozen; });
-  dequantize_stored(*model, stored);
-  release_stored_pages(base, stored);
+  return info;
+}
+
+// Loads the trained tensors (adapters, a new head) of `adapter` into `params`; a tensor that is not one of them
+// (but "extra/") is an Error.
+void load_trained_tensors(const SafetensorsFile& adapter, ParameterStore<float>& params) {
   load_selected_parameters<float>(adapter, params, [](const ParamSpec& spec) { return !spec.frozen; });
   std::set<std::string> trained;
   for (const ParamSpec& spec : params.specs())
@@ -96,6 +99,28 @@ std::unique_ptr<Transformer<float>> load_adapted_model(const SafetensorsFile& ba
   for (const TensorEntry& e : adapter.tensors())
     require(trained.count(e.name) > 0 || e.name.rfind("extra/", 0) == 0,
             adapter.where() + ": unexpected tensor \"" + e.name + "\" (not part of its config)");
+}
+
+}  // namespace
+
+std::unique_ptr<Transformer<float>> load_adapted_model(const SafetensorsFile& base, const SafetensorsFile& adapter) {
+  const AdapterInfo info = adapter_info_over(base, adapter);
+  auto model = std::make_unique<Transformer<float>>(info.config);
+  // A base held in low precision: its dequantized weights, as training over it computed with.
+  const StoredMatrices stored = load_stored_parameters(base, *model, [](const ParamSpec& spec) { return spec.frozen; });
+  dequantize_stored(*model, stored);
+  release_stored_pages(base, stored);
+  load_trained_tensors(adapter, model->parameters());
+  return model;
+}
+
+std::unique_ptr<Transformer<float>> load_adapter_over(std::shared_ptr<const Transformer<float>> base,
+                                                      const SafetensorsFile& base_file, const SafetensorsFile& adapter) {
+  const AdapterInfo info = adapter_info_over(base_file, adapter);
+  // The base's tensors are checked by name and shape (the parameter store), its packed matrices by shape.
+  auto model = std::make_unique<Transformer<float>>(info.config, std::move(base));
+  load_trained_tensors(adapter, model->parameters());
+  model->pack_for_inference();
   return model;
 }
 

@@ -45,6 +45,12 @@ AdapterInfo read_adapter_info(const SafetensorsFile& adapter);
 // over another base (the checksums differ) are an Error naming both files.
 std::unique_ptr<Transformer<float>> load_adapted_model(const SafetensorsFile& base, const SafetensorsFile& adapter);
 
+// The model of the adapters of `adapter` over `base`, the model of base file `base_file` packed for inference
+// (any precision), whose weights it shares (Transformer's constructor over a base): packed, its adapters
+// unmerged beside the base's matrices, never folded. The same checks as load_adapted_model's.
+std::unique_ptr<Transformer<float>> load_adapter_over(std::shared_ptr<const Transformer<float>> base,
+                                                      const SafetensorsFile& base_file, const SafetensorsFile& adapter);
+
 // Writes base + adapter with the adapters folded into the weights to `path` (atomically): an ordinary float32
 // model file (of a low-precision base's dequantized weights), with the base's vocabularies, metadata and other extra tensors.
 void merge_adapter(const SafetensorsFile& base, const SafetensorsFile& adapter, const std::string& path);

@@ -395,7 +395,7 @@ void load_selected_parameters(const SafetensorsFile& file, ParameterStore<T>& pa
     require(e != nullptr, file.where() + ": missing tensor \"" + spec.name + "\"");
     require(e->dtype == DType::F32 && e->shape == spec.shape,
             file.where() + ": tensor \"" + spec.name + "\" is not F32 of shape " + shape_text(spec.shape));
-    copy_floats(file, *e, params.values() + params.offset(i));
+    copy_floats(file, *e, params.value(spec.name));
   }
 }
 

@@ -65,6 +65,16 @@ const T* adapter_input(const LowRankAdapter<T>& a, const T* x, int N, int in) {
   return scratch.h.data();
 }
 
+// Adds columns [n0, n0 + n) of the adapter's scale (drop(x) A^T) B^T to y: (N, n); nothing without one.
+template <typename T>
+void adapter_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y) {
+  const LowRankAdapter<T>& a = l.adapter;
+  if (!a.a) return;
+  const T* h = adapter_input(a, x, N, l.in);  // (N, rank)
+  gemm<T>(Trans::No, Trans::Yes, N, n, a.rank, a.scale, h, a.rank, a.b + static_cast<std::size_t>(n0) * a.rank, a.rank,
+          T(1), y, n);
+}
+
 // The frozen low-precision weights' row sources.
 template <typename T>
 std::span<const kernels::RowSource> frozen_rows(const Linear<T>& l) {
@@ -82,11 +92,7 @@ void product_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y)
   }
   if (!frozen)
     gemm<T>(Trans::No, Trans::Yes, N, n, l.in, T(1), x, l.in, l.w + static_cast<std::size_t>(n0) * l.in, l.in, T(0), y, n);
-  const LowRankAdapter<T>& a = l.adapter;
-  if (!a.a) return;
-  const T* h = adapter_input(a, x, N, l.in);  // (N, rank)
-  gemm<T>(Trans::No, Trans::Yes, N, n, a.rank, a.scale, h, a.rank, a.b + static_cast<std::size_t>(n0) * a.rank, a.rank,
-          T(1), y, n);
+  adapter_columns(l, x, N, n0, n, y);
 }
 
 // The adapter's gradients: with h = drop(x) A^T and g = scale dy B (N, rank), dB += scale dy^T h and, segment
@@ -126,8 +132,13 @@ template <typename T>
 void project(const Linear<T>& l, const T* x, int N, int n0, int n, bool relu, T* y, OutputBias bias = OutputBias::Add) {
   const T* b = bias == OutputBias::Add ? l.b : nullptr;
   if constexpr (std::is_same_v<T, float>) {
+    if (l.packed && l.adapter.a) {  // the frozen packed product, then the adapter's beside it, then ReLU
+      l.packed->forward_columns(x, N, n0, n, b, false, y);
+      adapter_columns(l, x, N, n0, n, y);
+      if (relu) kernels::relu_forward(y, static_cast<long>(N) * n);
+      return;
+    }
     if (l.packed) {
-      require(!l.adapter.a, "linear: an adapter beside packed weights (fold it into them first)");
       l.packed->forward_columns(x, N, n0, n, b, relu, y);
       return;
     }
@@ -203,10 +214,6 @@ Linear<T> stack_linear(std::span<const Linear<T>* const> parts, T* w, T* b) {
   return s;
 }
 
-namespace {
-
-// The adapter of a layer stacked from `parts` (stack_linear's): the parts' A stacked and their B as blocks of a
-// block-diagonal, carved from the arena; none when no part has one.
 template <typename T>
 LowRankAdapter<T> stack_adapters(std::span<const Linear<T>* const> parts, int in, int out, Arena& arena) {
   LowRankAdapter<T> s;
@@ -239,6 +246,8 @@ LowRankAdapter<T> stack_adapters(std::span<const Linear<T>* const> parts, int in
   }
   return s;
 }
+
+namespace {
 
 // Adds the gradients of a stacked adapter (stack_adapters') to its parts' adapters: their rows of dA, their
 // blocks of dB.
@@ -355,6 +364,8 @@ void fold_adapter(Linear<T>& l) {
   a = {};
 }
 
+template LowRankAdapter<float> stack_adapters<float>(std::span<const Linear<float>* const>, int, int, Arena&);
+template LowRankAdapter<double> stack_adapters<double>(std::span<const Linear<double>* const>, int, int, Arena&);
 template void fold_adapter<float>(Linear<float>&);
 template void fold_adapter<double>(Linear<double>&);
 template void linear_forward<float>(const Linear<float>&, const float*, int, float*, OutputBias);

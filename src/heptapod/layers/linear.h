@@ -50,7 +50,8 @@ struct Linear {
   // forward and backward; w is then null. Float models only.
   const kernels::RowSource* frozen = nullptr;
   int frozen_parts = 0;
-  LowRankAdapter<T> adapter{};  // a LoRA adapter beside W (row-major or frozen weights), or none (adapter.a null)
+  // A LoRA adapter beside W (row-major, frozen or packed weights), or none (adapter.a null).
+  LowRankAdapter<T> adapter{};
 };
 
 // Whether the layer can run backward: its weights are row-major, or frozen in low precision (not packed for
@@ -103,6 +104,13 @@ template <typename T>
 Linear<T> stack_linear(std::initializer_list<const Linear<T>*> parts, Arena& arena) {
   return stack_linear(std::span<const Linear<T>* const>(parts.begin(), parts.size()), arena);
 }
+
+// The adapter of a layer stacked from `parts` (in, out: the stacked layer's widths): the parts' A stacked
+// ((sum of ranks), in) and their B as the blocks of a block-diagonal ((out), (sum of ranks)), carved from the
+// arena, so that the stacked product adds each part's update to its own outputs; none when no part has one.
+// Parts with adapters need one scale and one dropout.
+template <typename T>
+LowRankAdapter<T> stack_adapters(std::span<const Linear<T>* const> parts, int in, int out, Arena& arena);
 
 // Folds the layer's adapter into its row-major weights, W += scale B A, and removes it; no-op without one.
 template <typename T>

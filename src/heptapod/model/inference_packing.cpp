@@ -15,12 +15,14 @@ void Transformer<T>::fold_adapters() {
 }
 
 template <typename T>
-void Transformer<T>::pack_for_inference(const InferencePrecision& precision, const StoredMatrices& stored) {
+void Transformer<T>::pack_for_inference(const InferencePrecision& requested, const StoredMatrices& stored) {
   if constexpr (!std::is_same_v<T, float>) {
     throw Error("pack_for_inference: float models only");
   } else {
     if (packed_for_inference()) return;
-    if (config_.lora.enabled()) {
+    // A model over a base takes the base's packed matrices, one by one in the same order, and keeps its adapters.
+    const InferencePrecision& precision = base_ ? base_->precision_ : requested;
+    if (config_.lora.enabled() && !base_) {
       for (const auto& [name, matrix] : stored)
         require(!params_.contains(tensor_name(name.substr(0, name.rfind('/')), Leaf::LoraA)),
                 name + ": a LoRA adapter over a matrix stored in " + compute_type_name(matrix.type) +
@@ -30,7 +32,8 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
     // All packed matrices share one mapping on huge pages. Packing pads each matrix's dimensions to its blocks
     // (at most 63 columns and 15 rows): twice the parameters and 16 MB hold the padding of any but the most
     // oddly shaped models, whose extra matrices then get memory of their own. Untouched room costs nothing.
-    packed_storage_ = std::make_unique<kernels::PackedWeightsStorage>(params_.size() * sizeof(float) * 2 + (16u << 20));
+    if (!base_)
+      packed_storage_ = std::make_unique<kernels::PackedWeightsStorage>(params_.size() * sizeof(float) * 2 + (16u << 20));
     // What packing reads for a layer: the low-precision form a quantized file holds, else its float weights.
     auto source = [&](const Linear<T>& l) -> StoredMatrix {
       const std::string* name = params_.name_at(l.w);
@@ -39,16 +42,25 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
       return {ComputeType::Float32, l.w, nullptr, l.out, l.in};
     };
     // Packs `parts` into `into`; bias_in_product: whether forward() adds the bias inside the product
-    // (prepare_for_batches readies the kernels for that). The parts' row-major pages go back.
+    // (prepare_for_batches readies the kernels for that). The parts' row-major pages go back (a base's
+    // matrices, which a model over it shares, went back when the base was packed).
     auto make_packed = [&](Linear<T>& into, std::span<Linear<T>* const> parts, ComputeType type, bool relu,
                            bool bias_in_product, bool eight_bit = false) {
-      std::vector<StoredMatrix> sources;
-      for (const Linear<T>* l : parts) sources.push_back(source(*l));
-      packed_.push_back({pack_weights(type, sources, packed_storage_.get(), eight_bit), bias_in_product && into.b != nullptr,
-                         relu});
-      into.packed = packed_.back().weights.get();
+      std::shared_ptr<const kernels::WeightMatrix> weights;
+      if (base_) {
+        require(packed_.size() < base_->packed_.size(), "a model over a base: the base has fewer packed matrices");
+        weights = base_->packed_[packed_.size()].weights;
+        require(weights->out() == into.out && weights->in() == into.in,
+                "a model over a base: the base's packed matrices differ in shape");
+      } else {
+        std::vector<StoredMatrix> sources;
+        for (const Linear<T>* l : parts) sources.push_back(source(*l));
+        weights = pack_weights(type, sources, packed_storage_.get(), eight_bit);
+      }
+      packed_.push_back({weights, bias_in_product && into.b != nullptr, relu});
+      into.packed = weights.get();
       for (Linear<T>* l : parts) {
-        params_.release(l->w, static_cast<std::size_t>(l->out) * l->in);
+        if (!base_) params_.release(l->w, static_cast<std::size_t>(l->out) * l->in);
         l->w = nullptr;
       }
     };
@@ -74,6 +86,9 @@ void Transformer<T>::pack_for_inference(const InferencePrecision& precision, con
       for (const Linear<T>* l : parts)
         if (l->b) bias.insert(bias.end(), l->b, l->b + l->out);
       into = Linear<T>{nullptr, bias.empty() ? nullptr : bias.data(), nullptr, nullptr, parts.front()->in, out};
+      const std::vector<const Linear<T>*> read(parts.begin(), parts.end());
+      // The parts' adapters as one (none unless over a base: folded otherwise).
+      into.adapter = stack_adapters(std::span<const Linear<T>* const>(read), into.in, out, adapter_stacks_);
       make_packed(into, parts, precision.type, false, true);
       for (Linear<T>* l : parts) *l = Linear<T>{nullptr, nullptr, nullptr, nullptr, l->in, l->out};
     };

@@ -18,7 +18,11 @@ namespace heptapod {
 template <typename T>
 class ParameterStore {
  public:
-  explicit ParameterStore(std::vector<ParamSpec> specs) : specs_(std::move(specs)) {
+  // frozen_source: another store whose tensors this one's frozen tensors are, read in place and never copied
+  // (a LoRA model over its base's weights, for inference: Transformer's constructor over a base); it must hold
+  // each of them, by name and shape, and outlive this store. Null: every tensor is this store's own.
+  explicit ParameterStore(std::vector<ParamSpec> specs, const ParameterStore* frozen_source = nullptr)
+      : specs_(std::move(specs)), frozen_source_(frozen_source) {
     std::size_t offset = 0;
     for (std::size_t i = 0; i < specs_.size(); ++i) {
       offsets_.push_back(offset);
@@ -35,6 +39,10 @@ class ParameterStore {
     for (std::size_t i = 0; i < specs_.size(); ++i)
       require(!specs_[i].frozen || offsets_[i] < trained_offset_ || specs_[i].numel() == 0,
               "parameter store: frozen tensor " + specs_[i].name + " after a trained one");
+    for (const ParamSpec& spec : specs_)
+      require(!frozen_source_ || !spec.frozen ||
+                  (frozen_source_->contains(spec.name) && frozen_source_->spec(spec.name).shape == spec.shape),
+              "parameter store: the base model has no tensor " + spec.name + " of its shape");
     values_.reset(static_cast<T*>(std::calloc(std::max<std::size_t>(offset, 1), sizeof(T))));
     grads_.reset(static_cast<T*>(std::calloc(std::max<std::size_t>(offset, 1), sizeof(T))));
     require(values_ != nullptr && grads_ != nullptr, "out of memory for " + std::to_string(offset) + " parameters");
@@ -42,9 +50,11 @@ class ParameterStore {
 
   const std::vector<ParamSpec>& specs() const { return specs_; }
   std::size_t size() const { return size_; }
-  // The whole value buffer (optimiser, averaging, saving): refused once any tensor has been released.
+  // The whole value buffer (optimiser, averaging, saving): refused once any tensor has been released, and for a
+  // store whose frozen tensors are another's.
   T* values() {
-    require(!released_, "the parameters were packed for inference and can no longer be read as a whole");
+    require(!released_ && !frozen_source_,
+            "the parameters were packed for inference (or are a base model's) and can no longer be read as a whole");
     return values_.get();
   }
   const T* values() const { return const_cast<ParameterStore*>(this)->values(); }
@@ -55,7 +65,14 @@ class ParameterStore {
   const ParamSpec& spec(const std::string& name) const { return specs_[index_of(name)]; }
   std::size_t offset(const std::string& name) const { return offsets_[index_of(name)]; }
   std::size_t offset(std::size_t i) const { return offsets_[i]; }
-  T* value(const std::string& name) { return values_.get() + offset(name); }
+  // A frozen tensor of a store over another's is that store's (which this one never writes: inference only).
+  T* value(const std::string& name) {
+    if (frozen_source_ && spec(name).frozen) return const_cast<T*>(frozen_source_->value(name));
+    return values_.get() + offset(name);
+  }
+  const T* value(const std::string& name) const { return const_cast<ParameterStore*>(this)->value(name); }
+  // Whether the frozen tensors are another store's (the constructor's frozen_source).
+  bool reads_frozen_elsewhere() const { return frozen_source_ != nullptr; }
   T* grad(const std::string& name) { return grads_.get() + offset(name); }
   // A tensor's gradient, or null for a frozen one (ParamSpec::frozen), whose gradient no backward pass computes.
   T* grad_if_trained(const std::string& name) { return spec(name).frozen ? nullptr : grad(name); }
@@ -95,6 +112,7 @@ class ParameterStore {
   }
 
   std::vector<ParamSpec> specs_;
+  const ParameterStore* frozen_source_ = nullptr;
   std::vector<std::size_t> offsets_;
   std::unordered_map<std::string, std::size_t> index_;
   bool released_ = false;

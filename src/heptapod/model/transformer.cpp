@@ -11,10 +11,15 @@
 namespace heptapod {
 
 template <typename T>
-Transformer<T>::Transformer(const ModelConfig& config)
+Transformer<T>::Transformer(const ModelConfig& config) : Transformer(config, nullptr) {}
+
+template <typename T>
+Transformer<T>::Transformer(const ModelConfig& config, std::shared_ptr<const Transformer> base)
     : config_((validate(config), config)),
-      params_(parameter_layout(config_)),
-      positions_(config_.d_model, config_.positions, config_.position_offset) {
+      params_(parameter_layout(config_), base ? &base->params_ : nullptr),
+      positions_(config_.d_model, config_.positions, config_.position_offset),
+      base_(std::move(base)) {
+  require(!base_ || base_->packed_for_inference(), "a model over a base: the base must be packed for inference");
   const ModelConfig& c = config_;
   if (c.has_encoder())
     encoder_ = std::make_unique<TransformerStack<T>>(params_, config_, Stack::Encoder, source_embedding_name(c),

@@ -44,6 +44,13 @@ template <typename T>
 class Transformer {
  public:
   explicit Transformer(const ModelConfig& config);
+  // A model over `base`'s weights, for inference (one base shared by several LoRA adapters): `config` is base's
+  // with adapters (and perhaps a classifier head trained beside them). Its frozen tensors are base's, read in
+  // place, never copied; only its trained ones (the adapters, a new head) are its own, to be loaded before
+  // pack_for_inference(), which then takes base's packed matrices as they are and keeps each adapter unmerged
+  // beside its matrix (y = x W^T + scale (x A^T) B^T). `base` must be packed for inference already; it is kept
+  // alive, and not written, while this model lives.
+  Transformer(const ModelConfig& config, std::shared_ptr<const Transformer> base);
   Transformer(const Transformer&) = delete;
   Transformer& operator=(const Transformer&) = delete;
 
@@ -106,7 +113,8 @@ class Transformer {
   // `stored` holds the matrices a low-precision model file keeps in that form (their parameters were never
   // filled). Translation runs faster; training, backward, averaging or saving the model afterwards is an
   // error. Float models only. LoRA adapters are folded into their matrices first (fold_adapters), which must
-  // then be float32 (not in `stored`).
+  // then be float32 (not in `stored`); but a model over a base (the constructor's) shares the base's packed
+  // matrices, in the base's precision (then `precision` and `stored` are ignored), with its adapters beside them.
   void pack_for_inference(const InferencePrecision& precision = {}, const StoredMatrices& stored = {});
   // Training over a base held in low precision (LoRA over a quantized file): every linear layer's matrix and
   // the output projection that `stored` holds (load_stored_parameters; their parameters never filled, and
@@ -159,9 +167,11 @@ class Transformer {
   // and packing read.
   LanguageModelHead<T>* language_model_ = nullptr;
   struct Packed {
-    std::unique_ptr<kernels::WeightMatrix> weights;
+    std::shared_ptr<const kernels::WeightMatrix> weights;  // a model over a base shares the base's
     bool bias, relu;  // how forward() calls it
   };
+  std::shared_ptr<const Transformer> base_;  // the model whose frozen weights this one reads; null: its own
+  Arena adapter_stacks_;  // a model over a base: the stacked adapters of its stacked projections (q|k|v, k|v)
   InferencePrecision precision_;
   std::unique_ptr<kernels::PackedWeightsStorage> packed_storage_;  // holds what packed_ packs
   std::vector<Packed> packed_;  // made by pack_for_inference()

@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "heptapod/decode/encoder.h"
 #include "heptapod/decode/generator.h"
 #include "heptapod/data/gguf_import.h"
+#include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/serve/api_keys.h"
@@ -83,8 +85,9 @@ using EncoderQueue = BatchQueue<EncoderInput, EncoderTask, EncoderResult>;
 struct ServedModel {
   ModelSpec spec;
   ModelKind kind = ModelKind::Translation;
-  ModelConfig config;
-  std::int64_t created = 0;  // the file's modification time (OpenAI's "created")
+  ModelConfig config;        // an adapter's: its base's with the adapters
+  std::string base_id;       // an adapter's: the served model it goes over (OpenAI's "parent"); else empty
+  std::int64_t created = 0;  // the file's modification time (OpenAI's "created"; an adapter's file's)
   std::unique_ptr<Translator> translator;
   std::unique_ptr<TranslationQueue> translations;
   std::unique_ptr<Generator> generator;
@@ -138,7 +141,8 @@ struct ModelServer::Impl {
 
   void routes();
   void load_models();
-  void load(ServedModel& m);
+  // base: the packed model of m's file when adapters share it (null: m loads its own).
+  void load(ServedModel& m, std::shared_ptr<Transformer<float>> base);
   // The body as JSON: the native and OpenAI routes take JSON only, LibreTranslate's also forms.
   json read_body(const HttpRequest& req, Api api) const;
   void check_api_key(const HttpRequest& req, const json& body) const;
@@ -158,10 +162,30 @@ struct ModelServer::Impl {
   ServerGauges gauges() const;
 };
 
+namespace {
+
+// The served model (of `models`, the -m ones) that the adapter file `adapter` of --adapter `name` goes over: the
+// one whose weights' checksum it names. `checksums` caches each model's.
+const ServedModel& adapter_base(const std::string& name, const SafetensorsFile& adapter,
+                                const std::vector<ServedModel>& models, std::map<std::string, std::string>& checksums) {
+  const AdapterInfo info = read_adapter_info(adapter);
+  for (const ServedModel& m : models) {
+    if (!m.spec.adapter.empty()) continue;
+    auto [it, fresh] = checksums.try_emplace(m.spec.path);
+    if (fresh) it->second = weights_checksum(open_model_file(m.spec.path));
+    if (it->second == info.base_checksum) return m;
+  }
+  throw Error("--adapter " + name + "=" + adapter.where() + ": its base (weights checksum " + info.base_checksum +
+              ") is none of the models served (-m)");
+}
+
+}  // namespace
+
 ModelServer::ModelServer(std::vector<ModelSpec> specs, const ServerOptions& options) : impl_(std::make_unique<Impl>()) {
   require(!specs.empty(), "serve: no model given (-m MODEL or -m NAME=MODEL)");
   std::set<std::string> ids;
   for (ModelSpec& spec : specs) {
+    if (!spec.adapter.empty()) continue;  // below, once every base is known
     require(specs.size() == 1 || spec.named(), "serve: with several models, name each one's pair or name: -m SRC-TGT=" +
                                                    spec.path + " (a translation model) or -m NAME=" + spec.path);
     require(ids.insert(spec.id()).second, "serve: the model " + spec.id() + " is given twice");
@@ -172,6 +196,24 @@ ModelServer::ModelServer(std::vector<ModelSpec> specs, const ServerOptions& opti
     m.kind = model_kind(m.config);
     if (m.kind == ModelKind::Translation) check_translation_name(spec);
     m.created = modified_time(spec.path);
+    m.spec = std::move(spec);
+    impl_->models.push_back(std::move(m));
+  }
+  require(!impl_->models.empty(), "serve: --adapter needs its base model served too (-m MODEL)");
+  std::map<std::string, std::string> checksums;  // by base path
+  for (ModelSpec& spec : specs) {
+    if (spec.adapter.empty()) continue;
+    require(ids.insert(spec.id()).second, "serve: the model " + spec.id() + " is given twice");
+    require(std::filesystem::is_regular_file(spec.adapter), "--adapter " + spec.adapter + ": not a file");
+    const SafetensorsFile adapter = SafetensorsFile::read(spec.adapter);
+    const ServedModel& base = adapter_base(spec.name, adapter, impl_->models, checksums);
+    ServedModel m;
+    m.config = read_adapter_info(adapter).config;
+    m.kind = model_kind(m.config);
+    m.base_id = base.id();
+    spec.path = base.spec.path;
+    if (m.kind == ModelKind::Translation) check_translation_name(spec);
+    m.created = modified_time(spec.adapter);
     m.spec = std::move(spec);
     impl_->models.push_back(std::move(m));
   }
@@ -231,8 +273,10 @@ void ModelServer::stop() {
 bool ModelServer::ready() const { return impl_->ready; }
 int ModelServer::port() const { return impl_->port; }
 
-void ModelServer::Impl::load(ServedModel& m) {
-  const ModelLoadOptions& precision = options.load;  // the file's own type unless --compute-type says otherwise
+void ModelServer::Impl::load(ServedModel& m, std::shared_ptr<Transformer<float>> base) {
+  ModelLoadOptions precision = options.load;  // the file's own type unless --compute-type says otherwise
+  precision.adapter = m.spec.adapter;
+  precision.base = std::move(base);
   const std::string id = m.id(), kind = kind_name(m.kind);
   QueueOptions q = options.queue;
   q.on_batch = [this, id, kind, max = q.max_batch_sentences](const BatchReport& b) {
@@ -272,10 +316,21 @@ void ModelServer::Impl::load(ServedModel& m) {
 }
 
 void ModelServer::Impl::load_models() {
+  // The models that adapters go over are loaded once, and shared by their own front end and the adapters'.
+  std::map<std::string, std::shared_ptr<Transformer<float>>> shared;  // by path
+  for (const ServedModel& m : models)
+    if (!m.spec.adapter.empty() && !shared.count(m.spec.path))
+      shared[m.spec.path] = load_packed_model(m.spec.path, options.load);
+  std::set<std::string> computing;  // the shared models one plain front end computes on (one at most: a model
+                                    // object holds its passes' state; a second gets a copy of its own)
   for (ServedModel& m : models) {
-    load(m);
-    std::fprintf(stderr, "%s heptapod serve: loaded %s, a %s model (%s)\n", utc_now().c_str(), m.id().c_str(),
-                 kind_name(m.kind), m.spec.path.c_str());
+    const auto found = shared.find(m.spec.path);
+    std::shared_ptr<Transformer<float>> base = found == shared.end() ? nullptr : found->second;
+    if (base && m.spec.adapter.empty() && !computing.insert(m.spec.path).second) base = nullptr;
+    load(m, std::move(base));
+    const std::string adapter = m.spec.adapter.empty() ? "" : " with adapter " + m.spec.adapter;
+    std::fprintf(stderr, "%s heptapod serve: loaded %s, a %s model (%s%s)\n", utc_now().c_str(), m.id().c_str(),
+                 kind_name(m.kind), m.spec.path.c_str(), adapter.c_str());
   }
   ready = true;
 }
@@ -370,7 +425,7 @@ void ModelServer::Impl::translate(HttpExchange& exchange, Api api) {
     const TranslationCall call =
         api == Api::LibreTranslate ? parse_libretranslate(body, options) : parse_native(body, options);
     const ServedModel& model = find_translation(call);
-    exchange.set_log_note(std::to_string(call.lines.size()) + " sentences");
+    exchange.set_log_note(std::to_string(call.lines.size()) + " sentences, model " + model.id());
     const std::vector<Translation> out = run_queued(
         *model.translations, call.lines, call.options, call.timeout, "translation queue full", "Translation");
     exchange.reply(json_response(200, api == Api::LibreTranslate ? libretranslate_reply(call, out, model.spec)
@@ -402,8 +457,9 @@ void ModelServer::Impl::generate(HttpExchange& exchange, GenerationApi api) {
                                                 ? std::vector<KeptPrompt>{chat_prompt(chat, *model.generator, model.id())}
                                                 : keep_prompts(call, *model.generator, openai);
     exchange.set_log_note(api == GenerationApi::Chat ? std::to_string(chat.messages.size()) + " messages, " +
-                                                           std::to_string(prompts[0].tokens.size()) + " tokens"
-                                                     : std::to_string(prompts.size()) + " prompts");
+                                                           std::to_string(prompts[0].tokens.size()) + " tokens, model " + model.id()
+                                                     : std::to_string(prompts.size()) + " prompts" +
+                                                           ", model " + model.id());
     const Clock::time_point deadline = Clock::now() + call.timeout;
     std::shared_ptr<GenerationTicket> ticket;
     try {
@@ -548,7 +604,7 @@ void ModelServer::Impl::encode(HttpExchange& exchange, bool embeddings) {
                                                     : std::vector{ModelKind::Classification};
     const ServedModel& model = find_model(call.model, kinds, req.path);
     const std::vector<EncoderInput> inputs = encoder_inputs(call, *model.encoder, embeddings, body);
-    exchange.set_log_note(std::to_string(inputs.size()) + " texts");
+    exchange.set_log_note(std::to_string(inputs.size()) + " texts, model " + model.id());
     const std::vector<EncoderResult> out =
         run_queued(*model.encodings, inputs, call.task, call.timeout, "queue full", "Encoding");
     exchange.reply(json_response(200, embeddings ? embeddings_reply(call, inputs, out, model.id())
@@ -564,6 +620,7 @@ json ModelServer::Impl::model_json(const ServedModel& m) const {
   json j = {{"id", m.id()}, {"object", "model"}, {"created", m.created}, {"owned_by", "heptapod"}, {"kind", kind_name(m.kind)}};
   const int positions = m.config.position_limit();
   j["context_length"] = m.config.learned_positions > 0 ? json(positions) : json(nullptr);
+  if (!m.base_id.empty()) j["parent"] = m.base_id;  // an adapter: the model it goes over (as vLLM says it)
   if (m.kind == ModelKind::Translation && m.spec.named()) {
     j["source"] = m.spec.source;
     j["target"] = m.spec.target;

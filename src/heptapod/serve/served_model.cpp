@@ -32,7 +32,11 @@ ModelKind model_kind(const ModelConfig& c) {
   return ModelKind::Translation;
 }
 
-ModelSpec parse_model_spec(const std::string& text) {
+namespace {
+
+// "NAME=FILE" or "FILE" of `option` (--model, --adapter): the name checked and read as a language pair when it
+// reads as one, and the file.
+ModelSpec parse_named_file(const std::string& text, const std::string& option) {
   ModelSpec spec;
   const std::size_t eq = text.find('=');
   spec.path = eq == std::string::npos ? text : text.substr(eq + 1);
@@ -42,7 +46,7 @@ ModelSpec parse_model_spec(const std::string& text) {
                        std::all_of(spec.name.begin(), spec.name.end(), [](char c) {
                          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' || c == '-';
                        });
-    require(valid, "--model " + text + ": a model's name is 1-64 letters, digits or _ . : - (e.g. writer=lm.htp)");
+    require(valid, option + " " + text + ": a model's name is 1-64 letters, digits or _ . : - (e.g. writer=lm.htp)");
     const std::size_t dash = spec.name.find('-');
     if (dash != std::string::npos && valid_language_code(spec.name.substr(0, dash)) &&
         valid_language_code(spec.name.substr(dash + 1))) {
@@ -50,12 +54,25 @@ ModelSpec parse_model_spec(const std::string& text) {
       spec.target = spec.name.substr(dash + 1);
     }
   }
-  require(!spec.path.empty(), "--model " + text + ": no model file");
+  require(!spec.path.empty(), option + " " + text + ": no " + (option == "--adapter" ? "adapter" : "model") + " file");
+  return spec;
+}
+
+}  // namespace
+
+ModelSpec parse_model_spec(const std::string& text) { return parse_named_file(text, "--model"); }
+
+ModelSpec parse_adapter_spec(const std::string& text) {
+  ModelSpec spec = parse_named_file(text, "--adapter");
+  require(spec.named(), "--adapter " + text + ": name the adapter's model: --adapter NAME=FILE");
+  spec.adapter = std::move(spec.path);
+  spec.path.clear();
   return spec;
 }
 
 void check_translation_name(const ModelSpec& spec) {
-  const std::string given = "--model " + spec.name + "=" + spec.path;
+  const std::string given = spec.adapter.empty() ? "--model " + spec.name + "=" + spec.path
+                                                 : "--adapter " + spec.name + "=" + spec.adapter;
   require(!spec.named() || !spec.source.empty(),
           given + ": a translation model is named by its language pair SOURCE-TARGET (e.g. es-en=model.htp); "
                   "language codes are 1-16 letters, digits or '_'");

@@ -22,7 +22,10 @@ ModelKind model_kind(const ModelConfig& config);
 struct ModelSpec {
   std::string name;            // as given; empty: unnamed
   std::string source, target;  // the name read as a language pair SRC-TGT, when it reads as one
-  std::string path;
+  std::string path;            // the model file (an adapter's: its base's, which the server finds)
+  // `--adapter NAME=FILE`: a LoRA adapter file served over its base model (one of the -m models, whose weights
+  // it shares); empty: none.
+  std::string adapter;
   bool named() const { return !name.empty(); }
   std::string id() const { return named() ? name : "default"; }  // in replies, metrics and logs
 };
@@ -30,6 +33,9 @@ struct ModelSpec {
 // "NAME=PATH" or "PATH". Throws Error naming the text for an empty path or a malformed name (1-64 of
 // [A-Za-z0-9_.:-]).
 ModelSpec parse_model_spec(const std::string& text);
+// "NAME=FILE" of --adapter: a named spec whose `adapter` is FILE and whose path (the base's) is left empty.
+// Throws Error naming the text for a missing name or file, or a malformed name.
+ModelSpec parse_adapter_spec(const std::string& text);
 // Throws Error naming the spec unless it may serve a translation model: unnamed, or named SRC-TGT by two
 // different language codes.
 void check_translation_name(const ModelSpec& spec);
