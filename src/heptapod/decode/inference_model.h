@@ -22,12 +22,12 @@ struct ModelLoadOptions {
   bool float_output = false;
   // A LoRA adapter file (io/adapter_file.h) to load over the model, which must be its base; empty: none. The
   // adapters stay unmerged beside the base's packed matrices (any precision), which they share.
-  std::string adapter;
+  std::string adapter{};
   // The model of the file, already loaded and packed by load_packed_model with these options, to use rather
   // than loading it again: a server's base, shared by the base's own front end, which computes on it, and
   // every adapter over it, whose model object only reads its weights (one front end alone may compute on a
   // model object: it holds its passes' state). Null: load it.
-  std::shared_ptr<Transformer<float>> base;
+  std::shared_ptr<Transformer<float>> base{};
 };
 
 // The model in `path` packed for inference as `options` say (compute type, float output; not the adapter).

@@ -33,7 +33,7 @@ struct PeftFamily {
   std::vector<std::string> layer_paths;
   std::span<const ModuleMapping> modules;
   bool conv1d;
-  std::vector<std::string> classifier_heads;
+  std::vector<std::string> classifier_heads{};
 };
 
 // The family of the checkpoint `config`'s model file was converted from, by the shape only it has.
