@@ -1,7 +1,7 @@
-// Training over a base held in low precision (LoRA over an int8, bfloat16, int4 or ggml model file, QLoRA's
-// scheme): each linear layer's matrix and the output projection that the file stores in low precision stay in
-// that form, frozen, and the layers' products read them dequantized (Linear::frozen); their float32
-// parameters are never filled.
+// Training over a frozen base (LoRA), QLoRA's scheme: each linear layer's matrix and the output projection that
+// the file stores in low precision (int8, bfloat16, int4, ggml) stay in that form, and the layers' products
+// read them dequantized, a block of rows at a time (Linear::frozen); their float32 parameters are never
+// filled. Frozen float32 matrices are read through the same blocks, in place.
 #include <set>
 #include <string>
 #include <type_traits>
@@ -18,11 +18,19 @@ void Transformer<T>::hold_frozen_weights(const StoredMatrices& stored) {
   } else {
     require(!packed_for_inference(), "hold_frozen_weights: the model was packed for inference");
     std::set<std::string> held;
-    // Holds l's matrix in its stored form when `stored` has it; that form, or null.
+    // Holds l's matrix in its stored form when `stored` has it; that form, or null. A frozen float32 matrix
+    // is read in place through the same row blocks (its float32 rows are the row source).
     auto hold = [&](Linear<T>& l) -> const kernels::WeightMatrix* {
       const std::string* name = l.w ? params_.name_at(l.w) : nullptr;
       const auto it = name ? stored.find(*name) : stored.end();
-      if (it == stored.end()) return nullptr;
+      if (it == stored.end()) {
+        if (name && params_.spec(*name).frozen) {
+          frozen_rows_.push_back({nullptr, l.w, l.out});
+          l.frozen = &frozen_rows_.back();
+          l.frozen_parts = 1;
+        }
+        return nullptr;
+      }
       require(params_.spec(*name).frozen, *name + ": stored in " + compute_type_name(it->second.type) +
                                               ", but trained (only a frozen base may stay in low precision)");
       frozen_matrices_.push_back(pack_weights(it->second.type, std::span(&it->second, 1), nullptr));

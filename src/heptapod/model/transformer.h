@@ -121,7 +121,9 @@ class Transformer {
   // frozen) stay in that form, copied once into the products' own layout, and the layers read them dequantized
   // in float32, forward and backward (kernels/dequantized_product.h); an embedding tied to the projection reads
   // its rows from there. Training, evaluation and decoding then run as over the dequantized float32 weights,
-  // which never exist whole. Float models only.
+  // which never exist whole. The other frozen matrices (float32) are read through the same row blocks, in place:
+  // no product then hands a whole frozen matrix to the GEMM library, whose packing buffers for the largest (the
+  // output projection) outlive the call. Float models only.
   void hold_frozen_weights(const StoredMatrices& stored);
   // Folds every LoRA adapter into its matrix, W += (alpha / r) B A, and unbinds it: the layers then compute as
   // an ordinary model whose weights are the merged ones (the adapter tensors stay in the store as they are).

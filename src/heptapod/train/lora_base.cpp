@@ -14,8 +14,8 @@ std::string load_lora_base(Transformer<float>& model, const SafetensorsFile& bas
   };
   initialize_parameters(model.parameters(), model.config(), seed, [&](const ParamSpec& spec) { return !from_file(spec); });
   const StoredMatrices stored = load_stored_parameters(base, model, from_file);
-  if (stored.empty()) return compute_type_name(ComputeType::Float32);
   model.hold_frozen_weights(stored);
+  if (stored.empty()) return compute_type_name(ComputeType::Float32);
   release_stored_pages(base, stored);  // copied into the held matrices
   return compute_type_name(stored_compute_type(base));
 }
