@@ -259,16 +259,12 @@ std::unique_ptr<Transformer<float>> load_model(const std::string& path) {
   return load_model(SafetensorsFile::read(path));
 }
 
-StoredMatrices load_stored_parameters(const SafetensorsFile& file, Transformer<float>& model,
-                                      const std::function<bool(const ParamSpec&)>& which) {
-  const ModelConfig& config = model.config();
-  const std::map<std::string, kernels::GgmlType> ggml = ggml_types(file);
-  ParameterStore<float>& params = model.parameters();
-  std::vector<ParamSpec> selected;
-  for (const ParamSpec& spec : params.specs())
-    if (which(spec)) selected.push_back(spec);
-  check_tensors(file, selected, "", [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); },
-                ggml);
+namespace {
+
+// load_stored_parameters for `selected` specs that check_tensors has accepted.
+StoredMatrices read_stored_parameters(const SafetensorsFile& file, ParameterStore<float>& params,
+                                      const std::vector<ParamSpec>& selected,
+                                      const std::map<std::string, kernels::GgmlType>& ggml) {
   const ComputeType type = stored_type(file);
   StoredMatrices stored;
   for (const ParamSpec& spec : selected) {
@@ -288,6 +284,20 @@ StoredMatrices load_stored_parameters(const SafetensorsFile& file, Transformer<f
     stored[spec.name] = m;
   }
   return stored;
+}
+
+}  // namespace
+
+StoredMatrices load_stored_parameters(const SafetensorsFile& file, Transformer<float>& model,
+                                      const std::function<bool(const ParamSpec&)>& which) {
+  const ModelConfig& config = model.config();
+  const std::map<std::string, kernels::GgmlType> ggml = ggml_types(file);
+  std::vector<ParamSpec> selected;
+  for (const ParamSpec& spec : model.parameters().specs())
+    if (which(spec)) selected.push_back(spec);
+  check_tensors(file, selected, "", [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); },
+                ggml);
+  return read_stored_parameters(file, model.parameters(), selected, ggml);
 }
 
 void dequantize_stored(Transformer<float>& model, const StoredMatrices& stored) {
@@ -314,10 +324,12 @@ std::unique_ptr<Transformer<float>> load_inference_model(const SafetensorsFile& 
     return model;
   }
   check_layer_count(file, config);
-  check_tensors(file, parameter_layout(config), "", [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); },
-                ggml_types(file));
+  // Every tensor checked (its values scanned) once, before any buffer of the config's size exists.
+  const std::vector<ParamSpec> specs = parameter_layout(config);
+  const std::map<std::string, kernels::GgmlType> ggml = ggml_types(file);
+  check_tensors(file, specs, "", [&](const ParamSpec& spec) { return is_low_precision_parameter(config, spec); }, ggml);
   auto model = std::make_unique<Transformer<float>>(config);
-  const StoredMatrices stored = load_stored_parameters(file, *model, [](const ParamSpec&) { return true; });
+  const StoredMatrices stored = read_stored_parameters(file, model->parameters(), specs, ggml);
   std::set<std::string> expected;
   for (const ParamSpec& spec : model->parameters().specs()) expected.insert(spec.name);
   for (const auto& [name, m] : stored)

@@ -1,5 +1,6 @@
 // Frozen low-precision products: each block of kDequantizedBlockRows rows is dequantized (rows shared by the
-// threads) into a thread-local scratch, then multiplied by the BLAS GEMM.
+// threads) into a thread-local scratch, or read in place when it is one part's float32 rows, then multiplied by
+// the BLAS GEMM.
 #include "heptapod/kernels/dequantized_product.h"
 
 #include <algorithm>
@@ -13,8 +14,14 @@ namespace heptapod::kernels {
 
 namespace {
 
-// Rows [o0, o0 + count) of the parts' stacked matrix into `out` (count, in).
-void dequantize_rows(std::span<const RowSource> parts, int in, int o0, int count, float* out) {
+// Rows [o0, o0 + count) of the parts' stacked matrix: in place when they are all one part's float32 rows, else
+// dequantized (or copied) into `scratch` (count, in).
+const float* block_rows(std::span<const RowSource> parts, int in, int o0, int count, float* scratch) {
+  int first = o0;
+  std::size_t p = 0;
+  while (first >= parts[p].rows) first -= parts[p++].rows;
+  if (parts[p].values && first + count <= parts[p].rows) return parts[p].values + static_cast<std::size_t>(first) * in;
+  float* out = scratch;
 #pragma omp parallel for schedule(static) if (static_cast<long>(count) * in > 65536)
   for (int r = 0; r < count; ++r) {
     int o = o0 + r;
@@ -28,6 +35,7 @@ void dequantize_rows(std::span<const RowSource> parts, int in, int o0, int count
       std::copy_n(from, in, row);
     }
   }
+  return out;
 }
 
 int total_rows(std::span<const RowSource> parts) {
@@ -53,8 +61,8 @@ void dequantized_product(std::span<const RowSource> parts, int in, const float* 
   std::vector<float>& w = block_scratch(in);
   for (int c0 = 0; c0 < n; c0 += kDequantizedBlockRows) {
     const int rows = std::min(kDequantizedBlockRows, n - c0);
-    dequantize_rows(parts, in, n0 + c0, rows, w.data());
-    gemm<float>(Trans::No, Trans::Yes, N, rows, in, 1.0f, x, in, w.data(), in, 0.0f, y + c0, n);
+    const float* w_rows = block_rows(parts, in, n0 + c0, rows, w.data());  // (rows, in)
+    gemm<float>(Trans::No, Trans::Yes, N, rows, in, 1.0f, x, in, w_rows, in, 0.0f, y + c0, n);
   }
 }
 
@@ -64,8 +72,8 @@ void dequantized_transposed_product(std::span<const RowSource> parts, int in, co
   std::vector<float>& w = block_scratch(in);
   for (int o0 = 0; o0 < out; o0 += kDequantizedBlockRows) {
     const int rows = std::min(kDequantizedBlockRows, out - o0);
-    dequantize_rows(parts, in, o0, rows, w.data());
-    gemm<float>(Trans::No, Trans::No, N, in, rows, 1.0f, dy + o0, out, w.data(), in,
+    const float* w_rows = block_rows(parts, in, o0, rows, w.data());  // (rows, in)
+    gemm<float>(Trans::No, Trans::No, N, in, rows, 1.0f, dy + o0, out, w_rows, in,
                 accumulate || o0 > 0 ? 1.0f : 0.0f, dx, in);
   }
 }

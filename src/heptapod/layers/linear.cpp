@@ -75,7 +75,7 @@ void adapter_columns(const Linear<T>& l, const T* x, int N, int n0, int n, T* y)
           T(1), y, n);
 }
 
-// The frozen low-precision weights' row sources.
+// The frozen weights' row sources.
 template <typename T>
 std::span<const kernels::RowSource> frozen_rows(const Linear<T>& l) {
   return {l.frozen, static_cast<std::size_t>(l.frozen_parts)};
@@ -186,7 +186,7 @@ void linear_backward(const Linear<T>& l, const T* dy, const T* x, int N, T* dx, 
   bool frozen = false;
   if constexpr (std::is_same_v<T, float>) {
     frozen = l.frozen != nullptr;
-    require(!frozen || !l.dw, "linear_backward: frozen low-precision weights have no gradient");
+    require(!frozen || !l.dw, "linear_backward: frozen weights have no gradient");
     if (frozen && dx) kernels::dequantized_transposed_product(frozen_rows(l), l.in, dy, N, dx, accumulate_dx);
   }
   if (dx && !frozen)
@@ -276,7 +276,7 @@ bool parts_have_weight_gradients(std::span<const Linear<T>* const> parts) {
   return first;
 }
 
-// A layer stacked from `parts` of which some hold frozen low-precision weights: its row sources are the
+// A layer stacked from `parts` of which some hold frozen weights read by row blocks: its row sources are the
 // parts' in turn (a row-major part's rows read in place), carved from the arena; its biases copied into b.
 template <typename T>
 Linear<T> stack_frozen(std::span<const Linear<T>* const> parts, Arena& arena) {

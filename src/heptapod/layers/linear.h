@@ -45,17 +45,17 @@ struct Linear {
   T* db = nullptr;  // (out) gradient, accumulated (null without a bias)
   int in = 0, out = 0;
   const kernels::WeightMatrix* packed = nullptr;  // W prepared for inference (any compute type), used when set
-  // A frozen W held in low precision (LoRA training over a quantized base, Transformer::hold_frozen_weights):
-  // its rows are those of the `frozen_parts` parts in turn, read dequantized (kernels/dequantized_product.h),
-  // forward and backward; w is then null. Float models only.
+  // A frozen W read a block of rows at a time (LoRA training, Transformer::hold_frozen_weights): its rows are
+  // those of the `frozen_parts` parts in turn, dequantized from low precision (w then null) or float32 rows read
+  // in place (kernels/dequantized_product.h), forward and backward. Float models only.
   const kernels::RowSource* frozen = nullptr;
   int frozen_parts = 0;
   // A LoRA adapter beside W (row-major, frozen or packed weights), or none (adapter.a null).
   LowRankAdapter<T> adapter{};
 };
 
-// Whether the layer can run backward: its weights are row-major, or frozen in low precision (not packed for
-// inference).
+// Whether the layer can run backward: its weights are row-major, or frozen and read by row blocks (not packed
+// for inference).
 template <typename T>
 bool has_backward(const Linear<T>& layer) {
   return layer.w != nullptr || layer.frozen != nullptr;
@@ -93,7 +93,7 @@ Linear<T> stack_linear(std::initializer_list<const Linear<T>*> parts, T* w, T* b
 }
 
 // The same with the copies carved from the arena: a stacked layer for one training step. Where a part's
-// weights are frozen in low precision, the stacked layer's are too: its row sources are the parts' in turn (the
+// weights are frozen (read by row blocks), the stacked layer's are too: its row sources are the parts' in turn (the
 // others' float rows read where they are), nothing copied. Parts with adapters (of one scale) give it one
 // adapter: their A stacked ((sum of ranks), in) and their B as the blocks of a
 // block-diagonal ((sum of outs), (sum of ranks)), so that the stacked product adds each part's update to its

@@ -18,28 +18,29 @@ void Transformer<T>::hold_frozen_weights(const StoredMatrices& stored) {
   } else {
     require(!packed_for_inference(), "hold_frozen_weights: the model was packed for inference");
     std::set<std::string> held;
-    // Holds l's matrix in its stored form when `stored` has it; that form, or null. A frozen float32 matrix
-    // is read in place through the same row blocks (its float32 rows are the row source).
+    // Makes a frozen l read its rows by blocks: in the stored form when `stored` has its matrix (returned), else
+    // its float32 rows in place (null returned).
     auto hold = [&](Linear<T>& l) -> const kernels::WeightMatrix* {
       const std::string* name = l.w ? params_.name_at(l.w) : nullptr;
-      const auto it = name ? stored.find(*name) : stored.end();
-      if (it == stored.end()) {
-        if (name && params_.spec(*name).frozen) {
-          frozen_rows_.push_back({nullptr, l.w, l.out});
-          l.frozen = &frozen_rows_.back();
-          l.frozen_parts = 1;
-        }
+      if (!name) return nullptr;
+      const auto it = stored.find(*name);
+      if (!params_.spec(*name).frozen) {
+        if (it != stored.end())
+          throw Error(*name + ": stored in " + compute_type_name(it->second.type) +
+                      ", but trained (only a frozen base may stay in low precision)");
         return nullptr;
       }
-      require(params_.spec(*name).frozen, *name + ": stored in " + compute_type_name(it->second.type) +
-                                              ", but trained (only a frozen base may stay in low precision)");
-      frozen_matrices_.push_back(pack_weights(it->second.type, std::span(&it->second, 1), nullptr));
-      frozen_rows_.push_back({frozen_matrices_.back().get(), nullptr, l.out});
+      kernels::RowSource rows{nullptr, l.w, l.out};
+      if (it != stored.end()) {
+        frozen_matrices_.push_back(pack_weights(it->second.type, std::span(&it->second, 1), nullptr));
+        rows = {frozen_matrices_.back().get(), nullptr, l.out};
+        l.w = nullptr;
+        held.insert(*name);
+      }
+      frozen_rows_.push_back(rows);
       l.frozen = &frozen_rows_.back();
       l.frozen_parts = 1;
-      l.w = nullptr;
-      held.insert(*name);
-      return frozen_matrices_.back().get();
+      return rows.matrix;
     };
     for (const LayerLinear& l : layer_linears()) hold(*l.linear);
     if (language_model_) {

@@ -12,15 +12,16 @@ template <typename T>
 void initialize_parameters(ParameterStore<T>& params, const ModelConfig& config, std::uint64_t seed,
                            const std::function<bool(const ParamSpec&)>& which) {
   Rng rng(seed);
-  std::vector<T> discarded(4096);  // a tensor left out still draws its values, into here, a chunk at a time
+  constexpr std::int64_t kDiscarded = 4096;  // a power of two
+  std::vector<T> discarded(kDiscarded);  // a tensor left out still draws its values, into here, a chunk at a time
   for (std::size_t i = 0; i < params.specs().size(); ++i) {
     const ParamSpec& spec = params.specs()[i];
     const bool selected = !which || which(spec);
     T* v = selected ? params.values() + params.offset(i) : discarded.data();
-    const std::int64_t n = spec.numel(), wrap = selected ? n : static_cast<std::int64_t>(discarded.size());
+    const std::int64_t n = spec.numel(), mask = selected ? ~std::int64_t(0) : kDiscarded - 1;
     // Value k of the tensor, from gen().
     auto fill = [&](auto gen) {
-      for (std::int64_t k = 0; k < n; ++k) v[k % wrap] = static_cast<T>(gen());
+      for (std::int64_t k = 0; k < n; ++k) v[k & mask] = static_cast<T>(gen());
     };
     switch (spec.init) {
       case ParamSpec::Init::Xavier: {

@@ -16,9 +16,10 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
   // A LoRA run's checkpoints hold their trained tensors alone: those are averaged, into an adapter file.
   const bool adapters = is_adapter_file(first);
   auto trained = [](const ParamSpec& spec) { return !spec.frozen; };
+  const std::string base_checksum = adapters ? read_adapter_info(first).base_checksum : "";
   std::unique_ptr<Transformer<float>> model;
   if (adapters) {
-    model = std::make_unique<Transformer<float>>(read_adapter_info(first).config);
+    model = std::make_unique<Transformer<float>>(checkpoint_config(first));
     load_selected_parameters<float>(first, model->parameters(), trained);
   } else {
     model = load_model(first);
@@ -32,7 +33,7 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
     require(is_adapter_file(f) == adapters && to_json(checkpoint_config(f)) == config,
             "average: " + paths[k] + " has a different model config than " + paths[0]);
     if (adapters) {
-      require(read_adapter_info(f).base_checksum == read_adapter_info(first).base_checksum,
+      require(read_adapter_info(f).base_checksum == base_checksum,
               "average: " + paths[k] + " adapts another base model than " + paths[0]);
       load_selected_parameters<float>(f, params, trained);
     } else {
@@ -45,7 +46,7 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
   if (adapters) {
     std::vector<ExtraTensor> labels;  // a classifier's class names: its head is the adapter file's
     if (const TensorEntry* e = first.find("extra/labels")) labels.push_back({e->name, e->dtype, e->shape, first.data(*e)});
-    save_adapter(output, *model, read_adapter_info(first).base_checksum, labels, averaged);
+    save_adapter(output, *model, base_checksum, labels, averaged);
     return;
   }
   const auto vocabs = read_vocabularies(first, model->config());
