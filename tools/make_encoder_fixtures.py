@@ -268,10 +268,11 @@ def xlmr_tokenizer(workdir):
     with open(corpus, "w", encoding="utf-8") as f:
         f.write(CORPUS)
     prefix = os.path.join(workdir, "spm")
-    subprocess.run(["spm_train", "--input=" + corpus, "--model_prefix=" + prefix, "--model_type=bpe",
+    # Relative names: the model stores its trainer's arguments, so the bytes do not depend on the directory.
+    subprocess.run(["spm_train", "--input=corpus.txt", "--model_prefix=spm", "--model_type=bpe",
                     "--vocab_size=150", "--normalization_rule_name=identity", "--unk_id=0", "--bos_id=1",
                     "--eos_id=2", "--pad_id=-1", "--character_coverage=1.0", "--num_threads=1",
-                    "--minloglevel=2"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    "--minloglevel=2"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir)
     model = prefix + ".model"
     pieces = ref.read_sentencepiece_pieces(model)
     spm = ref.SentencePieceBpe(pieces)
