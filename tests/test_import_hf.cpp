@@ -21,6 +21,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/parameter_layout.h"
+#include "classifier_reference.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -141,32 +142,10 @@ TEST(ImportHf, BertClassifierMatchesItsReference) {
   EXPECT_EQ(c.pooling, Pooling::Cls);
   Batch b = test::bert_batch(ref);
   b.labels.assign(static_cast<std::size_t>(b.B), 0);
-  Arena arena;
-  const float* logits = model->logits(b, arena);
-  EXPECT_LT(test::max_rel_error(logits, ref.floats<float>("expect/class_logits").data(), static_cast<std::size_t>(b.B) * 3),
-            1e-5);
-  EXPECT_LT(test::max_rel_error(model->pooled(), ref.floats<float>("expect/pooled").data(),
-                                static_cast<std::size_t>(b.B) * c.d_model),
-            1e-5);
   // The Encoder's probabilities and label names, from the texts.
   Encoder encoder(model_path);
   expect_tokenized_as_reference(encoder, ref, b);
-  const auto labels = nlohmann::json::parse(ref.metadata("labels")).get<std::vector<std::string>>();
-  EXPECT_EQ(encoder.labels().names(), labels);
-  const auto texts = nlohmann::json::parse(ref.metadata("texts"));
-  std::vector<EncoderInput> inputs;
-  for (const auto& t : texts)
-    inputs.push_back(t.size() == 1 ? encoder.encode_text(t[0].get<std::string>())
-                                   : encoder.encode_pair(t[0].get<std::string>(), t[1].get<std::string>()));
-  ClassifyOptions o;
-  o.top_k = 3;
-  const auto classes = encoder.classify_inputs(inputs, o);
-  const std::vector<float> probs = ref.floats<float>("expect/probs");
-  for (int i = 0; i < b.B; ++i)
-    for (const ClassScore& s : classes[static_cast<std::size_t>(i)].top) {
-      EXPECT_NEAR(s.probability, probs[static_cast<std::size_t>(i) * 3 + s.id], 1e-5) << "text " << i;
-      EXPECT_EQ(s.label, labels[static_cast<std::size_t>(s.id)]);
-    }
+  test::expect_classifier_as_reference(*model, b, encoder, ref);
 }
 
 // Sentences of the BERT fixture's words, and labels by a rule a classifier can learn.

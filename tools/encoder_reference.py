@@ -146,26 +146,6 @@ BYTE_SYMBOL = hf.BYTE_SYMBOL  # GPT-2's reversible byte -> printable symbol map
 GPT2_PATTERN = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
 
 
-def bpe_word(symbols, ranks):
-    """Merge the adjacent pair of the lowest rank, leftmost first, until none has a rank."""
-    symbols = list(symbols)
-    while len(symbols) > 1:
-        best = min(range(len(symbols) - 1), key=lambda i: (ranks.get((symbols[i], symbols[i + 1]), math.inf), i))
-        if (symbols[best], symbols[best + 1]) not in ranks:
-            break
-        a, b = symbols[best], symbols[best + 1]
-        out, i = [], 0
-        while i < len(symbols):
-            if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
-                out.append(a + b)
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        symbols = out
-    return symbols
-
-
 class RobertaBpe:
     """RoBERTa's tokenizer: GPT-2's byte-level BPE, vocab {piece: id}, merges [(a, b)] by rank; special pieces
     written in the text ("<mask>") become their ids."""
@@ -180,8 +160,8 @@ class RobertaBpe:
                 ids.append(self.vocab[part])
                 continue
             for word in GPT2_PATTERN.findall(part):
-                ids += [self.vocab[p] for p in bpe_word("".join(BYTE_SYMBOL[b] for b in word.encode("utf-8")),
-                                                        self.ranks)]
+                symbols = "".join(BYTE_SYMBOL[b] for b in word.encode("utf-8"))
+                ids += [self.vocab[p] for p in hf.apply_merges(symbols, self.ranks)]
         return ids
 
 
