@@ -21,7 +21,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/parameter_names.h"
-#include "classifier_reference.h"
+#include "hf_import_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -29,19 +29,8 @@ namespace heptapod {
 namespace {
 
 using test::quoted;
+using test::convert_fixture;
 using test::TempDir;
-
-// A fixture converted into `dir` (--from `from`, or found by itself when empty): the model file's path.
-std::string convert(const std::string& fixture, const std::string& from, TempDir& dir, std::string& log) {
-  const std::string output = dir.file(fixture + ".htp");
-  EXPECT_EQ(test::run_heptapod("convert " + quoted(test::fixture(fixture)) + (from.empty() ? "" : " --from " + from) +
-                                   " -o " + quoted(output),
-                               dir, log),
-            0)
-      << log;
-  EXPECT_HAS_SUBSTR(log, "with vocabularies");
-  return output;
-}
 
 SafetensorsFile reference(const std::string& fixture) {
   return SafetensorsFile::read(test::fixture(fixture) + "/reference.safetensors");
@@ -172,7 +161,7 @@ void expect_tokenized_as_reference(const Encoder& encoder, const SafetensorsFile
 ModelConfig expect_masked_lm(const std::string& fixture, const std::string& from, const Names& names) {
   TempDir dir;
   std::string log;
-  const std::string path = convert(fixture, from, dir, log);
+  const std::string path = convert_fixture(fixture, from, dir, log);
   EXPECT_HAS_SUBSTR(log, "position_ids");  // the buffer is dropped with a notice
   const SafetensorsFile ref = reference(fixture);
   const auto model = load_model(path);
@@ -192,7 +181,7 @@ ModelConfig expect_masked_lm(const std::string& fixture, const std::string& from
 ModelConfig expect_classifier(const std::string& fixture, const std::string& from, const Names& names) {
   TempDir dir;
   std::string log;
-  const std::string path = convert(fixture, from, dir, log);
+  const std::string path = convert_fixture(fixture, from, dir, log);
   const SafetensorsFile ref = reference(fixture);
   const auto model = load_model(path);
   const ModelConfig c = model->config();
@@ -243,7 +232,7 @@ TEST(ImportEncoders, DistilBertClassifierMatchesItsReference) {
 TEST(ImportEncoders, SentenceTransformersEmbedsAsTheLibrary) {
   TempDir dir;
   std::string log;
-  const std::string path = convert("sentence_transformers", "", dir, log);
+  const std::string path = convert_fixture("sentence_transformers", "", dir, log);
   const SafetensorsFile ref = reference("sentence_transformers");
   Encoder encoder(path);
   const ModelConfig& c = encoder.config();
@@ -363,7 +352,7 @@ TEST(ImportEncoders, BadInputIsRefusedByName) {
 TEST(ImportEncoders, ConvertedEncodersFineTuneAndServe) {
   TempDir dir;
   std::string log;
-  const std::string roberta = convert("roberta", "roberta", dir, log), distil = convert("distilbert", "distilbert", dir, log);
+  const std::string roberta = convert_fixture("roberta", "roberta", dir, log), distil = convert_fixture("distilbert", "distilbert", dir, log);
   const char* lines[] = {"The cat sat on the mat.", "Where is the dog?", "The dog is outside.", "We like the sun.",
                          "It is the cat.", "The dog sat outside.", "Hello, we like the cat.", "Where is it?"};
   std::string text, pairs, labels;

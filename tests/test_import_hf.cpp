@@ -21,7 +21,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/parameter_layout.h"
-#include "classifier_reference.h"
+#include "hf_import_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -29,17 +29,8 @@ namespace heptapod {
 namespace {
 
 using test::quoted;
+using test::convert_fixture;
 using test::TempDir;
-
-std::string convert(const std::string& fixture, const std::string& from, TempDir& dir, std::string& log) {
-  const std::string output = dir.file(fixture + ".htp");
-  EXPECT_EQ(test::run_heptapod("convert " + quoted(test::fixture(fixture)) + " --from " + from + " -o " + quoted(output),
-                               dir, log),
-            0)
-      << log;
-  EXPECT_HAS_SUBSTR(log, "with vocabularies");
-  return output;
-}
 
 // A fixture converted into `dir`, its reference, and the model file loaded.
 struct Converted {
@@ -49,7 +40,7 @@ struct Converted {
 };
 
 Converted convert_and_load(const std::string& fixture, const std::string& from, TempDir& dir, std::string& log) {
-  const std::string path = convert(fixture, from, dir, log);
+  const std::string path = convert_fixture(fixture, from, dir, log);
   return {path, SafetensorsFile::read(test::fixture(fixture) + "/reference.safetensors"), load_model(path)};
 }
 
@@ -167,7 +158,7 @@ std::string bert_text(std::string& labels) {
 TEST(ImportHf, ConvertedModelsFineTuneAndServeEveryCommand) {
   TempDir dir;
   std::string log;
-  const std::string gpt2 = convert("gpt2", "gpt2", dir, log), bert = convert("bert", "bert", dir, log);
+  const std::string gpt2 = convert_fixture("gpt2", "gpt2", dir, log), bert = convert_fixture("bert", "bert", dir, log);
   const std::string train = " --steps 6 --batch-tokens 256 --log-every 3 --valid-every 100 --seed 3";
   const std::string prose = dir.write("prose.txt", "The dog and the fox run into the woods.\nHello, world! It's a test.\n"
                                                    "We've got 42 apples; they're on the table.\n");

@@ -1,5 +1,5 @@
-// A converted sequence classifier against a Hugging Face fixture's reference (tools/make_hf_fixtures.py,
-// tools/make_encoder_fixtures.py): shared by the BERT, RoBERTa and DistilBERT import tests.
+// Checks shared by the tests of converted Hugging Face fixtures (tools/make_hf_fixtures.py,
+// tools/make_encoder_fixtures.py): the conversion itself, and a sequence classifier against its reference.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,9 +11,22 @@
 
 #include "heptapod/decode/encoder.h"
 #include "heptapod/io/safetensors.h"
+#include "test_process.h"
 #include "test_util.h"
 
 namespace heptapod::test {
+
+// A fixture converted into `dir` (--from `from`, or found by itself when empty): the model file's path.
+inline std::string convert_fixture(const std::string& fixture, const std::string& from, TempDir& dir, std::string& log) {
+  const std::string output = dir.file(fixture + ".htp");
+  EXPECT_EQ(run_heptapod("convert " + quoted(test::fixture(fixture)) + (from.empty() ? "" : " --from " + from) +
+                             " -o " + quoted(output),
+                         dir, log),
+            0)
+      << log;
+  EXPECT_HAS_SUBSTR(log, "with vocabularies");
+  return output;
+}
 
 // The model's class logits and pooled vectors on the reference's batch `b` (B sentences, 3 classes) within
 // 1e-5 of expect/class_logits and expect/pooled; the Encoder's label names (metadata labels) and its
