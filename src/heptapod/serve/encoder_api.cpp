@@ -94,7 +94,8 @@ std::vector<EncoderInput> encoder_inputs(const EncoderCall& call, const Encoder&
       throw field_error(field, e.what());
     }
   }
-  if (strict)
+  // A model that cuts its inputs itself (sentence-transformers' max_seq_length) is read as its library reads it.
+  if (strict && c.max_input_tokens == 0)
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i].truncated)
         throw field_error(field, "input " + std::to_string(i) + " is longer than the model's " +
