@@ -14,6 +14,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "heptapod/decode/encoder.h"
@@ -274,6 +275,38 @@ TEST(ImportEncoders, SentenceTransformersEmbedsAsTheLibrary) {
   for (int k = 0; k < c.d_model; ++k) EXPECT_NEAR(line[static_cast<std::size_t>(k)].get<float>(), want[static_cast<std::size_t>(k)], 1e-6);
 }
 
+void put(const std::string& path, const std::string& text) {
+  write_file_atomic(path, [&](std::ostream& out) { out << text; });
+}
+
+// sentence-transformers over a BERT (all-MiniLM's) or DistilBERT body: the module files over their checkpoint
+// directory; the pooling they name is the model's default.
+TEST(ImportEncoders, SentenceTransformersOverBertAndDistilBert) {
+  TempDir dir;
+  for (const auto& [fixture, mode, pooling] : {std::tuple{"bert", "pooling_mode_cls_token", Pooling::Cls},
+                                               {"distilbert", "pooling_mode_max_tokens", Pooling::Max}}) {
+    const std::string st = dir.file(std::string(fixture) + "-st");
+    std::filesystem::copy(test::fixture(fixture), st, std::filesystem::copy_options::recursive);
+    std::filesystem::create_directories(st + "/1_Pooling");
+    put(st + "/modules.json",
+        R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])");
+    put(st + "/1_Pooling/config.json", nlohmann::json{{"word_embedding_dimension", 32}, {mode, true}}.dump());
+    put(st + "/sentence_bert_config.json", R"({"max_seq_length": 256, "do_lower_case": false})");
+    std::string log;
+    const std::string path = dir.file(std::string(fixture) + ".htp");
+    ASSERT_EQ(test::run_heptapod("convert " + quoted(st) + " -o " + quoted(path), dir, log), 0) << log;
+    Encoder encoder(path);
+    EXPECT_EQ(encoder.config().embed_pooling, pooling) << fixture;
+    EXPECT_FALSE(encoder.config().embed_normalize);
+    EXPECT_EQ(encoder.config().encoder_input_limit(), encoder.config().position_limit());  // 256 is past them
+    EmbedOptions o;
+    o.pooling = pooling;
+    o.normalize = false;
+    EXPECT_EQ(encoder.embed({"the cat sat on the mat"}, {}), encoder.embed({"the cat sat on the mat"}, o)) << fixture;
+  }
+}
+
 // A copy of a fixture directory with `edit` applied to it.
 std::string edited_copy(const std::string& fixture, TempDir& dir, const std::string& name,
                         const std::function<void(const std::string&)>& edit) {
@@ -281,10 +314,6 @@ std::string edited_copy(const std::string& fixture, TempDir& dir, const std::str
   std::filesystem::copy(test::fixture(fixture), copy, std::filesystem::copy_options::recursive);
   edit(copy);
   return copy;
-}
-
-void put(const std::string& path, const std::string& text) {
-  write_file_atomic(path, [&](std::ostream& out) { out << text; });
 }
 
 void patch_json(const std::string& path, const nlohmann::json& patch) {
