@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "heptapod/data/chat_template.h"
+#include "heptapod/data/encoder_checkpoint.h"
 #include "heptapod/data/gguf_export.h"
 #include "heptapod/data/gguf_import.h"
 #include "heptapod/data/llama_vocab.h"
@@ -28,6 +29,7 @@
 #include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/peft_import.h"
+#include "heptapod/io/sentence_transformers.h"
 #include "heptapod/io/torch_import.h"
 
 namespace heptapod::app {
@@ -164,8 +166,11 @@ int run_convert(const ConvertOptions& o) {
   check_options_apply(o);
   const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
   std::map<std::string, std::string> metadata;
-  if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert" || o.from == "llama")
+  if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert" || o.from == "llama" ||
+      o.from == "roberta" || o.from == "distilbert" || o.from == "sentence-transformers")
     require_directory(o.input, "a " + o.from + " model");
+  // A sentence-transformers directory is found by its modules.json where --from is not given.
+  const bool sentence_transformers = o.from == "sentence-transformers" || (found && is_sentence_transformers_dir(o.input));
   if (o.from == "llama") {
     LlamaConfig config = read_llama_config(o.input);
     for (const std::string& note : config.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
@@ -177,14 +182,13 @@ int run_convert(const ConvertOptions& o) {
     model = import_gpt2(o.input);
     vocabs = gpt2_vocabularies(o.input, model->config());
     chat = read_checkpoint_chat_template(o.input);
-  } else if (o.from == "bert") {
-    BertVocabulary vocabulary = bert_vocabulary(o.input);
-    BertImport imported = import_bert(o.input, vocabulary.ids);
+  } else if (o.from == "bert" || o.from == "roberta" || o.from == "distilbert" || sentence_transformers) {
+    const BertFamily family = o.from == "roberta" ? BertFamily::Roberta
+                              : o.from == "distilbert" ? BertFamily::DistilBert : BertFamily::Bert;
+    ImportedEncoder imported = sentence_transformers ? import_sentence_transformers(o.input) : import_encoder(o.input, family);
     for (const std::string& notice : imported.notices) std::fprintf(stderr, "note: %s\n", notice.c_str());
     model = std::move(imported.model);
-    vocabs = ModelVocabularies{std::move(vocabulary.vocabulary), {}, {}};
-    if (!imported.labels.empty()) vocabs->labels = LabelNames(imported.labels);
-    check_vocabularies(*vocabs, model->config(), o.input);
+    vocabs = std::move(imported.vocabs);
   } else if (o.from == "marian") {
     model = import_marian(o.input);
     vocabs = marian_vocabularies(o.input, model->config());
@@ -220,15 +224,18 @@ int run_convert(const ConvertOptions& o) {
 
 Runner add_convert_command(CLI::App& root) {
   auto* cmd = root.add_subcommand("convert",
-                                  "Convert pre-trained weights (PyTorch, MarianMT, fairseq, GPT-2, BERT, LLaMA, Mistral, "
-                                  "Qwen) to a model file");
+                                  "Convert pre-trained weights (PyTorch, MarianMT, fairseq, GPT-2, BERT, RoBERTa, XLM-R, "
+                                  "DistilBERT, sentence-transformers, LLaMA, Mistral, Qwen) to a model file");
   auto o = std::make_shared<ConvertOptions>();
   cmd->add_option("input", o->input,
                   "State dict in safetensors format (nn-transformer, heptapod), or the model directory (marian: "
                   "config.json, model.safetensors, vocab.json, source.spm, target.spm; fairseq: model.safetensors, "
                   "cfg.json, dict.src.txt, dict.tgt.txt and the SentencePiece model; gpt2: config.json, "
                   "model.safetensors, vocab.json, merges.txt; bert: config.json, model.safetensors, vocab.txt and "
-                  "tokenizer_config.json if there is one; llama (also Mistral, Qwen 2 and 3): config.json, "
+                  "tokenizer_config.json if there is one; roberta: config.json, model.safetensors, vocab.json and "
+                  "merges.txt (RoBERTa) or sentencepiece.bpe.model (XLM-R); distilbert: as bert; "
+                  "sentence-transformers: modules.json, 1_Pooling/config.json, sentence_bert_config.json and the "
+                  "bert, roberta or distilbert files; llama (also Mistral, Qwen 2 and 3): config.json, "
                   "generation_config.json if there is one, model.safetensors or its shards with "
                   "model.safetensors.index.json, tokenizer.json and tokenizer_config.json)")
       ->required();
@@ -246,14 +253,16 @@ Runner add_convert_command(CLI::App& root) {
           ->check(CLI::IsMember({"f32", "f16", "q8_0", "q4_0"}));
   o->from_option =
       cmd->add_option("--from", o->from,
-                      "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, gguf (a GGUF file of a "
+                      "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, roberta (also XLM-R), "
+                      "distilbert, sentence-transformers (found by its modules.json), llama, gguf (a GGUF file of a "
                       "gpt2, llama, qwen2 or qwen3 model: its weights in their GGUF types, its tokenizer and chat "
                       "template), model (a Heptapod model file, rewritten with --chat-template), or peft (a PEFT "
                       "LoRA adapter directory of a llama-family, gpt2 or bert model: adapter_config.json, "
                       "adapter_model.safetensors; written as an adapter file over --base); gguf and model are found "
                       "by themselves when --from is not given")
           ->check(CLI::IsMember(
-              {"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model", "peft"}));
+              {"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model", "peft",
+               "roberta", "distilbert", "sentence-transformers"}));
   cmd->add_option("--chat-template", o->chat_template,
                   "Set or replace the model's chat template: a Jinja file, or a tokenizer_config.json with "
                   "\"chat_template\" (its special tokens come along). gpt2 and llama checkpoints bring their own "

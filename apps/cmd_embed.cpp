@@ -1,5 +1,5 @@
 // `heptapod embed -m ENCODER`: one vector per input line from an encoder-only model (the Encoder front end:
-// mean or [CLS] pooling, optional L2 normalisation), streaming a window of lines at a time, written as JSON
+// mean, [CLS] or max pooling, optional L2 normalisation, by default the model's own), streaming a window of lines at a time, written as JSON
 // lines (a JSON array of floats per line) or as a float32 .npy matrix (one row per line) when the output
 // file ends in .npy or --format npy says so.
 #include <cstdio>
@@ -19,7 +19,8 @@ namespace heptapod::app {
 namespace {
 
 struct EmbedFlags {
-  std::string model, input, output, format, pooling = "mean";
+  std::string model, input, output, format, pooling;
+  bool normalize = false, no_normalize = false;
   EmbedOptions options;
   ModelLoadOptions load;
   int threads = 0;
@@ -39,7 +40,9 @@ std::string json_line(const std::vector<float>& v) {
 
 int run_embed(EmbedFlags f) {
   set_num_threads(f.threads);
-  f.options.pooling = pooling_from_name(f.pooling, "--pooling");
+  if (!f.pooling.empty()) f.options.pooling = pooling_from_name(f.pooling, "--pooling");
+  require(!(f.normalize && f.no_normalize), "embed: --normalize and --no-normalize exclude each other");
+  if (f.normalize || f.no_normalize) f.options.normalize = f.normalize;
   const bool to_file = !f.output.empty() && f.output != "-";
   const bool npy = f.format.empty() ? to_file && f.output.size() > 4 && f.output.ends_with(".npy") : f.format == "npy";
   require(!npy || to_file, "embed: .npy output goes to a file (-o FILE.npy); standard output takes --format jsonl");
@@ -86,9 +89,13 @@ Runner add_embed_command(CLI::App& root) {
   cmd->add_option("-o,--output", f->output, "Output file (default: stdout); a name ending in .npy writes .npy");
   cmd->add_option("--format", f->format, "jsonl (a JSON array per line) or npy (float32, one row per line)")
       ->check(CLI::IsMember({"jsonl", "npy"}));
-  cmd->add_option("--pooling", f->pooling, "mean (of every token's vector; the default) or cls (the start token's)")
-      ->check(CLI::IsMember({"mean", "cls"}));
-  cmd->add_flag("--normalize", f->options.normalize, "Scale every vector to unit length (L2)");
+  cmd->add_option("--pooling", f->pooling,
+                  "mean (of every token's vector), cls (the start token's) or max (each dimension's largest); "
+                  "default: the model's (a converted sentence-transformers model's pooling, else mean)")
+      ->check(CLI::IsMember({"mean", "cls", "max"}));
+  cmd->add_flag("--normalize", f->normalize,
+                "Scale every vector to unit length (L2; the default of a sentence-transformers model with Normalize)");
+  cmd->add_flag("--no-normalize", f->no_normalize, "Leave the vectors as pooled, whatever the model's default");
   cmd->add_flag("--pairs", f->options.pairs, "Each line is a sentence pair, its two texts separated by a tab (a classifier trained with --pairs reads "
                 "pairs without it)");
   cmd->add_option("--batch-tokens", f->options.batch_tokens, "Padded tokens per batch")

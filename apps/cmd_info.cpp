@@ -100,6 +100,10 @@ void print_model(const std::string& path) {
                                   pooling_name(c.pooling) + " pooling").c_str()
                                : "none",
                 c.pooler ? " (and a [CLS] pooler for classifiers fine-tuned from it)" : "");
+  if (c.architecture == Architecture::EncoderOnly)
+    std::printf("embed:    %s pooling%s, inputs of at most %d tokens%s\n", pooling_name(c.embed_pooling),
+                c.embed_normalize ? ", normalised" : "", c.encoder_input_limit(),
+                c.double_separator ? "; pairs as <s> A </s></s> B </s>" : "");
   if (!vocabs) {
     std::printf("vocab:    none in the file\n");
   } else {

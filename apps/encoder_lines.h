@@ -21,7 +21,7 @@ inline std::vector<EncoderInput> encode_window(const Encoder& encoder, const std
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].truncated)
       std::fprintf(stderr, "warning: line %zu: longer than the model's learned positions; %s the %d tokens that fit\n",
-                   first + i + 1, verb, encoder.config().position_limit());
+                   first + i + 1, verb, encoder.config().encoder_input_limit());
   return inputs;
 }
 

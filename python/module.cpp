@@ -321,9 +321,10 @@ class PyEncoder {
       : calls_(threads), encoder_(path, load_options(compute_type, float_output, adapter)) {}
 
   // (N, d_model) float32: a NumPy array where NumPy is installed, else a list of lists.
-  py::object embed(const py::sequence& texts, const std::string& pooling, bool normalize, int batch_tokens) {
+  py::object embed(const py::sequence& texts, const std::optional<std::string>& pooling,
+                   const std::optional<bool>& normalize, int batch_tokens) {
     EmbedOptions o;
-    o.pooling = pooling_from_name(pooling, "pooling");
+    if (pooling) o.pooling = pooling_from_name(*pooling, "pooling");
     o.normalize = normalize;
     o.batch_tokens = batch_tokens;
     const std::vector<EncoderInput> inputs = inputs_of(texts);
@@ -587,11 +588,12 @@ PYBIND11_MODULE(heptapod, m) {
       .def(py::init<const std::string&, int, const std::optional<std::string>&, bool, const std::optional<std::string>&>(),
            py::arg("path"), py::arg("threads") = 0, py::arg("compute_type") = py::none(), py::arg("float_output") = false,
            py::arg("adapter") = py::none(), kLoadArguments)
-      .def("embed", &PyEncoder::embed, py::arg("texts"), py::arg("pooling") = "mean", py::arg("normalize") = false,
-           py::arg("batch_tokens") = 4096,
+      .def("embed", &PyEncoder::embed, py::arg("texts"), py::arg("pooling") = py::none(),
+           py::arg("normalize") = py::none(), py::arg("batch_tokens") = 4096,
            "One vector per text (a str, or a (first, second) sentence pair), as `heptapod embed` writes them: a "
            "float32 NumPy array (len(texts), d_model) where NumPy is installed, else a list of lists; pooling "
-           "'mean' (the default) or 'cls'")
+           "'mean', 'cls' or 'max' and normalize True or False, by default the model's own (a converted "
+           "sentence-transformers model's; else 'mean', not normalised)")
       .def("classify", &PyEncoder::classify, py::arg("texts"), py::arg("top_k") = 1, py::arg("batch_tokens") = 4096,
            "A classifier's classes of each text (a str, or a (first, second) sentence pair): one dict per text, "
            "{'labels': the prediction (the most probable "

@@ -21,6 +21,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
 #include "heptapod/model/parameter_layout.h"
+#include "hf_import_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -28,17 +29,8 @@ namespace heptapod {
 namespace {
 
 using test::quoted;
+using test::convert_fixture;
 using test::TempDir;
-
-std::string convert(const std::string& fixture, const std::string& from, TempDir& dir, std::string& log) {
-  const std::string output = dir.file(fixture + ".htp");
-  EXPECT_EQ(test::run_heptapod("convert " + quoted(test::fixture(fixture)) + " --from " + from + " -o " + quoted(output),
-                               dir, log),
-            0)
-      << log;
-  EXPECT_HAS_SUBSTR(log, "with vocabularies");
-  return output;
-}
 
 // A fixture converted into `dir`, its reference, and the model file loaded.
 struct Converted {
@@ -48,7 +40,7 @@ struct Converted {
 };
 
 Converted convert_and_load(const std::string& fixture, const std::string& from, TempDir& dir, std::string& log) {
-  const std::string path = convert(fixture, from, dir, log);
+  const std::string path = convert_fixture(fixture, from, dir, log);
   return {path, SafetensorsFile::read(test::fixture(fixture) + "/reference.safetensors"), load_model(path)};
 }
 
@@ -141,32 +133,10 @@ TEST(ImportHf, BertClassifierMatchesItsReference) {
   EXPECT_EQ(c.pooling, Pooling::Cls);
   Batch b = test::bert_batch(ref);
   b.labels.assign(static_cast<std::size_t>(b.B), 0);
-  Arena arena;
-  const float* logits = model->logits(b, arena);
-  EXPECT_LT(test::max_rel_error(logits, ref.floats<float>("expect/class_logits").data(), static_cast<std::size_t>(b.B) * 3),
-            1e-5);
-  EXPECT_LT(test::max_rel_error(model->pooled(), ref.floats<float>("expect/pooled").data(),
-                                static_cast<std::size_t>(b.B) * c.d_model),
-            1e-5);
   // The Encoder's probabilities and label names, from the texts.
   Encoder encoder(model_path);
   expect_tokenized_as_reference(encoder, ref, b);
-  const auto labels = nlohmann::json::parse(ref.metadata("labels")).get<std::vector<std::string>>();
-  EXPECT_EQ(encoder.labels().names(), labels);
-  const auto texts = nlohmann::json::parse(ref.metadata("texts"));
-  std::vector<EncoderInput> inputs;
-  for (const auto& t : texts)
-    inputs.push_back(t.size() == 1 ? encoder.encode_text(t[0].get<std::string>())
-                                   : encoder.encode_pair(t[0].get<std::string>(), t[1].get<std::string>()));
-  ClassifyOptions o;
-  o.top_k = 3;
-  const auto classes = encoder.classify_inputs(inputs, o);
-  const std::vector<float> probs = ref.floats<float>("expect/probs");
-  for (int i = 0; i < b.B; ++i)
-    for (const ClassScore& s : classes[static_cast<std::size_t>(i)].top) {
-      EXPECT_NEAR(s.probability, probs[static_cast<std::size_t>(i) * 3 + s.id], 1e-5) << "text " << i;
-      EXPECT_EQ(s.label, labels[static_cast<std::size_t>(s.id)]);
-    }
+  test::expect_classifier_as_reference(*model, b, encoder, ref);
 }
 
 // Sentences of the BERT fixture's words, and labels by a rule a classifier can learn.
@@ -188,7 +158,7 @@ std::string bert_text(std::string& labels) {
 TEST(ImportHf, ConvertedModelsFineTuneAndServeEveryCommand) {
   TempDir dir;
   std::string log;
-  const std::string gpt2 = convert("gpt2", "gpt2", dir, log), bert = convert("bert", "bert", dir, log);
+  const std::string gpt2 = convert_fixture("gpt2", "gpt2", dir, log), bert = convert_fixture("bert", "bert", dir, log);
   const std::string train = " --steps 6 --batch-tokens 256 --log-every 3 --valid-every 100 --seed 3";
   const std::string prose = dir.write("prose.txt", "The dog and the fox run into the woods.\nHello, world! It's a test.\n"
                                                    "We've got 42 apples; they're on the table.\n");

@@ -326,7 +326,7 @@ def test_an_encoder_trains_and_embeds_the_clis_numbers(tmp_path):
     with pytest.raises(heptapod.Error, match="sentence pair"):
         encoder.embed([("a", "b", "c")])
     with pytest.raises(heptapod.Error, match="pooling"):
-        encoder.embed(texts, pooling="max")
+        encoder.embed(texts, pooling="sum")
     with pytest.raises(heptapod.Error, match="encoder-only"):
         heptapod.Encoder(_translation_model(tmp_path))
 
@@ -499,3 +499,20 @@ def test_adapters_give_the_clis_bytes(tmp_path):
         assert [float(fields[1]), float(fields[3])] == pytest.approx([p for _, p in r["top"]], abs=1e-6)
     with pytest.raises(heptapod.Error, match="another base"):
         heptapod.Encoder(model_and_adapter("embedding")[0], threads=1, adapter=adapter)
+
+
+def test_a_sentence_transformers_model_embeds_by_its_own_defaults(tmp_path):
+    # Converted from its directory (found by modules.json): mean pooling, normalised, as `heptapod embed` does.
+    path = str(tmp_path / "st.htp")
+    cli("convert", os.path.join(FIXTURES, "sentence_transformers"), "-o", path)
+    encoder = heptapod.Encoder(path, threads=1)
+    assert encoder.config.get("embed_pooling", "mean") == "mean" and encoder.config["embed_normalize"]
+    texts = ["The cat sat on the mat.", "Hello, world! 42 cats like the sun."]
+    (tmp_path / "texts.txt").write_text("\n".join(texts) + "\n")
+    lines = cli("embed", "-m", path, "-i", str(tmp_path / "texts.txt"), "--threads", "1")
+    expected = [[float(x) for x in line.strip("[]").split(", ")] for line in lines.splitlines()]
+    for got, want in zip(encoder.embed(texts), expected):
+        assert list(got) == pytest.approx(want, abs=1e-7)
+        assert sum(float(x) * float(x) for x in got) == pytest.approx(1.0, abs=1e-5)
+    raw = encoder.embed(texts, pooling="max", normalize=False)
+    assert sum(float(x) * float(x) for x in raw[0]) != pytest.approx(1.0, abs=1e-3)

@@ -21,10 +21,13 @@ EncoderInput layout_text(std::vector<int> first, int limit, int bos_id, int eos_
   return in;
 }
 
-EncoderInput layout_pair(std::vector<int> first, std::vector<int> second, int limit, int bos_id, int eos_id) {
-  require(limit >= 3, "encoder input: a sentence pair needs room for its start and two end tokens");
+EncoderInput layout_pair(std::vector<int> first, std::vector<int> second, int limit, int bos_id, int eos_id,
+                         bool double_separator) {
+  const int framing = double_separator ? 4 : 3;
+  require(limit >= framing, "encoder input: a sentence pair needs room for its start and " +
+                                std::to_string(framing - 1) + " end tokens");
   EncoderInput in;
-  const std::size_t room = static_cast<std::size_t>(limit - 3);
+  const std::size_t room = static_cast<std::size_t>(limit - framing);
   while (first.size() + second.size() > room) {
     (first.size() >= second.size() ? first : second).pop_back();
     in.truncated = true;
@@ -32,10 +35,11 @@ EncoderInput layout_pair(std::vector<int> first, std::vector<int> second, int li
   in.tokens.push_back(bos_id);
   in.tokens.insert(in.tokens.end(), first.begin(), first.end());
   in.tokens.push_back(eos_id);
+  if (double_separator) in.tokens.push_back(eos_id);
   in.types.assign(in.tokens.size(), 0);
   in.tokens.insert(in.tokens.end(), second.begin(), second.end());
   in.tokens.push_back(eos_id);
-  in.types.resize(in.tokens.size(), 1);
+  in.types.resize(in.tokens.size(), double_separator ? 0 : 1);
   return in;
 }
 

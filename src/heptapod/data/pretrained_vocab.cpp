@@ -195,4 +195,45 @@ BertVocabulary bert_vocabulary(const std::string& dir) {
   return out;
 }
 
+BertVocabulary roberta_vocabulary(const std::string& dir) {
+  const std::string config_path = dir + "/config.json";
+  const nlohmann::json config = parse_config_object(read_file(config_path), config_path);
+  const bool sentencepiece = ConfigReader{config, config_path}.text("model_type", "") == "xlm-roberta";
+  auto need = [&](const char* name) {
+    const std::string path = dir + "/" + name;
+    require(std::filesystem::is_regular_file(path),
+            path + ": missing (the " + std::string(sentencepiece ? "XLM-R" : "RoBERTa") + " tokenizer file)");
+    return path;
+  };
+  BertVocabulary out;
+  if (sentencepiece) {
+    const std::string spm = need("sentencepiece.bpe.model");
+    const std::string blob = read_file(spm);
+    const std::vector<ScoredPiece> pieces = sentencepiece_pieces(blob, spm);
+    // fairseq's dictionary: its four specials, then the pieces past SentencePiece's <unk>, <s>, </s>, then <mask>.
+    require(pieces.size() > 3 && pieces[0].kind == ScoredPiece::Kind::Unknown && pieces[1].piece == "<s>" &&
+                pieces[2].piece == "</s>",
+            spm + ": not XLM-R's layout (SentencePiece ids 0, 1, 2 should be <unk>, <s>, </s>)");
+    VocabIds ids;
+    ids.pieces = {"<s>", "<pad>", "</s>", "<unk>"};
+    for (std::size_t i = 3; i < pieces.size(); ++i) ids.pieces.push_back(pieces[i].piece);
+    ids.pieces.push_back("<mask>");
+    ids.unk_id = 3;
+    const int mask = static_cast<int>(ids.pieces.size()) - 1;
+    out.vocabulary = Vocabulary::from_serialized(blob, std::move(ids), spm + " with fairseq's ids");
+    out.ids = {1, 0, 2, mask};
+    return out;
+  }
+  const std::string vocab = need("vocab.json"), merges = need("merges.txt");
+  auto tokenizer = std::make_shared<ByteBpe>(ByteBpe::from_files(vocab, merges));
+  auto id = [&](const char* piece) {
+    const int found = tokenizer->table().id_of(piece);
+    require(found >= 0, vocab + ": no \"" + std::string(piece) + "\" token");
+    return found;
+  };
+  out.ids = {id("<pad>"), id("<s>"), id("</s>"), id("<mask>")};
+  out.vocabulary = Vocabulary::from_tokenizer(std::move(tokenizer));
+  return out;
+}
+
 }  // namespace heptapod

@@ -44,6 +44,13 @@ struct BertVocabulary {
 };
 BertVocabulary bert_vocabulary(const std::string& dir);
 
+// dir: a RoBERTa snapshot (model_type "roberta": vocab.json and merges.txt, GPT-2's byte-level BPE with <s>,
+// <pad>, </s>, <unk> and <mask> among its pieces) or an XLM-R one (model_type "xlm-roberta":
+// sentencepiece.bpe.model under fairseq's ids: <s> 0, <pad> 1, </s> 2, <unk> 3, the SentencePiece model's
+// pieces shifted by one, <mask> after them); the special ids the model needs (cls <s>, sep </s>). A missing
+// file is an Error naming it.
+BertVocabulary roberta_vocabulary(const std::string& dir);
+
 // Throws Error unless the vocabularies match the config's sizes and its special ids are special pieces.
 void check_vocabularies(const ModelVocabularies& vocabs, const ModelConfig& config, const std::string& where);
 

@@ -33,15 +33,15 @@ Encoder::Encoder(InferenceModel loaded) : model_(std::move(loaded.model)), vocab
 
 EncoderInput Encoder::encode_text(const std::string& text) const {
   const ModelConfig& c = config();
-  return layout_text(vocabs_.source.encode(text), c.position_limit(), c.bos_id, c.eos_id);
+  return layout_text(vocabs_.source.encode(text), c.encoder_input_limit(), c.bos_id, c.eos_id);
 }
 
 EncoderInput Encoder::encode_pair(const std::string& first, const std::string& second) const {
   const ModelConfig& c = config();
-  require(c.token_types >= 2, "the model reads single texts: it has no token type for a sentence pair's second "
-                              "segment");
-  return layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), c.position_limit(), c.bos_id,
-                     c.eos_id);
+  require(c.token_types >= 2 || c.double_separator, "the model reads single texts: it has no token type for a "
+                                                     "sentence pair's second segment");
+  return layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), c.encoder_input_limit(), c.bos_id,
+                     c.eos_id, c.double_separator);
 }
 
 std::vector<EncoderInput> Encoder::encode_lines(const std::vector<std::string>& lines, bool pairs,
@@ -105,6 +105,8 @@ std::vector<std::vector<float>> Encoder::embed(const std::vector<std::string>& t
 std::vector<std::vector<float>> Encoder::embed_inputs(const std::vector<EncoderInput>& inputs, const EmbedOptions& o) {
   validate(o);
   const int C = config().d_model;
+  const Pooling pooling = o.pooling.value_or(config().embed_pooling);
+  const bool normalize = o.normalize.value_or(config().embed_normalize);
   std::vector<std::vector<float>> out(inputs.size(), std::vector<float>(static_cast<std::size_t>(C)));
   for_each_batch(inputs, o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {
     const int B = batch.B, S = batch.S;
@@ -114,16 +116,21 @@ std::vector<std::vector<float>> Encoder::embed_inputs(const std::vector<EncoderI
     for (int b = 0; b < B; ++b) {
       std::vector<float>& v = out[group[static_cast<std::size_t>(b)]];
       const float* rows = y + static_cast<std::size_t>(b) * S * C;
-      const int n = o.pooling == Pooling::Cls ? 1 : len[static_cast<std::size_t>(b)];
-      std::vector<double> sum(static_cast<std::size_t>(C), 0.0);  // (C), in a fixed order
-      for (int s = 0; s < n; ++s)
-        for (int c = 0; c < C; ++c) sum[static_cast<std::size_t>(c)] += rows[static_cast<std::size_t>(s) * C + c];
+      const int n = pooling == Pooling::Cls ? 1 : len[static_cast<std::size_t>(b)];
+      std::vector<double> pooled(rows, rows + C);  // (C): the first row; then the sum or the largest, in order
+      for (int s = 1; s < n; ++s)
+        for (int c = 0; c < C; ++c) {
+          const double x = rows[static_cast<std::size_t>(s) * C + c];
+          double& p = pooled[static_cast<std::size_t>(c)];
+          p = pooling == Pooling::Max ? std::max(p, x) : p + x;
+        }
       double norm = 0;
       for (int c = 0; c < C; ++c) {
-        v[static_cast<std::size_t>(c)] = static_cast<float>(sum[static_cast<std::size_t>(c)] / n);
+        const double p = pooled[static_cast<std::size_t>(c)];
+        v[static_cast<std::size_t>(c)] = static_cast<float>(pooling == Pooling::Max ? p : p / n);
         norm += static_cast<double>(v[static_cast<std::size_t>(c)]) * v[static_cast<std::size_t>(c)];
       }
-      if (o.normalize && norm > 0)
+      if (normalize && norm > 0)
         for (float& x : v) x = static_cast<float>(x / std::sqrt(norm));
     }
   });

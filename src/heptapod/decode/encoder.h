@@ -7,12 +7,14 @@
 // learned positions), the texts batched by length, the encoder run once per batch.
 //
 //   heptapod::Encoder encoder("enc.htp");
-//   heptapod::EmbedOptions options;  // mean pooling, not normalised
+//   heptapod::EmbedOptions options;  // the model's pooling and normalisation (mean, not normalised, unless
+//                                    // it was converted from sentence-transformers)
 //   std::vector<std::vector<float>> v = encoder.embed({"a sentence", "another"}, options);
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +28,11 @@ namespace heptapod {
 
 struct EmbedOptions {
   // The mean of the text's output rows (the start and end tokens included, as sentence-transformers pools
-  // BERT), or the start token's row ([CLS]).
-  Pooling pooling = Pooling::Mean;
-  bool normalize = false;   // scale each vector to unit L2 norm
+  // BERT), the start token's row ([CLS]), or each dimension's largest value over the rows (max); unset: the
+  // model's own (ModelConfig::embed_pooling: a converted sentence-transformers model's, else mean).
+  std::optional<Pooling> pooling;
+  // Scale each vector to unit L2 norm; unset: the model's own (ModelConfig::embed_normalize).
+  std::optional<bool> normalize;
   bool pairs = false;       // each text a sentence pair "first<TAB>second" (data/encoder_input.h); always for a
                             // classifier of pairs (ModelConfig::sentence_pairs)
   int batch_tokens = 4096;  // padded tokens per batch
@@ -71,7 +75,8 @@ class Encoder {
   // An encoder-only model already in memory (packed for inference), with its vocabularies.
   explicit Encoder(InferenceModel loaded);
 
-  // A text, or a sentence pair, as the encoder reads it (data/encoder_input.h), cut to the learned positions.
+  // A text, or a sentence pair, as the encoder reads it (data/encoder_input.h), cut to the learned positions
+  // (or the model's max_input_tokens).
   EncoderInput encode_text(const std::string& text) const;
   EncoderInput encode_pair(const std::string& first, const std::string& second) const;
   // Lines as the encoder reads them: each a text, or with `pairs` (or for a classifier of sentence pairs,

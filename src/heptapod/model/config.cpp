@@ -151,12 +151,15 @@ Activation activation_from_name(const std::string& name, const std::string& wher
                       "and gelu_tanh, also called gelu_new and gelu_pytorch_tanh)");
 }
 
-const char* pooling_name(Pooling pooling) { return pooling == Pooling::Cls ? "cls" : "mean"; }
+const char* pooling_name(Pooling pooling) {
+  return pooling == Pooling::Cls ? "cls" : pooling == Pooling::Max ? "max" : "mean";
+}
 
 Pooling pooling_from_name(const std::string& name, const std::string& where) {
   if (name == "mean") return Pooling::Mean;
   if (name == "cls") return Pooling::Cls;
-  throw Error(where + ": pooling \"" + name + "\" is not one of mean, cls");
+  if (name == "max") return Pooling::Max;
+  throw Error(where + ": pooling \"" + name + "\" is not one of mean, cls, max");
 }
 
 std::vector<int> banned_output_ids(const ModelConfig& c) {
@@ -261,8 +264,16 @@ void validate(const ModelConfig& c) {
   require(!c.pooler || (encoder_only && c.labels == 0),
           "model config: pooler (a pre-trained encoder's [CLS] pooler) belongs to an encoder-only model without a "
           "classifier (a classifier's pooling says whether it has one)");
-  require(!c.sentence_pairs || c.token_types >= 2,
-          "model config: a classifier of sentence pairs (sentence_pairs) needs token_types >= 2");
+  require(!c.sentence_pairs || c.token_types >= 2 || c.double_separator,
+          "model config: a classifier of sentence pairs (sentence_pairs) needs token_types >= 2 (or "
+          "double_separator)");
+  require(c.pooling != Pooling::Max, "model config: a classifier's pooling is mean or cls (max pools embeddings)");
+  require(encoder_only || (!c.double_separator && !c.relu_pooler && c.embed_pooling == Pooling::Mean &&
+                           !c.embed_normalize && c.max_input_tokens == 0),
+          "model config: double_separator, relu_pooler, embed_pooling, embed_normalize and max_input_tokens are an "
+          "encoder-only model's");
+  require(c.max_input_tokens == 0 || c.max_input_tokens >= 3,
+          "model config: max_input_tokens must be 0 (the learned positions) or at least 3");
   require(c.mlm_head == (c.mask_id >= 0), "model config: the masked-language-model head (mlm_head) and its mask_id "
                                           "go together");
   require(c.mask_id < 0 || (c.mask_id < c.src_vocab_size && c.mask_id != c.pad_id),
@@ -322,6 +333,11 @@ std::string to_json(const ModelConfig& c) {
   if (c.multi_label != paper.multi_label) j["multi_label"] = c.multi_label;
   if (c.sentence_pairs != paper.sentence_pairs) j["sentence_pairs"] = c.sentence_pairs;
   if (c.pooler != paper.pooler) j["pooler"] = c.pooler;
+  if (c.double_separator != paper.double_separator) j["double_separator"] = c.double_separator;
+  if (c.relu_pooler != paper.relu_pooler) j["relu_pooler"] = c.relu_pooler;
+  if (c.embed_pooling != paper.embed_pooling) j["embed_pooling"] = pooling_name(c.embed_pooling);
+  if (c.embed_normalize != paper.embed_normalize) j["embed_normalize"] = c.embed_normalize;
+  if (c.max_input_tokens != paper.max_input_tokens) j["max_input_tokens"] = c.max_input_tokens;
   if (c.relative_positions != paper.relative_positions) j["relative_positions"] = c.relative_positions;
   if (c.clamp_length != paper.clamp_length) j["clamp_length"] = c.clamp_length;
   if (c.untie_relative != paper.untie_relative) j["untie_relative"] = c.untie_relative;
@@ -443,6 +459,12 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("multi_label")) get_bool("multi_label", c.multi_label);
   if (j.contains("sentence_pairs")) get_bool("sentence_pairs", c.sentence_pairs);
   if (j.contains("pooler")) get_bool("pooler", c.pooler);
+  if (j.contains("double_separator")) get_bool("double_separator", c.double_separator);
+  if (j.contains("relu_pooler")) get_bool("relu_pooler", c.relu_pooler);
+  if (j.contains("embed_pooling"))
+    c.embed_pooling = pooling_from_name(get_string("embed_pooling"), where + ": model config field \"embed_pooling\"");
+  if (j.contains("embed_normalize")) get_bool("embed_normalize", c.embed_normalize);
+  if (j.contains("max_input_tokens")) get_int("max_input_tokens", c.max_input_tokens);
   if (j.contains("relative_positions")) get_bool("relative_positions", c.relative_positions);
   if (j.contains("clamp_length")) get_int("clamp_length", c.clamp_length);
   if (j.contains("untie_relative")) get_bool("untie_relative", c.untie_relative);

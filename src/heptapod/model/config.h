@@ -24,8 +24,9 @@ enum class Architecture { EncoderDecoder, DecoderOnly, EncoderOnly };
 // root mean square alone, a gain only). File names "layer" and "rms".
 enum class NormType { Layer, Rms };
 
-// How an encoder's output rows become one vector per sentence: their mean, or the start token's row ([CLS]).
-enum class Pooling { Mean, Cls };
+// How an encoder's output rows become one vector per sentence: their mean, or the start token's row ([CLS]);
+// or (embeddings alone, sentence-transformers' max_tokens) each dimension's largest value over the rows.
+enum class Pooling { Mean, Cls, Max };
 
 struct ModelConfig {
   Architecture architecture = Architecture::EncoderDecoder;
@@ -88,6 +89,18 @@ struct ModelConfig {
   // a classifier fine-tuned from it with [CLS] pooling starts from it. A classifier has a pooler when its
   // pooling is Cls (has_pooler()).
   bool pooler = false;
+  // RoBERTa's (and XLM-R's) sentence pairs: <s> first </s></s> second </s>, every token of type 0, in place of
+  // BERT's [CLS] first [SEP] second [SEP] with the second segment of type 1 (data/encoder_input.h).
+  bool double_separator = false;
+  // DistilBERT's classifier: the pooler (its pre_classifier) through ReLU instead of BERT's tanh.
+  bool relu_pooler = false;
+  // How an encoder embeds by default (a converted sentence-transformers model's 1_Pooling and Normalize: what
+  // `embed`, the Python Encoder and /v1/embeddings do unless told otherwise): mean, cls (the start token's row,
+  // no pooler) or max pooling, L2-normalised or not; max_input_tokens > 0 cuts every input of the encoder to
+  // that many tokens (its max_seq_length), below position_limit().
+  Pooling embed_pooling = Pooling::Mean;
+  bool embed_normalize = false;
+  int max_input_tokens = 0;
   // The LLaMA family's pieces (each absent from the paper's model, which the defaults keep):
   // - norm_type: every norm of the model a layer norm or an RMSNorm;
   // - kv_heads: grouped-query attention, the keys and values in kv_heads heads that n_heads / kv_heads query
@@ -140,6 +153,10 @@ struct ModelConfig {
   int head_size() const { return head_dim > 0 ? head_dim : d_model / n_heads; }
   int query_width() const { return n_heads * head_size(); }
   int key_value_width() const { return key_value_heads() * head_size(); }
+  // The most tokens an encoder's input holds: max_input_tokens where set, else position_limit().
+  int encoder_input_limit() const {
+    return max_input_tokens > 0 && max_input_tokens < position_limit() ? max_input_tokens : position_limit();
+  }
   // The longest source (with its end token under source_eos) and target (after the start token) that fit.
   int max_source_tokens() const { return position_limit() - (source_eos ? 1 : 0); }
   int max_target_tokens() const { return position_limit() - 1; }
@@ -172,7 +189,7 @@ const char* tying_name(EmbeddingTying tying);
 NormPosition norm_from_name(const std::string& name, const std::string& where);
 EmbeddingTying tying_from_name(const std::string& name, const std::string& where);
 
-// "mean" and "cls"; anything else is an Error naming `where`.
+// "mean", "cls" and "max"; anything else is an Error naming `where`.
 const char* pooling_name(Pooling pooling);
 Pooling pooling_from_name(const std::string& name, const std::string& where);
 

@@ -119,9 +119,10 @@ T* ClassifierHead<T>::forward(const T* encoder_output, const PackedBatch& batch,
   }
   pooled_ = first_;
   if (pooler_) {
-    pooled_ = arena.alloc<T>(static_cast<std::size_t>(B) * C);  // (B, C) tanh(x W^T + b)
+    pooled_ = arena.alloc<T>(static_cast<std::size_t>(B) * C);  // (B, C) tanh(x W^T + b), or DistilBERT's ReLU
     linear_forward(pooler_layer_, first_, B, pooled_);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(B) * C; ++i) pooled_[i] = std::tanh(pooled_[i]);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(B) * C; ++i)
+      pooled_[i] = config_.relu_pooler ? std::max(pooled_[i], T(0)) : std::tanh(pooled_[i]);
   }
   T* logits = arena.alloc<T>(static_cast<std::size_t>(B) * config_.labels);  // (B, L)
   linear_forward(classifier_, pooled_, B, logits);
@@ -150,7 +151,8 @@ T* ClassifierHead<T>::backward(const T* dlogits, const PackedBatch& batch, Arena
   linear_backward(classifier_, dlogits, pooled_, B, dpooled, false);
   T* dfirst = dpooled;
   if (pooler_) {
-    for (std::size_t i = 0; i < static_cast<std::size_t>(B) * C; ++i) dpooled[i] *= T(1) - pooled_[i] * pooled_[i];
+    for (std::size_t i = 0; i < static_cast<std::size_t>(B) * C; ++i)
+      dpooled[i] *= config_.relu_pooler ? T(pooled_[i] > T(0)) : T(1) - pooled_[i] * pooled_[i];
     dfirst = arena.alloc<T>(static_cast<std::size_t>(B) * C);  // (B, C)
     linear_backward(pooler_layer_, dpooled, first_, B, dfirst, false);
   }

@@ -1,7 +1,9 @@
 // The heads an encoder-only model puts on its output rows (output_head.h): the masked-language-model head
 // (BERT's pre-training: a transform, the activation, a layer norm, the embedding table as the output layer, a
 // bias; run on the masked rows alone, their gradient scattered back) and the classifier (a pooled vector per
-// sentence, through BERT's tanh pooler for [CLS] pooling, then one logit per class).
+// sentence, through BERT's tanh pooler for [CLS] pooling, then one logit per class). RoBERTa's classification
+// head (dense, tanh, out_proj on <s>) is the same pooler and layer; DistilBERT's (pre_classifier, ReLU,
+// classifier) the pooler through ReLU (ModelConfig::relu_pooler).
 #pragma once
 
 #include "heptapod/layers/layer_norm.h"
@@ -56,7 +58,7 @@ class ClassifierHead final : public OutputHead<T> {
 
  private:
   const ModelConfig& config_;
-  bool pooler_ = false;    // [CLS] pooling through tanh(x W^T + b)
+  bool pooler_ = false;    // [CLS] pooling through tanh(x W^T + b) (relu_pooler: max(x W^T + b, 0))
   Linear<T> pooler_layer_; // (C, C)
   Linear<T> classifier_;   // (labels, C)
   T* first_ = nullptr;     // (B, C) the pooled rows before the pooler (mean, or [CLS])

@@ -85,7 +85,7 @@ std::vector<EncoderInput> encoder_inputs(const EncoderCall& call, const Encoder&
         if (t >= c.src_vocab_size)
           throw field_error(field, "token " + std::to_string(t) + " is outside the model's " + std::to_string(c.src_vocab_size) +
                                "-token vocabulary");
-      inputs.push_back(layout_text(ids, c.position_limit(), c.bos_id, c.eos_id));
+      inputs.push_back(layout_text(ids, c.encoder_input_limit(), c.bos_id, c.eos_id));
     }
   } else {
     try {
@@ -94,11 +94,12 @@ std::vector<EncoderInput> encoder_inputs(const EncoderCall& call, const Encoder&
       throw field_error(field, e.what());
     }
   }
-  if (strict)
+  // A model that cuts its inputs itself (sentence-transformers' max_seq_length) is read as its library reads it.
+  if (strict && c.max_input_tokens == 0)
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i].truncated)
         throw field_error(field, "input " + std::to_string(i) + " is longer than the model's " +
-                             std::to_string(c.position_limit()) + " positions");
+                             std::to_string(c.encoder_input_limit()) + " positions");
   return inputs;
 }
 

@@ -50,8 +50,9 @@ EncoderCall parse_embeddings(const nlohmann::json& body, const ServerOptions& se
 EncoderCall parse_classify(const nlohmann::json& body, const ServerOptions& server);
 
 // The call's inputs as the encoder reads them. strict (OpenAI's API): an input longer than the model's
-// learned positions is a 400 naming "input" (the native API cuts it, as `heptapod classify` does); a token id
-// outside the vocabulary is a 400. Also checks `dimensions` against the model's width.
+// learned positions is a 400 naming "input" (the native API cuts it, as `heptapod classify` does), unless the
+// model cuts its inputs itself (max_input_tokens: a sentence-transformers model's max_seq_length, as the library
+// does); a token id outside the vocabulary is a 400. Also checks `dimensions` against the model's width.
 std::vector<EncoderInput> encoder_inputs(const EncoderCall& call, const Encoder& encoder, bool strict,
                                          const nlohmann::json& body);
 

@@ -56,13 +56,18 @@ ClassificationTask::Examples ClassificationTask::read_examples(const std::string
                                              text_path + " " + std::to_string(texts.size()) +
                                              ": a labels file has the classes of each text line on its line");
   Examples e;
+  // The start and end tokens: Heptapod's, or a converted model's own ([CLS] and [SEP], <s> and </s>).
+  const ModelConfig& m = config_.model;
+  const bool own_ids = !vocabs_.source.heptapod_ids();
+  const int bos = own_ids ? m.bos_id : kBosId, eos = own_ids ? m.eos_id : kEosId;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     EncoderInput input;
     if (config_.sentence_pairs) {
       const auto [first, second] = split_pair(texts[i], text_path + ":" + std::to_string(i + 1));
-      input = layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), config_.context, kBosId, kEosId);
+      input = layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), config_.context, bos, eos,
+                          m.double_separator);
     } else {
-      input = layout_text(vocabs_.source.encode(texts[i]), config_.context, kBosId, kEosId);
+      input = layout_text(vocabs_.source.encode(texts[i]), config_.context, bos, eos);
     }
     std::vector<int> classes = parse_classes(labels[i], vocabs_.labels, labels_path + ":" + std::to_string(i + 1));
     e.tokens.push_back(std::move(input.tokens));
@@ -94,7 +99,7 @@ ModelConfig ClassificationTask::resolve_model(const ModelConfig& requested) cons
   m.multi_label = multi || requested.multi_label;
   m.pooling = config_.pooling;
   m.pooler = false;  // a pre-trained encoder's pooler becomes this classifier's when its pooling is cls
-  require(!config_.sentence_pairs || m.token_types >= 2,
+  require(!config_.sentence_pairs || m.token_types >= 2 || m.double_separator,
           "train: --pairs needs a model with token types (the second segment's), which this one lacks");
   m.sentence_pairs = config_.sentence_pairs;
   return m;

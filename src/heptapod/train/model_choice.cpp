@@ -160,6 +160,7 @@ ModelConfig body_of(ModelConfig c) {
   c.pooling = Pooling::Mean;
   c.multi_label = false;
   c.pooler = false;
+  c.sentence_pairs = false;  // how the head reads its inputs: pairs or single texts
   return c;
 }
 
