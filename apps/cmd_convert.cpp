@@ -18,6 +18,7 @@
 #include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
+#include "heptapod/data/t5_vocab.h"
 #include "heptapod/io/adapter_file.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/bert_import.h"
@@ -28,6 +29,7 @@
 #include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/peft_import.h"
+#include "heptapod/io/t5_import.h"
 #include "heptapod/io/torch_import.h"
 
 namespace heptapod::app {
@@ -164,7 +166,8 @@ int run_convert(const ConvertOptions& o) {
   check_options_apply(o);
   const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
   std::map<std::string, std::string> metadata;
-  if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert" || o.from == "llama")
+  if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert" || o.from == "llama" ||
+      o.from == "t5")
     require_directory(o.input, "a " + o.from + " model");
   if (o.from == "llama") {
     LlamaConfig config = read_llama_config(o.input);
@@ -188,6 +191,9 @@ int run_convert(const ConvertOptions& o) {
   } else if (o.from == "marian") {
     model = import_marian(o.input);
     vocabs = marian_vocabularies(o.input, model->config());
+  } else if (o.from == "t5") {
+    model = import_t5(o.input);
+    vocabs = t5_vocabularies(o.input, model->config());
   } else if (o.from == "fairseq") {
     FairseqModel imported = import_fairseq(o.input);
     model = std::move(imported.model);
@@ -221,7 +227,7 @@ int run_convert(const ConvertOptions& o) {
 Runner add_convert_command(CLI::App& root) {
   auto* cmd = root.add_subcommand("convert",
                                   "Convert pre-trained weights (PyTorch, MarianMT, fairseq, GPT-2, BERT, LLaMA, Mistral, "
-                                  "Qwen) to a model file");
+                                  "Qwen, T5) to a model file");
   auto o = std::make_shared<ConvertOptions>();
   cmd->add_option("input", o->input,
                   "State dict in safetensors format (nn-transformer, heptapod), or the model directory (marian: "
@@ -230,7 +236,8 @@ Runner add_convert_command(CLI::App& root) {
                   "model.safetensors, vocab.json, merges.txt; bert: config.json, model.safetensors, vocab.txt and "
                   "tokenizer_config.json if there is one; llama (also Mistral, Qwen 2 and 3): config.json, "
                   "generation_config.json if there is one, model.safetensors or its shards with "
-                  "model.safetensors.index.json, tokenizer.json and tokenizer_config.json)")
+                  "model.safetensors.index.json, tokenizer.json and tokenizer_config.json; t5 (also flan-T5, mT5): config.json, model.safetensors or its "
+                  "shards, spiece.model and tokenizer_config.json if there is one)")
       ->required();
   cmd->add_option("-o,--output", o->output, "Model file to write (with --to gguf: the GGUF file)")->required();
   cmd->add_option("--to", o->to,
@@ -246,14 +253,16 @@ Runner add_convert_command(CLI::App& root) {
           ->check(CLI::IsMember({"f32", "f16", "q8_0", "q4_0"}));
   o->from_option =
       cmd->add_option("--from", o->from,
-                      "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, gguf (a GGUF file of a "
+                      "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, llama, t5 (T5, T5 v1.1, "
+                      "flan-T5, mT5), gguf (a GGUF file of a "
                       "gpt2, llama, qwen2 or qwen3 model: its weights in their GGUF types, its tokenizer and chat "
                       "template), model (a Heptapod model file, rewritten with --chat-template), or peft (a PEFT "
                       "LoRA adapter directory of a llama-family, gpt2 or bert model: adapter_config.json, "
                       "adapter_model.safetensors; written as an adapter file over --base); gguf and model are found "
                       "by themselves when --from is not given")
           ->check(CLI::IsMember(
-              {"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model", "peft"}));
+              {"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model", "peft",
+               "t5"}));
   cmd->add_option("--chat-template", o->chat_template,
                   "Set or replace the model's chat template: a Jinja file, or a tokenizer_config.json with "
                   "\"chat_template\" (its special tokens come along). gpt2 and llama checkpoints bring their own "

@@ -47,25 +47,6 @@ Converted convert(const std::string& family, TempDir& dir) {
   return {output, SafetensorsFile::read(test::fixture(family) + "/reference.safetensors"), load_model(output)};
 }
 
-// The reference's gradients in the model's layout: its grad/<name> tensors written as a checkpoint of the
-// family's names beside the fixture's config, read by the converter's own name table.
-std::vector<float> reference_gradients(const std::string& family, const SafetensorsFile& ref, const ModelConfig& c,
-                                       TempDir& dir) {
-  const std::string grads = dir.file(family + "-grads");
-  std::filesystem::create_directories(grads);
-  std::filesystem::copy_file(test::fixture(family) + "/config.json", grads + "/config.json");
-  SafetensorsWriter w;
-  for (const TensorEntry& e : ref.tensors()) {
-    if (e.name.rfind("grad/", 0) != 0) continue;
-    const std::vector<double> g = ref.floats<double>(e.name);
-    w.add(e.name.substr(5), DType::F64, e.shape, g.data());
-  }
-  w.write(grads + "/model.safetensors");
-  const auto model = import_llama(grads, c);
-  const ParameterStore<float>& p = model->parameters();
-  return {p.values(), p.values() + p.size()};
-}
-
 void check_family(const std::string& family) {
   TempDir dir;
   Converted converted = convert(family, dir);
@@ -150,7 +131,9 @@ void check_family(const std::string& family) {
   const LossTotals totals = model.forward_backward(train, opt, arena);
   const double expect_loss = ref.floats<double>("expect/loss")[0];
   EXPECT_NEAR(totals.loss / totals.tokens, expect_loss, 1e-5 * expect_loss) << family << " loss";
-  const std::vector<float> expect_grads = reference_gradients(family, ref, c, dir);
+  const std::vector<float> expect_grads = test::reference_gradients(
+      test::fixture(family), ref, dir.file(family + "-grads"),
+      [&](const std::string& grads) { return import_llama(grads, c); });
   double scale = 0;
   for (float g : expect_grads) scale = std::max(scale, static_cast<double>(std::abs(g)));
   for (std::size_t i = 0; i < p.specs().size(); ++i) {
