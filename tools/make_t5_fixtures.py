@@ -49,7 +49,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import t5_reference as t5  # noqa: E402
-from make_import_fixtures import ordinary, padded, search, spm_pieces  # noqa: E402
+from make_import_fixtures import padded, search, spm_pieces  # noqa: E402
 from make_parity_fixtures import REPO, check_round_trip, write_safetensors  # noqa: E402
 
 D = torch.float64
