@@ -30,7 +30,6 @@
 namespace heptapod {
 namespace {
 
-using test::quoted;
 using test::TempDir;
 
 struct Converted {
@@ -42,7 +41,7 @@ struct Converted {
 Converted convert(const std::string& family, TempDir& dir) {
   const std::string output = dir.file(family + ".htp");
   std::string log;
-  EXPECT_EQ(test::run_heptapod("convert " + quoted(test::fixture(family)) + " --from t5 -o " + quoted(output), dir,
+  EXPECT_EQ(test::run_heptapod("convert " + test::quoted(test::fixture(family)) + " --from t5 -o " + test::quoted(output), dir,
                                log),
             0)
       << log;
@@ -189,13 +188,13 @@ TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
 
   const std::string in = dir.write("in.txt", "translate English to Spanish: twenty thousand\nthree\n");
   const std::string ref_out = dir.write("ref.txt", "veinte mil\ntres\n");
-  ASSERT_EQ(test::run_heptapod("translate -m " + quoted(converted.path) + " -i " + quoted(in) + " -o " +
-                                   quoted(dir.file("out.txt")),
+  ASSERT_EQ(test::run_heptapod("translate -m " + test::quoted(converted.path) + " -i " + test::quoted(in) + " -o " +
+                                   test::quoted(dir.file("out.txt")),
                                dir, log),
             0)
       << log;
-  ASSERT_EQ(test::run_heptapod("score -m " + quoted(converted.path) + " --source " + quoted(in) + " --target " +
-                                   quoted(ref_out) + " -o " + quoted(dir.file("scores.txt")),
+  ASSERT_EQ(test::run_heptapod("score -m " + test::quoted(converted.path) + " --source " + test::quoted(in) + " --target " +
+                                   test::quoted(ref_out) + " -o " + test::quoted(dir.file("scores.txt")),
                                dir, log),
             0)
       << log;
@@ -203,12 +202,12 @@ TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
   EXPECT_EQ(std::count(scores.begin(), scores.end(), '\n'), 2) << scores;
   for (const char* type : {"int8", "bfloat16"}) {
     const std::string quantized = dir.file(std::string("t5-") + type + ".htp");
-    ASSERT_EQ(test::run_heptapod("quantize -m " + quoted(converted.path) + " --to " + type + " -o " + quoted(quantized),
+    ASSERT_EQ(test::run_heptapod("quantize -m " + test::quoted(converted.path) + " --to " + type + " -o " + test::quoted(quantized),
                                  dir, log),
               0)
         << log;
-    ASSERT_EQ(test::run_heptapod("translate -m " + quoted(quantized) + " -i " + quoted(in) + " -o " +
-                                     quoted(dir.file("out.txt")),
+    ASSERT_EQ(test::run_heptapod("translate -m " + test::quoted(quantized) + " -i " + test::quoted(in) + " -o " +
+                                     test::quoted(dir.file("out.txt")),
                                  dir, log),
               0)
         << log;
@@ -226,7 +225,7 @@ std::string refusal(const std::function<void(const std::string& dir)>& change) {
   std::filesystem::copy(test::fixture("t5"), copy);
   change(copy);
   std::string log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(copy) + " --from t5 -o " + quoted(dir.file("out.htp")), dir, log), 0)
+  EXPECT_NE(test::run_heptapod("convert " + test::quoted(copy) + " --from t5 -o " + test::quoted(dir.file("out.htp")), dir, log), 0)
       << log;
   EXPECT_FALSE(std::filesystem::exists(dir.file("out.htp"))) << "a refused conversion wrote its output";
   return log;
