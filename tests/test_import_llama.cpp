@@ -22,6 +22,7 @@
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
+#include "conversion_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -203,27 +204,11 @@ TEST(ImportLlama, ConvertedModelsFineTuneQuantizeAndGenerate) {
   EXPECT_HAS_SUBSTR(log, "an empty prompt");
 }
 
-// A copy of a fixture with its config.json (and the rest) changed by `change`, converted: the log of a refusal.
-std::string refusal(const std::string& family, const std::function<void(const std::string& dir)>& change) {
-  TempDir dir;
-  const std::string copy = dir.file(family);
-  std::filesystem::copy(test::fixture(family), copy);
-  change(copy);
-  std::string log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(copy) + " --from llama -o " + quoted(dir.file("out.htp")), dir, log),
-            0)
-      << log;
-  EXPECT_FALSE(std::filesystem::exists(dir.file("out.htp"))) << "a refused conversion wrote its output";
-  return log;
-}
+using test::config_edit;
 
-// config.json's object changed by `edit`.
-std::function<void(const std::string&)> config_edit(const std::function<void(nlohmann::json&)>& edit) {
-  return [edit](const std::string& dir) {
-    nlohmann::json j = nlohmann::json::parse(read_file(dir + "/config.json"));
-    edit(j);
-    write_file(dir + "/config.json", j.dump());
-  };
+// A copy of a fixture changed by `change`, converted: the log of a refusal.
+std::string refusal(const std::string& family, const std::function<void(const std::string&)>& change) {
+  return test::refused_conversion(family, "llama", change);
 }
 
 TEST(ImportLlama, RefusesWhatItCannotExpressByName) {

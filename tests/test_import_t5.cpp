@@ -24,6 +24,7 @@
 #include "heptapod/io/safetensors.h"
 #include "heptapod/io/t5_import.h"
 #include "heptapod/layers/relative_buckets.h"
+#include "conversion_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -214,29 +215,11 @@ TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
   }
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  write_file_atomic(path, [&](std::ostream& out) { out << text; });
-}
+using test::config_edit;
 
-// A copy of a fixture changed by `change`, converted: the log of a refusal.
-std::string refusal(const std::function<void(const std::string& dir)>& change) {
-  TempDir dir;
-  const std::string copy = dir.file("t5");
-  std::filesystem::copy(test::fixture("t5"), copy);
-  change(copy);
-  std::string log;
-  EXPECT_NE(test::run_heptapod("convert " + test::quoted(copy) + " --from t5 -o " + test::quoted(dir.file("out.htp")), dir, log), 0)
-      << log;
-  EXPECT_FALSE(std::filesystem::exists(dir.file("out.htp"))) << "a refused conversion wrote its output";
-  return log;
-}
-
-std::function<void(const std::string&)> config_edit(const std::function<void(nlohmann::json&)>& edit) {
-  return [edit](const std::string& dir) {
-    nlohmann::json j = nlohmann::json::parse(read_file(dir + "/config.json"));
-    edit(j);
-    write_file(dir + "/config.json", j.dump());
-  };
+// A copy of the t5 fixture changed by `change`, converted: the log of a refusal.
+std::string refusal(const std::function<void(const std::string&)>& change) {
+  return test::refused_conversion("t5", "t5", change);
 }
 
 TEST(ImportT5, RefusesWhatItCannotExpressByName) {
