@@ -32,21 +32,9 @@ namespace {
 using test::quoted;
 using test::TempDir;
 
-struct Converted {
-  std::string path;
-  SafetensorsFile reference;
-  std::unique_ptr<Transformer<float>> model;
-};
+using Converted = test::ConvertedFixture;
 
-Converted convert(const std::string& family, TempDir& dir) {
-  const std::string output = dir.file(family + ".htp");
-  std::string log;
-  EXPECT_EQ(test::run_heptapod("convert " + quoted(test::fixture(family)) + " --from llama -o " + quoted(output), dir,
-                               log),
-            0)
-      << log;
-  return {output, SafetensorsFile::read(test::fixture(family) + "/reference.safetensors"), load_model(output)};
-}
+Converted convert(const std::string& family, TempDir& dir) { return test::convert_fixture(family, "llama", dir); }
 
 void check_family(const std::string& family) {
   TempDir dir;
@@ -135,13 +123,7 @@ void check_family(const std::string& family) {
   const std::vector<float> expect_grads = test::reference_gradients(
       test::fixture(family), ref, dir.file(family + "-grads"),
       [&](const std::string& grads) { return import_llama(grads, c); });
-  double scale = 0;
-  for (float g : expect_grads) scale = std::max(scale, static_cast<double>(std::abs(g)));
-  for (std::size_t i = 0; i < p.specs().size(); ++i) {
-    const std::size_t off = p.offset(i), n = static_cast<std::size_t>(p.specs()[i].numel());
-    EXPECT_LT(test::max_rel_error(p.grads() + off, expect_grads.data() + off, n, 1e-3 * scale), 1e-4)
-        << family << " gradient of " << p.specs()[i].name;
-  }
+  test::expect_gradients(p, expect_grads, family);
   test::expect_adam_losses(model, train, opt, ref, family);
 }
 

@@ -33,22 +33,9 @@ namespace {
 
 using test::TempDir;
 
-struct Converted {
-  std::string path;
-  SafetensorsFile reference;
-  std::unique_ptr<Transformer<float>> model;
-};
+using Converted = test::ConvertedFixture;
 
-Converted convert(const std::string& family, TempDir& dir) {
-  const std::string output = dir.file(family + ".htp");
-  std::string log;
-  EXPECT_EQ(test::run_heptapod("convert " + test::quoted(test::fixture(family)) + " --from t5 -o " + test::quoted(output), dir,
-                               log),
-            0)
-      << log;
-  EXPECT_HAS_SUBSTR(log, "with vocabularies");
-  return {output, SafetensorsFile::read(test::fixture(family) + "/reference.safetensors"), load_model(output)};
-}
+Converted convert(const std::string& family, TempDir& dir) { return test::convert_fixture(family, "t5", dir); }
 
 // The reference's batch: sources end with </s>; targets start with the decoder's start token (<pad>).
 Batch reference_batch(const SafetensorsFile& f, const ModelConfig& c) {
@@ -132,13 +119,7 @@ void check_family(const std::string& family, bool tied) {
   EXPECT_NEAR(totals.loss / totals.tokens, expect_loss, 1e-5 * expect_loss) << family << " loss";
   const std::vector<float> expect_grads = test::reference_gradients(
       test::fixture(family), ref, dir.file(family + "-grads"), [](const std::string& grads) { return import_t5(grads); });
-  double scale = 0;
-  for (float g : expect_grads) scale = std::max(scale, static_cast<double>(std::abs(g)));
-  for (std::size_t i = 0; i < p.specs().size(); ++i) {
-    const std::size_t off = p.offset(i), n = static_cast<std::size_t>(p.specs()[i].numel());
-    EXPECT_LT(test::max_rel_error(p.grads() + off, expect_grads.data() + off, n, 1e-3 * scale), 1e-4)
-        << family << " gradient of " << p.specs()[i].name;
-  }
+  test::expect_gradients(p, expect_grads, family);
 }
 
 TEST(ImportT5, T5MatchesItsReference) { check_family("t5", true); }
