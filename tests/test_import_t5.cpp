@@ -138,7 +138,8 @@ TEST(ImportT5, RelativeBucketsAreHuggingFaces) {
 }
 
 // The vocabulary: spiece.model's ids, the sentinels after them counted down from the end, </s> after the
-// source; decoding the greedy outputs gives the reference's text; translate, score and quantize take the model.
+// source; decoding the greedy outputs gives the reference's text; translate, score, train and quantize take the
+// model.
 TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
   TempDir dir;
   std::string log;
@@ -182,6 +183,18 @@ TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
       << log;
   const std::string scores = read_file(dir.file("scores.txt"));
   EXPECT_EQ(std::count(scores.begin(), scores.end(), '\n'), 2) << scores;
+  // Fine-tuning keeps the config (the rows past the vocabulary included) and the vocabulary.
+  const std::string data = std::string(HEPTAPOD_FIXTURES) + "/../data/";
+  ASSERT_EQ(test::run_heptapod("train --source " + test::quoted(data + "numbers.dev.en") + " --target " +
+                                   test::quoted(data + "numbers.dev.es") + " --init " + test::quoted(converted.path) +
+                                   " -o " + test::quoted(dir.file("tuned")) +
+                                   " --steps 4 --batch-tokens 512 --log-every 2 --valid-every 100",
+                               dir, log),
+            0)
+      << log;
+  const SafetensorsFile tuned = SafetensorsFile::read(dir.file("tuned/model.htp"));
+  EXPECT_EQ(to_json(read_model_config(tuned)), to_json(c));
+  EXPECT_EQ(read_vocabularies(tuned, c)->source.serialized_ids(), v.serialized_ids());
   for (const char* type : {"int8", "bfloat16"}) {
     const std::string quantized = dir.file(std::string("t5-") + type + ".htp");
     ASSERT_EQ(test::run_heptapod("quantize -m " + test::quoted(converted.path) + " --to " + type + " -o " + test::quoted(quantized),
