@@ -223,6 +223,11 @@ TEST(ImportT5, RefusesWhatItCannotExpressByName) {
                     "model_type is \"bart\"");
   EXPECT_HAS_SUBSTR(refusal(config_edit([](nlohmann::json& j) { j["architectures"] = {"T5EncoderModel"}; })),
                     "T5EncoderModel");
+  EXPECT_HAS_SUBSTR(refusal([](const std::string& dir) {
+                      write_file_atomic(dir + "/tokenizer_config.json",
+                                        [](std::ostream& out) { out << "{\"extra_ids\": 100, \"legacy\": false}"; });
+                    }),
+                    "\"legacy\": false is not supported");
   EXPECT_HAS_SUBSTR(refusal([](const std::string& dir) { std::filesystem::remove(dir + "/spiece.model"); }),
                     "no spiece.model");
   // A relative bias table in a later block, which T5 never has: a tensor the conversion would leave unused.

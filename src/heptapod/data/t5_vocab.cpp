@@ -20,7 +20,9 @@ ModelVocabularies t5_vocabularies(const std::string& dir, const ModelConfig& c) 
   const std::string config_path = dir + "/tokenizer_config.json";
   if (std::filesystem::exists(config_path)) {
     const nlohmann::json j = parse_config_object(read_file(config_path), config_path);
-    extra_ids = ConfigReader{j, config_path}.integer("extra_ids", extra_ids);
+    const ConfigReader r{j, config_path};
+    extra_ids = r.integer("extra_ids", extra_ids);
+    r.refuse_unless("legacy", true, true, "T5Tokenizer's newer reading of the text after a special token");
     require(extra_ids >= 0 && extra_ids <= 1 << 16, config_path + ": \"extra_ids\" must be in [0, 65536]");
   }
   const std::string blob = read_file(spm_path);
