@@ -44,6 +44,27 @@ T* LanguageModelHead<T>::backward(const T* dlogits, const PackedBatch& batch, Ar
 }
 
 template <typename T>
+LossTotals LanguageModelHead<T>::fused_loss(const T* hidden, const PackedBatch& batch, T label_smoothing,
+                                            T grad_scale, T* row_nll, T** dhidden, Arena& arena) {
+  const int Nt = rows(batch), V = output_.out, C = config_.d_model;
+  const int chunk_rows = static_cast<int>(
+      std::clamp<std::size_t>(kFusedChunkBytes / (sizeof(T) * static_cast<std::size_t>(V)), 1, std::max(Nt, 1)));
+  T* logits = arena.alloc<T>(static_cast<std::size_t>(chunk_rows) * V);  // (chunk_rows, V), reused by every chunk
+  T* dy = dhidden ? arena.alloc<T>(static_cast<std::size_t>(Nt) * C) : nullptr;  // (Nt, C)
+  LossTotals totals;
+  for (int r0 = 0; r0 < Nt; r0 += chunk_rows) {
+    const int n = std::min(chunk_rows, Nt - r0);
+    const T* x = hidden + static_cast<std::size_t>(r0) * C;  // (n, C)
+    linear_forward(output_, x, n, logits);                   // (n, V)
+    totals += kernels::cross_entropy(logits, batch.tgt_out.data() + r0, n, V, label_smoothing, grad_scale,
+                                     dy ? logits : nullptr, row_nll ? row_nll + r0 : nullptr);
+    if (dy) linear_backward(output_, logits, x, n, dy + static_cast<std::size_t>(r0) * C, false);
+  }
+  if (dhidden) *dhidden = dy;
+  return totals;
+}
+
+template <typename T>
 void LanguageModelHead<T>::place_row_nll(const T* nll, const Batch& batch, const PackedBatch& packed,
                                          T* row_nll) const {
   packed.tgt.unpack(nll, 1, batch.T, row_nll);  // (B*T)

@@ -24,6 +24,12 @@ class LanguageModelHead final : public OutputHead<T> {
                   T* row_nll) const override;
   // dlogits (Nt, V) -> (Nt, C).
   T* backward(const T* dlogits, const PackedBatch& batch, Arena& arena) override;
+  // The logits in chunks of rows (about kFusedChunkBytes of logits each, one chunk for a small vocabulary or
+  // batch): each chunk's loss, gradient and products with the projection before the next, so that the whole
+  // (Nt, V) matrix never exists. Rows are independent, so every row's loss, gradient and the gradient at the
+  // stack's output are those of the unfused path; the projection's gradient sums the chunks in a fixed order.
+  LossTotals fused_loss(const T* hidden, const PackedBatch& batch, T label_smoothing, T grad_scale, T* row_nll,
+                        T** dhidden, Arena& arena) override;
   void place_row_nll(const T* nll, const Batch& batch, const PackedBatch& packed, T* row_nll) const override;
   // (Nt, V) -> (B*T, V), zeros at padding positions.
   T* placed_logits(T* logits, const Batch& batch, const PackedBatch& packed, Arena& arena) const override;
@@ -43,6 +49,8 @@ class LanguageModelHead final : public OutputHead<T> {
   Linear<T>& projection() { return output_; }
   const Linear<T>& projection() const { return output_; }
   void cut_column_blocks();
+
+  static constexpr std::size_t kFusedChunkBytes = std::size_t(128) << 20;
 
  private:
   const ModelConfig& config_;

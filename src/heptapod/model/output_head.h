@@ -40,6 +40,14 @@ class OutputHead {
   // forward()'s logits as Transformer::logits returns them: padded to the batch's (B*T, V) from the arena for
   // a head over every target position, else as they are.
   virtual T* placed_logits(T* logits, const Batch&, const PackedBatch&, Arena&) const { return logits; }
+  // forward, loss and (when dhidden is not null) backward at once: hidden (the last stack's output) -> the loss
+  // of the head's rows against `batch`'s targets, each row's -log p into row_nll (N) when not null, and with
+  // dhidden the gradient at the stack's output (times grad_scale) carved from the arena into *dhidden, the
+  // head's parameter gradients accumulated (+=). The default runs the three in turn over the whole logit
+  // matrix; a head over a wide vocabulary overrides it to run them over row chunks, so that no full logit
+  // matrix exists in training, validation or scoring.
+  virtual LossTotals fused_loss(const T* hidden, const PackedBatch& batch, T label_smoothing, T grad_scale,
+                                T* row_nll, T** dhidden, Arena& arena);
   // Whether backward() writes the gradient of `spec`: the head's own tensors, and a stack's table it reads
   // (an embedding tied to its output layer). The model's backward stages read it.
   virtual bool writes_gradient(const ParamSpec& spec) const = 0;

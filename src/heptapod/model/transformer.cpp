@@ -201,7 +201,8 @@ const std::vector<std::pair<int, int>>& Transformer<T>::output_column_blocks() c
 }
 
 template <typename T>
-T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& arena, SegmentMemory<T>* memory) {
+const T* Transformer<T>::forward_stacks(const Batch& b, const DropoutContext& ctx, Arena& arena,
+                                       SegmentMemory<T>* memory) {
   const ModelConfig& c = config_;
   require(head_ != nullptr, "an encoder-only model without a head has no loss of its own");
   require(!memory || (c.architecture == Architecture::DecoderOnly && c.relative_positions),
@@ -215,14 +216,13 @@ T* Transformer<T>::forward(const Batch& b, const DropoutContext& ctx, Arena& are
     if (decoder_) project_cross_keys_values(arena);
   }
   // The last stack's output: the decoder's (Nt, C), else the encoder's.
-  const T* hidden = decoder_ ? decoder_->forward(p.tgt_in.data(), nullptr, p.tgt, p.decoder_self, cross_, ctx, arena,
-                                                 nullptr, memory)
-                             : encoder_output_;
-  return head_->forward(hidden, p, arena);
+  return decoder_ ? decoder_->forward(p.tgt_in.data(), nullptr, p.tgt, p.decoder_self, cross_, ctx, arena, nullptr,
+                                      memory)
+                  : encoder_output_;
 }
 
 template <typename T>
-void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogits,
+void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dy,
                               const std::function<void(const std::vector<std::size_t>&)>& complete) {
   const PackedBatch& p = *batch_;
   const int Nt = p.tgt.rows(), Ns = p.src.rows(), C = config_.d_model;
@@ -231,9 +231,7 @@ void Transformer<T>::backward(const DropoutContext& ctx, Arena& arena, T* dlogit
     const std::vector<std::size_t>& tensors = complete_after_stage_.at(stage++);
     if (complete && !tensors.empty()) complete(tensors);
   };
-  // The head: the gradient at the last stack's output.
-  T* dy = head_->backward(dlogits, p, arena);  // (Nt, C), or an encoder-only model's (Ns, C)
-  stage_done();
+  stage_done();  // the head's, which wrote dy: (Nt, C), or an encoder-only model's (Ns, C)
 
   T* dencoder_output = dy;  // (Ns, C): from the head, or from the decoder's cross-attentions
   if (decoder_) {
@@ -276,11 +274,13 @@ LossTotals Transformer<T>::forward_backward(const Batch& b, const StepOptions& o
           "forward_backward: training reads a memory of hidden states (keys and values are inference's)");
   validate_batch(b, config_);
   const DropoutContext ctx{options.training, options.seed};
-  T* logits = forward(b, ctx, arena, memory);  // (N, V): N the loss's rows
+  const T* hidden = forward_stacks(b, ctx, arena, memory);  // (Nt, C), or an encoder-only model's (Ns, C)
+  // The mean over the whole batch (or update) is fixed before the head splits its rows.
   const double normalizer = options.grad_normalizer > 0 ? options.grad_normalizer : static_cast<double>(b.target_tokens());
-  const LossTotals totals = head_->loss(logits, *batch_, static_cast<T>(options.label_smoothing),
-                                       static_cast<T>(1.0 / normalizer), logits, nullptr);
-  backward(ctx, arena, logits, options.gradients_complete);  // the gradient overwrote the logits in place
+  T* dy = nullptr;  // the gradient at hidden, same shape
+  const LossTotals totals = head_->fused_loss(hidden, *batch_, static_cast<T>(options.label_smoothing),
+                                              static_cast<T>(1.0 / normalizer), nullptr, &dy, arena);
+  backward(ctx, arena, dy, options.gradients_complete);
   return totals;
 }
 
@@ -288,10 +288,10 @@ template <typename T>
 LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena& arena, T* row_nll,
                                     SegmentMemory<T>* memory) {
   validate_batch(b, config_);
-  const T* logits = forward(b, DropoutContext{}, arena, memory);  // (N, V)
-  std::vector<T> nll(row_nll ? head_->rows(*batch_) : 0);         // (N)
-  const LossTotals totals = head_->loss(logits, *batch_, static_cast<T>(label_smoothing), T(0), nullptr,
-                                        row_nll ? nll.data() : nullptr);
+  const T* hidden = forward_stacks(b, DropoutContext{}, arena, memory);  // (Nt, C), or (Ns, C)
+  std::vector<T> nll(row_nll ? head_->rows(*batch_) : 0);                // (N)
+  const LossTotals totals = head_->fused_loss(hidden, *batch_, static_cast<T>(label_smoothing), T(0),
+                                              row_nll ? nll.data() : nullptr, nullptr, arena);
   if (row_nll) head_->place_row_nll(nll.data(), b, *batch_, row_nll);
   return totals;
 }
@@ -299,7 +299,8 @@ LossTotals Transformer<T>::evaluate(const Batch& b, float label_smoothing, Arena
 template <typename T>
 T* Transformer<T>::logits(const Batch& b, Arena& arena, SegmentMemory<T>* memory) {
   validate_batch(b, config_);
-  T* logits = forward(b, DropoutContext{}, arena, memory);  // (N, V)
+  const T* hidden = forward_stacks(b, DropoutContext{}, arena, memory);  // (Nt, C), or (Ns, C)
+  T* logits = head_->forward(hidden, *batch_, arena);                      // (N, V)
   return head_->placed_logits(logits, b, *batch_, arena);
 }
 

@@ -141,13 +141,14 @@ class Transformer {
   void prepare_for_batches();
 
  private:
-  // -> the head's logits (N, V): N the rows it reads (OutputHead::rows: the batch's real target positions, an
-  // encoder-only model's masked positions or its sentences; V a classifier's labels).
-  T* forward(const Batch& batch, const DropoutContext& ctx, Arena& arena, SegmentMemory<T>* memory = nullptr);
+  // -> the last stack's output, one row per token of the packed batch batch_: the decoder's (Nt, C), else the
+  // encoder's (Ns, C); what the head reads.
+  const T* forward_stacks(const Batch& batch, const DropoutContext& ctx, Arena& arena, SegmentMemory<T>* memory);
   // The packed batch's token types for the encoder, or null (none, or a model without a type table).
   const int* source_types() const;
-  // dlogits: forward()'s (N, V); complete: StepOptions::gradients_complete (may be empty).
-  void backward(const DropoutContext& ctx, Arena& arena, T* dlogits,
+  // dy: the gradient at forward_stacks()'s output (the head's backward done, its parameters' gradients
+  // complete); complete: StepOptions::gradients_complete (may be empty).
+  void backward(const DropoutContext& ctx, Arena& arena, T* dy,
                 const std::function<void(const std::vector<std::size_t>&)>& complete);
   // The parameter tensors whose gradients are complete after each stage of backward() (BackwardStage), from
   // which stages write which gradients: a tensor written by several (a tied embedding) completes with its last.
