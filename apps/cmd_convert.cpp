@@ -19,6 +19,7 @@
 #include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
+#include "heptapod/data/t5_vocab.h"
 #include "heptapod/io/adapter_file.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/bert_import.h"
@@ -30,6 +31,7 @@
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/peft_import.h"
 #include "heptapod/io/sentence_transformers.h"
+#include "heptapod/io/t5_import.h"
 #include "heptapod/io/torch_import.h"
 
 namespace heptapod::app {
@@ -167,7 +169,7 @@ int run_convert(const ConvertOptions& o) {
   const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
   std::map<std::string, std::string> metadata;
   if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert" || o.from == "llama" ||
-      o.from == "roberta" || o.from == "distilbert" || o.from == "sentence-transformers")
+      o.from == "roberta" || o.from == "distilbert" || o.from == "sentence-transformers" || o.from == "t5")
     require_directory(o.input, "a " + o.from + " model");
   // A sentence-transformers directory is found by its modules.json where --from is not given.
   const bool sentence_transformers = o.from == "sentence-transformers" || (found && is_sentence_transformers_dir(o.input));
@@ -192,6 +194,9 @@ int run_convert(const ConvertOptions& o) {
   } else if (o.from == "marian") {
     model = import_marian(o.input);
     vocabs = marian_vocabularies(o.input, model->config());
+  } else if (o.from == "t5") {
+    model = import_t5(o.input);
+    vocabs = t5_vocabularies(o.input, model->config());
   } else if (o.from == "fairseq") {
     FairseqModel imported = import_fairseq(o.input);
     model = std::move(imported.model);
@@ -225,7 +230,7 @@ int run_convert(const ConvertOptions& o) {
 Runner add_convert_command(CLI::App& root) {
   auto* cmd = root.add_subcommand("convert",
                                   "Convert pre-trained weights (PyTorch, MarianMT, fairseq, GPT-2, BERT, RoBERTa, XLM-R, "
-                                  "DistilBERT, sentence-transformers, LLaMA, Mistral, Qwen) to a model file");
+                                  "DistilBERT, sentence-transformers, LLaMA, Mistral, Qwen, T5) to a model file");
   auto o = std::make_shared<ConvertOptions>();
   cmd->add_option("input", o->input,
                   "State dict in safetensors format (nn-transformer, heptapod), or the model directory (marian: "
@@ -237,7 +242,8 @@ Runner add_convert_command(CLI::App& root) {
                   "sentence-transformers: modules.json, 1_Pooling/config.json, sentence_bert_config.json and the "
                   "bert, roberta or distilbert files; llama (also Mistral, Qwen 2 and 3): config.json, "
                   "generation_config.json if there is one, model.safetensors or its shards with "
-                  "model.safetensors.index.json, tokenizer.json and tokenizer_config.json)")
+                  "model.safetensors.index.json, tokenizer.json and tokenizer_config.json; t5 (also flan-T5, mT5): config.json, model.safetensors or its "
+                  "shards, spiece.model and tokenizer_config.json if there is one)")
       ->required();
   cmd->add_option("-o,--output", o->output, "Model file to write (with --to gguf: the GGUF file)")->required();
   cmd->add_option("--to", o->to,
@@ -254,7 +260,8 @@ Runner add_convert_command(CLI::App& root) {
   o->from_option =
       cmd->add_option("--from", o->from,
                       "Layout: nn-transformer, heptapod, marian, fairseq, gpt2, bert, roberta (also XLM-R), "
-                      "distilbert, sentence-transformers (found by its modules.json), llama, gguf (a GGUF file of a "
+                      "distilbert, sentence-transformers (found by its modules.json), llama, t5 (T5, T5 v1.1, "
+                      "flan-T5, mT5), gguf (a GGUF file of a "
                       "gpt2, llama, qwen2 or qwen3 model: its weights in their GGUF types, its tokenizer and chat "
                       "template), model (a Heptapod model file, rewritten with --chat-template), or peft (a PEFT "
                       "LoRA adapter directory of a llama-family, gpt2 or bert model: adapter_config.json, "
@@ -262,7 +269,7 @@ Runner add_convert_command(CLI::App& root) {
                       "by themselves when --from is not given")
           ->check(CLI::IsMember(
               {"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model", "peft",
-               "roberta", "distilbert", "sentence-transformers"}));
+               "roberta", "distilbert", "sentence-transformers", "t5"}));
   cmd->add_option("--chat-template", o->chat_template,
                   "Set or replace the model's chat template: a Jinja file, or a tokenizer_config.json with "
                   "\"chat_template\" (its special tokens come along). gpt2 and llama checkpoints bring their own "

@@ -92,6 +92,10 @@ void print_model(const std::string& path) {
     std::printf("positions: relative (Transformer-XL), u and v %s, clamp %s; segment memory %d\n",
                 c.untie_relative ? "per layer" : "shared", c.clamp_length > 0 ? std::to_string(c.clamp_length).c_str() : "none",
                 c.memory_length);
+  else if (c.relative_buckets > 0)
+    std::printf("positions: relative bias (T5), %d buckets up to distance %d, a table per stack%s%s\n",
+                c.relative_buckets, c.relative_max_distance, c.scale_attention ? "" : "; scores not scaled",
+                c.scale_output ? "; decoder output times d_model^-0.5" : "");
   else std::printf("positions: sinusoidal\n");
   if (c.architecture == Architecture::EncoderOnly)
     std::printf("encoder:  %d token types%s; head: %s%s\n", c.token_types, c.embedding_norm ? ", embedding norm" : "",

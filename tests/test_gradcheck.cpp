@@ -1121,5 +1121,34 @@ TEST(LearnedPositions, ASequencePastTheTableIsRefusedByName) {
   }
 }
 
+// T5's pieces: each stack's bucketed relative position bias (one table whose gradient sums the layers that
+// share it; 4 buckets up to distance 4, so the 5-token sentences reach the log-spaced ones), unscaled
+// attention, RMS norms, a gated tanh-GELU network, no biases, and the decoder output times d_model^-0.5 before
+// the tied output layer, or an output layer of its own beside shared embeddings.
+ModelConfig t5_like(EmbeddingTying tying) {
+  ModelConfig c = tiny_config();
+  c.norm = NormPosition::Pre;
+  c.norm_type = NormType::Rms;
+  c.gated_ffn = true;
+  c.activation = Activation::GeluTanh;
+  c.attention_qkv_bias = c.attention_out_bias = c.ffn_bias = false;
+  c.scale_embeddings = false;
+  c.relative_buckets = 4;
+  c.relative_max_distance = 4;
+  c.scale_attention = false;
+  c.tie_embeddings = tying;
+  c.scale_output = tying == EmbeddingTying::All;
+  c.head_dim = 3;
+  return c;
+}
+
+TEST(GradCheck, ModelT5TiedScaledOutput) { check_model(t5_like(EmbeddingTying::All), false); }
+
+TEST(GradCheck, ModelT5SharedEmbeddingsUntiedOutputWithDropout) {
+  ModelConfig c = t5_like(EmbeddingTying::Embeddings);
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.3f;
+  check_model(c, true);
+}
+
 }  // namespace
 }  // namespace heptapod

@@ -22,6 +22,7 @@
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
+#include "conversion_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -31,40 +32,9 @@ namespace {
 using test::quoted;
 using test::TempDir;
 
-struct Converted {
-  std::string path;
-  SafetensorsFile reference;
-  std::unique_ptr<Transformer<float>> model;
-};
+using Converted = test::ConvertedFixture;
 
-Converted convert(const std::string& family, TempDir& dir) {
-  const std::string output = dir.file(family + ".htp");
-  std::string log;
-  EXPECT_EQ(test::run_heptapod("convert " + quoted(test::fixture(family)) + " --from llama -o " + quoted(output), dir,
-                               log),
-            0)
-      << log;
-  return {output, SafetensorsFile::read(test::fixture(family) + "/reference.safetensors"), load_model(output)};
-}
-
-// The reference's gradients in the model's layout: its grad/<name> tensors written as a checkpoint of the
-// family's names beside the fixture's config, read by the converter's own name table.
-std::vector<float> reference_gradients(const std::string& family, const SafetensorsFile& ref, const ModelConfig& c,
-                                       TempDir& dir) {
-  const std::string grads = dir.file(family + "-grads");
-  std::filesystem::create_directories(grads);
-  std::filesystem::copy_file(test::fixture(family) + "/config.json", grads + "/config.json");
-  SafetensorsWriter w;
-  for (const TensorEntry& e : ref.tensors()) {
-    if (e.name.rfind("grad/", 0) != 0) continue;
-    const std::vector<double> g = ref.floats<double>(e.name);
-    w.add(e.name.substr(5), DType::F64, e.shape, g.data());
-  }
-  w.write(grads + "/model.safetensors");
-  const auto model = import_llama(grads, c);
-  const ParameterStore<float>& p = model->parameters();
-  return {p.values(), p.values() + p.size()};
-}
+Converted convert(const std::string& family, TempDir& dir) { return test::convert_fixture(family, "llama", dir); }
 
 void check_family(const std::string& family) {
   TempDir dir;
@@ -150,14 +120,10 @@ void check_family(const std::string& family) {
   const LossTotals totals = model.forward_backward(train, opt, arena);
   const double expect_loss = ref.floats<double>("expect/loss")[0];
   EXPECT_NEAR(totals.loss / totals.tokens, expect_loss, 1e-5 * expect_loss) << family << " loss";
-  const std::vector<float> expect_grads = reference_gradients(family, ref, c, dir);
-  double scale = 0;
-  for (float g : expect_grads) scale = std::max(scale, static_cast<double>(std::abs(g)));
-  for (std::size_t i = 0; i < p.specs().size(); ++i) {
-    const std::size_t off = p.offset(i), n = static_cast<std::size_t>(p.specs()[i].numel());
-    EXPECT_LT(test::max_rel_error(p.grads() + off, expect_grads.data() + off, n, 1e-3 * scale), 1e-4)
-        << family << " gradient of " << p.specs()[i].name;
-  }
+  const std::vector<float> expect_grads = test::reference_gradients(
+      test::fixture(family), ref, dir.file(family + "-grads"),
+      [&](const std::string& grads) { return import_llama(grads, c); });
+  test::expect_gradients(p, expect_grads, family);
   test::expect_adam_losses(model, train, opt, ref, family);
 }
 
@@ -220,27 +186,11 @@ TEST(ImportLlama, ConvertedModelsFineTuneQuantizeAndGenerate) {
   EXPECT_HAS_SUBSTR(log, "an empty prompt");
 }
 
-// A copy of a fixture with its config.json (and the rest) changed by `change`, converted: the log of a refusal.
-std::string refusal(const std::string& family, const std::function<void(const std::string& dir)>& change) {
-  TempDir dir;
-  const std::string copy = dir.file(family);
-  std::filesystem::copy(test::fixture(family), copy);
-  change(copy);
-  std::string log;
-  EXPECT_NE(test::run_heptapod("convert " + quoted(copy) + " --from llama -o " + quoted(dir.file("out.htp")), dir, log),
-            0)
-      << log;
-  EXPECT_FALSE(std::filesystem::exists(dir.file("out.htp"))) << "a refused conversion wrote its output";
-  return log;
-}
+using test::config_edit;
 
-// config.json's object changed by `edit`.
-std::function<void(const std::string&)> config_edit(const std::function<void(nlohmann::json&)>& edit) {
-  return [edit](const std::string& dir) {
-    nlohmann::json j = nlohmann::json::parse(read_file(dir + "/config.json"));
-    edit(j);
-    write_file(dir + "/config.json", j.dump());
-  };
+// A copy of a fixture changed by `change`, converted: the log of a refusal.
+std::string refusal(const std::string& family, const std::function<void(const std::string&)>& change) {
+  return test::refused_conversion(family, "llama", change);
 }
 
 TEST(ImportLlama, RefusesWhatItCannotExpressByName) {

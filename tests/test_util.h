@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -20,6 +23,35 @@
 namespace heptapod::test {
 
 inline std::string fixture(const std::string& name) { return std::string(HEPTAPOD_FIXTURES) + "/" + name; }
+
+// Row i of a (B, L) tensor `name` padded with -1, cut to its length (the tensor `name` + "_len", (B)).
+inline std::vector<std::vector<int>> length_rows(const SafetensorsFile& f, const std::string& name) {
+  const std::vector<int> all = f.ints(name), len = f.ints(name + "_len");
+  const std::size_t L = all.size() / len.size();
+  std::vector<std::vector<int>> out;
+  for (std::size_t i = 0; i < len.size(); ++i) out.emplace_back(all.begin() + i * L, all.begin() + i * L + len[i]);
+  return out;
+}
+
+// A reference's gradients in a model's layout: its grad/<name> tensors (under a checkpoint's names) written as
+// a checkpoint in directory `grads` beside the fixture directory's config.json, read by `import` (the
+// converter's own name table).
+inline std::vector<float> reference_gradients(
+    const std::string& fixture_dir, const SafetensorsFile& ref, const std::string& grads,
+    const std::function<std::unique_ptr<Transformer<float>>(const std::string& dir)>& import) {
+  std::filesystem::create_directories(grads);
+  std::filesystem::copy_file(fixture_dir + "/config.json", grads + "/config.json");
+  SafetensorsWriter w;
+  for (const TensorEntry& e : ref.tensors()) {
+    if (e.name.rfind("grad/", 0) != 0) continue;
+    const std::vector<double> g = ref.floats<double>(e.name);
+    w.add(e.name.substr(5), DType::F64, e.shape, g.data());
+  }
+  w.write(grads + "/model.safetensors");
+  const auto model = import(grads);
+  const ParameterStore<float>& p = model->parameters();
+  return {p.values(), p.values() + p.size()};
+}
 
 // max |a - b| / max(max |b|, floor): one relative error for a whole tensor.
 template <typename A, typename B>

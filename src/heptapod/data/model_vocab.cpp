@@ -54,7 +54,8 @@ std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& v) {
 }
 
 bool vocabulary_fits(const Vocabulary& vocab, int rows) {
-  const bool padded_table = vocab.tokenizer() && std::string(vocab.tokenizer()->kind()) == "tokenizer.json";
+  const bool padded_table = (vocab.tokenizer() && std::string(vocab.tokenizer()->kind()) == "tokenizer.json") ||
+                            (vocab.ids() && vocab.ids()->written_specials);
   return padded_table ? vocab.size() <= rows : vocab.size() == rows;
 }
 

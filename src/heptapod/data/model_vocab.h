@@ -41,7 +41,8 @@ struct ModelVocabularies {
 std::vector<ExtraTensor> vocabulary_tensors(const ModelVocabularies& vocabs);
 
 // Whether a vocabulary serves an embedding of `rows` rows: it has exactly that many pieces, or, a tokenizer.json
-// tokenizer, at most that many (Qwen pads its table past the tokenizer).
+// tokenizer or an id table whose special pieces are read in text (T5's), at most that many (Qwen and T5 pad
+// their tables past the tokenizer).
 bool vocabulary_fits(const Vocabulary& vocab, int rows);
 
 // The vocabularies stored in a model file, or nothing if it has none; a damaged one is an Error. Also checks

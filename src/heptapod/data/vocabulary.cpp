@@ -5,6 +5,7 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "heptapod/core/error.h"
@@ -141,10 +142,18 @@ Vocabulary Vocabulary::from_serialized(const std::string& blob, VocabIds ids, co
     require(fresh, where + ": piece \"" + ids.pieces[id] + "\" has two ids (" +
                        std::to_string(table->by_piece.at(ids.pieces[id])) + " and " + std::to_string(id) + ")");
   }
-  table->json = nlohmann::json{{"unk_id", ids.unk_id}, {"pieces", ids.pieces}}.dump();
+  nlohmann::json json{{"unk_id", ids.unk_id}, {"pieces", ids.pieces}};
+  if (ids.written_specials) json["written_specials"] = true;
+  table->json = json.dump();
   table->table = std::move(ids);
-  v.ids_ = std::move(table);
+  v.ids_ = table;
   v.serialized_ = blob;
+  if (table->table.written_specials) {
+    for (int id = 0; id < n; ++id)
+      if (v.is_special(id) && !table->table.pieces[id].empty()) table->written.emplace_back(table->table.pieces[id], id);
+    std::stable_sort(table->written.begin(), table->written.end(),
+                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  }
   return v;
 }
 
@@ -161,6 +170,7 @@ std::vector<int> Vocabulary::encode(std::string_view text) const {
     processor_->Encode(absl::string_view(text.data(), text.size()), &ids).IgnoreError();
     return ids;
   }
+  if (!ids_->written.empty()) return encode_with_specials(text);
   std::vector<std::string> pieces;
   processor_->Encode(absl::string_view(text.data(), text.size()), &pieces).IgnoreError();
   ids.reserve(pieces.size());
@@ -168,6 +178,36 @@ std::vector<int> Vocabulary::encode(std::string_view text) const {
     const auto it = ids_->by_piece.find(p);
     ids.push_back(it == ids_->by_piece.end() ? ids_->table.unk_id : it->second);
   }
+  return ids;
+}
+
+std::vector<int> Vocabulary::encode_with_specials(std::string_view text) const {
+  std::vector<int> ids;
+  std::size_t from = 0;  // the start of the text not yet encoded
+  auto plain = [&](std::size_t end) {
+    const std::string_view part = text.substr(from, end - from);
+    if (part.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
+    std::vector<std::string> pieces;
+    processor_->Encode(absl::string_view(part.data(), part.size()), &pieces).IgnoreError();
+    for (const auto& p : pieces) {
+      const auto it = ids_->by_piece.find(p);
+      ids.push_back(it == ids_->by_piece.end() ? ids_->table.unk_id : it->second);
+    }
+  };
+  for (std::size_t at = 0; at < text.size();) {
+    const auto match = std::find_if(ids_->written.begin(), ids_->written.end(), [&](const auto& special) {
+      return text.compare(at, special.first.size(), special.first) == 0;
+    });
+    if (match == ids_->written.end()) {
+      ++at;
+      continue;
+    }
+    plain(at);
+    ids.push_back(match->second);
+    at += match->first.size();
+    from = at;
+  }
+  plain(text.size());
   return ids;
 }
 
@@ -224,6 +264,10 @@ VocabIds vocab_ids_from_json(const std::string& text, const std::string& where) 
   require(unk >= 0 && unk < static_cast<std::int64_t>(j["pieces"].size()),
           where + ": the id table's unk_id is not one of its ids");
   ids.unk_id = static_cast<int>(unk);
+  if (j.contains("written_specials")) {
+    require(j["written_specials"].is_boolean(), where + ": the id table's written_specials must be true or false");
+    ids.written_specials = j["written_specials"].get<bool>();
+  }
   for (const auto& p : j["pieces"]) {
     require(p.is_string(), where + ": the id table's pieces must be strings");
     ids.pieces.push_back(p.get<std::string>());
@@ -298,6 +342,7 @@ std::uint64_t Vocabulary::fingerprint() const {
   if (ids_) {
     for (const auto& p : ids_->table.pieces) h = fnv1a(p + '\n', h);
     h = fnv1a(std::to_string(ids_->table.unk_id), h);
+    if (ids_->table.written_specials) h = fnv1a("written_specials", h);
   }
   return h;
 }

@@ -47,6 +47,10 @@ VocabConfig::Model vocab_model_from_name(const std::string& name);  // "bpe", "u
 struct VocabIds {
   std::vector<std::string> pieces;
   int unk_id = 0;
+  // Whether a special piece of the table (one SentencePiece lacks or holds as a control or unknown piece: T5's
+  // <extra_id_N>, </s>) written whole in text is read as its id, the text around it tokenized on its own, as
+  // Hugging Face's tokenizers read their special tokens (T5).
+  bool written_specials = false;
 };
 
 class Vocabulary {
@@ -100,7 +104,10 @@ class Vocabulary {
     VocabIds table;
     std::unordered_map<std::string, int> by_piece;
     std::string json;
+    std::vector<std::pair<std::string, int>> written;  // with written_specials: the special pieces, longest first
   };
+  // Text with written special pieces: the pieces' ids, the text between them encoded piece by piece.
+  std::vector<int> encode_with_specials(std::string_view text) const;
   std::shared_ptr<sentencepiece::SentencePieceProcessor> processor_;
   std::string serialized_;
   std::shared_ptr<const IdTable> ids_;  // null: SentencePiece's ids

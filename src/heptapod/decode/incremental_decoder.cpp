@@ -194,7 +194,7 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
   // Queries of H heads (Q wide) over keys and values of KH heads (K wide), each head D wide.
   const int H = config_.n_heads, KH = config_.key_value_heads(), D = config_.head_size(), Q = H * D;
   const long L = config_.decoder_layers, K = config_.key_value_width();
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const float scale = config_.scale_attention ? 1.0f / std::sqrt(static_cast<float>(D)) : 1.0f;
   const int key_cap = std::max(S_, max_steps_);
   // Keys and values alternate, K elements each: a key's value is K elements after it.
   const E* keys = cross ? reinterpret_cast<const E*>(cross_kv_[li].get()) : self_cache_.as<const E>();
@@ -232,6 +232,11 @@ void IncrementalDecoder::attend(const float* q, int ldq, int li, bool cross, flo
       relative_step_terms(*model_.relative_positions(li), relative_projected_[li].data(), max_steps_, Q, H,
                           query_position_[i], shifted.data(), terms.data(), key_cap);
       query = shifted.data();
+      bias = terms.data();
+    }    if (!cross && config_.relative_buckets > 0) {
+      thread_local std::vector<float> terms;  // (H, key_cap)
+      terms.resize(static_cast<std::size_t>(H) * key_cap);
+      bucketed_step_bias(*model_.bucketed_bias(Stack::Decoder), H, query_position_[i], terms.data(), key_cap);
       bias = terms.data();
     }
     kernels::attend_cached(query, keys, keys + K, offsets.data(), count, H, KH, D, scale, scores.data(), key_cap, o,

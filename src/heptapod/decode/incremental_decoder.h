@@ -13,6 +13,7 @@
 #include "heptapod/core/arena.h"
 #include "heptapod/core/page_buffer.h"
 #include "heptapod/layers/attention_step.h"
+#include "heptapod/layers/relative_buckets.h"
 #include "heptapod/layers/relative_positions.h"
 #include "heptapod/model/transformer.h"
 

@@ -131,7 +131,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
   saved.dropped = drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
   saved.context = arena.alloc<T>(static_cast<std::size_t>(Nq) * Q);
 
-  const T scale = T(1) / std::sqrt(T(D));
+  const T scale = attn.scaled ? T(1) / std::sqrt(T(D)) : T(1);
   const int ldq = saved.ldq, ldkv = saved.ldkv;
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < s.count() * H; ++bh) {
@@ -175,7 +175,7 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
   linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false, out_bias);
   if (term) term->begin_backward();
 
-  const T scale = T(1) / std::sqrt(T(D));
+  const T scale = attn.scaled ? T(1) / std::sqrt(T(D)) : T(1);
   // One task per (sentence, key/value head): its group's query heads in order, so that their gradients at the
   // shared keys and values add up in one thread (the first assigns, the others add through `extra`).
 #pragma omp parallel for schedule(dynamic)

@@ -33,6 +33,8 @@ struct MultiHeadAttention {
   // qk_norm: RMSNorms (head_dim) of each head's queries and keys before the rotation; empty (gamma null)
   // otherwise.
   LayerNorm<T> q_norm, k_norm;
+  // Whether the scores are divided by sqrt(head_dim) before the softmax (T5's are not).
+  bool scaled = true;
 
   int key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   int head_size() const { return head_dim > 0 ? head_dim : q_proj.out / heads; }

@@ -7,6 +7,7 @@
 #include "heptapod/layers/feed_forward.h"
 #include "heptapod/layers/layer_norm.h"
 #include "heptapod/layers/linear.h"
+#include "heptapod/layers/relative_buckets.h"
 #include "heptapod/layers/relative_positions.h"
 #include "heptapod/model/config.h"
 #include "heptapod/model/parameter_names.h"
@@ -52,6 +53,7 @@ MultiHeadAttention<T> bind_attention(ParameterStore<T>& p, const ModelConfig& c,
   attn.heads = c.n_heads;
   attn.kv_heads = c.key_value_heads();
   attn.head_dim = c.head_size();
+  attn.scaled = c.scale_attention;
   return attn;
 }
 
@@ -73,7 +75,17 @@ struct LayerParams {
   LayerNorm<T> self_attn_norm, cross_attn_norm, ffn_norm;
   FeedForward<T> ffn;
   RelativePositionParams<T> relative;  // Transformer-XL's (config.relative_positions), else empty
+  BucketedBias<T> buckets;             // T5's, the stack's table (config.relative_buckets), else empty
 };
+
+// T5's relative position bias of `stack` (its table shared by the stack's layers); empty without
+// relative_buckets.
+template <typename T>
+BucketedBias<T> bind_bucketed_bias(ParameterStore<T>& p, const ModelConfig& c, Stack stack) {
+  if (c.relative_buckets == 0) return {};
+  const std::string table = tensor_name(Module::RelativeBias, Leaf::Weight, stack);
+  return {p.value(table), p.grad(table), c.relative_buckets, c.relative_max_distance, stack == Stack::Encoder};
+}
 
 // Layer `index` of `stack`, with cross-attention or without, under the names of parameter_layout().
 template <typename T>
@@ -101,6 +113,7 @@ LayerParams<T> bind_layer(ParameterStore<T>& p, const ModelConfig& c, Stack stac
                       u = module_name(u_module, stack, index), v = module_name(v_module, stack, index);
     l.relative = {p.value(w), p.value(u), p.value(v), p.grad(w), p.grad(u), p.grad(v), c.clamp_length};
   }
+  l.buckets = bind_bucketed_bias(p, c, stack);
   return l;
 }
 

@@ -98,6 +98,7 @@ const char* tying_name(EmbeddingTying t) {
     case EmbeddingTying::All: return "all";
     case EmbeddingTying::TargetOutput: return "target_output";
     case EmbeddingTying::None: return "none";
+    case EmbeddingTying::Embeddings: return "embeddings";
   }
   return "?";
 }
@@ -137,9 +138,10 @@ NormPosition norm_from_name(const std::string& name, const std::string& where) {
 }
 
 EmbeddingTying tying_from_name(const std::string& name, const std::string& where) {
-  for (EmbeddingTying t : {EmbeddingTying::All, EmbeddingTying::TargetOutput, EmbeddingTying::None})
+  for (EmbeddingTying t :
+       {EmbeddingTying::All, EmbeddingTying::TargetOutput, EmbeddingTying::None, EmbeddingTying::Embeddings})
     if (name == tying_name(t)) return t;
-  throw Error(where + " must be \"all\", \"target_output\" or \"none\"");
+  throw Error(where + " must be \"all\", \"target_output\", \"none\" or \"embeddings\"");
 }
 
 Activation activation_from_name(const std::string& name, const std::string& where) {
@@ -259,6 +261,21 @@ void validate(const ModelConfig& c) {
   require(c.relative_positions || (c.clamp_length == 0 && !c.untie_relative),
           "model config: clamp_length and untie_relative belong to relative_positions");
   require(c.memory_length >= 0, "model config: memory_length must be 0 (none) or positive");
+  require(c.relative_buckets >= 0 && c.relative_buckets % 2 == 0 && c.relative_buckets <= 1 << 16,
+          "model config: relative_buckets must be 0 (none) or an even number up to 65536, got " +
+              std::to_string(c.relative_buckets));
+  require(c.relative_buckets == 0 ||
+              (c.learned_positions == 0 && !c.relative_positions && !c.rotary && c.relative_buckets >= 4 &&
+               c.relative_max_distance > c.relative_buckets / 2 && c.relative_max_distance <= 1 << 24),
+          "model config: relative_buckets (T5's relative position bias) replace learned, relative and rotary "
+          "positions, and need at least 4 buckets and a relative_max_distance above half of them");
+  require(c.relative_buckets > 0 || c.relative_max_distance == ModelConfig{}.relative_max_distance,
+          "model config: relative_max_distance belongs to relative_buckets");
+  require(!c.scale_output || c.has_decoder(), "model config: scale_output scales a decoder's output");
+  require(c.tie_embeddings != EmbeddingTying::Embeddings || (c.architecture == Architecture::EncoderDecoder &&
+                                                             c.src_vocab_size == c.tgt_vocab_size),
+          "model config: tie_embeddings \"embeddings\" shares an encoder-decoder's two embeddings (src_vocab_size "
+          "== tgt_vocab_size)");
   require(c.relative_positions || c.memory_length == 0,
           "model config: memory_length (Transformer-XL's segment memory) needs relative_positions");
   require(!c.pooler || (encoder_only && c.labels == 0),
@@ -364,6 +381,10 @@ std::string to_json(const ModelConfig& c) {
   if (c.max_positions != paper.max_positions) j["max_positions"] = c.max_positions;
   if (c.sliding_window != paper.sliding_window) j["sliding_window"] = c.sliding_window;
   if (c.prompt_bos != paper.prompt_bos) j["prompt_bos"] = c.prompt_bos;
+  if (c.relative_buckets != paper.relative_buckets) j["relative_buckets"] = c.relative_buckets;
+  if (c.relative_max_distance != paper.relative_max_distance) j["relative_max_distance"] = c.relative_max_distance;
+  if (c.scale_attention != paper.scale_attention) j["scale_attention"] = c.scale_attention;
+  if (c.scale_output != paper.scale_output) j["scale_output"] = c.scale_output;
   if (!c.extra_eos_ids.empty()) j["extra_eos_ids"] = c.extra_eos_ids;
   if (c.lora.enabled()) {
     j["lora"] = json{{"rank", c.lora.rank}, {"alpha", c.lora.alpha}, {"targets", c.lora.targets}};
@@ -485,6 +506,10 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("max_positions")) get_int("max_positions", c.max_positions);
   if (j.contains("sliding_window")) get_int("sliding_window", c.sliding_window);
   if (j.contains("prompt_bos")) get_bool("prompt_bos", c.prompt_bos);
+  if (j.contains("relative_buckets")) get_int("relative_buckets", c.relative_buckets);
+  if (j.contains("relative_max_distance")) get_int("relative_max_distance", c.relative_max_distance);
+  if (j.contains("scale_attention")) get_bool("scale_attention", c.scale_attention);
+  if (j.contains("scale_output")) get_bool("scale_output", c.scale_output);
   if (j.contains("extra_eos_ids")) {
     const json& ids = field("extra_eos_ids");
     require(ids.is_array(), where + ": model config field \"extra_eos_ids\" must be an array of token ids");

@@ -13,7 +13,10 @@
 
 namespace heptapod {
 
-enum class EmbeddingTying { All, TargetOutput, None };
+// All: one table for the source and target embeddings and the output layer; TargetOutput: the target embedding
+// is the output layer; None: three tables; Embeddings: one table for the source and target embeddings and an
+// output layer of its own (T5 v1.1, flan-T5, mT5). File names "all", "target_output", "none", "embeddings".
+enum class EmbeddingTying { All, TargetOutput, None, Embeddings };
 
 // Which stacks a model has: an encoder and a decoder (the paper's translation model), a causal stack alone (a
 // language model, GPT), or a bidirectional stack alone (BERT). The file name of each: "encoder-decoder",
@@ -134,6 +137,19 @@ struct ModelConfig {
   int sliding_window = 0;
   bool prompt_bos = true;
   std::vector<int> extra_eos_ids;
+  // T5's pieces (each absent from the paper's model, which the defaults keep):
+  // - relative_buckets: a learned bias per head added to every self-attention score, read from a table of
+  //   relative_buckets rows (buckets, heads) per stack by the bucket of the key's distance from the query
+  //   (layers/relative_buckets.h: bidirectional in an encoder, causal in a decoder; exact up to half the
+  //   buckets, log-spaced up to relative_max_distance), shared by the stack's layers, in place of positions
+  //   added to the embeddings (0: none);
+  // - scale_attention: attention scores divided by sqrt(head size) before the softmax (T5's are not);
+  // - scale_output: the decoder's output times d_model^-0.5 before the output layer (T5 with its embedding
+  //   tied to the output layer).
+  int relative_buckets = 0;
+  int relative_max_distance = 128;
+  bool scale_attention = true;
+  bool scale_output = false;
   // LoRA adapters beside the targeted matrices (model/lora_config.h): a model fine-tuned with them, whose base
   // is frozen (rank 0: none).
   LoraConfig lora;
@@ -142,6 +158,13 @@ struct ModelConfig {
   int eos_id = 2;
 
   bool has_final_norm() const { return norm == NormPosition::Pre || final_norm; }
+  // Whether the source and target embeddings are one table, and whether the output layer is a table of its own.
+  bool shared_embeddings() const {
+    return tie_embeddings == EmbeddingTying::All || tie_embeddings == EmbeddingTying::Embeddings;
+  }
+  bool own_output_layer() const {
+    return tie_embeddings == EmbeddingTying::None || tie_embeddings == EmbeddingTying::Embeddings;
+  }
   bool has_pooler() const { return pooler || (labels > 0 && pooling == Pooling::Cls); }
   // The positions a sequence may use: learned_positions - position_offset, else max_positions, else unbounded.
   int position_limit() const {

@@ -77,7 +77,7 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   };
 
   part = ParamPart::Embedding;
-  if (c.tie_embeddings == EmbeddingTying::All) {
+  if (c.shared_embeddings()) {
     table(Module::SharedEmbedding, c.src_vocab_size);
   } else {
     stack = Stack::Encoder;
@@ -93,13 +93,16 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
     if (c.embedding_norm && has) norm(Module::EmbeddingNorm);
     if (c.relative_positions && has && !c.untie_relative)
       for (const Module m : relative_bias_modules(c)) lone(m, {C}, Init::Zero, ParamRole::Bias);
+    if (c.relative_buckets > 0 && has)
+      add(Module::RelativeBias, tensor_name(Module::RelativeBias, Leaf::Weight, s), {c.relative_buckets, c.n_heads},
+          Init::Zero, ParamRole::Bias);
   }
   part = ParamPart::Layer;
   if (c.has_encoder()) layers(Stack::Encoder, c.encoder_layers, false);
   if (c.has_decoder()) layers(Stack::Decoder, c.decoder_layers, c.has_encoder());
   stack = Stack::Decoder;
   part = ParamPart::Output;
-  if (c.tie_embeddings == EmbeddingTying::None && c.has_decoder())
+  if (c.own_output_layer() && c.has_decoder())
     add(Module::OutputProjection, tensor_name(Module::OutputProjection, Leaf::Weight), {c.tgt_vocab_size, C},
         Init::Xavier, ParamRole::Matrix);
   if (c.output_bias)

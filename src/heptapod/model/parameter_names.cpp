@@ -32,6 +32,7 @@ constexpr ModuleEntry kModules[] = {
     {Module::EmbeddingNorm, Scope::Stack, "embedding_norm"},
     {Module::RelativeU, Scope::Stack, "relative/u"},
     {Module::RelativeV, Scope::Stack, "relative/v"},
+    {Module::RelativeBias, Scope::Stack, "relative_bias"},
     {Module::FinalNorm, Scope::Stack, "final_norm"},
     {Module::SelfAttnQuery, Scope::Layer, "self_attn/q_proj"},
     {Module::SelfAttnKey, Scope::Layer, "self_attn/k_proj"},
@@ -104,18 +105,17 @@ std::string tensor_name(Module module, Leaf leaf, Stack stack, int layer) {
 }
 
 std::string source_embedding_name(const ModelConfig& c) {
-  return c.tie_embeddings == EmbeddingTying::All ? tensor_name(Module::SharedEmbedding, Leaf::Weight)
-                                                 : tensor_name(Module::Embedding, Leaf::Weight, Stack::Encoder);
+  return c.shared_embeddings() ? tensor_name(Module::SharedEmbedding, Leaf::Weight)
+                               : tensor_name(Module::Embedding, Leaf::Weight, Stack::Encoder);
 }
 
 std::string target_embedding_name(const ModelConfig& c) {
-  return c.tie_embeddings == EmbeddingTying::All ? tensor_name(Module::SharedEmbedding, Leaf::Weight)
-                                                 : tensor_name(Module::Embedding, Leaf::Weight, Stack::Decoder);
+  return c.shared_embeddings() ? tensor_name(Module::SharedEmbedding, Leaf::Weight)
+                               : tensor_name(Module::Embedding, Leaf::Weight, Stack::Decoder);
 }
 
 std::string output_projection_name(const ModelConfig& c) {
-  return c.tie_embeddings == EmbeddingTying::None ? tensor_name(Module::OutputProjection, Leaf::Weight)
-                                                  : target_embedding_name(c);
+  return c.own_output_layer() ? tensor_name(Module::OutputProjection, Leaf::Weight) : target_embedding_name(c);
 }
 
 std::array<Module, 2> relative_bias_modules(const ModelConfig& c) {

@@ -17,8 +17,8 @@ struct ModelConfig;
 
 enum class Module {
   // The model's own: the entry is the whole name.
-  SharedEmbedding,   // the table all three roles read (tie all)
-  OutputProjection,  // the decoder's output layer: its matrix (tie none) and its bias (output_bias)
+  SharedEmbedding,   // the table all three roles read (tie all), or both embeddings (tie embeddings)
+  OutputProjection,  // the decoder's output layer: its matrix (tie none or embeddings) and its bias (output_bias)
   TokenTypes,        // an encoder's token type (segment) table
   MlmTransform,      // the masked-language-model head's transform, norm and output bias (a lone tensor)
   MlmNorm,
@@ -31,6 +31,7 @@ enum class Module {
   EmbeddingNorm,     // the norm over the embedding sum
   RelativeU,         // Transformer-XL's content and position biases shared by the stack's layers (lone tensors)
   RelativeV,
+  RelativeBias,      // T5's relative position bias table (buckets, heads) shared by the stack's layers
   FinalNorm,
   // A layer's: "<stack>/layers/<i>/<entry>".
   SelfAttnQuery,

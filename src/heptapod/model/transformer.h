@@ -96,6 +96,11 @@ class Transformer {
   const RelativePositionParams<T>* relative_positions(int layer) const {
     return config_.relative_positions ? &decoder_->layer(layer).params().relative : nullptr;
   }
+  // T5's relative position bias of `stack` (relative_buckets), or null.
+  const BucketedBias<T>* bucketed_bias(Stack stack) const {
+    if (config_.relative_buckets == 0) return nullptr;
+    return &(stack == Stack::Encoder ? encoder_ : decoder_)->layer(0).params().buckets;
+  }
   // Vocabulary entries [v0, v0 + n) of the logits hidden W_out^T (+ b) alone: hidden (rows, C) -> logits
   // (rows, n); v0 one of output_column_blocks() (which an encoder-only model, without an output layer, has
   // none of).

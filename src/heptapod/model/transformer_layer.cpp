@@ -22,6 +22,12 @@ DropoutSite TransformerLayer<T>::site(const DropoutContext& ctx, SublayerSlot sl
 }
 
 template <typename T>
+ScoreTerm<T>* TransformerLayer<T>::score_term() {
+  if (self_term_) return &*self_term_;
+  return bucket_term_ ? &*bucket_term_ : nullptr;
+}
+
+template <typename T>
 template <typename SelfAttention, typename CrossAttention>
 T* TransformerLayer<T>::sublayers(const T* x, int N, const DropoutContext& ctx, Arena& arena, SelfAttention&& self,
                                   CrossAttention&& cross) {
@@ -57,10 +63,11 @@ T* TransformerLayer<T>::forward(const T* x, const AttentionShape& self_shape, co
         if (config_.relative_positions)
           self_term_.emplace(p_.relative, config_.d_model, config_.n_heads, shape,
                              p_.self_attn.qkv.packed ? &relative_tables_ : nullptr);
+        if (config_.relative_buckets > 0) bucket_term_.emplace(p_.buckets, config_.n_heads, shape);
         if (memory_) memory_attention_forward(in, out, bias, self_drop, arena);
         else
           attention_forward<T>(p_.self_attn, in, in, self_shape, self_drop, arena, self_saved_, out, bias, nullptr,
-                               self_term_ ? &*self_term_ : nullptr, rotary);
+                               score_term(), rotary);
       },
       [&](const T* in, T* out, OutputBias bias) {
         attention_forward(p_.cross_attn, in, cross->encoder_output, *cross->shape, cross_drop, arena, cross_saved_,
@@ -100,7 +107,7 @@ void TransformerLayer<T>::memory_attention_forward(const T* in, T* out, OutputBi
     memory_keys_ = join_memory_and_segment(m, m.rows, segment_kv_, 2 * C, arena);  // (Nk, 2C)
     const ProjectedKeysValues<T> projected{memory_keys_, nullptr, 2 * C};
     attention_forward<T>(p_.self_attn, in, memory_keys_, *m.shape, drop, arena, self_saved_, out, bias, &projected,
-                         self_term_ ? &*self_term_ : nullptr);
+                         score_term());
     return;
   }
   const T* mem = m.rows;  // (Nm, C): pre-norm reads it through the same norm as the segment's rows
@@ -113,7 +120,7 @@ void TransformerLayer<T>::memory_attention_forward(const T* in, T* out, OutputBi
   }
   memory_keys_ = join_memory_and_segment(m, mem, in, C, arena);  // (Nk, C)
   attention_forward<T>(p_.self_attn, in, memory_keys_, *m.shape, drop, arena, self_saved_, out, bias, nullptr,
-                       self_term_ ? &*self_term_ : nullptr);
+                       score_term());
 }
 
 template <typename T>
@@ -127,7 +134,7 @@ void TransformerLayer<T>::memory_attention_backward(const T* dout, T* din, bool 
   T* dkeys = arena.alloc<T>(key_count);  // (Nk, C) the keys' and values' input rows' gradient
   std::fill_n(dkeys, key_count, T(0));
   attention_backward<T>(p_.self_attn, dout, self_sub_.inner_input, memory_keys_, *m.shape, drop, self_saved_, arena,
-                        din, accumulate, dkeys, BiasGrad::Done, nullptr, self_term_ ? &*self_term_ : nullptr);
+                        din, accumulate, dkeys, BiasGrad::Done, nullptr, score_term());
   const bool pre = config_.norm == NormPosition::Pre;
   T* dmem = pre ? arena.alloc<T>(static_cast<std::size_t>(m.memory->rows()) * C) : nullptr;  // (Nm, C)
   for (int b = 0; b < seg.count(); ++b) {
@@ -207,9 +214,10 @@ void TransformerLayer<T>::backward(const T* dy, const AttentionShape& self_shape
                         const T* in = self_sub_.inner_input;
                         attention_backward<T>(p_.self_attn, dout, in, in, self_shape, self_drop, self_saved_, arena,
                                               din, accumulate, din, BiasGrad::Done, nullptr,
-                                              self_term_ ? &*self_term_ : nullptr);
+                                              score_term());
                       }
                       if (self_term_) self_term_->finish_backward();
+                      if (bucket_term_) bucket_term_->finish_backward();
                     });
 }
 

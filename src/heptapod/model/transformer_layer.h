@@ -82,6 +82,8 @@ class TransformerLayer {
 
  private:
   DropoutSite site(const DropoutContext& ctx, SublayerSlot slot, DropoutKind kind) const;
+  // The last forward's additive score term of self-attention (Transformer-XL's or T5's), or null.
+  ScoreTerm<T>* score_term();
   // Self-attention over the memory and the segment: in (N, C), the sub-layer's inner input -> out (N, C).
   void memory_attention_forward(const T* in, T* out, OutputBias bias, const DropoutSite& drop, Arena& arena);
   // dout (N, C) -> din (N, C) assigned or accumulated: the segment rows' gradient; the memory rows' is dropped
@@ -101,6 +103,7 @@ class TransformerLayer {
   SublayerSaved<T> self_sub_, cross_sub_, ffn_sub_;
   AttentionSaved<T> self_saved_, cross_saved_;
   std::optional<RelativePositionTerm<T>> self_term_;  // the last forward's relative-position terms, if any
+  std::optional<BucketedBiasTerm<T>> bucket_term_;  // the last forward's T5 position bias, if any
   RelativeTables<T> relative_tables_;  // a packed model's distance tables, kept across passes
   std::optional<MemoryInput<T>> memory_;  // the last forward's memory, if any
   T* memory_keys_ = nullptr;              // (memory_->keys->rows(), C) what its keys and values were projected from

@@ -35,6 +35,7 @@ TransformerStack<T>::TransformerStack(ParameterStore<T>& params, const ModelConf
     types_ = params.value(table);
     dtypes_ = params.grad(table);
   }
+  if (c.scale_output && stack == Stack::Decoder) output_scale_ = T(1) / std::sqrt(T(c.d_model));
   has_embedding_norm_ = c.embedding_norm;
   if (has_embedding_norm_)
     embedding_norm_ = bind_layer_norm(params, module_name(Module::EmbeddingNorm, stack), c.d_model, c.layer_norm_eps);
@@ -71,7 +72,8 @@ DropoutSite TransformerStack<T>::embedding_site(const DropoutContext& ctx) const
 
 template <typename T>
 const T* TransformerStack<T>::position_rows(int length) {
-  if (config_.relative_positions || config_.rotary) {  // the attention carries the positions: none added here
+  // The attention carries the positions: none added here.
+  if (config_.relative_positions || config_.rotary || config_.relative_buckets > 0) {
     // Twice the room when it grows: cached decoding asks for one more row at every step.
     const std::size_t cells = static_cast<std::size_t>(std::max(length, 1)) * config_.d_model;
     if (no_positions_.size() < cells) no_positions_.assign(std::max(cells, 2 * no_positions_.size()), T(0));
@@ -145,6 +147,7 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
   }
   if (memory) memory->commit(seq);
   if (has_final_norm_) x = keep(layer_norm_forward(final_norm_, x, N, layer_arena, final_saved_));
+  scale_output(x, N);
   return x;  // (N, C)
 }
 
@@ -154,6 +157,11 @@ T* TransformerStack<T>::backward_layers(const T* dy, const AttentionShape& self_
                                         const std::function<void()>& stage_done) {
   const int N = self_shape.q().rows();
   const std::size_t count = static_cast<std::size_t>(N) * config_.d_model;
+  if (output_scale_ != T(1)) {
+    T* scaled = arena.alloc<T>(count);  // (N, C) the gradient before the output's scale
+    for (std::size_t i = 0; i < count; ++i) scaled[i] = dy[i] * output_scale_;
+    dy = scaled;
+  }
   if (has_final_norm_) {
     T* d = arena.alloc<T>(count);  // (N, C)
     layer_norm_backward(final_norm_, dy, N, final_saved_, d, false);
@@ -216,9 +224,19 @@ T* TransformerStack<T>::step(const int* tokens, const int* positions, const int*
       config_.rotary ? rotary_angles<T>(config_.rope, config_.head_size(), positions, lengths, rows, arena)
                      : RotaryAngles<T>{};
   for (auto& layer : layers_) x = layer->step(x, rows, cache, arena, config_.rotary ? &rotary : nullptr);
-  if (!has_final_norm_) return x;
-  LayerNormSaved<T> unused;
-  return layer_norm_forward(final_norm_, x, rows, arena, unused);
+  if (has_final_norm_) {
+    LayerNormSaved<T> unused;
+    x = layer_norm_forward(final_norm_, x, rows, arena, unused);
+  }
+  scale_output(x, rows);
+  return x;
+}
+
+template <typename T>
+void TransformerStack<T>::scale_output(T* x, long N) const {
+  if (output_scale_ == T(1)) return;
+  const std::size_t count = static_cast<std::size_t>(N) * config_.d_model;
+  for (std::size_t i = 0; i < count; ++i) x[i] *= output_scale_;
 }
 
 template class TransformerStack<float>;

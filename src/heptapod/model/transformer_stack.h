@@ -90,6 +90,10 @@ class TransformerStack {
   std::unique_ptr<Sequences> memory_rows_, key_runs_;
   std::unique_ptr<AttentionShape> memory_shape_;
   RotaryAngles<T> rotary_;  // the last forward's rows' angles (in its arena), with rotary positions
+  // The decoder's output scale before the output layer (T5's tied d_model^-0.5, config.scale_output), else 1.
+  T output_scale_ = T(1);
+  // x (N, C) times output_scale_, in place.
+  void scale_output(T* x, long N) const;
   bool has_final_norm_ = false;
   LayerNorm<T> final_norm_;
   LayerNormSaved<T> final_saved_;

@@ -109,8 +109,9 @@ void TranslationTask::prepare_validation() {
 ModelConfig TranslationTask::resolve_model(const ModelConfig& requested) const {
   ModelConfig m = requested;
   const ModelVocabularies& v = vocabs_;
-  m.src_vocab_size = v.source.size();
-  m.tgt_vocab_size = v.target.size();
+  // A table padded past its tokenizer (a converted T5's) keeps its rows.
+  m.src_vocab_size = vocabulary_fits(v.source, requested.src_vocab_size) ? requested.src_vocab_size : v.source.size();
+  m.tgt_vocab_size = vocabulary_fits(v.target, requested.tgt_vocab_size) ? requested.tgt_vocab_size : v.target.size();
   if (v.source.heptapod_ids() && v.target.heptapod_ids()) {  // else the model's own
     m.pad_id = kPadId;
     m.bos_id = kBosId;
