@@ -103,6 +103,12 @@ Runner add_translate_command(CLI::App& root) {
   cmd->add_option("--target-prefix", f->target_prefix,
                   "File line-aligned with the input: each translation begins with its line (forced), the model "
                   "continuing it (an empty line forces nothing)");
+  cmd->add_option("--source-lang", f->options.source_language,
+                  "A multilingual model's source language: one of its codes (heptapod info lists them, e.g. fra_Latn, "
+                  "__fr__, fr_XX) or an ISO 639-1 code (fr); the input is tagged with it");
+  cmd->add_option("--target-lang", f->options.target_language,
+                  "A multilingual model's target language, as --source-lang: every translation is forced to begin "
+                  "with its code");
   CLI::Option* sample = cmd->add_flag("--sample", f->options.sample,
                 "Draw each token from the model's distribution instead of beam search (back-translation); "
                 "reproducible for a given --seed");

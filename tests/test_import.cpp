@@ -20,6 +20,7 @@
 #include "heptapod/io/safetensors.h"
 #include "heptapod/io/torch_import.h"
 #include "heptapod/model/batch.h"
+#include "import_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -41,15 +42,6 @@ Batch reference_batch(const SafetensorsFile& f) {
   b.tgt_out = b.tgt_in;  // not read by logits()
   b.tgt_len = f.ints("batch/tgt_len");
   return b;
-}
-
-// Row i of a (B, L) tensor padded with -1, cut to its length.
-std::vector<std::vector<int>> rows(const SafetensorsFile& f, const std::string& name) {
-  const std::vector<int> all = f.ints(name), len = f.ints(name + "_len");
-  const std::size_t L = all.size() / len.size();
-  std::vector<std::vector<int>> out;
-  for (std::size_t i = 0; i < len.size(); ++i) out.emplace_back(all.begin() + i * L, all.begin() + i * L + len[i]);
-  return out;
 }
 
 // Converts `input` with `options`, then checks the model file against `reference`.
@@ -89,7 +81,7 @@ void check_converted(const std::string& input, const std::string& options, const
     SearchOptions o;
     o.beam = beam;
     const auto results = beam_search(decoder, sources, o);
-    const auto want = rows(ref, name);
+    const auto want = test::length_rows(ref, name);
     for (int i = 0; i < batch.B; ++i) EXPECT_EQ(results[i][0].tokens, want[i]) << name << ", sentence " << i;
   }
 
@@ -98,7 +90,7 @@ void check_converted(const std::string& input, const std::string& options, const
   const auto vocabs = read_vocabularies(file, c);
   ASSERT_TRUE(vocabs.has_value());
   const auto texts = nlohmann::json::parse(ref.metadata("greedy_text"));
-  const auto greedy = rows(ref, "expect/greedy");
+  const auto greedy = test::length_rows(ref, "expect/greedy");
   ASSERT_EQ(texts.size(), greedy.size());
   for (std::size_t i = 0; i < greedy.size(); ++i) {
     EXPECT_EQ(vocabs->target.decode(greedy[i]), texts[i].get<std::string>()) << "sentence " << i;

@@ -22,6 +22,7 @@
 #include "heptapod/io/llama_import.h"
 #include "heptapod/io/model_file.h"
 #include "heptapod/io/safetensors.h"
+#include "import_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 
@@ -151,13 +152,7 @@ void check_family(const std::string& family) {
   const double expect_loss = ref.floats<double>("expect/loss")[0];
   EXPECT_NEAR(totals.loss / totals.tokens, expect_loss, 1e-5 * expect_loss) << family << " loss";
   const std::vector<float> expect_grads = reference_gradients(family, ref, c, dir);
-  double scale = 0;
-  for (float g : expect_grads) scale = std::max(scale, static_cast<double>(std::abs(g)));
-  for (std::size_t i = 0; i < p.specs().size(); ++i) {
-    const std::size_t off = p.offset(i), n = static_cast<std::size_t>(p.specs()[i].numel());
-    EXPECT_LT(test::max_rel_error(p.grads() + off, expect_grads.data() + off, n, 1e-3 * scale), 1e-4)
-        << family << " gradient of " << p.specs()[i].name;
-  }
+  test::expect_gradients(p, expect_grads, family);
   test::expect_adam_losses(model, train, opt, ref, family);
 }
 
