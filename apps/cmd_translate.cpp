@@ -55,6 +55,9 @@ std::string format_window(const TranslateFlags& f, const std::vector<Translation
 int run_translate(const TranslateFlags& f) {
   set_num_threads(f.threads);
   Translator translator(f.model, f.translator);
+  // Language codes the model lacks fail here, before any input is read.
+  if (!f.options.source_language.empty()) translator.languages().id_of(f.options.source_language, "--source-lang");
+  if (!f.options.target_language.empty()) translator.languages().id_of(f.options.target_language, "--target-lang");
   LineWindows input(f.input);
   std::optional<LineWindows> prefixes;  // line-aligned with the input
   const auto is_stdin = [](const std::string& path) { return path.empty() || path == "-"; };

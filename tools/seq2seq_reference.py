@@ -31,11 +31,11 @@ D = torch.float64
 
 # layer_norm (eps 1e-5), linear, attention (q x head_dim^-0.5, a key-length mask, causal or not) and activation
 # (relu, exact gelu) as tools/make_import_fixtures.py writes them for the BART family.
-def fairseq_sinusoids(rows, C, padding_idx):
+def fairseq_sinusoids(rows, C, padding_idx, dtype=D):
     """The table of rows positions: [sin | cos] halves, freq_k = exp(-k ln 10000 / (C/2 - 1)), padding row zero."""
     half = C // 2
-    freq = torch.exp(torch.arange(half, dtype=D) * -(math.log(10000.0) / (half - 1)))
-    angle = torch.arange(rows, dtype=D)[:, None] * freq[None, :]
+    freq = torch.exp(torch.arange(half, dtype=dtype) * -(math.log(10000.0) / (half - 1)))
+    angle = torch.arange(rows, dtype=dtype)[:, None] * freq[None, :]
     table = torch.cat([torch.sin(angle), torch.cos(angle)], 1)
     table[padding_idx] = 0
     return table
@@ -62,7 +62,7 @@ class Seq2Seq:
         pad = self.cfg["pad_token_id"]
         if self.family == "m2m100":
             positions = fairseq_positions(ids, pad)
-            return x + fairseq_sinusoids(int(positions.max()) + 1, C, pad)[positions]
+            return x + fairseq_sinusoids(int(positions.max()) + 1, C, pad, x.dtype)[positions]
         table = P["model.%s.embed_positions.weight" % stack]
         x = x + table[torch.arange(ids.shape[1]) + 2][None]
         return layer_norm(x, P, "model.%s.layernorm_embedding" % stack)
