@@ -195,6 +195,29 @@ TEST(ImportSeq2Seq, UnknownLanguageCodesAreRefused) {
   EXPECT_HAS_SUBSTR(log, "the model has no language codes");
 }
 
+// A converted model fine-tunes like any other, and the result keeps its language codes.
+TEST(ImportSeq2Seq, ConvertedModelsFineTuneKeepingTheirCodes) {
+  TempDir dir;
+  std::string log;
+  const std::string path = convert("m2m100", "m2m100", dir);
+  const std::string tuned = dir.file("tuned");
+  ASSERT_EQ(test::run_heptapod("train --init " + quoted(path) + " --source " +
+                                   quoted(test::fixture("../data/numbers.dev.en")) + " --target " +
+                                   quoted(test::fixture("../data/numbers.dev.es")) + " -o " + quoted(tuned) +
+                                   " --steps 2 --batch-tokens 512 --max-length 60 --log-every 1 --valid-every 100 --seed 3",
+                               dir, log),
+            0)
+      << log;
+  EXPECT_EQ(read_language_codes(SafetensorsFile::read(tuned + "/model.htp")).to_json(),
+            read_language_codes(SafetensorsFile::read(path)).to_json());
+  const std::string in = dir.write("in.txt", "three\n");
+  ASSERT_EQ(test::run_heptapod("translate -m " + quoted(tuned + "/model.htp") + " -i " + quoted(in) +
+                                   " --source-lang en --target-lang de",
+                               dir, log),
+            0)
+      << log;
+}
+
 // The wrong converter for a model type, and a checkpoint without its tokenizer files.
 TEST(ImportSeq2Seq, BadCheckpointsAreRefusedByName) {
   TempDir dir;
