@@ -18,6 +18,7 @@
 #include "heptapod/data/gguf_import.h"
 #include "heptapod/data/llama_vocab.h"
 #include "heptapod/data/pretrained_vocab.h"
+#include "heptapod/data/seq2seq_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
 #include "heptapod/data/t5_vocab.h"
 #include "heptapod/io/adapter_file.h"
@@ -32,6 +33,7 @@
 #include "heptapod/io/peft_import.h"
 #include "heptapod/io/sentence_transformers.h"
 #include "heptapod/io/t5_import.h"
+#include "heptapod/io/seq2seq_import.h"
 #include "heptapod/io/torch_import.h"
 
 namespace heptapod::app {
@@ -169,7 +171,8 @@ int run_convert(const ConvertOptions& o) {
   const bool vocab_files = !o.vocab.source_spm.empty() || !o.vocab.target_spm.empty();
   std::map<std::string, std::string> metadata;
   if (o.from == "marian" || o.from == "fairseq" || o.from == "gpt2" || o.from == "bert" || o.from == "llama" ||
-      o.from == "roberta" || o.from == "distilbert" || o.from == "sentence-transformers" || o.from == "t5")
+      o.from == "roberta" || o.from == "distilbert" || o.from == "sentence-transformers" || o.from == "t5" ||
+      o.from == "m2m100" || o.from == "mbart")
     require_directory(o.input, "a " + o.from + " model");
   // A sentence-transformers directory is found by its modules.json where --from is not given.
   const bool sentence_transformers = o.from == "sentence-transformers" || (found && is_sentence_transformers_dir(o.input));
@@ -197,6 +200,14 @@ int run_convert(const ConvertOptions& o) {
   } else if (o.from == "t5") {
     model = import_t5(o.input);
     vocabs = t5_vocabularies(o.input, model->config());
+  } else if (o.from == "m2m100" || o.from == "mbart") {
+    const bool mbart = o.from == "mbart";
+    model = import_seq2seq(o.input, mbart ? Seq2SeqFamily::Mbart : Seq2SeqFamily::M2m100);
+    Seq2SeqVocabularies imported = seq2seq_vocabularies(o.input, mbart, model->config());
+    vocabs = std::move(imported.vocabs);
+    metadata[kLanguagesMetadata] = imported.languages.to_json();
+    std::fprintf(stderr, "note: %zu language codes (translate --source-lang and --target-lang take them)\n",
+                 imported.languages.codes().size());
   } else if (o.from == "fairseq") {
     FairseqModel imported = import_fairseq(o.input);
     model = std::move(imported.model);
@@ -230,7 +241,7 @@ int run_convert(const ConvertOptions& o) {
 Runner add_convert_command(CLI::App& root) {
   auto* cmd = root.add_subcommand("convert",
                                   "Convert pre-trained weights (PyTorch, MarianMT, fairseq, GPT-2, BERT, RoBERTa, XLM-R, "
-                                  "DistilBERT, sentence-transformers, LLaMA, Mistral, Qwen, T5) to a model file");
+                                  "DistilBERT, sentence-transformers, LLaMA, Mistral, Qwen, T5, NLLB, M2M100, mBART) to a model file");
   auto o = std::make_shared<ConvertOptions>();
   cmd->add_option("input", o->input,
                   "State dict in safetensors format (nn-transformer, heptapod), or the model directory (marian: "
@@ -243,7 +254,9 @@ Runner add_convert_command(CLI::App& root) {
                   "bert, roberta or distilbert files; llama (also Mistral, Qwen 2 and 3): config.json, "
                   "generation_config.json if there is one, model.safetensors or its shards with "
                   "model.safetensors.index.json, tokenizer.json and tokenizer_config.json; t5 (also flan-T5, mT5): config.json, model.safetensors or its "
-                  "shards, spiece.model and tokenizer_config.json if there is one)")
+                  "shards, spiece.model and tokenizer_config.json if there is one; m2m100 (NLLB-200 and M2M100) and mbart "
+                  "(mBART-50): config.json, model.safetensors or its shards, sentencepiece.bpe.model (M2M100 also "
+                  "vocab.json) and tokenizer_config.json or special_tokens_map.json listing the language codes)")
       ->required();
   cmd->add_option("-o,--output", o->output, "Model file to write (with --to gguf: the GGUF file)")->required();
   cmd->add_option("--to", o->to,
@@ -263,13 +276,14 @@ Runner add_convert_command(CLI::App& root) {
                       "distilbert, sentence-transformers (found by its modules.json), llama, t5 (T5, T5 v1.1, "
                       "flan-T5, mT5), gguf (a GGUF file of a "
                       "gpt2, llama, qwen2 or qwen3 model: its weights in their GGUF types, its tokenizer and chat "
-                      "template), model (a Heptapod model file, rewritten with --chat-template), or peft (a PEFT "
+                      "template), m2m100 (NLLB-200, M2M100), mbart (mBART-50), model (a Heptapod model file, rewritten with "
+                      "--chat-template), or peft (a PEFT "
                       "LoRA adapter directory of a llama-family, gpt2 or bert model: adapter_config.json, "
                       "adapter_model.safetensors; written as an adapter file over --base); gguf and model are found "
                       "by themselves when --from is not given")
           ->check(CLI::IsMember(
               {"nn-transformer", "heptapod", "marian", "fairseq", "gpt2", "bert", "llama", "gguf", "model", "peft",
-               "roberta", "distilbert", "sentence-transformers", "t5"}));
+               "roberta", "distilbert", "sentence-transformers", "t5", "m2m100", "mbart"}));
   cmd->add_option("--chat-template", o->chat_template,
                   "Set or replace the model's chat template: a Jinja file, or a tokenizer_config.json with "
                   "\"chat_template\" (its special tokens come along). gpt2 and llama checkpoints bring their own "

@@ -14,6 +14,7 @@
 #include "heptapod/kernels/isa.h"
 #include "heptapod/kernels/low_precision_weights.h"
 #include "heptapod/kernels/threads.h"
+#include "heptapod/data/language_codes.h"
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
 #include "heptapod/data/gguf_import.h"
@@ -118,6 +119,12 @@ void print_model(const std::string& path) {
     const Vocabulary& one = vocabs->source.empty() ? vocabs->target : vocabs->source;
     std::printf("vocab:    %s pieces (%s)\n", sizes.c_str(),
                 one.tokenizer() ? one.tokenizer()->kind() : one.heptapod_ids() ? "SentencePiece" : "SentencePiece, own ids");
+  }
+  const LanguageCodes languages = read_language_codes(file);
+  if (!languages.empty()) {
+    std::printf("languages: %zu (translate --source-lang/--target-lang; code=token id):", languages.codes().size());
+    for (const auto& [code, id] : languages.codes()) std::printf(" %s=%d", code.c_str(), id);
+    std::printf("\n");
   }
   if (const std::optional<StoredChatTemplate> chat = read_chat_template(file)) {
     const auto lines = std::count(chat->source.begin(), chat->source.end(), '\n') + 1;

@@ -55,6 +55,9 @@ std::string format_window(const TranslateFlags& f, const std::vector<Translation
 int run_translate(const TranslateFlags& f) {
   set_num_threads(f.threads);
   Translator translator(f.model, f.translator);
+  // Language codes the model lacks fail here, before any input is read.
+  if (!f.options.source_language.empty()) translator.languages().id_of(f.options.source_language, "--source-lang");
+  if (!f.options.target_language.empty()) translator.languages().id_of(f.options.target_language, "--target-lang");
   LineWindows input(f.input);
   std::optional<LineWindows> prefixes;  // line-aligned with the input
   const auto is_stdin = [](const std::string& path) { return path.empty() || path == "-"; };
@@ -103,6 +106,12 @@ Runner add_translate_command(CLI::App& root) {
   cmd->add_option("--target-prefix", f->target_prefix,
                   "File line-aligned with the input: each translation begins with its line (forced), the model "
                   "continuing it (an empty line forces nothing)");
+  cmd->add_option("--source-lang", f->options.source_language,
+                  "A multilingual model's source language: one of its codes (heptapod info lists them, e.g. fra_Latn, "
+                  "__fr__, fr_XX) or an ISO 639-1 code (fr); the input is tagged with it");
+  cmd->add_option("--target-lang", f->options.target_language,
+                  "A multilingual model's target language, as --source-lang: every translation is forced to begin "
+                  "with its code");
   CLI::Option* sample = cmd->add_flag("--sample", f->options.sample,
                 "Draw each token from the model's distribution instead of beam search (back-translation); "
                 "reproducible for a given --seed");

@@ -109,7 +109,8 @@ class PyTranslator {
   py::list translate(const std::vector<std::string>& sentences, int beam, int nbest, float length_penalty,
                      int max_extra_length, int min_length, int batch_tokens, bool alignments,
                      float repetition_penalty, int no_repeat_ngram, bool sample, float temperature, int top_k,
-                     float top_p, std::uint64_t seed, const std::vector<std::string>& target_prefixes) {
+                     float top_p, std::uint64_t seed, const std::vector<std::string>& target_prefixes,
+                     const std::string& source_lang, const std::string& target_lang) {
     require(beam >= 1 && beam <= 64, "beam must be in [1, 64]");
     require(nbest >= 1 && nbest <= 256, "nbest must be in [1, 256]");
     require(max_extra_length >= 0 && min_length >= 0, "max_extra_length and min_length must be >= 0");
@@ -124,6 +125,8 @@ class PyTranslator {
     o.search.max_extra_length = max_extra_length;
     o.search.min_length = min_length;
     o.batch_tokens = batch_tokens;
+    o.source_language = source_lang;
+    o.target_language = target_lang;
     const std::vector<Translation> out = calls_.run([&] { return translator_.translate(sentences, o, target_prefixes); });
     py::list results;
     for (const Translation& t : out) {
@@ -158,6 +161,12 @@ class PyTranslator {
     py::dict d;
     d["source_size"] = translator_.vocabularies().source.size();
     d["target_size"] = translator_.vocabularies().target.size();
+    return d;
+  }
+  // A multilingual model's language codes: {code: token id}, in the tokenizer's order.
+  py::dict languages() const {
+    py::dict d;
+    for (const auto& [code, id] : translator_.languages().codes()) d[py::str(code)] = id;
     return d;
   }
   std::vector<int> encode(const std::string& text, bool target) const {
@@ -531,17 +540,21 @@ PYBIND11_MODULE(heptapod, m) {
            py::arg("batch_tokens") = 4096, py::arg("alignments") = false, py::arg("repetition_penalty") = 1.0f,
            py::arg("no_repeat_ngram") = 0, py::arg("sample") = false, py::arg("temperature") = 1.0f,
            py::arg("top_k") = 0, py::arg("top_p") = 1.0f, py::arg("seed") = 0,
-           py::arg("target_prefixes") = std::vector<std::string>{},
+           py::arg("target_prefixes") = std::vector<std::string>{}, py::arg("source_lang") = std::string(),
+           py::arg("target_lang") = std::string(),
            "One dict per sentence: {'hypotheses': [{'text', 'tokens', 'score', 'log_prob'[, 'alignment']}], "
            "'warning'}, best hypothesis first; sample=True draws nbest samples (temperature, top_k, top_p, seed) "
-           "as `heptapod translate --sample` does; target_prefixes: one per sentence, forced")
+           "as `heptapod translate --sample` does; target_prefixes: one per sentence, forced; source_lang and "
+           "target_lang: a multilingual model's language codes (its `languages`, or ISO 639-1 codes), as "
+           "`heptapod translate --source-lang/--target-lang`")
       .def("score", &PyTranslator::score, py::arg("sources"), py::arg("targets"), py::arg("batch_tokens") = 4096,
            "One dict per pair: {'log_prob', 'tokens', 'token_log_probs'} (natural log, end token included)")
       .def("encode", &PyTranslator::encode, py::arg("text"), py::arg("target") = false)
       .def("decode", &PyTranslator::decode, py::arg("ids"), py::arg("target") = true)
       .def_property_readonly("config", &PyTranslator::config)
       .def_property_readonly("compute_type", &PyTranslator::compute_type)
-      .def_property_readonly("vocabularies", &PyTranslator::vocabularies);
+      .def_property_readonly("vocabularies", &PyTranslator::vocabularies)
+      .def_property_readonly("languages", &PyTranslator::languages);
 
   py::class_<PyGenerator>(m, "Generator", "A language model file loaded for generation")
       .def(py::init<const std::string&, int, const std::optional<std::string>&, bool, const std::optional<std::string>&>(),

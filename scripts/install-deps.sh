@@ -6,6 +6,8 @@
 # module (python/), python3-pytest tests it, python3-venv is for `pip install` into a virtual environment.
 # python3-jinja2 is the reference renderer of the chat-template tests (tests/chat_templates); tmux runs
 # `heptapod chat`'s terminal test (tests/chat); python3-numpy runs tools/gguf_writer.py, which the GGUF tests call.
+# sentencepiece (spm_train) and python3-sentencepiece make the NLLB, M2M100 and mBART fixtures
+# (tools/make_seq2seq_fixtures.py).
 set -euo pipefail
 PACKAGES=(
   build-essential cmake
@@ -17,5 +19,6 @@ PACKAGES=(
   dpkg-dev binutils file
   chromium chromium-driver python3-selenium
   python3-jinja2 tmux python3-numpy
+  sentencepiece python3-sentencepiece
 )
 "$(dirname "$0")/apt-install.sh" "${PACKAGES[@]}"

@@ -20,6 +20,7 @@
 #include "heptapod/io/safetensors.h"
 #include "heptapod/io/torch_import.h"
 #include "heptapod/model/batch.h"
+#include "conversion_checks.h"
 #include "test_process.h"
 #include "test_util.h"
 

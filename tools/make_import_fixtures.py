@@ -231,12 +231,14 @@ def next_log_probs(model, source, prefix, start):
     return torch.log_softmax(logits, -1)
 
 
-def search(model, source, beam, start, eos, banned, margins, alpha=0.6, extra=50):
+def search(model, source, beam, start, eos, banned, margins, alpha=0.6, extra=50, forced=(), positions=None):
     """Heptapod's beam search (beam_search.cpp) by full recomputation; greedy is beam 1. Appends to margins
-    the gaps that decided each step (greedy) or the final ranking."""
+    the gaps that decided each step (greedy) or the final ranking. forced: the tokens every output begins with
+    (a target language code), each taken with its log-probability; positions: a learned table's length, which
+    caps the output's."""
     V = model.cfg["vocab_tgt"]
     top = min(2 * beam + len(banned), V)
-    limit = len(source) + extra
+    limit = len(source) + extra if positions is None else min(len(source) + extra, positions)
     rows = [([], 0.0)] + [([], float("-inf"))] * (beam - 1)
     finished = []
     step = 0
@@ -247,6 +249,9 @@ def search(model, source, beam, start, eos, banned, margins, alpha=0.6, extra=50
             if not math.isfinite(logp):
                 continue
             lps = next_log_probs(model, source, tokens, start)
+            if step < len(forced):
+                cands.append((logp + lps[forced[step]].item(), r, forced[step]))
+                continue
             # the best `top` ids, ties to the smaller id (stable sort over ids in order)
             order = sorted(range(V), key=lambda v: -lps[v].item())[:top]
             if beam == 1:

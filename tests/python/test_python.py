@@ -379,6 +379,26 @@ def test_converted_gpt2_and_bert_give_the_clis_bytes(tmp_path):
         assert [float(x) for x in fields[1::2]] == pytest.approx([p for _, p in r["top"]], abs=1e-6)
 
 
+def test_multilingual_models_take_language_codes_as_the_cli(tmp_path):
+    """A converted NLLB fixture (convert --from m2m100) lists its language codes, and translates with a source
+    and a target language (its codes, or ISO 639-1 codes) as `heptapod translate --source-lang/--target-lang`;
+    an unknown code raises the CLI's message, the model's codes listed."""
+    nllb = str(tmp_path / "nllb.htp")
+    cli("convert", os.path.join(FIXTURES, "nllb"), "--from", "m2m100", "-o", nllb)
+    texts = ["twenty-six thousand one hundred and four", "tres mil"]
+    (tmp_path / "texts.txt").write_text("\n".join(texts) + "\n")
+    out = cli("translate", "-m", nllb, "-i", str(tmp_path / "texts.txt"), "--source-lang", "eng_Latn",
+              "--target-lang", "spa_Latn", "--threads", "1")
+    translator = heptapod.Translator(nllb, threads=1)
+    assert list(translator.languages) == ["eng_Latn", "fra_Latn", "spa_Latn", "deu_Latn"]
+    for source, target in (("eng_Latn", "spa_Latn"), ("en", "es")):
+        results = translator.translate(texts, source_lang=source, target_lang=target)
+        assert out.splitlines() == [r["hypotheses"][0]["text"] for r in results]
+        assert all(r["hypotheses"][0]["tokens"][0] == translator.languages["spa_Latn"] for r in results)
+    with pytest.raises(heptapod.Error, match="eng_Latn, fra_Latn, spa_Latn, deu_Latn"):
+        translator.translate(texts, target_lang="tlh_Latn")
+
+
 def test_converted_llama_family_models_give_the_clis_bytes(tmp_path):
     """LLaMA-family checkpoints (convert --from llama) load in the Python Generator like any other: greedy
     continuations equal the CLI's, read through the tokenizer.json tokenizer inside the model file."""

@@ -55,6 +55,7 @@ InferenceModel load_for_inference(const std::string& path, const ModelLoadOption
   if (adapter_labels) loaded.vocabs.labels = read_label_names(*adapter, loaded.model->config());
   loaded.generation = read_generation_defaults(file);
   loaded.chat_template = read_chat_template(file);
+  loaded.languages = read_language_codes(file);
   return loaded;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "heptapod/data/language_codes.h"
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/data/stored_chat_template.h"
 #include "heptapod/io/generation_defaults.h"
@@ -38,6 +39,7 @@ struct InferenceModel {
   ModelVocabularies vocabs;
   GenerationDefaults generation;  // a converted model's sampling defaults (none for others)
   std::optional<StoredChatTemplate> chat_template;  // an instruction-tuned model's (none for others)
+  LanguageCodes languages;  // a multilingual translation model's (none for others)
 };
 
 // The model in `path`, which must be a `kind` model with its vocabularies; otherwise an Error naming the file,

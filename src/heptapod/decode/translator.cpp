@@ -11,6 +11,7 @@ Translator::Translator(const std::string& model_path, const ModelLoadOptions& op
   InferenceModel loaded = load_for_inference(model_path, options, Architecture::EncoderDecoder, "translation");
   model_ = std::move(loaded.model);
   vocabs_ = std::move(loaded.vocabs);
+  languages_ = std::move(loaded.languages);
   decoder_ = std::make_unique<IncrementalDecoder>(*model_);
 }
 
@@ -25,18 +26,25 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   auto warn = [&](std::size_t i, const std::string& text) {
     out[i].warning += (out[i].warning.empty() ? "" : "; ") + text;
   };
+  // A multilingual model's language tags: the source's code before its tokens, the target's forced first.
+  const int source_code = o.source_language.empty() ? -1 : languages_.id_of(o.source_language, "source language");
+  const int target_code = o.target_language.empty() ? -1 : languages_.id_of(o.target_language, "target language");
+  const std::vector<int> source_tag = source_code < 0 ? std::vector<int>() : std::vector<int>{source_code};
+  const std::vector<int> target_tag = target_code < 0 ? std::vector<int>() : std::vector<int>{target_code};
   // Inputs and prefixes no longer than the options allow, nor than a model with learned positions reaches.
   const ModelConfig& c = model_->config();
-  const int max_input = std::min(o.max_input_tokens, c.max_source_tokens());
-  const int max_prefix = std::min(o.max_input_tokens, c.max_target_tokens());
-  // Each line's prefix tokens, no longer than an input may be.
-  std::vector<std::vector<int>> prefixes(target_prefixes.size());
-  for (std::size_t i = 0; i < target_prefixes.size(); ++i) {
-    prefixes[i] = vocabs_.target.encode(target_prefixes[i]);
-    if (static_cast<int>(prefixes[i].size()) <= max_prefix) continue;
-    warn(i, "target prefix truncated from " + std::to_string(prefixes[i].size()) + " to " +
-                std::to_string(max_prefix) + " tokens");
-    prefixes[i].resize(max_prefix);
+  const int max_input = std::max(std::min(o.max_input_tokens, c.max_source_tokens()) - static_cast<int>(source_tag.size()), 0);
+  const int max_prefix = std::max(std::min(o.max_input_tokens, c.max_target_tokens()) - static_cast<int>(target_tag.size()), 0);
+  // Each line's prefix tokens, no longer than an input may be, after the target's code.
+  std::vector<std::vector<int>> prefixes(target_prefixes.empty() && target_tag.empty() ? 0 : sentences.size());
+  for (std::size_t i = 0; i < prefixes.size(); ++i) {
+    if (!target_prefixes.empty()) prefixes[i] = vocabs_.target.encode(target_prefixes[i]);
+    if (static_cast<int>(prefixes[i].size()) > max_prefix) {
+      warn(i, "target prefix truncated from " + std::to_string(prefixes[i].size()) + " to " +
+                  std::to_string(max_prefix) + " tokens");
+      prefixes[i].resize(max_prefix);
+    }
+    prefixes[i].insert(prefixes[i].begin(), target_tag.begin(), target_tag.end());
   }
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     if (sentences[i].empty()) {
@@ -56,6 +64,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       tokens[i].resize(max_input);
     }
     if (tokens[i].empty()) continue;
+    tokens[i].insert(tokens[i].begin(), source_tag.begin(), source_tag.end());
     lengths[i] = tokens[i].size();
     todo.push_back(i);
   }
@@ -78,7 +87,8 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       Translation& t = out[todo[group[k]]];
       for (const Hypothesis& h : results[k]) {
         TranslatedHypothesis th;
-        th.text = vocabs_.target.decode(h.tokens);
+        th.text = vocabs_.target.decode(std::vector<int>(h.tokens.begin() + static_cast<long>(std::min(target_tag.size(), h.tokens.size())),
+                                                         h.tokens.end()));
         th.tokens = h.tokens;
         th.score = h.score;
         th.log_prob = h.log_prob;

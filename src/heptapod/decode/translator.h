@@ -30,6 +30,10 @@ struct TranslateOptions {
   int batch_tokens = 4096;       // source tokens per search batch (sentences sorted by length)
   int max_input_tokens = 1024;   // longer inputs are truncated to this many tokens (or rejected)
   bool reject_long_inputs = false;
+  // A multilingual model's languages (data/language_codes.h: its codes, or ISO 639-1 codes resolved to them;
+  // empty: none): the source tagged with its code first ([code] X </s>), every translation forced to begin with
+  // the target's code after the decoder's start token (the code is not part of the translation's text).
+  std::string source_language, target_language;
 };
 
 struct TranslatedHypothesis {
@@ -60,12 +64,15 @@ class Translator {
 
   const ModelConfig& config() const { return model_->config(); }
   const ModelVocabularies& vocabularies() const { return vocabs_; }
+  // A multilingual model's language codes (empty for others).
+  const LanguageCodes& languages() const { return languages_; }
   // How the model computes (ModelLoadOptions resolved against the file).
   const InferencePrecision& precision() const { return model_->precision(); }
 
  private:
   std::shared_ptr<Transformer<float>> model_;  // shared with a server's adapters over it
   ModelVocabularies vocabs_;
+  LanguageCodes languages_;
   std::unique_ptr<IncrementalDecoder> decoder_;
   bool prepared_ = false;  // prepare_for_batches() done
 };

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "heptapod/core/error.h"
+#include "heptapod/model/config.h"
 
 namespace heptapod {
 
@@ -49,5 +50,9 @@ struct ConfigReader {
   }
 };
 
+// The shape keys of Hugging Face's BART family (MarianMT, M2M100, mBART): d_model, each stack's layers, one
+// head count and one FFN width for both stacks (differing ones refused), vocab_size (both vocabularies), and
+// the dropouts.
+void read_bart_shape(const ConfigReader& r, ModelConfig& c);
 
 }  // namespace heptapod

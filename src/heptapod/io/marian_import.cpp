@@ -22,16 +22,7 @@ ModelConfig marian_model_config(const std::string& text, const std::string& wher
   const std::string type = r.text("model_type", "");
   require(type == "marian", where + ": model_type is \"" + type + "\", not \"marian\"");
   ModelConfig c;
-  c.d_model = r.integer("d_model");
-  c.encoder_layers = r.integer("encoder_layers");
-  c.decoder_layers = r.integer("decoder_layers");
-  c.n_heads = r.integer("encoder_attention_heads");
-  c.d_ff = r.integer("encoder_ffn_dim");
-  require(r.integer("decoder_attention_heads") == c.n_heads,
-          where + ": encoder_attention_heads and decoder_attention_heads differ; Heptapod has one n_heads");
-  require(r.integer("decoder_ffn_dim") == c.d_ff,
-          where + ": encoder_ffn_dim and decoder_ffn_dim differ; Heptapod has one d_ff");
-  c.src_vocab_size = r.integer("vocab_size");
+  read_bart_shape(r, c);
   c.tgt_vocab_size = r.integer("decoder_vocab_size", c.src_vocab_size);
   const bool shared = r.boolean("share_encoder_decoder_embeddings", true);
   const bool tied_output = r.boolean("tie_word_embeddings", true);
@@ -42,9 +33,6 @@ ModelConfig marian_model_config(const std::string& text, const std::string& wher
   c.tie_embeddings = shared ? EmbeddingTying::All : tied_output ? EmbeddingTying::TargetOutput : EmbeddingTying::None;
   c.activation = activation_from_name(r.text("activation_function", "gelu"), where);
   c.scale_embeddings = r.boolean("scale_embedding", false);
-  c.dropout = c.embedding_dropout = r.number("dropout", 0.1f);
-  c.attention_dropout = r.number("attention_dropout", 0.0f);
-  c.activation_dropout = r.number("activation_dropout", 0.0f);
   c.norm = NormPosition::Post;
   c.final_norm = false;
   c.layer_norm_eps = 1e-5f;  // torch.nn.LayerNorm's default, which Marian's layers use
@@ -75,24 +63,7 @@ std::unique_ptr<Transformer<float>> import_marian(const std::string& dir) {
   auto model = std::make_unique<Transformer<float>>(c);
   StateDictCopier copy(f, *model);
 
-  // Embeddings: a tied checkpoint may keep only one name of the shared matrix.
-  auto first_present = [&](std::initializer_list<const char*> names) -> std::string {
-    for (const char* n : names)
-      if (copy.has(n)) return n;
-    throw Error(f.where() + ": none of " + std::string(*names.begin()) + " and its tied names is present");
-  };
-  const std::string src_emb = first_present({"model.shared.weight", "model.encoder.embed_tokens.weight"});
-  if (c.tie_embeddings == EmbeddingTying::All) {
-    copy.copy(src_emb, source_embedding_name(c));
-    for (const char* n : {"model.shared.weight", "model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight",
-                          "lm_head.weight"})
-      copy.require_tied(n, src_emb);
-  } else {
-    copy.copy(src_emb, source_embedding_name(c));
-    copy.copy("model.decoder.embed_tokens.weight", target_embedding_name(c));
-    if (c.tie_embeddings == EmbeddingTying::TargetOutput) copy.require_tied("lm_head.weight", "model.decoder.embed_tokens.weight");
-    else copy.copy("lm_head.weight", output_projection_name(c));
-  }
+  copy_bart_embeddings(copy, c);
   // A buffer Hugging Face never trains, and loads as zeros when a file lacks it (the bias starts at zero here).
   if (copy.has("final_logits_bias"))
     copy.copy("final_logits_bias", tensor_name(Module::OutputProjection, Leaf::Bias));

@@ -160,6 +160,28 @@ void StateDictCopier::require_all_used(const std::vector<std::string>& ignorable
   }
 }
 
+void copy_bart_embeddings(StateDictCopier& copy, const ModelConfig& c) {
+  // A tied checkpoint may keep only one name of the shared matrix.
+  auto first_present = [&](std::initializer_list<const char*> names) -> std::string {
+    for (const char* n : names)
+      if (copy.has(n)) return n;
+    throw Error(copy.file_of(*names.begin()).where() + ": none of " + std::string(*names.begin()) +
+                " and its tied names is present");
+  };
+  const std::string src_emb = first_present({"model.shared.weight", "model.encoder.embed_tokens.weight"});
+  if (c.tie_embeddings == EmbeddingTying::All) {
+    copy.copy(src_emb, source_embedding_name(c));
+    for (const char* n : {"model.shared.weight", "model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight",
+                          "lm_head.weight"})
+      copy.require_tied(n, src_emb);
+  } else {
+    copy.copy(src_emb, source_embedding_name(c));
+    copy.copy("model.decoder.embed_tokens.weight", target_embedding_name(c));
+    if (c.tie_embeddings == EmbeddingTying::TargetOutput) copy.require_tied("lm_head.weight", "model.decoder.embed_tokens.weight");
+    else copy.copy("lm_head.weight", output_projection_name(c));
+  }
+}
+
 void require_close(const std::vector<double>& a, const std::vector<double>& b, double tol, const std::string& what) {
   require(a.size() == b.size(), what + ": sizes differ");
   for (std::size_t i = 0; i < a.size(); ++i)

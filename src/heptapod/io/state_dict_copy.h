@@ -85,6 +85,12 @@ class StateDictCopier {
 // ("encoder_attn").
 std::vector<ModuleMapping> bart_layer_modules(Stack stack);
 
+// The token embeddings of Hugging Face's BART family (MarianMT, M2M100, mBART) as the config's tying says:
+// all tied, the shared matrix under whichever of its names ("model.shared.weight", the stacks'
+// "embed_tokens", "lm_head.weight") the checkpoint keeps, every other copy required equal; else the source
+// and target tables, and "lm_head.weight" tied to the target's or copied.
+void copy_bart_embeddings(StateDictCopier& copy, const ModelConfig& config);
+
 // Throws Error if `a` and `b` (same size) differ anywhere by more than tol * (1 + |b|).
 void require_close(const std::vector<double>& a, const std::vector<double>& b, double tol, const std::string& what);
 

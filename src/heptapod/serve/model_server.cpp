@@ -392,6 +392,30 @@ const ServedModel& ModelServer::Impl::find_translation(const TranslationCall& ca
   throw HttpError(400, call.target + " is not supported");
 }
 
+namespace {
+
+// A multilingual model's call: its source and target languages (the request's, else the model's name's pair),
+// each one of the model's codes or an ISO 639-1 code that resolves to one ("fr" -> "fra_Latn"); "auto" or no
+// source leaves the source untagged. Other models' options are the call's.
+TranslateOptions with_languages(const TranslationCall& call, const ServedModel& model) {
+  TranslateOptions options = call.options;
+  if (!model.translator || model.translator->languages().empty()) return options;
+  const LanguageCodes& codes = model.translator->languages();
+  const std::string source = call.source.empty() ? model.spec.source : call.source;
+  const std::string target = call.target.empty() ? model.spec.target : call.target;
+  if (target.empty()) throw HttpError(400, "Invalid request: missing target parameter");
+  auto model_code = [&](const std::string& code) {
+    const std::string found = codes.resolve(code);
+    if (found.empty()) throw HttpError(400, code + " is not supported (the model's languages: " + codes.listing() + ")");
+    return found;
+  };
+  if (!source.empty() && source != "auto") options.source_language = model_code(source);
+  options.target_language = model_code(target);
+  return options;
+}
+
+}  // namespace
+
 const ServedModel& ModelServer::Impl::find_model(const std::string& name, const std::vector<ModelKind>& kinds,
                                                  const std::string& route) const {
   if (!ready) throw HttpError(503, "The models are still loading", 5);
@@ -426,8 +450,9 @@ void ModelServer::Impl::translate(HttpExchange& exchange, Api api) {
         api == Api::LibreTranslate ? parse_libretranslate(body, options) : parse_native(body, options);
     const ServedModel& model = find_translation(call);
     exchange.set_log_note(std::to_string(call.lines.size()) + " sentences, model " + model.id());
-    const std::vector<Translation> out = run_queued(
-        *model.translations, call.lines, call.options, call.timeout, "translation queue full", "Translation");
+    const std::vector<Translation> out =
+        run_queued(*model.translations, call.lines, with_languages(call, model), call.timeout, "translation queue full",
+                   "Translation");
     exchange.reply(json_response(200, api == Api::LibreTranslate ? libretranslate_reply(call, out, model.spec)
                                                               : native_reply(call, out, model.spec)));
   } catch (const HttpError& e) {
@@ -684,8 +709,17 @@ void ModelServer::Impl::routes() {
   });
   http->route("GET", "/languages", [this](HttpExchange& x) {
     std::vector<ModelSpec> specs;
-    for (const ServedModel* m : of_kind(ModelKind::Translation)) specs.push_back(m->spec);
-    x.reply(json_response(200, languages_reply(specs)));
+    std::vector<std::vector<std::string>> multilingual;
+    for (const ServedModel* m : of_kind(ModelKind::Translation)) {
+      const LanguageCodes& codes = m->translator->languages();
+      if (codes.empty()) {
+        specs.push_back(m->spec);
+        continue;
+      }
+      multilingual.emplace_back();
+      for (const auto& entry : codes.codes()) multilingual.back().push_back(codes.client_code(entry.first));
+    }
+    x.reply(json_response(200, languages_reply(specs, multilingual)));
   });
   http->route("GET", "/frontend/settings", [this](HttpExchange& x) {
     json settings = {{"charLimit", options.limits.max_characters}, {"frontendTimeout", 500},

@@ -159,7 +159,7 @@ json native_reply(const TranslationCall& call, const std::vector<Translation>& o
   return {{"model", model.id()}, {"translations", std::move(translations)}};
 }
 
-json languages_reply(const std::vector<ModelSpec>& models) {
+json languages_reply(const std::vector<ModelSpec>& models, const std::vector<std::vector<std::string>>& multilingual) {
   // Every language a client may name, targets without a model from them included (with no targets).
   std::map<std::string, std::set<std::string>> targets;
   for (const ModelSpec& m : models) {
@@ -167,6 +167,10 @@ json languages_reply(const std::vector<ModelSpec>& models) {
     targets[source].insert(target);
     targets[target];
   }
+  for (const std::vector<std::string>& codes : multilingual)
+    for (const std::string& source : codes)
+      for (const std::string& target : codes)
+        if (target != source) targets[source].insert(target);
   json reply = json::array();
   for (const auto& [code, to] : targets)
     reply.push_back({{"code", code}, {"name", language_name(code)}, {"targets", std::vector<std::string>(to.begin(), to.end())}});

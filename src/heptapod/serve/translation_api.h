@@ -51,7 +51,9 @@ TranslationCall parse_native(const nlohmann::json& body, const ServerOptions& se
 // {"model": "es-en", "translations": [{"hypotheses": [{"text", "score", "log_prob", ...}], "warning"}]}
 nlohmann::json native_reply(const TranslationCall& call, const std::vector<Translation>& out, const ModelSpec& model);
 
-// GET /languages: [{"code", "name", "targets": [...]}], sorted by code.
-nlohmann::json languages_reply(const std::vector<ModelSpec>& models);
+// GET /languages: [{"code", "name", "targets": [...]}], sorted by code; multilingual: the languages of each
+// multilingual model (as clients name them: LanguageCodes::client_code), each a target of the others.
+nlohmann::json languages_reply(const std::vector<ModelSpec>& models,
+                               const std::vector<std::vector<std::string>>& multilingual = {});
 
 }  // namespace heptapod

@@ -12,7 +12,8 @@ bool same_search(const TranslateOptions& a, const TranslateOptions& b) {
          a.sampling.temperature == b.sampling.temperature && a.sampling.top_k == b.sampling.top_k &&
          a.sampling.top_p == b.sampling.top_p && a.sampling.seed == b.sampling.seed &&
          a.batch_tokens == b.batch_tokens && a.max_input_tokens == b.max_input_tokens &&
-         a.reject_long_inputs == b.reject_long_inputs;
+         a.reject_long_inputs == b.reject_long_inputs && a.source_language == b.source_language &&
+         a.target_language == b.target_language;
 }
 
 TranslationQueue::TranslationQueue(Translator& translator, const QueueOptions& options)

@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <utility>
 
 #include "heptapod/core/error.h"
 #include "heptapod/core/progress.h"
+#include "heptapod/data/language_codes.h"
 #include "heptapod/kernels/threads.h"
 #include "heptapod/io/adapter_file.h"
 #include "heptapod/io/model_file.h"
@@ -117,7 +119,11 @@ struct Trainer::Run {
   void save_result(const std::string& path) const {
     const std::vector<ExtraTensor> vocabularies = vocabulary_tensors(task->vocabularies());
     if (!c.model.lora.enabled()) {
-      save_model(path, *model, {}, vocabularies);
+      // A multilingual model's language codes go on with it (its tokens and ids are the fine-tuned model's).
+      std::map<std::string, std::string> metadata;
+      if (c.init && c.init->file.metadata().count(kLanguagesMetadata))
+        metadata[kLanguagesMetadata] = c.init->file.metadata().at(kLanguagesMetadata);
+      save_model(path, *model, metadata, vocabularies);
       return;
     }
     std::vector<ExtraTensor> labels;  // a classifier's class names: its head is the adapter file's
