@@ -14,20 +14,12 @@
 # else is in its batch). All traffic stays on 127.0.0.1 (proxy variables are cleared).
 set -euo pipefail
 
-if [ $# -ne 3 ]; then
-  echo "usage: $0 HEPTAPOD FIXTURES WORKDIR" >&2
-  exit 2
-fi
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../node_client.sh"
+node_client_checks $# "$0 HEPTAPOD FIXTURES WORKDIR" 18 "the client needs fetch (Node 18 or newer)"
 heptapod=$1
 fixtures=$2
 work=$3
-
-command -v node >/dev/null || { echo "skipped: node is not installed" >&2; exit 77; }
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$node_major" -ge 18 ] || { echo "skipped: node $node_major; the client needs fetch (Node 18 or newer)" >&2; exit 77; }
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY NODE_USE_ENV_PROXY
-export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
 
 mkdir -p "$work"
 work=$(cd "$work" && pwd)

@@ -22,23 +22,15 @@
 # server logs) stay in WORKDIR; a server log is printed when the test fails.
 set -euo pipefail
 
-if [ $# -ne 3 ]; then
-  echo "usage: $0 HEPTAPOD MAKE_TEST_MODEL WORKDIR" >&2
-  exit 2
-fi
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../node_client.sh"
+# The pinned client is checked on Node 20 (it declares 22); Debian 12's own nodejs is 18.
+node_client_checks $# "$0 HEPTAPOD MAKE_TEST_MODEL WORKDIR" 20 "the openai client is tested on Node 20 or newer"
 heptapod=$1
 make_model=$2
 work=$3
 
-command -v node >/dev/null || { echo "skipped: node is not installed" >&2; exit 77; }
-# The pinned client is checked on Node 20 (it declares 22); Debian 12's own nodejs is 18.
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$node_major" -ge 20 ] || { echo "skipped: node $node_major; the openai client is tested on Node 20 or newer" >&2; exit 77; }
-
-# Local traffic only, and no OpenAI settings from the environment (the client would read OPENAI_ORG_ID etc.).
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY NODE_USE_ENV_PROXY
-export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
+# No OpenAI settings from the environment (the client would read OPENAI_ORG_ID etc.).
 while read -r name; do unset "$name"; done < <(compgen -e | grep '^OPENAI_' || true)
 
 mkdir -p "$work"
