@@ -2,6 +2,8 @@
 // problem, never a crash), atomic writes, and the `heptapod convert` command end to end.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -924,6 +926,25 @@ TEST(ModelFileAtomicWrite, FailingWriterLeavesOldFileAndNoTempFile) {
   EXPECT_THROW(write_file_atomic(dir.file("new.bin"), [](std::ostream&) { throw std::runtime_error("no"); }),
                std::runtime_error);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"target.bin"});
+}
+
+// A device or pipe (`-o /dev/null`, `-o /dev/stdout`) is written as it is: renaming a temporary file over it
+// would replace it with a regular file. A pipe stands in for the device, so a failure cannot damage the machine.
+TEST(ModelFileAtomicWrite, PipeIsWrittenInPlaceNotReplaced) {
+  TempDir dir;
+  const std::string pipe = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  // The read end opened first (without waiting for a writer), so the write neither blocks nor, replacing the
+  // pipe, leaves a reader waiting: the few bytes wait in the pipe's buffer.
+  const int fd = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  write_text(pipe, "through the pipe");
+  char buffer[64] = {};
+  const ssize_t n = ::read(fd, buffer, sizeof buffer);
+  ::close(fd);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe");
+  EXPECT_EQ(std::filesystem::status(pipe).type(), std::filesystem::file_type::fifo);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"pipe"});
 }
 
 TEST(ModelFileAtomicWrite, MissingDirectoryIsAnErrorNamingThePath) {

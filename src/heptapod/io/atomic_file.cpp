@@ -21,9 +21,23 @@ void fsync_path(const std::string& path) {
   ::fsync(fd);
   ::close(fd);
 }
+
+// Writes to a device or pipe as it is.
+void write_special_file(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  write(out);
+  out.flush();
+  if (!out) throw Error("cannot write " + path + ": write failed");
+}
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  require(status.type() != std::filesystem::file_type::directory, "cannot write " + path + ": is a directory");
+  if (!ec && std::filesystem::exists(status) && status.type() != std::filesystem::file_type::regular)
+    return write_special_file(path, write);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
