@@ -50,6 +50,25 @@ inline void expect_gradients(const ParameterStore<float>& p, const std::vector<f
   }
 }
 
+// One training step of a converted `model` on the reference's `batch` with the reference's label smoothing: the
+// loss within 1e-5 and every gradient within 1e-4 of the reference's, read in the model's layout by `import`
+// (the converter's own name table, reference_gradients). Returns the step's options (for further steps).
+inline StepOptions expect_reference_training_step(
+    Transformer<float>& model, const Batch& batch, const SafetensorsFile& ref, const std::string& family,
+    TempDir& dir, Arena& arena,
+    const std::function<std::unique_ptr<Transformer<float>>(const std::string& dir)>& import) {
+  StepOptions opt;
+  opt.label_smoothing = std::stof(ref.metadata("label_smoothing"));
+  arena.reset();
+  ParameterStore<float>& p = model.parameters();
+  p.zero_grads();
+  const LossTotals totals = model.forward_backward(batch, opt, arena);
+  const double expect_loss = ref.floats<double>("expect/loss")[0];
+  EXPECT_NEAR(totals.loss / totals.tokens, expect_loss, 1e-5 * expect_loss) << family << " loss";
+  expect_gradients(p, reference_gradients(fixture(family), ref, dir.file(family + "-grads"), import), family);
+  return opt;
+}
+
 // A copy of fixture `family` changed by `change` (given the copy's directory), converted with `--from from`:
 // the log of its refusal, which must write no output.
 inline std::string refused_conversion(const std::string& family, const std::string& from,

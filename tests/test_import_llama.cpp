@@ -112,18 +112,8 @@ void check_family(const std::string& family) {
   std::vector<int> targets = ref.ints("batch/train_target");  // -1 past each row's length: padding
   std::replace(targets.begin(), targets.end(), -1, c.pad_id);
   const Batch train = test::rows_batch(ref.ints("batch/train_input"), targets, ref.ints("batch/train_lengths"));
-  StepOptions opt;
-  opt.label_smoothing = std::stof(ref.metadata("label_smoothing"));
-  arena.reset();
-  ParameterStore<float>& p = model.parameters();
-  p.zero_grads();
-  const LossTotals totals = model.forward_backward(train, opt, arena);
-  const double expect_loss = ref.floats<double>("expect/loss")[0];
-  EXPECT_NEAR(totals.loss / totals.tokens, expect_loss, 1e-5 * expect_loss) << family << " loss";
-  const std::vector<float> expect_grads = test::reference_gradients(
-      test::fixture(family), ref, dir.file(family + "-grads"),
-      [&](const std::string& grads) { return import_llama(grads, c); });
-  test::expect_gradients(p, expect_grads, family);
+  const StepOptions opt = test::expect_reference_training_step(
+      model, train, ref, family, dir, arena, [&](const std::string& grads) { return import_llama(grads, c); });
   test::expect_adam_losses(model, train, opt, ref, family);
 }
 

@@ -109,17 +109,8 @@ void check_family(const std::string& family, bool tied) {
   }
 
   // Training: the loss and every gradient, the relative bias tables' included.
-  StepOptions opt;
-  opt.label_smoothing = std::stof(ref.metadata("label_smoothing"));
-  arena.reset();
-  ParameterStore<float>& p = model.parameters();
-  p.zero_grads();
-  const LossTotals totals = model.forward_backward(batch, opt, arena);
-  const double expect_loss = ref.floats<double>("expect/loss")[0];
-  EXPECT_NEAR(totals.loss / totals.tokens, expect_loss, 1e-5 * expect_loss) << family << " loss";
-  const std::vector<float> expect_grads = test::reference_gradients(
-      test::fixture(family), ref, dir.file(family + "-grads"), [](const std::string& grads) { return import_t5(grads); });
-  test::expect_gradients(p, expect_grads, family);
+  test::expect_reference_training_step(model, batch, ref, family, dir, arena,
+                                       [](const std::string& grads) { return import_t5(grads); });
 }
 
 TEST(ImportT5, T5MatchesItsReference) { check_family("t5", true); }
