@@ -69,6 +69,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+: >"$work/server.log"
 timeout 200 "$heptapod" serve -m "$model" --host 127.0.0.1 --port 0 "${compute[@]}" 2>"$work/server.log" >/dev/null &
 pid=$!
 port=""
@@ -76,7 +77,7 @@ deadline=$((SECONDS + 60))
 while [ -z "$port" ]; do
   kill -0 "$pid" 2>/dev/null || { echo "error: heptapod serve exited; its log:" >&2; cat "$work/server.log" >&2; exit 1; }
   [ "$SECONDS" -lt "$deadline" ] || { echo "error: heptapod serve did not listen within 60 s" >&2; exit 1; }
-  port=$(sed -n 's|.*heptapod serve: listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' "$work/server.log" | head -n 1)
+  port=$(listening_port "$work/server.log")
   [ -n "$port" ] || sleep 0.2
 done
 

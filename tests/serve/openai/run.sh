@@ -131,6 +131,7 @@ trap 'exit 143' TERM
 start_server() {
   local log=$1
   shift
+  : >"$log"
   timeout 280 "$heptapod" serve "$@" --host 127.0.0.1 --port 0 "${compute[@]}" 2>"$log" >/dev/null &
   started=$!
 }
@@ -156,7 +157,7 @@ wait_ready() {
       return 1
     fi
     if [ -z "$port" ]; then
-      port=$(sed -n 's|.*heptapod serve: listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' "$log" | head -n 1)
+      port=$(listening_port "$log")
     fi
     if [ -n "$port" ] &&
       [ "$(http_get "http://127.0.0.1:$port/health" /dev/null)" = 200 ]; then
