@@ -300,7 +300,8 @@ struct AttentionParams {
   }
 };
 
-void check_self_attention(bool causal, std::vector<int> lengths, float dropout) {
+void check_self_attention(bool causal, std::vector<int> lengths, float dropout,
+                          AttentionProbabilities policy = AttentionProbabilities::Auto) {
   const Sequences seq(lengths.data(), static_cast<int>(lengths.size()));
   const int N = seq.rows();
   AttentionParams p;
@@ -313,12 +314,14 @@ void check_self_attention(bool causal, std::vector<int> lengths, float dropout) 
   auto loss = [&] {
     arena.reset();
     AttentionSaved<double> saved;
+    saved.policy = policy;
     Vec y(x.size());
     attention_forward(attn, x.data(), x.data(), shape, drop, arena, saved, y.data());
     return dot(y.data(), R.data(), y.size());
   };
   arena.reset();
   AttentionSaved<double> saved;
+  saved.policy = policy;
   Vec y(x.size());
   attention_forward(attn, x.data(), x.data(), shape, drop, arena, saved, y.data());
   Vec dx(x.size(), kNaN);  // self-attention: dxq == dxkv, assigned by the Q projection, accumulated by K and V
@@ -331,10 +334,19 @@ void check_self_attention(bool causal, std::vector<int> lengths, float dropout) 
 TEST(GradCheck, CausalSelfAttentionOfUnequalSentences) { check_self_attention(true, {5, 3, 1}, 0.0f); }
 TEST(GradCheck, SelfAttentionWithEmptySentenceAndDropout) { check_self_attention(false, {5, 0, 2}, 0.3f); }
 TEST(GradCheck, CausalSelfAttentionWithDropout) { check_self_attention(true, {4, 5}, 0.3f); }
+// Sentences longer than a tile of query rows (64): the tiles, the keys a causal tile skips, and the
+// probabilities kept or recomputed for the backward pass.
+TEST(GradCheck, LongCausalSelfAttentionRecomputed) {
+  check_self_attention(true, {150, 3, 70}, 0.2f, AttentionProbabilities::Recompute);
+}
+TEST(GradCheck, LongCausalSelfAttentionKept) { check_self_attention(true, {130, 65}, 0.0f, AttentionProbabilities::Keep); }
+TEST(GradCheck, LongSelfAttentionRecomputed) {
+  check_self_attention(false, {140, 0, 9}, 0.2f, AttentionProbabilities::Recompute);
+}
 
-void check_cross_attention(float dropout) {
+void check_cross_attention(float dropout, AttentionProbabilities policy = AttentionProbabilities::Auto,
+                           std::vector<int> query_len = {4, 3, 1, 2}, std::vector<int> key_len = {6, 2, 1, 0}) {
   // A sentence with no source at all attends to nothing (context zero).
-  const std::vector<int> query_len = {4, 3, 1, 2}, key_len = {6, 2, 1, 0};
   const Sequences queries(query_len.data(), 4), keys(key_len.data(), 4);
   const int Nq = queries.rows(), Nk = keys.rows();
   AttentionParams p;
@@ -347,6 +359,7 @@ void check_cross_attention(float dropout) {
   auto loss = [&] {
     arena.reset();
     AttentionSaved<double> saved;
+    saved.policy = policy;
     Vec y(xq.size());
     attention_forward(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data());
     return dot(y.data(), R.data(), y.size());
@@ -356,6 +369,7 @@ void check_cross_attention(float dropout) {
     p.restart();
     arena.reset();
     AttentionSaved<double> saved;
+    saved.policy = policy;
     Vec y(xq.size());
     attention_forward(attn, xq.data(), xkv.data(), shape, drop, arena, saved, y.data());
     // dxkv is always accumulated (the encoder output feeds every decoder layer): pre-fill it.
@@ -372,6 +386,9 @@ void check_cross_attention(float dropout) {
 
 TEST(GradCheck, CrossAttention) { check_cross_attention(0.0f); }
 TEST(GradCheck, CrossAttentionWithDropout) { check_cross_attention(0.3f); }
+TEST(GradCheck, LongCrossAttentionRecomputed) {
+  check_cross_attention(0.3f, AttentionProbabilities::Recompute, {100, 3, 66, 2}, {7, 90, 0, 5});
+}
 
 // A learned query-dependent term over the distance d = (K - Tq + i) - j between query i and key j, as
 // Transformer-XL's position terms are: term(i, j) = q_i . table[h][d + kMaxDistance]. Its backward keeps each

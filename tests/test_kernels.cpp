@@ -131,6 +131,28 @@ TYPED_TEST(KernelTest, BlockGemmMatchesNaiveOnAttentionShapes) {
       }
 }
 
+TYPED_TEST(KernelTest, BlockGemmAccumulatedInPartsOfKMakesTheWholeProductsBytes) {
+  // Attention's backward pass adds each tile of query rows' share of dK and dV in turn: the parts, added one
+  // after another, must make exactly the bytes of one product over the whole inner dimension.
+  using T = TypeParam;
+  for (Trans ta : {Trans::No, Trans::Yes})
+    for (int K : {1, 7, 64, 130}) {
+      const int M = 29, N = 37, ld = 150;
+      const auto A = uniform<T>(static_cast<std::size_t>(ld) * ld, 500 + K), B = uniform<T>(static_cast<std::size_t>(ld) * ld, 600 + K);
+      std::vector<T> whole(static_cast<std::size_t>(M) * N, kNaN<T>), parts(whole.size(), T(0));
+      k::block_gemm<T>(ta, Trans::No, M, N, K, A.data(), ld, B.data(), ld, whole.data(), N);
+      for (int k0 = 0, step = 1; k0 < K; k0 += step, step += 5) {  // parts of 1, 6, 11, ... terms
+        const int n = std::min(step, K - k0);
+        const T* a = ta == Trans::No ? A.data() + k0 : A.data() + static_cast<long>(k0) * ld;
+        k::block_gemm<T>(ta, Trans::No, M, N, n, a, ld, B.data() + static_cast<long>(k0) * ld, ld, parts.data(), N,
+                         k::BlockOutput::Accumulate);
+      }
+      for (std::size_t i = 0; i < whole.size(); ++i)
+        ASSERT_EQ(std::memcmp(&whole[i], &parts[i], sizeof(T)), 0) << "K=" << K << " element " << i << ": " << whole[i]
+                                                                   << " whole, " << parts[i] << " in parts";
+    }
+}
+
 TYPED_TEST(KernelTest, TransposeMatchesTheDefinition) {
   using T = TypeParam;
   for (int rows : {1, 7, 8, 9, 24, 61})

@@ -27,8 +27,9 @@ void adam_update(T* params, const T* grads, T* m, T* v, long n, const AdamStep<T
 }
 
 template <typename T>
-void block_gemm(Trans ta, Trans tb, int M, int N, int K, const T* A, int lda, const T* B, int ldb, T* C, int ldc) {
-  typed<T>().block_gemm(ta, tb, M, N, K, A, lda, B, ldb, C, ldc);
+void block_gemm(Trans ta, Trans tb, int M, int N, int K, const T* A, int lda, const T* B, int ldb, T* C, int ldc,
+                BlockOutput out) {
+  typed<T>().block_gemm(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, out);
 }
 
 template <typename T>
@@ -154,7 +155,7 @@ void transpose(const T* in, int rows, int cols, int ld_in, T* out, int ld_out) {
 
 #define HEPTAPOD_INSTANTIATE(T)                                                                                    \
   template void adam_update<T>(T*, const T*, T*, T*, long, const AdamStep<T>&);                                    \
-  template void block_gemm<T>(Trans, Trans, int, int, int, const T*, int, const T*, int, T*, int);                 \
+  template void block_gemm<T>(Trans, Trans, int, int, int, const T*, int, const T*, int, T*, int, BlockOutput);                 \
   template CrossEntropyTotals cross_entropy<T>(const T*, const int*, long, int, T, T, T*, T*);                     \
   template void dropout<T>(T*, long, float, std::uint64_t, std::uint64_t);                                         \
   template void dropout_copy<T>(const T*, T*, long, float, std::uint64_t, std::uint64_t);                          \

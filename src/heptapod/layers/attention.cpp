@@ -1,7 +1,8 @@
 // Attention: projections as whole-batch GEMMs (those sharing an input stacked into one), then one parallel loop
-// over (sentence, head) that runs that block's score product, softmax, dropout and value product back to back
-// while the block is in cache. The blocks read column slices of the projections (leading dimension 3C, 2C or
-// C, as the projections were stacked); block_gemm stages a transposed operand.
+// over (sentence, head) that runs that block's score product, softmax, dropout and value product back to back,
+// in tiles of query rows, while the tile is in cache. The blocks read column slices of the projections (leading
+// dimension 3C, 2C or C, as the projections were stacked); block_gemm stages a transposed operand. The backward
+// pass reads the kept probabilities or recomputes them tile by tile (AttentionProbabilities).
 #include "heptapod/layers/attention.h"
 
 #include <algorithm>
@@ -14,10 +15,12 @@
 #include "heptapod/kernels/dropout.h"
 #include "heptapod/kernels/elementwise.h"
 #include "heptapod/kernels/softmax.h"
+#include "heptapod/kernels/visible_keys.h"
 
 namespace heptapod {
 
 using kernels::block_gemm;
+using kernels::BlockOutput;
 using kernels::Trans;
 
 AttentionShape::AttentionShape(const Sequences& q, const Sequences& k, bool causal)
@@ -45,6 +48,64 @@ Block block(const AttentionShape& s, int bh, int H, int group, int D, int ldq, i
   return {s.q().len[b], s.k().len[b], q_row * ldq + h * D,
           static_cast<long>(s.k().start[b]) * ldkv + (h / group) * D, q_row * H * D + h * D, s.score_offset(b, h, H)};
 }
+
+// The query rows of a block run together: kTileRows at a time (a tile's scores, rows by the block's keys, stay
+// in a core's cache), or the whole block where a score term takes part (its interface takes whole blocks).
+constexpr int kTileRows = 64;
+int tile_rows(int lq, bool whole) { return whole ? std::max(lq, 1) : kTileRows; }
+
+// Keys [0, result) that any of rows [i0, i0 + rows) of a block may see: all, or for causal attention those up
+// to the last row's.
+int tile_width(const Block& blk, bool causal, int i0, int rows) {
+  return causal ? kernels::visible_keys(blk.lq, blk.lk, true, i0 + rows - 1) : blk.lk;
+}
+
+// What the tiles of one attention call share.
+template <typename T>
+struct TileRun {
+  const AttentionSaved<T>& saved;
+  const AttentionShape& shape;
+  const DropoutSite& drop;
+  const ScoreTerm<T>* term;
+  int H, group, D;
+  T scale;
+  Block block(int bh) const { return heptapod::block(shape, bh, H, group, D, saved.ldq, saved.ldkv); }
+};
+
+// Rows [i0, i0 + rows) of block bh's probabilities over its keys [0, width): the raw products of queries and keys
+// (plus the term's), the softmax over each row's visible keys, zeros on to width, into p (rows, width), rows
+// blk.lk apart; and into pd the same after attention dropout (pd == p without dropout, its mask indexed by the
+// element's place in the whole block). Each element is made by the same operations in the same order as in a
+// single tile of the whole block, so the tiling never changes a byte.
+template <typename T>
+void tile_probabilities(const TileRun<T>& run, int bh, const Block& blk, int i0, int rows, int width, T* p, T* pd) {
+  const AttentionSaved<T>& saved = run.saved;
+  const long ld = blk.lk;
+  block_gemm<T>(Trans::No, Trans::Yes, rows, width, run.D, saved.q + blk.q_off + static_cast<long>(i0) * saved.ldq,
+                saved.ldq, saved.k + blk.k_off, saved.ldkv, p, blk.lk);
+  if (run.term)  // whole blocks only (tile_rows): i0 == 0, rows == lq, width == lk
+    run.term->add(bh / run.H, bh % run.H, saved.q + blk.q_off, saved.ldq, saved.k + blk.k_off, saved.ldkv, blk.lq,
+                  blk.lk, p);
+  for (int r = 0; r < rows; ++r) {
+    T* row = p + r * ld;
+    const int visible = kernels::visible_keys(blk.lq, blk.lk, run.shape.causal(), i0 + r);
+    kernels::attention_softmax_forward(row, 1, visible, false, run.scale);
+    std::fill(row + visible, row + width, T(0));
+    if (pd != p)
+      kernels::dropout_copy_slice(row, pd + r * ld, width, blk.s_off + (static_cast<long>(i0) + r) * blk.lk,
+                                  run.drop.rate, run.drop.seed, run.drop.stream);
+  }
+}
+
+// Per-thread room for one tile's probabilities, dropped probabilities and score gradients: (rows, lk) each.
+template <typename T>
+struct TileBuffers {
+  std::vector<T> p, pd, ds;
+  static T* fit(std::vector<T>& v, long n) {
+    if (static_cast<long>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
+    return v.data();
+  }
+};
 
 // Columns [n0, n0 + n) of a packed projection over x (N rows) -> y (N, n): the columns alone where the packing
 // allows, else all of them and a copy.
@@ -127,27 +188,30 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
     saved.ldq = Q;
   }
   saved.v = saved.k + K;
-  saved.probs = arena.alloc<T>(score_count);
-  saved.dropped = drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
+  const long kept_bytes = score_count * static_cast<long>(sizeof(T)) * (drop.rate > 0 ? 2 : 1);
+  const bool keep = saved.policy == AttentionProbabilities::Keep ||
+                    (saved.policy == AttentionProbabilities::Auto && kept_bytes <= kKeptProbabilitiesBytes);
+  saved.probs = keep ? arena.alloc<T>(score_count) : nullptr;
+  saved.dropped = keep && drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
   saved.context = arena.alloc<T>(static_cast<std::size_t>(Nq) * Q);
 
-  const T scale = attn.scaled ? T(1) / std::sqrt(T(D)) : T(1);
-  const int ldq = saved.ldq, ldkv = saved.ldkv;
+  const TileRun<T> run{saved, s, drop, term, H, group, D, attn.scaled ? T(1) / std::sqrt(T(D)) : T(1)};
 #pragma omp parallel for schedule(dynamic)
   for (int bh = 0; bh < s.count() * H; ++bh) {
-    const Block blk = block(s, bh, H, group, D, ldq, ldkv);
+    thread_local TileBuffers<T> room;
+    const Block blk = run.block(bh);
+    const int step = tile_rows(blk.lq, term != nullptr);
     // A sentence without keys (an empty source) gets a zero context: its products have no inner terms.
-    T* context = saved.context + blk.c_off;  // (lq, D), leading dimension Q
-    T* probs = saved.probs + blk.s_off;  // (lq, lk)
-    block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, probs,
-                  blk.lk);
-    if (term) term->add(bh / H, bh % H, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, blk.lq, blk.lk, probs);
-    kernels::attention_softmax_forward(probs, blk.lq, blk.lk, s.causal(), scale);
-    T* dropped = saved.dropped + blk.s_off;  // (lq, lk)
-    if (dropped != probs)
-      kernels::dropout_copy_slice(probs, dropped, static_cast<long>(blk.lq) * blk.lk, blk.s_off, drop.rate, drop.seed,
-                                  drop.stream);
-    block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, dropped, blk.lk, saved.v + blk.k_off, ldkv, context, Q);
+    for (int i0 = 0; i0 < blk.lq; i0 += step) {
+      const int rows = std::min(step, blk.lq - i0), width = tile_width(blk, s.causal(), i0, rows);
+      const long at = static_cast<long>(i0) * blk.lk, n = static_cast<long>(rows) * blk.lk;
+      T* p = keep ? saved.probs + blk.s_off + at : TileBuffers<T>::fit(room.p, n);  // (rows, width), rows lk apart
+      T* pd = keep ? saved.dropped + blk.s_off + at : drop.rate > 0 ? TileBuffers<T>::fit(room.pd, n) : p;
+      tile_probabilities(run, bh, blk, i0, rows, width, p, pd);
+      // context rows (rows, D), leading dimension Q
+      block_gemm<T>(Trans::No, Trans::No, rows, D, width, pd, blk.lk, saved.v + blk.k_off, saved.ldkv,
+                    saved.context + blk.c_off + static_cast<long>(i0) * Q, Q);
+    }
   }
   linear_forward(attn.out_proj, saved.context, Nq, y, out_bias);
 }
@@ -165,7 +229,6 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
   require(has_backward(attn.out_proj), "attention_backward: the forward pass ran on packed weights");
   require(!projected || projected->dkv, "attention_backward: no room for the projected keys' gradient");
   T* dcontext = arena.alloc<T>(static_cast<std::size_t>(Nq) * Q);  // (Nq, Q)
-  T* dscores = arena.alloc<T>(s.scores(H));                          // the score blocks
   // The gradients of the projections, in the forward's layout: (Nq, Q + 2K) for self-attention; (Nq, Q) and
   // (Nk, 2K) for cross-attention.
   const int ldq = saved.ldq, ldkv = saved.ldkv;
@@ -175,38 +238,64 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
   linear_backward(attn.out_proj, dy, saved.context, Nq, dcontext, false, out_bias);
   if (term) term->begin_backward();
 
-  const T scale = attn.scaled ? T(1) / std::sqrt(T(D)) : T(1);
+  const TileRun<T> run{saved, s, drop, term, H, group, D, attn.scaled ? T(1) / std::sqrt(T(D)) : T(1)};
   // One task per (sentence, key/value head): its group's query heads in order, so that their gradients at the
-  // shared keys and values add up in one thread (the first assigns, the others add through `extra`).
+  // shared keys and values add up in one thread (the first head's go straight to dk and dv, the others' through
+  // `extra`). Within a head, the tiles add their shares of dK and dV in row order: the bytes of one product
+  // over all rows.
 #pragma omp parallel for schedule(dynamic)
   for (int bg = 0; bg < s.count() * KH; ++bg) {
     thread_local std::vector<T> extra;  // (lk, 2D): a later head's dK and dV before they are added
+    thread_local TileBuffers<T> room;
     for (int h = (bg % KH) * group, first = h; h < first + group; ++h) {
       const int bh = bg / KH * H + h;
-      const Block blk = block(s, bh, H, group, D, ldq, ldkv);
-      const long n = static_cast<long>(blk.lq) * blk.lk;
-      const T* dctx = dcontext + blk.c_off;  // (lq, D), leading dimension Q
-      T* ds = dscores + blk.s_off;  // (lq, lk)
-      const bool assign = h == first;
-      if (!assign) extra.resize(static_cast<std::size_t>(blk.lk) * 2 * D);
-      T* dk_h = assign ? dk + blk.k_off : extra.data();      // (lk, D)
-      T* dv_h = assign ? dv + blk.k_off : extra.data() + D;  // (lk, D)
-      const int ldk_h = assign ? ldkv : 2 * D;
-      // dP = dcontext_bh V_bh^T ; dV_bh = P_bh^T dcontext_bh
-      block_gemm<T>(Trans::No, Trans::Yes, blk.lq, blk.lk, D, dctx, Q, saved.v + blk.k_off, ldkv, ds, blk.lk);
-      block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, saved.dropped + blk.s_off, blk.lk, dctx, Q, dv_h, ldk_h);
-      // The dropout mask read off the forward's dropped probabilities: where a kept probability was 0 the
-      // softmax backward multiplies the difference by that 0 anyway.
-      kernels::dropout_backward_from_output(ds, saved.dropped + blk.s_off, n, drop.rate);
-      kernels::attention_softmax_backward(saved.probs + blk.s_off, ds, blk.lq, blk.lk, scale);
-      // dQ_bh = dS K_bh ; dK_bh = dS^T Q_bh
-      block_gemm<T>(Trans::No, Trans::No, blk.lq, D, blk.lk, ds, blk.lk, saved.k + blk.k_off, ldkv, dq + blk.q_off,
-                    ldq);
-      block_gemm<T>(Trans::Yes, Trans::No, blk.lk, D, blk.lq, ds, blk.lk, saved.q + blk.q_off, ldq, dk_h, ldk_h);
-      if (term)
-        term->backward(bh / H, bh % H, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, ds, blk.lq, blk.lk,
-                       dq + blk.q_off, dk_h);
-      if (assign) continue;
+      const Block blk = run.block(bh);
+      const bool direct = h == first;
+      if (!direct) extra.resize(static_cast<std::size_t>(blk.lk) * 2 * D);
+      T* dk_h = direct ? dk + blk.k_off : extra.data();      // (lk, D)
+      T* dv_h = direct ? dv + blk.k_off : extra.data() + D;  // (lk, D)
+      const int ldk_h = direct ? ldkv : 2 * D;
+      for (int j = 0; j < blk.lk; ++j) {
+        std::fill_n(dk_h + static_cast<long>(j) * ldk_h, D, T(0));
+        std::fill_n(dv_h + static_cast<long>(j) * ldk_h, D, T(0));
+      }
+      const int step = tile_rows(blk.lq, term != nullptr);
+      for (int i0 = 0; i0 < blk.lq; i0 += step) {
+        const int rows = std::min(step, blk.lq - i0), width = tile_width(blk, s.causal(), i0, rows);
+        const long at = static_cast<long>(i0) * blk.lk, n = static_cast<long>(rows) * blk.lk;
+        // The tile's probabilities before and after dropout, (rows, width), rows lk apart: kept or remade.
+        const T* p = saved.probs + blk.s_off + at;
+        const T* pd = saved.dropped + blk.s_off + at;
+        if (!saved.probs) {
+          T* made = TileBuffers<T>::fit(room.p, n);
+          T* made_dropped = drop.rate > 0 ? TileBuffers<T>::fit(room.pd, n) : made;
+          tile_probabilities(run, bh, blk, i0, rows, width, made, made_dropped);
+          p = made;
+          pd = made_dropped;
+        }
+        T* ds = TileBuffers<T>::fit(room.ds, n);                                // (rows, width), rows lk apart
+        const T* dctx = dcontext + blk.c_off + static_cast<long>(i0) * Q;      // (rows, D), leading dimension Q
+        const T* q_tile = saved.q + blk.q_off + static_cast<long>(i0) * ldq;   // (rows, D), leading dimension ldq
+        T* dq_tile = dq + blk.q_off + static_cast<long>(i0) * ldq;             // (rows, D), leading dimension ldq
+        // dP = dcontext V^T ; dV += P^T dcontext
+        block_gemm<T>(Trans::No, Trans::Yes, rows, width, D, dctx, Q, saved.v + blk.k_off, ldkv, ds, blk.lk);
+        block_gemm<T>(Trans::Yes, Trans::No, width, D, rows, pd, blk.lk, dctx, Q, dv_h, ldk_h, BlockOutput::Accumulate);
+        for (int r = 0; r < rows; ++r) {
+          // The dropout mask read off the dropped probabilities: where a kept probability was 0 the softmax
+          // backward multiplies the difference by that 0 anyway.
+          T* ds_row = ds + static_cast<long>(r) * blk.lk;
+          kernels::dropout_backward_from_output(ds_row, pd + static_cast<long>(r) * blk.lk, width, drop.rate);
+          kernels::attention_softmax_backward(p + static_cast<long>(r) * blk.lk, ds_row, 1, width, run.scale);
+        }
+        // dQ = dS K ; dK += dS^T Q
+        block_gemm<T>(Trans::No, Trans::No, rows, D, width, ds, blk.lk, saved.k + blk.k_off, ldkv, dq_tile, ldq);
+        block_gemm<T>(Trans::Yes, Trans::No, width, D, rows, ds, blk.lk, q_tile, ldq, dk_h, ldk_h,
+                      BlockOutput::Accumulate);
+        if (term)  // whole blocks only (tile_rows)
+          term->backward(bh / H, h, saved.q + blk.q_off, ldq, saved.k + blk.k_off, ldkv, ds, blk.lq, blk.lk,
+                         dq + blk.q_off, dk_h);
+      }
+      if (direct) continue;
       for (int j = 0; j < blk.lk; ++j)
         for (int d = 0; d < D; ++d) {
           dk[blk.k_off + static_cast<long>(j) * ldkv + d] += extra[static_cast<std::size_t>(j) * 2 * D + d];

@@ -84,6 +84,16 @@ class AttentionShape {
   std::vector<long> score_start_;  // (B + 1) prefix sums of q.len[b] * k.len[b]
 };
 
+// Whether attention keeps its probabilities for the backward pass. Keep: every (sentence, head) block's
+// softmax output (and its copy after dropout) in the arena, as the forward pass made them. Recompute: nothing
+// of the scores' size outlives a block: the forward pass runs each block in tiles of query rows (with causal
+// attention, a tile reads only the keys its rows may see) and the backward pass recomputes each tile's scores
+// and softmax from the saved queries and keys before using them: the same products in the same order, so the
+// same bytes as kept ones. Auto: Keep while the kept probabilities of one call stay under
+// kKeptProbabilitiesBytes, Recompute past it.
+enum class AttentionProbabilities { Auto, Keep, Recompute };
+inline constexpr long kKeptProbabilitiesBytes = 32l << 20;
+
 // The projections that share an input run as one product: self-attention's q, k and v as one (Nq, Q + 2K)
 // matrix, cross-attention's k and v as one (Nk, 2K); q, k and v point into those rows (leading dimensions
 // ldq, ldkv). Row-major weights are stacked into arena copies for it (kept in `stacked` for backward). With
@@ -95,8 +105,12 @@ struct AttentionSaved {
   const T* v = nullptr;  // (Nk, K), rows ldkv apart
   int ldq = 0, ldkv = 0;
   Linear<T> stacked;     // q|k|v or k|v as run
-  T* probs = nullptr;    // scores(H): per sentence and head a (q.len, k.len) block, softmax output
-  T* dropped = nullptr;  // the same blocks after attention dropout (== probs when the rate is 0)
+  AttentionProbabilities policy = AttentionProbabilities::Auto;  // set by the caller before the forward pass
+  // Kept probabilities (null when recomputed): scores(H), per sentence and head a (q.len, k.len) block, the
+  // softmax output, where a causal block's entries past the keys a tile of its rows sees are left unwritten;
+  // and the same blocks after attention dropout (== probs when the rate is 0).
+  T* probs = nullptr;
+  T* dropped = nullptr;
   T* context = nullptr;  // (Nq, Q) heads concatenated, before out_proj
   HeadNormSaved<T> q_norm, k_norm;          // qk_norm's
   const RotaryAngles<T>* rotary = nullptr;  // the rows' angles, when rotated

@@ -21,12 +21,12 @@ const T* transposed(const T* in, int rows, int cols, int ld, std::vector<T>& out
   return out.data();
 }
 
-// C (M, N) = A (M, K) B (K, N), all row-major: plain loops the compiler vectorises along N.
+// C (M, N) = (or +=, accumulate) A (M, K) B (K, N), all row-major: plain loops the compiler vectorises along N.
 template <typename T>
-void product(int M, int N, int K, const T* A, int lda, const T* B, int ldb, T* C, int ldc) {
+void product(int M, int N, int K, const T* A, int lda, const T* B, int ldb, T* C, int ldc, bool accumulate) {
   for (int i = 0; i < M; ++i) {
     T* c = C + static_cast<long>(i) * ldc;
-    std::fill_n(c, N, T(0));
+    if (!accumulate) std::fill_n(c, N, T(0));
     for (int k = 0; k < K; ++k) {
       const T a = A[static_cast<long>(i) * lda + k];
       const T* b = B + static_cast<long>(k) * ldb;
@@ -74,17 +74,36 @@ using Lanes = Lanes16;
 using Lanes = Lanes8;
 #endif
 
-// One tile: rows [0, MR) and columns [0, n) of C, n <= two vectors, every step of K in registers. The
-// accumulators are named variables, not an array: GCC keeps an array of vectors in memory and stores it every
-// step.
+// One tile: rows [0, MR) and columns [0, n) of C, n <= two vectors, every step of K in registers, starting
+// from zero or (accumulate) from C. The accumulators are named variables, not an array: GCC keeps an array of
+// vectors in memory and stores it every step.
 template <typename L, int MR, bool Full>
-void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool accumulate) {
   static_assert(MR >= 1 && MR <= 12 && MR <= L::kMaxRows);
   using V = typename L::Vec;
   const typename L::Mask m0 = L::mask(n), m1 = L::mask(n - L::kWidth);
   V c00 = L::zero(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00,
     c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00, c81 = c00,
     c90 = c00, c91 = c00, ca0 = c00, ca1 = c00, cb0 = c00, cb1 = c00;
+  if (accumulate) {
+    auto load = [&](int r, V& lo, V& hi) {
+      const float* c = C + static_cast<long>(r) * ldc;
+      lo = Full ? L::load(c) : L::load(c, m0);
+      hi = Full ? L::load(c + L::kWidth) : L::load(c + L::kWidth, m1);
+    };
+    load(0, c00, c01);
+    if constexpr (MR > 1) load(1, c10, c11);
+    if constexpr (MR > 2) load(2, c20, c21);
+    if constexpr (MR > 3) load(3, c30, c31);
+    if constexpr (MR > 4) load(4, c40, c41);
+    if constexpr (MR > 5) load(5, c50, c51);
+    if constexpr (MR > 6) load(6, c60, c61);
+    if constexpr (MR > 7) load(7, c70, c71);
+    if constexpr (MR > 8) load(8, c80, c81);
+    if constexpr (MR > 9) load(9, c90, c91);
+    if constexpr (MR > 10) load(10, ca0, ca1);
+    if constexpr (MR > 11) load(11, cb0, cb1);
+  }
   const float* a = A;
   const long ld = lda;
   for (int k = 0; k < K; ++k, ++a) {
@@ -134,29 +153,32 @@ void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float*
 }
 
 template <int MR>
-void tile_row(int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void tile_row(int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool accumulate) {
   constexpr int NR = 2 * Lanes::kWidth;
   int j = 0;
-  for (; j + NR <= N; j += NR) tile<Lanes, MR, true>(NR, K, A, lda, B + j, ldb, C + j, ldc);
-  if (j < N) tile<Lanes, MR, false>(N - j, K, A, lda, B + j, ldb, C + j, ldc);
+  for (; j + NR <= N; j += NR) tile<Lanes, MR, true>(NR, K, A, lda, B + j, ldb, C + j, ldc, accumulate);
+  if (j < N) tile<Lanes, MR, false>(N - j, K, A, lda, B + j, ldb, C + j, ldc, accumulate);
 }
 
 // Rows [i, M) of the product, fewer than a full tile, as one tile of that height.
 template <int R = Lanes::kMaxRows - 1>
-void tail_rows(int rows, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void tail_rows(int rows, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+               bool accumulate) {
   if constexpr (R >= 1) {
-    if (rows == R) return tile_row<R>(N, K, A, lda, B, ldb, C, ldc);
-    tail_rows<R - 1>(rows, N, K, A, lda, B, ldb, C, ldc);
+    if (rows == R) return tile_row<R>(N, K, A, lda, B, ldb, C, ldc, accumulate);
+    tail_rows<R - 1>(rows, N, K, A, lda, B, ldb, C, ldc, accumulate);
   }
 }
 
 template <>
-void product<float>(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void product<float>(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
+                    bool accumulate) {
   constexpr int MR = Lanes::kMaxRows;
   int i = 0;
   for (; i + MR <= M; i += MR)
-    tile_row<MR>(N, K, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc);
-  tail_rows(M - i, N, K, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc);
+    tile_row<MR>(N, K, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc, accumulate);
+  tail_rows(M - i, N, K, A + static_cast<long>(i) * lda, lda, B, ldb, C + static_cast<long>(i) * ldc, ldc,
+            accumulate);
 }
 
 #endif
@@ -164,7 +186,8 @@ void product<float>(int M, int N, int K, const float* A, int lda, const float* B
 }  // namespace
 
 template <typename T>
-void block_gemm(Trans ta, Trans tb, int M, int N, int K, const T* A, int lda, const T* B, int ldb, T* C, int ldc) {
+void block_gemm(Trans ta, Trans tb, int M, int N, int K, const T* A, int lda, const T* B, int ldb, T* C, int ldc,
+                BlockOutput out) {
   if (M <= 0 || N <= 0) return;
   thread_local std::vector<T> a_buffer, b_buffer;
   if (ta == Trans::Yes) {  // A stored (K, M)
@@ -175,7 +198,7 @@ void block_gemm(Trans ta, Trans tb, int M, int N, int K, const T* A, int lda, co
     B = transposed(B, N, K, ldb, b_buffer);
     ldb = N;
   }
-  product(M, N, K, A, lda, B, ldb, C, ldc);
+  product(M, N, K, A, lda, B, ldb, C, ldc, out == BlockOutput::Accumulate);
 }
 
 void register_block_gemm(KernelTable& t) {
