@@ -3,7 +3,7 @@
 //   heptapod_bench workload -o W.json [--train-batches N --translate-batches N --latency-sentences N --seed S]
 //   heptapod_bench run --workload W.json --phase train|beam4|greedy|latency|allreduce --model small|base [--threads N]
 //       [--compute-type float32|int8|bfloat16]  (train: float32 or bfloat16 products)
-//   heptapod_bench run --phase lm-train|generate --model lm-small|gpt2-small|smollm-135m [--batches N] [--batch B --prompt P
+//   heptapod_bench run --phase lm-train|generate --model lm-small|gpt2-small|smollm-135m [--batches N --accumulate A] [--batch B --prompt P
 //       --new N --repeats R] [--compute-type ...] [--model-file F [--lora R --lora-targets T ...]]  (language models,
 //       bench/lm_phases.h; no workload file; lm-train with --model-file fine-tunes F, in full or by LoRA over it)
 //   heptapod_bench run --phase embed|mlm-train --model enc-small|bert-base [--batch B --repeats R] [--batches N]
@@ -309,6 +309,9 @@ int main(int argc, char** argv) {
                   "mlm-train: float32 or bfloat16 products")
       ->check(CLI::IsMember({"float32", "int8", "bfloat16", "int4", "q8_0"}));
   run->add_option("--batches", lm_batches, "lm-train, mlm-train: timed updates (after --warmup)")->check(CLI::PositiveNumber);
+  int accumulate = 1;
+  run->add_option("--accumulate", accumulate, "lm-train: each update's blocks in this many micro-batches")
+      ->check(CLI::PositiveNumber);
   run->add_option("--batch", rows, "generate: prompts generated together; embed: inputs embedded together")
       ->check(CLI::PositiveNumber);
   run->add_option("--prompt", prompt, "generate: prompt tokens")->check(CLI::PositiveNumber);
@@ -411,7 +414,7 @@ int main(int argc, char** argv) {
         FineTuning fine_tuning{model_file, {}};
         if (lora_rank > 0) fine_tuning.lora = {.rank = lora_rank, .alpha = static_cast<float>(lora_rank), .targets = lora_targets};
         require(lora_rank == 0 || !model_file.empty(), "--lora needs --model-file (the base)");
-        result = lm_train_phase(shape, lm_batches, warmup, model_file.empty() ? nullptr : &fine_tuning);
+        result = lm_train_phase(shape, lm_batches, warmup, model_file.empty() ? nullptr : &fine_tuning, accumulate);
       } else if (!model_file.empty()) {  // the model file's weights (a GGUF file's types), not a preset's
         const SafetensorsFile file = SafetensorsFile::read(model_file);
         InferencePrecision stored = stored_precision(file);

@@ -122,7 +122,7 @@ double timed_updates(const ModelConfig& c, std::vector<Batch>& batches, int warm
   return timed_updates(model, batches, warmup);
 }
 
-double timed_updates(Transformer<float>& model, std::vector<Batch>& batches, int warmup) {
+double timed_updates(Transformer<float>& model, std::vector<Batch>& batches, int warmup, int accumulate) {
   Adam<float> adam(model.parameters().trained_size(), AdamConfig{});
   const TrainConfig defaults;
   const ModelLoss loss;
@@ -131,15 +131,23 @@ double timed_updates(Transformer<float>& model, std::vector<Batch>& batches, int
                                    .clip_norm = defaults.clip_norm, .overlap_reduction = false},
                     nullptr);
   Clock::time_point t0 = Clock::now();
-  for (int u = 0; u < static_cast<int>(batches.size()); ++u) {
+  for (int u = 0; u < static_cast<int>(batches.size()) / accumulate; ++u) {
     if (u == warmup) t0 = Clock::now();
-    Batch& batch = batches[static_cast<std::size_t>(u)];
-    update.run({&batch}, {0}, batch.target_tokens(), u, 1e-4);
+    std::vector<const Batch*> micro_batches;
+    std::vector<int> indices;
+    long long tokens = 0;
+    for (int m = 0; m < accumulate; ++m) {
+      micro_batches.push_back(&batches[static_cast<std::size_t>(u * accumulate + m)]);
+      indices.push_back(m);
+      tokens += micro_batches.back()->target_tokens();
+    }
+    update.run(micro_batches, indices, tokens, u, 1e-4);
   }
   return seconds_since(t0);
 }
 
-json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup, const FineTuning* fine_tuning) {
+json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup, const FineTuning* fine_tuning,
+                    int accumulate) {
   std::unique_ptr<Transformer<float>> model;
   std::string base = "fresh";  // what the model starts from
   if (fine_tuning) {
@@ -161,15 +169,18 @@ json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup, co
   }
   const ModelConfig& c = model->config();
   const int blocks = std::max(1, 4096 / shape.context);
+  require(accumulate >= 1 && blocks % accumulate == 0,
+          "--accumulate must divide the " + std::to_string(blocks) + " blocks of an update");
   std::mt19937 rng(7);
-  std::vector<Batch> all;
-  for (int i = 0; i < warmup + batches; ++i) all.push_back(random_blocks(blocks, shape.context, c.tgt_vocab_size, rng));
+  std::vector<Batch> all;  // (warmup + batches) * accumulate micro-batches of blocks / accumulate blocks
+  for (int i = 0; i < (warmup + batches) * accumulate; ++i)
+    all.push_back(random_blocks(blocks / accumulate, shape.context, c.tgt_vocab_size, rng));
   long long tokens = 0;
-  for (int u = warmup; u < warmup + batches; ++u) tokens += all[static_cast<std::size_t>(u)].target_tokens();
-  const double seconds = timed_updates(*model, all, warmup);
+  for (std::size_t m = static_cast<std::size_t>(warmup) * accumulate; m < all.size(); ++m) tokens += all[m].target_tokens();
+  const double seconds = timed_updates(*model, all, warmup, accumulate);
   return {{"tokens", tokens}, {"seconds", seconds},
           {"gflop", lm_training_flops(c, blocks, shape.context) * batches / 1e9}, {"blocks", blocks},
-          {"context", shape.context}, {"start", base}, {"trained_parameters", model->parameters().trained_size()}};
+          {"context", shape.context}, {"accumulate", accumulate}, {"start", base}, {"trained_parameters", model->parameters().trained_size()}};
 }
 
 json generate_phase(const LanguageModelShape& shape, int rows, int prompt, int added, int repeats, int warmup,

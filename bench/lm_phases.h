@@ -17,8 +17,10 @@ namespace heptapod::bench {
 // seed; Adam at 1e-4; the config's dropouts), of a model of config c freshly initialised: the first `warmup`
 // untimed. Returns the seconds of the others. Products in the precision set_matmul_precision chose.
 double timed_updates(const ModelConfig& c, std::vector<Batch>& batches, int warmup);
-// The same with `model` as it is (its trained parameters alone updated: a LoRA model's adapters).
-double timed_updates(Transformer<float>& model, std::vector<Batch>& batches, int warmup);
+// The same with `model` as it is (its trained parameters alone updated: a LoRA model's adapters), each update
+// made of `accumulate` consecutive batches as micro-batches (`heptapod train --accumulate`): `warmup` counts
+// updates.
+double timed_updates(Transformer<float>& model, std::vector<Batch>& batches, int warmup, int accumulate = 1);
 
 // A model file to fine-tune instead of a fresh model of the preset: in full (float32 files), or with LoRA
 // adapters over its frozen base in whatever precision the file holds (lora.rank > 0).
@@ -31,9 +33,9 @@ struct FineTuning {
 // runs them (label smoothing 0.1, Adam, dropout of the model's config); `warmup` updates untimed, then
 // `batches` timed. Products in the precision set_matmul_precision chose.
 // With fine_tuning: the model file's model instead (the preset gives the context), and "start" and
-// "trained_parameters" say what was trained.
+// "trained_parameters" say what was trained. accumulate > 1: each update's blocks in that many micro-batches.
 nlohmann::json lm_train_phase(const LanguageModelShape& shape, int batches, int warmup,
-                              const FineTuning* fine_tuning = nullptr);
+                              const FineTuning* fine_tuning = nullptr, int accumulate = 1);
 
 // Greedy generation with the end token banned, so every row adds exactly `added` tokens after its prompt of
 // `prompt` random ids: `rows` prompts prefilled in one pass, then one token per row per step, with the

@@ -301,7 +301,7 @@ struct AttentionParams {
 };
 
 void check_self_attention(bool causal, std::vector<int> lengths, float dropout,
-                          AttentionProbabilities policy = AttentionProbabilities::Auto) {
+                          AttentionProbabilities policy = AttentionProbabilities::Recompute) {
   const Sequences seq(lengths.data(), static_cast<int>(lengths.size()));
   const int N = seq.rows();
   AttentionParams p;
@@ -344,7 +344,7 @@ TEST(GradCheck, LongSelfAttentionRecomputed) {
   check_self_attention(false, {140, 0, 9}, 0.2f, AttentionProbabilities::Recompute);
 }
 
-void check_cross_attention(float dropout, AttentionProbabilities policy = AttentionProbabilities::Auto,
+void check_cross_attention(float dropout, AttentionProbabilities policy = AttentionProbabilities::Recompute,
                            std::vector<int> query_len = {4, 3, 1, 2}, std::vector<int> key_len = {6, 2, 1, 0}) {
   // A sentence with no source at all attends to nothing (context zero).
   const Sequences queries(query_len.data(), 4), keys(key_len.data(), 4);
@@ -386,6 +386,7 @@ void check_cross_attention(float dropout, AttentionProbabilities policy = Attent
 
 TEST(GradCheck, CrossAttention) { check_cross_attention(0.0f); }
 TEST(GradCheck, CrossAttentionWithDropout) { check_cross_attention(0.3f); }
+TEST(GradCheck, CrossAttentionKept) { check_cross_attention(0.3f, AttentionProbabilities::Keep); }
 TEST(GradCheck, LongCrossAttentionRecomputed) {
   check_cross_attention(0.3f, AttentionProbabilities::Recompute, {100, 3, 66, 2}, {7, 90, 0, 5});
 }

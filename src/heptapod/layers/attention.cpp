@@ -188,9 +188,7 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
     saved.ldq = Q;
   }
   saved.v = saved.k + K;
-  const long kept_bytes = score_count * static_cast<long>(sizeof(T)) * (drop.rate > 0 ? 2 : 1);
-  const bool keep = saved.policy == AttentionProbabilities::Keep ||
-                    (saved.policy == AttentionProbabilities::Auto && kept_bytes <= kKeptProbabilitiesBytes);
+  const bool keep = saved.policy == AttentionProbabilities::Keep;
   saved.probs = keep ? arena.alloc<T>(score_count) : nullptr;
   saved.dropped = keep && drop.rate > 0 ? arena.alloc<T>(score_count) : saved.probs;
   saved.context = arena.alloc<T>(static_cast<std::size_t>(Nq) * Q);

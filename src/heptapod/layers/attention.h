@@ -84,15 +84,15 @@ class AttentionShape {
   std::vector<long> score_start_;  // (B + 1) prefix sums of q.len[b] * k.len[b]
 };
 
-// Whether attention keeps its probabilities for the backward pass. Keep: every (sentence, head) block's
-// softmax output (and its copy after dropout) in the arena, as the forward pass made them. Recompute: nothing
-// of the scores' size outlives a block: the forward pass runs each block in tiles of query rows (with causal
-// attention, a tile reads only the keys its rows may see) and the backward pass recomputes each tile's scores
-// and softmax from the saved queries and keys before using them: the same products in the same order, so the
-// same bytes as kept ones. Auto: Keep while the kept probabilities of one call stay under
-// kKeptProbabilitiesBytes, Recompute past it.
-enum class AttentionProbabilities { Auto, Keep, Recompute };
-inline constexpr long kKeptProbabilitiesBytes = 32l << 20;
+// Whether attention keeps its probabilities for the backward pass. Recompute (the default, the fused path):
+// nothing of the scores' size outlives a tile: the forward pass runs each (sentence, head) block in tiles of
+// query rows (with causal attention a tile reads only the keys its rows may see), and the backward pass
+// recomputes each tile's scores and softmax from the saved queries and keys before using them: the same
+// products in the same order, so the same bytes as kept ones. Keep: every block's softmax output (and its copy
+// after dropout) in the arena, as the forward pass made them. Measured on GPT-2 small's shape (bench/attention,
+// docs/benchmarks.md), Recompute is as fast as Keep up to 512 positions and faster beyond, so Keep serves as
+// the reference the benchmark and the tests compare against.
+enum class AttentionProbabilities { Recompute, Keep };
 
 // The projections that share an input run as one product: self-attention's q, k and v as one (Nq, Q + 2K)
 // matrix, cross-attention's k and v as one (Nk, 2K); q, k and v point into those rows (leading dimensions
@@ -105,7 +105,7 @@ struct AttentionSaved {
   const T* v = nullptr;  // (Nk, K), rows ldkv apart
   int ldq = 0, ldkv = 0;
   Linear<T> stacked;     // q|k|v or k|v as run
-  AttentionProbabilities policy = AttentionProbabilities::Auto;  // set by the caller before the forward pass
+  AttentionProbabilities policy = AttentionProbabilities::Recompute;  // set before the forward pass
   // Kept probabilities (null when recomputed): scores(H), per sentence and head a (q.len, k.len) block, the
   // softmax output, where a causal block's entries past the keys a tile of its rows sees are left unwritten;
   // and the same blocks after attention dropout (== probs when the rate is 0).
