@@ -1,5 +1,5 @@
 // `heptapod embed -m ENCODER`: one vector per input line from an encoder-only model (the Encoder front end:
-// mean, [CLS] or max pooling, optional L2 normalisation, by default the model's own), streaming a window of lines at a time, written as JSON
+// sentence-transformers' pooling modes, its Dense module, optional L2 normalisation, by default the model's own), streaming a window of lines at a time, written as JSON
 // lines (a JSON array of floats per line) or as a float32 .npy matrix (one row per line) when the output
 // file ends in .npy or --format npy says so.
 #include <cstdio>
@@ -25,6 +25,7 @@ struct EmbedFlags {
   ModelLoadOptions load;
   int threads = 0;
   int window = 10000;
+  int max_length = 0;  // 0: the model's own (a sentence-transformers model's max_seq_length)
 };
 
 // A vector as a JSON array, each float with the digits that read back to it.
@@ -47,6 +48,7 @@ int run_embed(EmbedFlags f) {
   const bool npy = f.format.empty() ? to_file && f.output.size() > 4 && f.output.ends_with(".npy") : f.format == "npy";
   require(!npy || to_file, "embed: .npy output goes to a file (-o FILE.npy); standard output takes --format jsonl");
   Encoder encoder(f.model, f.load);
+  if (f.max_length > 0) encoder.limit_inputs(f.max_length, "--max-length");
   LineWindows input(f.input);
   LineProgress progress(f.input, f.output);
   // Each window's vectors, with a warning for every line cut to the model's learned positions.
@@ -61,7 +63,7 @@ int run_embed(EmbedFlags f) {
   std::vector<std::vector<float>> vectors;
   if (npy) {
     write_file_atomic(f.output, [&](std::ostream& out) {
-      NpyMatrixWriter writer(out, encoder.config().d_model);
+      NpyMatrixWriter writer(out, encoder.embedding_width(f.options));
       while (next_window(vectors))
         for (const auto& v : vectors) writer.add_row(v.data());
       writer.finish();
@@ -90,9 +92,11 @@ Runner add_embed_command(CLI::App& root) {
   cmd->add_option("--format", f->format, "jsonl (a JSON array per line) or npy (float32, one row per line)")
       ->check(CLI::IsMember({"jsonl", "npy"}));
   cmd->add_option("--pooling", f->pooling,
-                  "mean (of every token's vector), cls (the start token's) or max (each dimension's largest); "
-                  "default: the model's (a converted sentence-transformers model's pooling, else mean)")
-      ->check(CLI::IsMember({"mean", "cls", "max"}));
+                  "mean (of every token's vector), cls (the start token's), max (each dimension's largest), "
+                  "mean_sqrt_len (the sum over the square root of the count), weightedmean (weighted by position "
+                  "1..n) or lasttoken; default: the model's (a converted sentence-transformers model's pooling, "
+                  "several modes concatenated and its Dense module, else mean)")
+      ->check(CLI::IsMember({"mean", "cls", "max", "mean_sqrt_len", "weightedmean", "lasttoken"}));
   cmd->add_flag("--normalize", f->normalize,
                 "Scale every vector to unit length (L2; the default of a sentence-transformers model with Normalize)");
   cmd->add_flag("--no-normalize", f->no_normalize, "Leave the vectors as pooled, whatever the model's default");
@@ -101,6 +105,10 @@ Runner add_embed_command(CLI::App& root) {
   cmd->add_option("--batch-tokens", f->options.batch_tokens, "Padded tokens per batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--max-length", f->max_length,
+                  "Cut longer inputs to this many tokens, with a warning for each (default: the model's "
+                  "max_seq_length when converted from sentence-transformers, else its learned positions)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--window", f->window, "Lines read and embedded together before their vectors are written")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -106,7 +106,11 @@ void print_model(const std::string& path) {
                                : "none",
                 c.pooler ? " (and a [CLS] pooler for classifiers fine-tuned from it)" : "");
   if (c.architecture == Architecture::EncoderOnly)
-    std::printf("embed:    %s pooling%s, inputs of at most %d tokens%s\n", pooling_name(c.embed_pooling),
+    std::printf("embed:    %s pooling%s%s, inputs of at most %d tokens%s\n", pooling_names(c.embed_pooling).c_str(),
+                c.embed_dense_features > 0 ? (", a Dense module to " + std::to_string(c.embed_dense_features) +
+                                              (c.embed_dense_tanh ? " (tanh)" : ""))
+                                                 .c_str()
+                                           : "",
                 c.embed_normalize ? ", normalised" : "", c.encoder_input_limit(),
                 c.double_separator ? "; pairs as <s> A </s></s> B </s>" : "");
   if (!vocabs) {

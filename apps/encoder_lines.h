@@ -1,6 +1,6 @@
 // A window of input lines as an encoder-only model reads them (`heptapod embed`, `classify` and `score`):
 // texts, or with --pairs sentence pairs "first<TAB>second", each tokenized once, with a warning on stderr for
-// every line cut to the model's learned positions.
+// every line cut to the model's length (Encoder::input_limit()).
 #pragma once
 
 #include <cstdio>
@@ -20,8 +20,9 @@ inline std::vector<EncoderInput> encode_window(const Encoder& encoder, const std
   std::vector<EncoderInput> inputs = encoder.encode_lines(lines, pairs, source, first);
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].truncated)
-      std::fprintf(stderr, "warning: line %zu: longer than the model's learned positions; %s the %d tokens that fit\n",
-                   first + i + 1, verb, encoder.config().encoder_input_limit());
+      std::fprintf(stderr, "warning: line %zu: longer than the model's %d tokens (its limit, or --max-length); %s the "
+                           "%zu that fit\n",
+                   first + i + 1, encoder.input_limit(), verb, inputs[i].tokens.size());
   return inputs;
 }
 

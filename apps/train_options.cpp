@@ -147,8 +147,10 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_option("--activation-dropout", f->model.activation_dropout, "FFN activation dropout")->check(kRate);
   cmd->add_option("--embedding-dropout", f->model.embedding_dropout, "Embedding dropout")->check(kRate);
   cmd->add_option("--norm", f->norm, "post (the paper) or pre")->check(CLI::IsMember({"post", "pre"}));
-  cmd->add_option("--tie", f->tie, "Embedding tying: all, target_output, none")
-      ->check(CLI::IsMember({"all", "target_output", "none"}));
+  cmd->add_option("--tie", f->tie,
+                  "Embedding tying: all, target_output, none, or embeddings (one table for both embeddings, the "
+                  "output layer its own: a converted T5's; an encoder-decoder with one vocabulary)")
+      ->check(CLI::IsMember({"all", "target_output", "none", "embeddings"}));
   cmd->add_option("--max-length", c.filter.max_tokens, "Drop pairs with a side longer than this (tokens)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-ratio", c.filter.max_ratio, "Drop pairs whose length ratio exceeds this (0: off)")

@@ -329,7 +329,7 @@ class PyEncoder {
             const std::optional<std::string>& adapter)
       : calls_(threads), encoder_(path, load_options(compute_type, float_output, adapter)) {}
 
-  // (N, d_model) float32: a NumPy array where NumPy is installed, else a list of lists.
+  // (N, width) float32 (Encoder::embedding_width): a NumPy array where NumPy is installed, else a list of lists.
   py::object embed(const py::sequence& texts, const std::optional<std::string>& pooling,
                    const std::optional<bool>& normalize, int batch_tokens) {
     EmbedOptions o;
@@ -344,7 +344,7 @@ class PyEncoder {
     } catch (const py::error_already_set&) {
       return py::cast(vectors);
     }
-    const std::size_t C = static_cast<std::size_t>(encoder_.config().d_model);
+    const std::size_t C = static_cast<std::size_t>(encoder_.embedding_width(o));
     py::array_t<float> out({vectors.size(), C});  // (N, C)
     float* data = out.mutable_data();
     for (std::size_t i = 0; i < vectors.size(); ++i) std::copy(vectors[i].begin(), vectors[i].end(), data + i * C);
@@ -604,9 +604,11 @@ PYBIND11_MODULE(heptapod, m) {
       .def("embed", &PyEncoder::embed, py::arg("texts"), py::arg("pooling") = py::none(),
            py::arg("normalize") = py::none(), py::arg("batch_tokens") = 4096,
            "One vector per text (a str, or a (first, second) sentence pair), as `heptapod embed` writes them: a "
-           "float32 NumPy array (len(texts), d_model) where NumPy is installed, else a list of lists; pooling "
-           "'mean', 'cls' or 'max' and normalize True or False, by default the model's own (a converted "
-           "sentence-transformers model's; else 'mean', not normalised)")
+           "float32 NumPy array (len(texts), width) where NumPy is installed, else a list of lists; pooling "
+           "'mean', 'cls', 'max', 'mean_sqrt_len', 'weightedmean' or 'lasttoken' and normalize True or False, by "
+           "default the model's own (a converted sentence-transformers model's modes, its Dense module and "
+           "Normalize; else 'mean', not normalised); width: d_model per pooling mode, or the Dense module's "
+           "outputs")
       .def("classify", &PyEncoder::classify, py::arg("texts"), py::arg("top_k") = 1, py::arg("batch_tokens") = 4096,
            "A classifier's classes of each text (a str, or a (first, second) sentence pair): one dict per text, "
            "{'labels': the prediction (the most probable "

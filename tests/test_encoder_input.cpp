@@ -33,6 +33,13 @@ TEST(EncoderInput, APairsSecondTextAndItsEndTokenAreSegmentOne) {
   EXPECT_THROW(layout_pair({7}, {8}, 2, kBos, kEos), Error);
 }
 
+// DistilBERT's pair (a model without token types): BERT's layout, every token of segment 0.
+TEST(EncoderInput, AnUntypedPairIsAllSegmentZero) {
+  const EncoderInput in = layout_pair({7, 8}, {20, 21, 22}, 16, kBos, kEos, false, false);
+  EXPECT_EQ(in.tokens, (std::vector<int>{kBos, 7, 8, kEos, 20, 21, 22, kEos}));
+  EXPECT_EQ(in.types, std::vector<int>(8, 0));
+}
+
 TEST(EncoderInput, APairLosesTokensFromTheEndOfItsLongerText) {
   // Room for 4 of 2 + 5 tokens: the second loses three (5 -> 4 -> 3 -> 2, the first's 2 never longer).
   const EncoderInput a = layout_pair({7, 8}, {20, 21, 22, 23, 24}, 7, kBos, kEos);

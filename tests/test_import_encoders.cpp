@@ -2,9 +2,11 @@
 // references of tools/encoder_reference.py (fixtures by tools/make_encoder_fixtures.py: random weights under
 // Hugging Face's names and config keys, the tokenizer files each family ships): `heptapod convert --from
 // roberta|distilbert` and a sentence-transformers directory found by itself write model files whose hidden
-// states, masked-LM and class logits match to 1e-5, whose training gradients match to 1e-4, whose pooled and
-// normalised embeddings match to 1e-6, and whose tokenizers give the reference's ids on varied text; bad
-// inputs are refused by name; converted models train, quantize and serve as our own.
+// states, masked-LM and class logits match to 1e-5 (DistilBERT's sentence pairs among them), whose training
+// gradients match to 1e-4, whose pooled (every sentence-transformers mode, several concatenated, a Dense module)
+// and normalised embeddings match to 1e-6, and whose tokenizers give the reference's ids on varied text (with
+// RoBERTa's <mask>, which takes the white space before it); long inputs are cut visibly; bad inputs are refused
+// by name; converted models train, quantize and serve as our own.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "heptapod/core/error.h"
 #include "heptapod/decode/encoder.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/model_file.h"
@@ -223,9 +226,70 @@ TEST(ImportEncoders, DistilBertMaskedLmMatchesItsReference) {
   EXPECT_EQ(c.layer_norm_eps, 1e-12f);
 }
 
+// Its texts hold a sentence pair: [CLS] A [SEP] B [SEP], every token of type 0 (DistilBERT has no token types).
 TEST(ImportEncoders, DistilBertClassifierMatchesItsReference) {
   const ModelConfig c = expect_classifier("distilbert_classifier", "distilbert", kDistilBert);
   EXPECT_TRUE(c.relu_pooler);
+}
+
+// RoBERTa's <mask> written in text takes the white space before it, as Hugging Face's added token does (lstrip):
+// by the family's default, or as the snapshot's tokenizer.json says; XLM-R reads it as its token too. (The
+// reference's ids of varied text with <mask> are checked in the masked-LM tests above.)
+TEST(ImportEncoders, RobertaMaskTakesTheSpaceBeforeIt) {
+  TempDir dir;
+  std::string log;
+  for (const char* fixture : {"roberta", "xlm_roberta"}) {
+    const Encoder encoder(convert_fixture(fixture, "roberta", dir, log));
+    const Vocabulary& v = encoder.vocabulary();
+    std::vector<int> want = v.encode("Hello");
+    want.push_back(encoder.config().mask_id);
+    const std::vector<int> bang = v.encode("!");
+    want.insert(want.end(), bang.begin(), bang.end());
+    EXPECT_EQ(v.encode("Hello <mask>!"), want) << fixture;
+    EXPECT_EQ(v.encode("Hello \t <mask>!"), want) << fixture;
+  }
+  // A tokenizer.json whose <mask> strips the other side instead.
+  const std::string copy = dir.file("roberta-rstrip");
+  std::filesystem::copy(test::fixture("roberta"), copy);
+  write_file_atomic(copy + "/tokenizer.json", [](std::ostream& out) {
+    out << R"({"added_tokens": [{"id": 4, "content": "<mask>", "lstrip": false, "rstrip": true, "special": true}]})";
+  });
+  const std::string path = dir.file("roberta-rstrip.htp");
+  ASSERT_EQ(test::run_heptapod("convert " + quoted(copy) + " --from roberta -o " + quoted(path), dir, log), 0) << log;
+  const Encoder encoder(path);
+  const Vocabulary& v = encoder.vocabulary();
+  std::vector<int> want = v.encode("Hello ");
+  want.push_back(encoder.config().mask_id);
+  const std::vector<int> bang = v.encode("!");
+  want.insert(want.end(), bang.begin(), bang.end());
+  EXPECT_EQ(v.encode("Hello <mask>  !"), want);
+  EXPECT_NE(v.encode("Hello <mask>!"), v.encode("Hello<mask>!"));
+}
+
+// The first text of each of a reference's texts.
+std::vector<std::string> reference_texts(const SafetensorsFile& ref) {
+  std::vector<std::string> texts;
+  for (const auto& t : nlohmann::json::parse(ref.metadata("texts"))) texts.push_back(t[0].get<std::string>());
+  return texts;
+}
+
+// The vectors one after the other.
+std::vector<float> concatenated(const std::vector<std::vector<float>>& vectors) {
+  std::vector<float> out;
+  for (const auto& v : vectors) out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+// `heptapod embed -m model` of the text file `in` with `options`: the first line's vector (the command's log in
+// `log`).
+std::vector<float> embedded_line(const std::string& model, const std::string& in, const std::string& options,
+                                 TempDir& dir, std::string& log) {
+  EXPECT_EQ(test::run_heptapod("embed -m " + quoted(model) + " -i " + quoted(in) + " -o " + quoted(dir.file("v.jsonl")) +
+                                   options,
+                               dir, log),
+            0)
+      << log;
+  return nlohmann::json::parse(read_file(dir.file("v.jsonl"))).get<std::vector<float>>();
 }
 
 // A sentence-transformers directory is found by its modules.json: the model embeds as the library does by
@@ -237,26 +301,25 @@ TEST(ImportEncoders, SentenceTransformersEmbedsAsTheLibrary) {
   const SafetensorsFile ref = reference("sentence_transformers");
   Encoder encoder(path);
   const ModelConfig& c = encoder.config();
-  EXPECT_EQ(c.embed_pooling, Pooling::Mean);
+  EXPECT_EQ(c.embed_pooling, std::vector<Pooling>{Pooling::Mean});
   EXPECT_TRUE(c.embed_normalize);
   EXPECT_EQ(c.max_input_tokens, 12);
   const Batch b = batch_of(ref);
-  std::vector<std::string> texts;
-  for (const auto& t : nlohmann::json::parse(ref.metadata("texts"))) texts.push_back(t[0].get<std::string>());
+  const std::vector<std::string> texts = reference_texts(ref);
   for (std::size_t i = 0; i < texts.size(); ++i) {
     const EncoderInput in = encoder.encode_text(texts[i]);
     const auto first = b.src.begin() + static_cast<long>(i) * b.S;
     EXPECT_EQ(in.tokens, std::vector<int>(first, first + b.src_len[i])) << "text " << i;
   }
   auto expect_embedding = [&](const EmbedOptions& o, const std::string& name) {
-    const auto vectors = encoder.embed(texts, o);
+    const std::vector<float> got = concatenated(encoder.embed(texts, o));
     const std::vector<float> want = ref.floats<float>("expect/embedding/" + name);
-    std::vector<float> got;
-    for (const auto& v : vectors) got.insert(got.end(), v.begin(), v.end());
     EXPECT_LT(test::max_rel_error(got.data(), want.data(), want.size()), 1e-6) << name;
   };
   expect_embedding(EmbedOptions{}, "mean_normalized");  // the model's defaults
-  for (const auto& [pooling, name] : {std::pair{Pooling::Mean, "mean"}, {Pooling::Cls, "cls"}, {Pooling::Max, "max"}})
+  for (const auto& [pooling, name] :
+       {std::pair{Pooling::Mean, "mean"}, {Pooling::Cls, "cls"}, {Pooling::Max, "max"},
+        {Pooling::MeanSqrtLen, "mean_sqrt_len"}, {Pooling::WeightedMean, "weightedmean"}, {Pooling::LastToken, "lasttoken"}})
     for (const bool normalize : {false, true}) {
       EmbedOptions o;
       o.pooling = pooling;
@@ -264,15 +327,104 @@ TEST(ImportEncoders, SentenceTransformersEmbedsAsTheLibrary) {
       expect_embedding(o, std::string(name) + (normalize ? "_normalized" : ""));
     }
   // The command line's default is the model's too.
+  const std::vector<float> line = embedded_line(path, dir.write("in.txt", texts[0] + "\n"), "", dir, log);
+  const std::vector<float> want = ref.floats<float>("expect/embedding/mean_normalized");
+  ASSERT_EQ(line.size(), static_cast<std::size_t>(c.d_model));
+  for (std::size_t k = 0; k < line.size(); ++k) EXPECT_NEAR(line[k], want[k], 1e-6);
+}
+
+// Every pooling mode at once (concatenated in sentence-transformers' order), then a Dense module (tanh) and
+// Normalize: the model's default embedding is the reference's; `embed` writes its width; a single mode asked
+// for leaves the Dense module out (its input is six modes wide).
+TEST(ImportEncoders, SentenceTransformersConcatenatedModesAndDense) {
+  TempDir dir;
+  std::string log;
+  const std::string path = convert_fixture("sentence_transformers_dense", "", dir, log);
+  const SafetensorsFile ref = reference("sentence_transformers_dense");
+  Encoder encoder(path);
+  const ModelConfig& c = encoder.config();
+  EXPECT_EQ(pooling_names(c.embed_pooling), "cls+max+mean+mean_sqrt_len+weightedmean+lasttoken");
+  EXPECT_EQ(c.embed_dense_features, 24);
+  EXPECT_TRUE(c.embed_dense_bias);
+  EXPECT_TRUE(c.embed_dense_tanh);
+  EXPECT_TRUE(c.embed_normalize);
+  EXPECT_EQ(encoder.embedding_width({}), 24);
+  const std::vector<std::string> texts = reference_texts(reference("sentence_transformers"));
+  const std::vector<float> got = concatenated(encoder.embed(texts, {}));
+  const std::vector<float> want = ref.floats<float>("expect/embedding/default");
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_LT(test::max_rel_error(got.data(), want.data(), want.size()), 1e-6);
+  EmbedOptions one;
+  one.pooling = Pooling::Mean;
+  EXPECT_EQ(encoder.embedding_width(one), c.d_model);
+  EXPECT_EQ(encoder.embed({texts[0]}, one)[0].size(), static_cast<std::size_t>(c.d_model));
   const std::string in = dir.write("in.txt", texts[0] + "\n");
-  ASSERT_EQ(test::run_heptapod("embed -m " + quoted(path) + " -i " + quoted(in) + " -o " + quoted(dir.file("v.jsonl")),
+  const std::vector<float> line = embedded_line(path, in, "", dir, log);
+  ASSERT_EQ(line.size(), 24u);
+  for (std::size_t k = 0; k < 24; ++k) EXPECT_NEAR(line[k], want[k], 1e-6);
+  ASSERT_EQ(test::run_heptapod("embed -m " + quoted(path) + " -i " + quoted(in) + " -o " + quoted(dir.file("v.npy")),
                                dir, log),
             0)
       << log;
-  const auto line = nlohmann::json::parse(read_file(dir.file("v.jsonl")));
-  const std::vector<float> want = ref.floats<float>("expect/embedding/mean_normalized");
-  ASSERT_EQ(line.size(), static_cast<std::size_t>(c.d_model));
-  for (int k = 0; k < c.d_model; ++k) EXPECT_NEAR(line[static_cast<std::size_t>(k)].get<float>(), want[static_cast<std::size_t>(k)], 1e-6);
+  // The model file keeps the new fields and the Dense weights through a save and load.
+  const ModelConfig saved = read_model_config(SafetensorsFile::read(path));
+  EXPECT_EQ(saved.embed_pooling, c.embed_pooling);
+  EXPECT_EQ(saved.embed_dense_features, 24);
+}
+
+// A text past max_seq_length is cut to it, as sentence-transformers cuts it, but visibly: `embed` warns for the
+// line; --max-length cuts elsewhere (up to the learned positions), the vector that of the text cut there.
+TEST(ImportEncoders, SentenceTransformersCutsLongInputsVisibly) {
+  TempDir dir;
+  std::string log;
+  const std::string path = convert_fixture("sentence_transformers", "", dir, log);
+  Encoder encoder(path);
+  EXPECT_EQ(encoder.input_limit(), 12);
+  const std::string text = "The cat sat on the mat. Where is the dog? Hello, world! 42 cats like the sun.";
+  EXPECT_GT(encoder.vocabulary().encode(text).size(), 30u);
+  EXPECT_EQ(encoder.encode_text(text).tokens.size(), 12u);
+  EXPECT_TRUE(encoder.encode_text(text).truncated);
+  const std::string in = dir.write("in.txt", text + "\n");
+  for (const int length : {0, 8, 30}) {
+    const std::vector<float> got = embedded_line(path, in, length ? " --max-length " + std::to_string(length) : "", dir, log);
+    const int limit = length ? length : 12;
+    EXPECT_HAS_SUBSTR(log, "line 1: longer than the model's " + std::to_string(limit) + " tokens");
+    Encoder cut(path);
+    cut.limit_inputs(limit, "--max-length");
+    EXPECT_EQ(cut.encode_text(text).tokens.size(), static_cast<std::size_t>(limit));
+    const std::vector<float> want = cut.embed({text}, {})[0];
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_LT(test::max_rel_error(got.data(), want.data(), want.size()), 1e-6) << length;
+  }
+  EXPECT_NE(test::run_heptapod("embed -m " + quoted(path) + " -i " + quoted(in) + " --max-length 41", dir, log), 0);
+  EXPECT_HAS_SUBSTR(log, "--max-length: 41 is not in [3, 40]");
+}
+
+// The embedding fields in a model file's config: written only when not the default, read back; modes out of
+// sentence-transformers' order, or named twice, are refused.
+TEST(ImportEncoders, EmbeddingFieldsRoundTrip) {
+  ModelConfig c = one_stack_config(ModelConfig{}, Architecture::EncoderOnly, 100);
+  EXPECT_EQ(to_json(c).find("embed_"), std::string::npos);
+  c.embed_pooling = {Pooling::Cls, Pooling::MeanSqrtLen, Pooling::LastToken};
+  c.embed_dense_features = 7;
+  c.embed_dense_bias = false;
+  c.embed_dense_tanh = true;
+  validate(c);
+  EXPECT_EQ(c.pooled_width(), 3 * c.d_model);
+  EXPECT_EQ(c.embedding_width(), 7);
+  const ModelConfig back = model_config_from_json(to_json(c), "test");
+  EXPECT_EQ(back.embed_pooling, c.embed_pooling);
+  EXPECT_EQ(back.embed_dense_features, 7);
+  EXPECT_FALSE(back.embed_dense_bias);
+  EXPECT_TRUE(back.embed_dense_tanh);
+  EXPECT_HAS_SUBSTR(to_json(c), "\"cls+mean_sqrt_len+lasttoken\"");
+  for (const char* bad : {"mean+cls", "mean+mean", "mean+", "median"}) {
+    std::string json = to_json(c);
+    json.replace(json.find("cls+mean_sqrt_len+lasttoken"), std::string("cls+mean_sqrt_len+lasttoken").size(), bad);
+    EXPECT_THROW(model_config_from_json(json, "test"), Error) << bad;
+  }
+  c.embed_dense_features = 0;
+  EXPECT_THROW(validate(c), Error);  // a bias or activation setting without a Dense module
 }
 
 void put(const std::string& path, const std::string& text) {
@@ -297,7 +449,7 @@ TEST(ImportEncoders, SentenceTransformersOverBertAndDistilBert) {
     const std::string path = dir.file(std::string(fixture) + ".htp");
     ASSERT_EQ(test::run_heptapod("convert " + quoted(st) + " -o " + quoted(path), dir, log), 0) << log;
     Encoder encoder(path);
-    EXPECT_EQ(encoder.config().embed_pooling, pooling) << fixture;
+    EXPECT_EQ(encoder.config().embed_pooling, std::vector<Pooling>{pooling}) << fixture;
     EXPECT_FALSE(encoder.config().embed_normalize);
     EXPECT_EQ(encoder.config().encoder_input_limit(), encoder.config().position_limit());  // 256 is past them
     EmbedOptions o;
@@ -342,23 +494,35 @@ TEST(ImportEncoders, BadInputIsRefusedByName) {
        "sinusoidal_pos_embds"},
       {"distilbert", "distilbert", "no-vocab", [](const std::string& d) { std::filesystem::remove(d + "/vocab.txt"); },
        "vocab.txt"},
-      {"sentence_transformers", "", "sqrt-len",
-       [](const std::string& d) {
-         patch_json(d + "/1_Pooling/config.json",
-                    {{"pooling_mode_mean_tokens", false}, {"pooling_mode_mean_sqrt_len_tokens", true}});
-       },
-       "pooling_mode_mean_sqrt_len_tokens"},
-      {"sentence_transformers", "", "two-modes",
-       [](const std::string& d) { patch_json(d + "/1_Pooling/config.json", {{"pooling_mode_max_tokens", true}}); },
-       "2 pooling modes"},
-      {"sentence_transformers", "", "dense",
+      {"sentence_transformers", "", "no-mode",
+       [](const std::string& d) { patch_json(d + "/1_Pooling/config.json", {{"pooling_mode_mean_tokens", false}}); },
+       "no pooling mode"},
+      {"sentence_transformers", "", "layer-norm",
        [](const std::string& d) {
          put(d + "/modules.json",
                            R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
                                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-                               {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}])");
+                               {"idx": 2, "name": "2", "path": "2_LayerNorm", "type": "sentence_transformers.models.LayerNorm"}])");
        },
-       "sentence_transformers.models.Dense"},
+       "sentence_transformers.models.LayerNorm"},
+      {"sentence_transformers_dense", "", "relu",
+       [](const std::string& d) {
+         patch_json(d + "/2_Dense/config.json", {{"activation_function", "torch.nn.modules.activation.ReLU"}});
+       },
+       "2_Dense/config.json: \"activation_function\""},
+      {"sentence_transformers_dense", "", "in-features",
+       [](const std::string& d) { patch_json(d + "/1_Pooling/config.json", {{"pooling_mode_cls_token", false}}); },
+       "\"in_features\" 192 is not the pooled width 160"},
+      {"sentence_transformers_dense", "", "no-dense-weights",
+       [](const std::string& d) { std::filesystem::remove(d + "/2_Dense/model.safetensors"); },
+       "2_Dense/model.safetensors: missing"},
+      {"sentence_transformers_dense", "", "normalize-before-dense",
+       [](const std::string& d) {
+         nlohmann::json m = nlohmann::json::parse(read_file(d + "/modules.json"));
+         std::swap(m[2], m[3]);
+         put(d + "/modules.json", m.dump());
+       },
+       "sentence_transformers.models.Dense\" is not supported there"},
       {"sentence_transformers", "", "gpt2-type",
        [](const std::string& d) { patch_json(d + "/config.json", {{"model_type", "gpt2"}}); }, "\"gpt2\""},
   };
@@ -404,6 +568,9 @@ TEST(ImportEncoders, ConvertedEncodersFineTuneAndServe) {
       " --init " + quoted(roberta) + " -o " + quoted(dir.file("c")) + train);
   run("train --task classify --pooling cls --text " + quoted(text_file) + " --labels " + quoted(label_file) +
       " --init " + quoted(distil) + " -o " + quoted(dir.file("d")) + train);
+  // DistilBERT's pairs: [CLS] A [SEP] B [SEP], no token types.
+  run("train --task classify --pooling cls --pairs --text " + quoted(pair_file) + " --labels " + quoted(label_file) +
+      " --init " + quoted(distil) + " -o " + quoted(dir.file("dp")) + train);
   {
     const ModelConfig c = read_model_config(SafetensorsFile::read(dir.file("c/model.htp")));
     EXPECT_TRUE(c.sentence_pairs);
@@ -420,7 +587,7 @@ TEST(ImportEncoders, ConvertedEncodersFineTuneAndServe) {
   }
   run("quantize -m " + quoted(dir.file("c/model.htp")) + " --to int8 -o " + quoted(dir.file("c8.htp")));
   const std::string in = dir.write("in.txt", "Where is the dog?\tIt is a dog.\nWe like the sun.\tIt is the world.\n");
-  for (const std::string& model : {dir.file("c/model.htp"), dir.file("c8.htp")})
+  for (const std::string& model : {dir.file("c/model.htp"), dir.file("c8.htp"), dir.file("dp/model.htp")})
     run("classify -m " + quoted(model) + " -i " + quoted(in) + " -o " + quoted(dir.file("classes.txt")));
   const std::string plain = dir.write("plain.txt", "The cat sat on the mat.\nWhere is the dog?\n");
   run("classify -m " + quoted(dir.file("d/model.htp")) + " -i " + quoted(plain) + " -o " + quoted(dir.file("d.txt")));

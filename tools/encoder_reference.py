@@ -15,7 +15,10 @@
 #     1e-12. Masked LM: vocab_projector(vocab_layer_norm(gelu(vocab_transform(x)))); classifier:
 #     classifier(relu(pre_classifier(x[:, 0]))).
 #   sentence-transformers: mean = sum of the real rows / their count, cls = row 0, max = the largest of the
-#     real rows (padding filled with -1e9), then optionally x / max(|x|, 1e-12).
+#     real rows (padding filled with -1e9), mean_sqrt_len = sum / sqrt(count), weightedmean = the rows weighted
+#     by their positions 1..n, lasttoken = the last real row; several modes concatenated (cls, max, mean,
+#     mean_sqrt_len, weightedmean, lasttoken); then optionally the Dense module act(v W^T + b) (tanh or the
+#     identity) and x / max(|x|, 1e-12).
 
 import math
 import os
@@ -124,15 +127,37 @@ def classifier_logits(P, family, h):
     return linear(P, "classifier.out_proj", pooled), pooled
 
 
-def sentence_embedding(h, lengths, mode, normalize):
-    """sentence-transformers' Pooling (one mode) and Normalize over hidden states h (B, T, C)."""
+# sentence-transformers' pooling modes in the order its Pooling module concatenates them.
+POOLING_ORDER = ("cls", "max", "mean", "mean_sqrt_len", "weightedmean", "lasttoken")
+
+
+def pool(h, lengths, mode):
+    """One pooling mode over hidden states h (B, T, C) of sentences right-padded to lengths -> (B, C)."""
     mask = (torch.arange(h.shape[1])[None, :] < torch.tensor(lengths)[:, None]).to(h.dtype)[..., None]  # (B, T, 1)
     if mode == "cls":
-        v = h[:, 0]
-    elif mode == "max":
-        v = torch.where(mask > 0, h, torch.full_like(h, -1e9)).max(1).values
-    else:
-        v = (h * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+        return h[:, 0]
+    if mode == "max":
+        return torch.where(mask > 0, h, torch.full_like(h, -1e9)).max(1).values
+    if mode == "lasttoken":
+        return h[torch.arange(h.shape[0]), torch.tensor(lengths) - 1]
+    if mode == "weightedmean":
+        w = torch.arange(1, h.shape[1] + 1, dtype=h.dtype)[None, :, None] * mask  # (B, T, 1): 1..n
+        return (h * w).sum(1) / w.sum(1)
+    total, count = (h * mask).sum(1), mask.sum(1).clamp(min=1e-9)
+    return total / (count if mode == "mean" else torch.sqrt(count))
+
+
+def sentence_embedding(h, lengths, modes, normalize, dense=None):
+    """sentence-transformers' Pooling (a mode, or several concatenated in POOLING_ORDER), then optionally its
+    Dense module (dense: (W (out, in), b or None, "tanh" or "identity")): act(v W^T + b), then optionally
+    Normalize: v / max(|v|, 1e-12)."""
+    modes = (modes,) if isinstance(modes, str) else tuple(modes)
+    assert list(modes) == [m for m in POOLING_ORDER if m in modes], "modes out of order"
+    v = torch.cat([pool(h, lengths, m) for m in modes], -1)
+    if dense is not None:
+        w, b, activation = dense
+        v = v @ w.T + (b if b is not None else 0)
+        v = torch.tanh(v) if activation == "tanh" else v
     if normalize:
         v = v / v.norm(dim=-1, keepdim=True).clamp(min=1e-12)
     return v
@@ -146,17 +171,32 @@ BYTE_SYMBOL = hf.BYTE_SYMBOL  # GPT-2's reversible byte -> printable symbol map
 GPT2_PATTERN = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
 
 
+ASCII_SPACE = " \t\n\r\v\f"
+
+
+def split_specials(text, specials, lstrip):
+    """Text as its parts: the special pieces written in it (the longest first where two start at one place),
+    and the text between them; a special piece in `lstrip` takes the white space before it (Hugging Face's
+    added token flag, RoBERTa's <mask>)."""
+    pattern = "(" + "|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True)) + ")"
+    parts = re.split(pattern, text)
+    for i in range(1, len(parts), 2):
+        if parts[i] in lstrip:
+            parts[i - 1] = parts[i - 1].rstrip(ASCII_SPACE)
+    return parts
+
+
 class RobertaBpe:
     """RoBERTa's tokenizer: GPT-2's byte-level BPE, vocab {piece: id}, merges [(a, b)] by rank; special pieces
-    written in the text ("<mask>") become their ids."""
+    written in the text ("<mask>") become their ids, <mask> taking the white space before it."""
 
-    def __init__(self, vocab, merges, specials):
-        self.vocab, self.ranks, self.specials = vocab, {m: r for r, m in enumerate(merges)}, specials
+    def __init__(self, vocab, merges, specials, lstrip=("<mask>",)):
+        self.vocab, self.ranks, self.specials, self.lstrip = vocab, {m: r for r, m in enumerate(merges)}, specials, lstrip
 
     def encode(self, text):
         ids = []
-        for part in re.split("(" + "|".join(re.escape(s) for s in self.specials) + ")", text):
-            if part in self.specials:
+        for i, part in enumerate(split_specials(text, self.specials, self.lstrip)):
+            if i % 2:
                 ids.append(self.vocab[part])
                 continue
             for word in GPT2_PATTERN.findall(part):

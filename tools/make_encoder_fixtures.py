@@ -8,10 +8,12 @@
 #   tests/fixtures/roberta_classifier/   RobertaForSequenceClassification (3 labels; a sentence pair among its texts)
 #   tests/fixtures/xlm_roberta/          XLMRobertaForMaskedLM: sentencepiece.bpe.model (trained here by spm_train)
 #   tests/fixtures/distilbert/           DistilBertForMaskedLM: vocab.txt (BERT's WordPiece)
-#   tests/fixtures/distilbert_classifier/ DistilBertForSequenceClassification
+#   tests/fixtures/distilbert_classifier/ DistilBertForSequenceClassification (a sentence pair among its texts)
 #   tests/fixtures/sentence_transformers/ an XLM-R body (XLMRobertaModel, with its pooler) as sentence-transformers
 #                                        saves it: modules.json (Transformer, Pooling, Normalize),
 #                                        1_Pooling/config.json (mean), sentence_bert_config.json (max_seq_length 12)
+#   tests/fixtures/sentence_transformers_dense/ the same body with every pooling mode on (concatenated), a Dense
+#                                        module (2_Dense: tanh, 192 -> 24, model.safetensors) and Normalize
 #
 #   /usr/bin/python3 tools/make_encoder_fixtures.py   (needs torch and spm_train; deterministic)
 #
@@ -22,8 +24,9 @@
 #     cross-entropy of the masked rows) and grad/<Hugging Face name> F64 (its gradient);
 #   classifier: expect/pooled F32 (B, C), expect/class_logits, expect/probs F32 (B, L), batch/labels I32 (B),
 #     expect/loss F64 (the mean cross-entropy over the sentences), grad/<name> F64; metadata labels;
-#   sentence_transformers: expect/embedding/{mean,cls,max}{,_normalized} F32 (B, C) of the texts cut to
-#     max_seq_length;
+#   sentence_transformers: expect/embedding/{cls,max,mean,mean_sqrt_len,weightedmean,lasttoken}{,_normalized}
+#     F32 (B, C) of the texts cut to max_seq_length; sentence_transformers_dense: expect/embedding/default F32
+#     (B, 24) of the same texts (all modes, Dense, Normalize);
 #   tokenizer: metadata tokenizer_texts (varied text) and tokenizer_ids (each text's ids without <s> and </s>).
 # Rows at t >= length are padding: compare t < length.
 
@@ -45,6 +48,7 @@ from make_parity_fixtures import REPO  # noqa: E402
 torch.set_num_threads(1)
 D = torch.float64
 C, F, H, L = 32, 64, 4, 2
+DENSE_FEATURES = 24  # the Dense module's outputs in sentence_transformers_dense
 
 # Texts: single sentences and a pair (a tuple of two).
 TEXTS = [("The cat sat on the mat.",), ("Where is the dog?", "It is playing outside."),
@@ -53,6 +57,9 @@ TEXTS = [("The cat sat on the mat.",), ("Where is the dog?", "It is playing outs
 TOKENIZER_TEXTS = ["The quick brown fox.", "  two  spaces and\ttabs ", "It's 2024: caf\u00e9 na\u00efve r\u00e9sum\u00e9!",
                    "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8", "emoji \U0001F600 and ?!... done",
                    "we've got 1,234 apples_and pears"]
+# <mask> written in text: after a space, several spaces, a tab or a line end, at the start, inside a word, twice.
+MASK_TEXTS = ["Hello <mask>!", "The   <mask> sat\t<mask>.", "<mask> at the start", "no space<mask>here",
+              "two <mask> <mask> masks", "a line\n<mask> ends <mask> "]
 CORPUS = hf.CORPUS + "caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8 " \
                      "playing outside cats dogs sun world\n"
 
@@ -153,14 +160,17 @@ def write_fixture(out, family, model_type, task, tokenizer, vocab_size, specials
     cfg = config_of(family, model_type, vocab_size, T, task, labels, pad)
     prefix = "" if task == "model" else ref.FAMILIES[family]["prefix"]  # a bare model is saved without one
     shapes = body_shapes(family, cfg, prefix) + head_shapes(family, task, vocab_size, labels)
-    # Sentence pairs: RoBERTa's classifier's (DistilBERT has no token types to tell a pair's segments apart).
-    texts = TEXTS if family == "roberta" and task == "classifier" else [t[:1] for t in TEXTS]
+    # Sentence pairs: the classifiers' (RoBERTa's <s> A </s></s> B </s>; DistilBERT's [CLS] A [SEP] B [SEP], which
+    # has no token types).
+    texts = TEXTS if task == "classifier" else [t[:1] for t in TEXTS]
     seqs = [layout([tokenizer.encode(s) for s in t], family, cls, sep) for t in texts]
     if max_seq:
         seqs = [s if len(s) <= max_seq else s[:max_seq - 1] + [sep] for s in seqs]
     lengths = [len(s) for s in seqs]
     # The WordPiece reference here reads ASCII alone (BERT's own tests cover the rest of its text handling).
+    # RoBERTa's and XLM-R's <mask> written in text (it takes the white space before it).
     tokenizer_texts = [t for t in TOKENIZER_TEXTS if family != "distilbert" or all(ord(c) < 128 for c in t)]
+    tokenizer_texts += MASK_TEXTS if family == "roberta" else []
     ids = hf.padded(seqs, pad)
     for seed in range(1, 100):
         P32 = params(shapes, torch.Generator().manual_seed(seed))
@@ -208,7 +218,7 @@ def write_fixture(out, family, model_type, task, tokenizer, vocab_size, specials
         loss = torch.nn.functional.cross_entropy(ref.classifier_logits(G, family, hg)[0], gold.long())
     else:
         loss = None
-        for mode in ("mean", "cls", "max"):
+        for mode in ref.POOLING_ORDER:
             for normalize in (False, True):
                 v = ref.sentence_embedding(h, lengths, mode, normalize)
                 reference.append(("expect/embedding/%s%s" % (mode, "_normalized" if normalize else ""),
@@ -232,6 +242,46 @@ def write_fixture(out, family, model_type, task, tokenizer, vocab_size, specials
         write(os.path.join(out, name))
     hf.write_reference(os.path.join(out, "reference.safetensors"), reference, meta)
     print("%s: seed %d, V %d, lengths %s" % (os.path.basename(out), seed, vocab_size, lengths))
+    return h, lengths
+
+
+def write_sentence_transformers(st, dense_st, h, lengths):
+    """The sentence-transformers modules over the XLM-R body in st: mean pooling and Normalize; and dense_st, a
+    copy of st with every pooling mode on (concatenated), a Dense module (tanh, to DENSE_FEATURES) and
+    Normalize, its reference expect/embedding/default the float64 embedding of st's texts."""
+    hf.write_json(os.path.join(st, "modules.json"), [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    os.makedirs(os.path.join(st, "1_Pooling"), exist_ok=True)
+    pooling = {"word_embedding_dimension": C, "pooling_mode_cls_token": False, "pooling_mode_mean_tokens": True,
+               "pooling_mode_max_tokens": False, "pooling_mode_mean_sqrt_len_tokens": False,
+               "pooling_mode_weightedmean_tokens": False, "pooling_mode_lasttoken": False, "include_prompt": True}
+    hf.write_json(os.path.join(st, "1_Pooling", "config.json"), pooling)
+    hf.write_json(os.path.join(st, "sentence_bert_config.json"), {"max_seq_length": 12, "do_lower_case": False})
+    shutil.rmtree(dense_st, ignore_errors=True)
+    shutil.copytree(st, dense_st, ignore=shutil.ignore_patterns("reference.safetensors"))
+    hf.write_json(os.path.join(dense_st, "modules.json"), [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+        {"idx": 3, "name": "3", "path": "3_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    hf.write_json(os.path.join(dense_st, "1_Pooling", "config.json"),
+                  dict(pooling, **{k: True for k in pooling if k.startswith("pooling_mode_")}))
+    in_features = C * len(ref.POOLING_ORDER)
+    os.makedirs(os.path.join(dense_st, "2_Dense"), exist_ok=True)
+    hf.write_json(os.path.join(dense_st, "2_Dense", "config.json"), {
+        "in_features": in_features, "out_features": DENSE_FEATURES, "bias": True,
+        "activation_function": "torch.nn.modules.activation.Tanh"})
+    gen = torch.Generator().manual_seed(7)
+    w = (torch.randn(DENSE_FEATURES, in_features, generator=gen) / math.sqrt(in_features)).to(torch.float32)
+    b = (torch.randn(DENSE_FEATURES, generator=gen) * 0.1).to(torch.float32)
+    hf.write_model(os.path.join(dense_st, "2_Dense", "model.safetensors"), [("linear.weight", w), ("linear.bias", b)])
+    v = ref.sentence_embedding(h, lengths, ref.POOLING_ORDER, True, (w.to(D), b.to(D), "tanh"))
+    hf.write_reference(os.path.join(dense_st, "reference.safetensors"), [("expect/embedding/default", v.to(torch.float32))],
+                       {"format": "heptapod-encoder-fixture", "family": "xlm-roberta", "task": "model"})
+    print("%s: %d pooling modes, Dense %d -> %d (tanh)" % (os.path.basename(dense_st), len(ref.POOLING_ORDER),
+                                                          in_features, DENSE_FEATURES))
 
 
 # ------------------------------------------------------------------------------------------------ tokenizers
@@ -256,11 +306,21 @@ def roberta_tokenizer():
 
 
 class XlmrTokenizer:
-    def __init__(self, spm):
-        self.spm = spm
+    """XLM-R's: the SentencePiece model under fairseq's ids; its special pieces written in the text become their
+    ids (<mask> taking the white space before it), each text between them encoded alone (white space alone
+    encodes to nothing)."""
+
+    def __init__(self, spm, specials):
+        self.spm, self.specials = spm, specials
 
     def encode(self, text):
-        return ref.fairseq_ids(self.spm.encode(text), self.spm.unk, None)
+        ids = []
+        for i, part in enumerate(ref.split_specials(text, self.specials, ("<mask>",))):
+            if i % 2:
+                ids.append(self.specials[part])
+            elif part.strip(ref.ASCII_SPACE):
+                ids += ref.fairseq_ids(self.spm.encode(part), self.spm.unk, None)
+        return ids
 
 
 def xlmr_tokenizer(workdir):
@@ -281,7 +341,8 @@ def xlmr_tokenizer(workdir):
     def write_model(path):
         shutil.copyfile(model, path)
 
-    return XlmrTokenizer(spm), size, (1, 0, 2, size - 1), {"sentencepiece.bpe.model": write_model}
+    specials = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": size - 1}
+    return XlmrTokenizer(spm, specials), size, (1, 0, 2, size - 1), {"sentencepiece.bpe.model": write_model}
 
 
 def wordpiece_tokenizer():
@@ -310,17 +371,8 @@ def main():
         tok, V, specials, files = xlmr_tokenizer(work)
         write_fixture(os.path.join(fixtures, "xlm_roberta"), "roberta", "xlm-roberta", "mlm", tok, V, specials, files)
         st = os.path.join(fixtures, "sentence_transformers")
-        write_fixture(st, "roberta", "xlm-roberta", "model", tok, V, specials, files, max_seq=12)
-    hf.write_json(os.path.join(st, "modules.json"), [
-        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}])
-    os.makedirs(os.path.join(st, "1_Pooling"), exist_ok=True)
-    hf.write_json(os.path.join(st, "1_Pooling", "config.json"), {
-        "word_embedding_dimension": C, "pooling_mode_cls_token": False, "pooling_mode_mean_tokens": True,
-        "pooling_mode_max_tokens": False, "pooling_mode_mean_sqrt_len_tokens": False,
-        "pooling_mode_weightedmean_tokens": False, "pooling_mode_lasttoken": False, "include_prompt": True})
-    hf.write_json(os.path.join(st, "sentence_bert_config.json"), {"max_seq_length": 12, "do_lower_case": False})
+        h, lengths = write_fixture(st, "roberta", "xlm-roberta", "model", tok, V, specials, files, max_seq=12)
+    write_sentence_transformers(st, os.path.join(fixtures, "sentence_transformers_dense"), h, lengths)
     tok, V, specials, files = wordpiece_tokenizer()
     write_fixture(os.path.join(fixtures, "distilbert"), "distilbert", "distilbert", "mlm", tok, V, specials, files)
     write_fixture(os.path.join(fixtures, "distilbert_classifier"), "distilbert", "distilbert", "classifier", tok, V,

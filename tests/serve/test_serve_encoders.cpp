@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "heptapod/decode/encoder.h"
 #include "heptapod/io/safetensors.h"
 #include "running_server.h"
 #include "test_util.h"
@@ -31,6 +32,36 @@ TEST(ServeEncoders, SentenceTransformersEmbeddingsAreTheLibrarys) {
     ASSERT_EQ(got.size(), C);
     EXPECT_LT(test::max_rel_error(got.data(), want.data() + i * C, C), 1e-6) << "text " << i;
   }
+}
+
+// A text past the model's max_seq_length is embedded cut to it, as the library cuts it: the reply's usage counts
+// the tokens embedded, and the server's log warns about the input.
+TEST(ServeEncoders, LongInputsAreCutVisibly) {
+  test::TempDir dir;
+  std::string log;
+  const std::string model = dir.file("st.htp");
+  ASSERT_EQ(test::run_heptapod("convert " + test::quoted(test::fixture("sentence_transformers")) + " -o " +
+                                   test::quoted(model),
+                               dir, log),
+            0)
+      << log;
+  const std::string text = "The cat sat on the mat. Where is the dog? Hello, world! 42 cats like the sun.";
+  testing::internal::CaptureStderr();
+  std::string warnings;
+  {
+    test::RunningServer server({parse_model_spec("st=" + model)}, ServerOptions{});
+    httplib::Client c = server.client();
+    const test::Reply r = test::post_json(c, "/v1/embeddings", {{"model", "st"}, {"input", {"short", text}}});
+    warnings = testing::internal::GetCapturedStderr();
+    ASSERT_EQ(r.status, 200) << r.text;
+    const std::size_t tokens = Encoder(model).encode_text("short").tokens.size() + 12;  // the long text cut to 12
+    EXPECT_EQ(r.body["usage"]["prompt_tokens"], tokens);
+    EXPECT_EQ(r.body["usage"]["total_tokens"], tokens);
+  }
+  EXPECT_NE(warnings.find("/v1/embeddings input 1 is longer than model st's 12 tokens; embedded the 12 that fit"),
+            std::string::npos)
+      << warnings;
+  EXPECT_EQ(warnings.find("input 0 is longer"), std::string::npos) << warnings;
 }
 
 }  // namespace

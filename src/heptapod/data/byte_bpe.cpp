@@ -211,7 +211,10 @@ bool ByteBpe::starts_word(int id) const {
 std::string ByteBpe::decode(const std::vector<int>& ids) const { return replace_invalid_utf8(decode_bytes(ids)); }
 
 std::string ByteBpe::serialize() const {
-  return nlohmann::json{{"tokenizer", kind()}, {"pieces", table_.pieces()}, {"merges", merges_}}.dump();
+  nlohmann::json j{{"tokenizer", kind()}, {"pieces", table_.pieces()}, {"merges", merges_}};
+  if (!lstrip_specials().empty()) j["lstrip"] = lstrip_specials();  // only where set, so older files read as before
+  if (!rstrip_specials().empty()) j["rstrip"] = rstrip_specials();
+  return j.dump();
 }
 
 }  // namespace heptapod

@@ -1,5 +1,5 @@
 // Encoder checkpoints: the family's tokenizer and special ids, then its weights; sentence-transformers'
-// embedding defaults on top.
+// embedding defaults and Dense weights on top.
 #include "heptapod/data/encoder_checkpoint.h"
 
 #include "heptapod/core/error.h"
@@ -16,6 +16,7 @@ ImportedEncoder import_with(const std::string& dir, BertFamily family, const Sen
   BertImport imported = import_bert(dir, vocabulary.ids, family, [&](ModelConfig& c) {
     if (layout) apply_sentence_embedding(*layout, c);
   });
+  if (layout) copy_dense_weights(*layout, *imported.model);
   ImportedEncoder out{std::move(imported.model), {std::move(vocabulary.vocabulary), {}, {}}, std::move(imported.notices)};
   if (!imported.labels.empty()) out.vocabs.labels = LabelNames(imported.labels);
   check_vocabularies(out.vocabs, out.model->config(), dir);

@@ -22,7 +22,7 @@ EncoderInput layout_text(std::vector<int> first, int limit, int bos_id, int eos_
 }
 
 EncoderInput layout_pair(std::vector<int> first, std::vector<int> second, int limit, int bos_id, int eos_id,
-                         bool double_separator) {
+                         bool double_separator, bool typed) {
   const int framing = double_separator ? 4 : 3;
   require(limit >= framing, "encoder input: a sentence pair needs room for its start and " +
                                 std::to_string(framing - 1) + " end tokens");
@@ -39,7 +39,7 @@ EncoderInput layout_pair(std::vector<int> first, std::vector<int> second, int li
   in.types.assign(in.tokens.size(), 0);
   in.tokens.insert(in.tokens.end(), second.begin(), second.end());
   in.tokens.push_back(eos_id);
-  in.types.resize(in.tokens.size(), double_separator ? 0 : 1);
+  in.types.resize(in.tokens.size(), double_separator || !typed ? 0 : 1);
   return in;
 }
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "heptapod/core/error.h"
@@ -22,6 +23,26 @@ int unk_id_of(const VocabIds& ids, const std::string& unk_piece, const std::stri
   for (std::size_t i = 0; i < ids.pieces.size(); ++i)
     if (ids.pieces[i] == unk_piece) return static_cast<int>(i);
   throw Error(where + ": has no unknown-token piece \"" + unk_piece + "\"");
+}
+
+// The white space RoBERTa's special tokens take in text: as tokenizer.json's added_tokens say (their lstrip and
+// rstrip flags) where the snapshot has one, else the family's own (<mask> lstrip, as RobertaTokenizer makes it).
+void strip_as_added_tokens(const std::string& tokenizer_json, Tokenizer& tokenizer) {
+  if (!std::filesystem::is_regular_file(tokenizer_json)) {
+    tokenizer.strip_around("<mask>", true, false, tokenizer_json);
+    return;
+  }
+  const nlohmann::json j = parse_config_object(read_file(tokenizer_json), tokenizer_json);
+  if (!j.contains("added_tokens")) return;
+  require(j["added_tokens"].is_array(), tokenizer_json + ": \"added_tokens\" must be an array");
+  for (const nlohmann::json& token : j["added_tokens"]) {
+    const ConfigReader r{token, tokenizer_json + ": added token"};
+    const std::string content = r.text("content", "");
+    const bool lstrip = r.boolean("lstrip", false), rstrip = r.boolean("rstrip", false);
+    const auto& specials = tokenizer.text_specials();
+    if ((lstrip || rstrip) && std::find(specials.begin(), specials.end(), content) != specials.end())
+      tokenizer.strip_around(content, lstrip, rstrip, tokenizer_json);
+  }
 }
 
 // One piece per line; a fairseq dictionary's lines are "piece count [#fairseq:overwrite]".
@@ -219,6 +240,8 @@ BertVocabulary roberta_vocabulary(const std::string& dir) {
     for (std::size_t i = 3; i < pieces.size(); ++i) ids.pieces.push_back(pieces[i].piece);
     ids.pieces.push_back("<mask>");
     ids.unk_id = 3;
+    ids.written_specials = true;  // <mask> (and <s>, </s>...) written in text read as the token, as Hugging Face
+    ids.lstrip_specials = {"<mask>"};  // reads them; <mask> takes the white space before it (its lstrip)
     const int mask = static_cast<int>(ids.pieces.size()) - 1;
     out.vocabulary = Vocabulary::from_serialized(blob, std::move(ids), spm + " with fairseq's ids");
     out.ids = {1, 0, 2, mask};
@@ -232,6 +255,7 @@ BertVocabulary roberta_vocabulary(const std::string& dir) {
     return found;
   };
   out.ids = {id("<pad>"), id("<s>"), id("</s>"), id("<mask>")};
+  strip_as_added_tokens(dir + "/tokenizer.json", *tokenizer);
   out.vocabulary = Vocabulary::from_tokenizer(std::move(tokenizer));
   return out;
 }

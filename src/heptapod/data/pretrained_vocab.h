@@ -47,8 +47,9 @@ BertVocabulary bert_vocabulary(const std::string& dir);
 // dir: a RoBERTa snapshot (model_type "roberta": vocab.json and merges.txt, GPT-2's byte-level BPE with <s>,
 // <pad>, </s>, <unk> and <mask> among its pieces) or an XLM-R one (model_type "xlm-roberta":
 // sentencepiece.bpe.model under fairseq's ids: <s> 0, <pad> 1, </s> 2, <unk> 3, the SentencePiece model's
-// pieces shifted by one, <mask> after them); the special ids the model needs (cls <s>, sep </s>). A missing
-// file is an Error naming it.
+// pieces shifted by one, <mask> after them); the special ids the model needs (cls <s>, sep </s>). Special
+// tokens written in text are read as the tokens; RoBERTa's <mask> takes the white space before it (tokenizer.json's
+// added_tokens lstrip and rstrip flags where the snapshot has the file). A missing file is an Error naming it.
 BertVocabulary roberta_vocabulary(const std::string& dir);
 
 // Throws Error unless the vocabularies match the config's sizes and its special ids are special pieces.

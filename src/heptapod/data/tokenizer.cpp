@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <utility>
+
 #include "heptapod/core/error.h"
 #include "heptapod/data/byte_bpe.h"
 #include "heptapod/data/hf_tokenizer.h"
@@ -35,7 +38,28 @@ void Tokenizer::set_text_specials(std::vector<std::string> pieces, const std::st
   text_specials_ = std::move(pieces);
 }
 
+void Tokenizer::strip_around(const std::string& piece, bool lstrip, bool rstrip, const std::string& where) {
+  require(std::find(text_specials_.begin(), text_specials_.end(), piece) != text_specials_.end(),
+          where + ": \"" + piece + "\" is not a special token read in text, so it strips no white space");
+  for (auto [strips, list] : {std::pair{lstrip, &lstrip_}, {rstrip, &rstrip_}})
+    if (strips && std::find(list->begin(), list->end(), piece) == list->end()) list->push_back(piece);
+}
+
+namespace {
+
+constexpr std::string_view kWhiteSpace = " \t\n\r\v\f";
+
+}  // namespace
+
+std::size_t end_before_white_space(std::string_view text, std::size_t from, std::size_t end) {
+  while (end > from && kWhiteSpace.find(text[end - 1]) != std::string_view::npos) --end;
+  return end;
+}
+
 std::vector<int> Tokenizer::encode(std::string_view text) const {
+  auto marked = [](const std::vector<std::string>& list, std::string_view piece) {
+    return std::find(list.begin(), list.end(), piece) != list.end();
+  };
   std::vector<int> ids;
   std::size_t done = 0;
   while (done < text.size()) {
@@ -47,10 +71,15 @@ std::vector<int> Tokenizer::encode(std::string_view text) const {
         length = s.size();
       }
     }
-    encode_text(text.substr(done, at == std::string_view::npos ? std::string_view::npos : at - done), ids);
-    if (at == std::string_view::npos) break;
-    ids.push_back(table_.id_of(std::string(text.substr(at, length))));
+    const std::string_view special = at == std::string_view::npos ? std::string_view() : text.substr(at, length);
+    std::size_t end = at == std::string_view::npos ? text.size() : at;  // the text before it, less what it takes
+    if (!special.empty() && marked(lstrip_, special)) end = end_before_white_space(text, done, end);
+    encode_text(text.substr(done, end - done), ids);
+    if (special.empty()) break;
+    ids.push_back(table_.id_of(std::string(special)));
     done = at + length;
+    if (marked(rstrip_, special))
+      while (done < text.size() && kWhiteSpace.find(text[done]) != std::string_view::npos) ++done;
   }
   return ids;
 }
@@ -86,7 +115,13 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const std::string& text, const st
     return out;
   };
   const std::string kind = j.contains("tokenizer") && j["tokenizer"].is_string() ? j["tokenizer"].get<std::string>() : "";
-  if (kind == "byte-bpe") return std::make_unique<ByteBpe>(strings("pieces"), strings("merges"), where);
+  if (kind == "byte-bpe") {
+    auto bpe = std::make_unique<ByteBpe>(strings("pieces"), strings("merges"), where);
+    for (const bool left : {true, false})  // present only where a special token strips white space
+      if (j.contains(left ? "lstrip" : "rstrip"))
+        for (const std::string& piece : strings(left ? "lstrip" : "rstrip")) bpe->strip_around(piece, left, !left, where);
+    return bpe;
+  }
   if (kind == "wordpiece") {
     WordPieceOptions o;
     try {

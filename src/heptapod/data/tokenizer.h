@@ -34,7 +34,9 @@ class PieceTable {
 
 // Special tokens written in the text ("<|endoftext|>", "[MASK]") become their ids, as Hugging Face's tokenizers
 // read them (case-sensitive, the longest first where two start at one place); the text between them is
-// tokenized as text. Decoding writes them back as they are written, so text survives a round trip.
+// tokenized as text. A special token marked lstrip (rstrip) takes the white space before (after) it into
+// itself, as Hugging Face's added tokens with those flags do (RoBERTa's <mask>: "Hello <mask>!" reads "Hello",
+// <mask>, "!"). Decoding writes them back as they are written, so text survives a round trip.
 class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
@@ -53,6 +55,13 @@ class Tokenizer {
   const PieceTable& table() const { return table_; }
   // The special tokens read in text, as their pieces.
   const std::vector<std::string>& text_specials() const { return text_specials_; }
+  // Makes the special token `piece` (one of text_specials()) take the white space (ASCII's: space, tab, line
+  // ends, vertical tab, form feed) before it (lstrip) and, or, after it (rstrip), besides what it took; another
+  // piece is an Error naming `where`.
+  void strip_around(const std::string& piece, bool lstrip, bool rstrip, const std::string& where);
+  // The special tokens marked lstrip, and rstrip.
+  const std::vector<std::string>& lstrip_specials() const { return lstrip_; }
+  const std::vector<std::string>& rstrip_specials() const { return rstrip_; }
 
  protected:
   // Text without special tokens, its ids appended to `out`.
@@ -64,7 +73,12 @@ class Tokenizer {
 
  private:
   std::vector<std::string> text_specials_;
+  std::vector<std::string> lstrip_, rstrip_;
 };
+
+// The end of text[from, end) less the ASCII white space (space, tab, line ends, vertical tab, form feed) at its
+// end: where the text before a special token marked lstrip stops.
+std::size_t end_before_white_space(std::string_view text, std::size_t from, std::size_t end);
 
 // The tokenizer serialize() wrote; `where` names its origin in errors.
 std::unique_ptr<Tokenizer> tokenizer_from_json(const std::string& json_text, const std::string& where);

@@ -144,6 +144,7 @@ Vocabulary Vocabulary::from_serialized(const std::string& blob, VocabIds ids, co
   }
   nlohmann::json json{{"unk_id", ids.unk_id}, {"pieces", ids.pieces}};
   if (ids.written_specials) json["written_specials"] = true;
+  if (!ids.lstrip_specials.empty()) json["lstrip_specials"] = ids.lstrip_specials;
   table->json = json.dump();
   table->table = std::move(ids);
   v.ids_ = table;
@@ -154,6 +155,9 @@ Vocabulary Vocabulary::from_serialized(const std::string& blob, VocabIds ids, co
     std::stable_sort(table->written.begin(), table->written.end(),
                      [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   }
+  for (const std::string& p : table->table.lstrip_specials)
+    require(std::any_of(table->written.begin(), table->written.end(), [&](const auto& w) { return w.first == p; }),
+            where + ": \"" + p + "\" of lstrip_specials is not a special piece read in text (written_specials)");
   return v;
 }
 
@@ -202,7 +206,9 @@ std::vector<int> Vocabulary::encode_with_specials(std::string_view text) const {
       ++at;
       continue;
     }
-    plain(at);
+    const auto& lstrip = ids_->table.lstrip_specials;
+    const bool strips = std::find(lstrip.begin(), lstrip.end(), match->first) != lstrip.end();
+    plain(strips ? end_before_white_space(text, from, at) : at);
     ids.push_back(match->second);
     at += match->first.size();
     from = at;
@@ -267,6 +273,13 @@ VocabIds vocab_ids_from_json(const std::string& text, const std::string& where) 
   if (j.contains("written_specials")) {
     require(j["written_specials"].is_boolean(), where + ": the id table's written_specials must be true or false");
     ids.written_specials = j["written_specials"].get<bool>();
+  }
+  if (j.contains("lstrip_specials")) {
+    require(j["lstrip_specials"].is_array(), where + ": the id table's lstrip_specials must be an array of pieces");
+    for (const auto& p : j["lstrip_specials"]) {
+      require(p.is_string(), where + ": the id table's lstrip_specials must be strings");
+      ids.lstrip_specials.push_back(p.get<std::string>());
+    }
   }
   for (const auto& p : j["pieces"]) {
     require(p.is_string(), where + ": the id table's pieces must be strings");
@@ -343,6 +356,7 @@ std::uint64_t Vocabulary::fingerprint() const {
     for (const auto& p : ids_->table.pieces) h = fnv1a(p + '\n', h);
     h = fnv1a(std::to_string(ids_->table.unk_id), h);
     if (ids_->table.written_specials) h = fnv1a("written_specials", h);
+    for (const auto& p : ids_->table.lstrip_specials) h = fnv1a("lstrip " + p + '\n', h);
   }
   return h;
 }

@@ -51,6 +51,9 @@ struct VocabIds {
   // <extra_id_N>, </s>) written whole in text is read as its id, the text around it tokenized on its own, as
   // Hugging Face's tokenizers read their special tokens (T5).
   bool written_specials = false;
+  // With written_specials: those special pieces that take the white space before them (ASCII's), as Hugging
+  // Face's added tokens marked lstrip do (XLM-R's <mask>).
+  std::vector<std::string> lstrip_specials;
 };
 
 class Vocabulary {

@@ -7,6 +7,7 @@
 #include "heptapod/core/error.h"
 #include "heptapod/core/random.h"
 #include "heptapod/decode/logits_processors.h"
+#include "heptapod/model/parameter_names.h"
 
 namespace heptapod {
 
@@ -29,19 +30,25 @@ Encoder::Encoder(const std::string& model_path, const ModelLoadOptions& options,
 
 Encoder::Encoder(InferenceModel loaded) : model_(std::move(loaded.model)), vocabs_(std::move(loaded.vocabs)) {
   require(model_ && model_->config().architecture == Architecture::EncoderOnly, "Encoder: not an encoder-only model");
+  input_limit_ = config().encoder_input_limit();
+}
+
+void Encoder::limit_inputs(int tokens, const std::string& option) {
+  const int positions = config().position_limit();
+  require(tokens >= 3 && tokens <= positions, option + ": " + std::to_string(tokens) + " is not in [3, " +
+                                                  std::to_string(positions) + "] (the model's learned positions)");
+  input_limit_ = tokens;
 }
 
 EncoderInput Encoder::encode_text(const std::string& text) const {
   const ModelConfig& c = config();
-  return layout_text(vocabs_.source.encode(text), c.encoder_input_limit(), c.bos_id, c.eos_id);
+  return layout_text(vocabs_.source.encode(text), input_limit_, c.bos_id, c.eos_id);
 }
 
 EncoderInput Encoder::encode_pair(const std::string& first, const std::string& second) const {
   const ModelConfig& c = config();
-  require(c.token_types >= 2 || c.double_separator, "the model reads single texts: it has no token type for a "
-                                                     "sentence pair's second segment");
-  return layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), c.encoder_input_limit(), c.bos_id,
-                     c.eos_id, c.double_separator);
+  return layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), input_limit_, c.bos_id,
+                     c.eos_id, c.double_separator, c.token_types >= 2);
 }
 
 std::vector<EncoderInput> Encoder::encode_lines(const std::vector<std::string>& lines, bool pairs,
@@ -102,34 +109,71 @@ std::vector<std::vector<float>> Encoder::embed(const std::vector<std::string>& t
   return embed_inputs(encode_lines(texts, o.pairs), o);
 }
 
+namespace {
+
+// One pooling mode over a text's n output rows (n, C), into pooled (C): the mean; the first row; each column's
+// largest value; the sum over sqrt(n); the mean weighted by the positions 1..n; the last row.
+void pool_rows(const float* rows, int n, int C, Pooling mode, double* pooled) {
+  const int first = mode == Pooling::LastToken ? n - 1 : 0;
+  const int last = mode == Pooling::Cls ? 1 : n;
+  double weights = 0;
+  std::fill(pooled, pooled + C, mode == Pooling::Max ? -HUGE_VAL : 0.0);
+  for (int s = first; s < last; ++s) {
+    const double w = mode == Pooling::WeightedMean ? s + 1 : 1;
+    weights += w;
+    for (int c = 0; c < C; ++c) {
+      const double x = rows[static_cast<std::size_t>(s) * C + c];
+      pooled[c] = mode == Pooling::Max ? std::max(pooled[c], x) : pooled[c] + w * x;
+    }
+  }
+  const double divisor = mode == Pooling::Max ? 1 : mode == Pooling::MeanSqrtLen ? std::sqrt(weights) : weights;
+  for (int c = 0; c < C; ++c) pooled[c] /= divisor;
+}
+
+}  // namespace
+
+bool Encoder::applies_dense(const EmbedOptions& o) const {
+  const ModelConfig& c = config();
+  return c.embed_dense_features > 0 && (o.pooling ? c.d_model : c.pooled_width()) == c.pooled_width();
+}
+
+int Encoder::embedding_width(const EmbedOptions& o) const {
+  return applies_dense(o) ? config().embed_dense_features : o.pooling ? config().d_model : config().pooled_width();
+}
+
 std::vector<std::vector<float>> Encoder::embed_inputs(const std::vector<EncoderInput>& inputs, const EmbedOptions& o) {
   validate(o);
-  const int C = config().d_model;
-  const Pooling pooling = o.pooling.value_or(config().embed_pooling);
-  const bool normalize = o.normalize.value_or(config().embed_normalize);
-  std::vector<std::vector<float>> out(inputs.size(), std::vector<float>(static_cast<std::size_t>(C)));
+  const ModelConfig& c = config();
+  const int C = c.d_model;
+  const std::vector<Pooling> poolings = o.pooling ? std::vector<Pooling>{*o.pooling} : c.embed_pooling;
+  const bool normalize = o.normalize.value_or(c.embed_normalize);
+  const int P = C * static_cast<int>(poolings.size()), F = embedding_width(o);
+  const bool dense = applies_dense(o);
+  const float* dense_weight = dense ? model_->parameters().value(tensor_name(Module::EmbedDense, Leaf::Weight)) : nullptr;  // (F, P)
+  const float* dense_bias =
+      dense && c.embed_dense_bias ? model_->parameters().value(tensor_name(Module::EmbedDense, Leaf::Bias)) : nullptr;  // (F)
+  std::vector<std::vector<float>> out(inputs.size(), std::vector<float>(static_cast<std::size_t>(F)));
+  std::vector<double> pooled(static_cast<std::size_t>(P));  // (P): the modes' vectors side by side
+  auto dense_output = [&](int f) {  // act(W pooled + b) at output f
+    const float* w = dense_weight + static_cast<std::size_t>(f) * P;
+    double x = dense_bias ? dense_bias[f] : 0.0;
+    for (int p = 0; p < P; ++p) x += w[p] * pooled[static_cast<std::size_t>(p)];
+    return c.embed_dense_tanh ? std::tanh(x) : x;
+  };
   for_each_batch(inputs, o.batch_tokens, [&](const std::vector<std::size_t>& group, Batch& batch) {
     const int B = batch.B, S = batch.S;
     const std::vector<int>& len = batch.src_len;  // (B)
     const int* types = batch.src_types.empty() ? nullptr : batch.src_types.data();  // (B, S) or none
     const float* y = model_->encode(batch.src.data(), B, S, len.data(), arena_, types);  // (B*S, C)
     for (int b = 0; b < B; ++b) {
-      std::vector<float>& v = out[group[static_cast<std::size_t>(b)]];
+      std::vector<float>& v = out[group[static_cast<std::size_t>(b)]];  // (F)
       const float* rows = y + static_cast<std::size_t>(b) * S * C;
-      const int n = pooling == Pooling::Cls ? 1 : len[static_cast<std::size_t>(b)];
-      std::vector<double> pooled(rows, rows + C);  // (C): the first row; then the sum or the largest, in order
-      for (int s = 1; s < n; ++s)
-        for (int c = 0; c < C; ++c) {
-          const double x = rows[static_cast<std::size_t>(s) * C + c];
-          double& p = pooled[static_cast<std::size_t>(c)];
-          p = pooling == Pooling::Max ? std::max(p, x) : p + x;
-        }
+      for (std::size_t m = 0; m < poolings.size(); ++m)
+        pool_rows(rows, len[static_cast<std::size_t>(b)], C, poolings[m], pooled.data() + m * C);
+      for (int f = 0; f < F; ++f)
+        v[static_cast<std::size_t>(f)] = static_cast<float>(dense ? dense_output(f) : pooled[static_cast<std::size_t>(f)]);
       double norm = 0;
-      for (int c = 0; c < C; ++c) {
-        const double p = pooled[static_cast<std::size_t>(c)];
-        v[static_cast<std::size_t>(c)] = static_cast<float>(pooling == Pooling::Max ? p : p / n);
-        norm += static_cast<double>(v[static_cast<std::size_t>(c)]) * v[static_cast<std::size_t>(c)];
-      }
+      for (const float x : v) norm += static_cast<double>(x) * x;
       if (normalize && norm > 0)
         for (float& x : v) x = static_cast<float>(x / std::sqrt(norm));
     }

@@ -28,8 +28,10 @@ namespace heptapod {
 
 struct EmbedOptions {
   // The mean of the text's output rows (the start and end tokens included, as sentence-transformers pools
-  // BERT), the start token's row ([CLS]), or each dimension's largest value over the rows (max); unset: the
-  // model's own (ModelConfig::embed_pooling: a converted sentence-transformers model's, else mean).
+  // BERT), the start token's row ([CLS]), each dimension's largest value over the rows (max), or another of
+  // sentence-transformers' modes (config.h's Pooling); unset: the model's own (ModelConfig::embed_pooling: a
+  // converted sentence-transformers model's modes, else mean). The model's Dense module (embed_dense_features)
+  // follows a pooling of its input width: the model's own, or one mode of a model that pools by one.
   std::optional<Pooling> pooling;
   // Scale each vector to unit L2 norm; unset: the model's own (ModelConfig::embed_normalize).
   std::optional<bool> normalize;
@@ -75,8 +77,7 @@ class Encoder {
   // An encoder-only model already in memory (packed for inference), with its vocabularies.
   explicit Encoder(InferenceModel loaded);
 
-  // A text, or a sentence pair, as the encoder reads it (data/encoder_input.h), cut to the learned positions
-  // (or the model's max_input_tokens).
+  // A text, or a sentence pair, as the encoder reads it (data/encoder_input.h), cut to input_limit() tokens.
   EncoderInput encode_text(const std::string& text) const;
   EncoderInput encode_pair(const std::string& first, const std::string& second) const;
   // Lines as the encoder reads them: each a text, or with `pairs` (or for a classifier of sentence pairs,
@@ -85,9 +86,12 @@ class Encoder {
   std::vector<EncoderInput> encode_lines(const std::vector<std::string>& lines, bool pairs,
                                          const std::string& source = "input", std::size_t first_line = 0) const;
 
-  // One vector of d_model floats per text, in order; a text's vector does not depend on its batch-mates.
+  // One vector per text, in order (embedding_width() floats with the model's pooling, d_model per pooling mode
+  // without its Dense module); a text's vector does not depend on its batch-mates.
   std::vector<std::vector<float>> embed(const std::vector<std::string>& texts, const EmbedOptions& options);
   std::vector<std::vector<float>> embed_inputs(const std::vector<EncoderInput>& inputs, const EmbedOptions& options);
+  // The width of embed's vectors under `options`.
+  int embedding_width(const EmbedOptions& options) const;
   // A classifier's (config().labels > 0) classes of each text, in order.
   std::vector<Classification> classify(const std::vector<std::string>& texts, const ClassifyOptions& options);
   std::vector<Classification> classify_inputs(const std::vector<EncoderInput>& inputs, const ClassifyOptions& options);
@@ -100,12 +104,21 @@ class Encoder {
   std::vector<SentenceScore> score_masked_inputs(std::vector<EncoderInput> inputs, std::size_t first_index,
                                                  const MaskedScoreOptions& options);
 
+  // The most tokens an input holds: the model's (ModelConfig::encoder_input_limit(): its max_input_tokens, a
+  // sentence-transformers model's max_seq_length, else its learned positions), or what limit_inputs set.
+  int input_limit() const { return input_limit_; }
+  // Cut inputs to `tokens` instead (`embed --max-length`): 3 up to the learned positions, else an Error naming
+  // `option`.
+  void limit_inputs(int tokens, const std::string& option);
+
   const LabelNames& labels() const { return vocabs_.labels; }
   const ModelConfig& config() const { return model_->config(); }
   const Vocabulary& vocabulary() const { return vocabs_.source; }
   const InferencePrecision& precision() const { return model_->precision(); }
 
  private:
+  // Whether the model's Dense module follows the pooling `options` ask for (one of its input width).
+  bool applies_dense(const EmbedOptions& options) const;
   // Inputs batched by length under batch_tokens padded tokens (src, src_len, and src_types where an input
   // has a second segment): run(indices of the batch's inputs, their padded batch), the arena reset before
   // each.
@@ -114,6 +127,7 @@ class Encoder {
 
   std::shared_ptr<Transformer<float>> model_;  // shared with a server's adapters over it
   ModelVocabularies vocabs_;
+  int input_limit_ = 0;
   Arena arena_;
 };
 

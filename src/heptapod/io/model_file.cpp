@@ -412,10 +412,11 @@ void load_selected_parameters(const SafetensorsFile& file, ParameterStore<T>& pa
 }
 
 bool is_body_parameter(const SafetensorsFile& file, const ParamSpec& spec) {
-  // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too.
+  // A head's tensors stay as initialized, but for a pre-trained encoder's pooler that the new head has too, and
+  // an embedding model's Dense module (which the embeddings of the fine-tuned model still go through).
   const TensorEntry* e = file.find(spec.name);
-  const bool pooler = spec.module == Module::Pooler && e && e->shape == spec.shape;
-  return spec.role != ParamRole::Adapter && (spec.part != ParamPart::Output || pooler);
+  const bool kept = (spec.module == Module::Pooler || spec.module == Module::EmbedDense) && e && e->shape == spec.shape;
+  return spec.role != ParamRole::Adapter && (spec.part != ParamPart::Output || kept);
 }
 
 template <typename T>

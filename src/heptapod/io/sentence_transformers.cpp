@@ -1,4 +1,4 @@
-// sentence-transformers' modules.json, Pooling config and sentence_bert_config.json, checked and read.
+// sentence-transformers' modules.json, Pooling and Dense modules and sentence_bert_config.json, checked and read.
 #include "heptapod/io/sentence_transformers.h"
 
 #include <filesystem>
@@ -6,6 +6,9 @@
 #include "heptapod/core/error.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/hf_config.h"
+#include "heptapod/io/safetensors.h"
+#include "heptapod/io/state_dict_copy.h"
+#include "heptapod/model/parameter_names.h"
 
 namespace heptapod {
 
@@ -13,22 +16,37 @@ namespace {
 
 constexpr const char* kModule = "sentence_transformers.models.";
 
-// The pooling of 1_Pooling/config.json: exactly one of the modes Heptapod pools by.
-Pooling read_pooling(const std::string& path, SentenceTransformersLayout& layout) {
+// The pooling of 1_Pooling/config.json: the modes that are on, in the library's order of concatenation.
+std::vector<Pooling> read_pooling(const std::string& path, SentenceTransformersLayout& layout) {
   const nlohmann::json j = parse_config_object(read_file(path), path);
   const ConfigReader r{j, path};
-  for (const char* mode : {"pooling_mode_mean_sqrt_len_tokens", "pooling_mode_weightedmean_tokens",
-                           "pooling_mode_lasttoken"})
-    require(!r.boolean(mode, false), path + ": \"" + mode + "\" is an unsupported pooling mode (Heptapod pools by "
-                                                           "pooling_mode_mean_tokens, _cls_token or _max_tokens)");
   r.refuse_unless("include_prompt", true, true, "every token is pooled, the prompt's included");
   layout.dimension = r.integer("word_embedding_dimension", 0);
-  const bool cls = r.boolean("pooling_mode_cls_token", false), mean = r.boolean("pooling_mode_mean_tokens", false),
-             max = r.boolean("pooling_mode_max_tokens", false);
-  require(cls + mean + max == 1, path + ": " + std::to_string(cls + mean + max) + " pooling modes are on; Heptapod "
-                                 "pools by exactly one of pooling_mode_mean_tokens, _cls_token and _max_tokens "
-                                 "(concatenated modes are not supported)");
-  return cls ? Pooling::Cls : max ? Pooling::Max : Pooling::Mean;
+  std::vector<Pooling> modes;
+  for (const auto& [key, mode] : {std::pair{"pooling_mode_cls_token", Pooling::Cls}, {"pooling_mode_max_tokens", Pooling::Max},
+                                  {"pooling_mode_mean_tokens", Pooling::Mean},
+                                  {"pooling_mode_mean_sqrt_len_tokens", Pooling::MeanSqrtLen},
+                                  {"pooling_mode_weightedmean_tokens", Pooling::WeightedMean},
+                                  {"pooling_mode_lasttoken", Pooling::LastToken}})
+    if (r.boolean(key, false)) modes.push_back(mode);
+  require(!modes.empty(), path + ": no pooling mode is on (pooling_mode_mean_tokens, _cls_token, _max_tokens, "
+                                 "_mean_sqrt_len_tokens, _weightedmean_tokens or _lasttoken)");
+  return modes;
+}
+
+// The Dense module of `dir`'s config.json.
+SentenceTransformersDense read_dense(const std::string& dir) {
+  const std::string path = dir + "/config.json";
+  const nlohmann::json j = parse_config_object(read_file(path), path);
+  const ConfigReader r{j, path};
+  SentenceTransformersDense dense{dir, r.integer("in_features"), r.integer("out_features"), r.boolean("bias", true)};
+  require(dense.in_features > 0 && dense.out_features > 0, path + ": in_features and out_features must be positive");
+  const std::string activation = r.text("activation_function", "torch.nn.modules.activation.Tanh");
+  dense.tanh = activation == "torch.nn.modules.activation.Tanh";
+  require(dense.tanh || activation == "torch.nn.modules.linear.Identity",
+          path + ": \"activation_function\" \"" + activation + "\" is not supported (Heptapod's Dense takes "
+                 "torch.nn.modules.activation.Tanh and torch.nn.modules.linear.Identity)");
+  return dense;
 }
 
 }  // namespace
@@ -44,6 +62,9 @@ SentenceTransformersLayout read_sentence_transformers(const std::string& dir) {
           modules_path + ": not a JSON array of modules");
   SentenceTransformersLayout layout;
   bool pooled = false;
+  // The modules in their only order: Transformer, Pooling, then optionally Dense, then optionally Normalize.
+  const std::vector<std::string> order = {"Transformer", "Pooling", "Dense", "Normalize"};
+  std::size_t next = 0;  // the first of `order` the next module may be
   for (std::size_t i = 0; i < modules.size(); ++i) {
     const nlohmann::json& m = modules[i];
     const std::string where = modules_path + ": module " + std::to_string(i);
@@ -51,16 +72,19 @@ SentenceTransformersLayout read_sentence_transformers(const std::string& dir) {
             where + ": needs \"type\" and \"path\" strings");
     const std::string type = m["type"].get<std::string>(), path = m["path"].get<std::string>();
     const std::string sub = path.empty() ? dir : dir + "/" + path;
-    const std::string expected = i == 0 ? "Transformer" : i == 1 ? "Pooling" : "Normalize";
-    require(i < 3 && type == kModule + expected,
+    std::size_t k = next;
+    while (k < order.size() && type != kModule + order[k] && k >= 2) ++k;
+    require(k < order.size() && type == kModule + order[k],
             where + ": \"" + type + "\" is not supported there (Heptapod takes " + kModule +
-                "Transformer, then Pooling, then optionally Normalize)");
-    if (i == 0) layout.transformer_dir = sub;
-    if (i == 1) {
+                "Transformer, then Pooling, then optionally Dense, then optionally Normalize)");
+    next = k + 1;
+    if (k == 0) layout.transformer_dir = sub;
+    if (k == 1) {
       layout.pooling = read_pooling(sub + "/config.json", layout);
       pooled = true;
     }
-    if (i == 2) layout.normalize = true;
+    if (k == 2) layout.dense = read_dense(sub);
+    if (k == 3) layout.normalize = true;
   }
   require(pooled, modules_path + ": no Pooling module after the Transformer");
   const std::string bert_config = layout.transformer_dir + "/sentence_bert_config.json";
@@ -81,6 +105,28 @@ void apply_sentence_embedding(const SentenceTransformersLayout& layout, ModelCon
   c.embed_pooling = layout.pooling;
   c.embed_normalize = layout.normalize;
   c.max_input_tokens = layout.max_seq_length;
+  const SentenceTransformersDense& d = layout.dense;
+  if (d.dir.empty()) return;
+  require(d.in_features == c.pooled_width(),
+          d.dir + "/config.json: \"in_features\" " + std::to_string(d.in_features) + " is not the pooled width " +
+              std::to_string(c.pooled_width()) + " (the model's " + std::to_string(c.d_model) + " times " +
+              std::to_string(c.embed_pooling.size()) + " pooling modes)");
+  c.embed_dense_features = d.out_features;
+  c.embed_dense_bias = d.bias;
+  c.embed_dense_tanh = d.tanh;
+}
+
+void copy_dense_weights(const SentenceTransformersLayout& layout, Transformer<float>& model) {
+  const std::string& dir = layout.dense.dir;
+  if (dir.empty()) return;
+  const std::string path = dir + "/model.safetensors";
+  require(std::filesystem::is_regular_file(path),
+          path + ": missing (the Dense module's weights; a pytorch_model.bin converts with "
+                 "/usr/bin/python3 tools/export_state_dict.py pytorch_model.bin -o model.safetensors)");
+  const SafetensorsFile file = SafetensorsFile::read(path);
+  StateDictCopier copy(file, model);
+  copy.copy_module("linear", module_name(Module::EmbedDense));
+  copy.require_all_used({}, path + ": the Dense module");
 }
 
 }  // namespace heptapod

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <set>
+#include <utility>
 
 #include "heptapod/core/error.h"
 #include "heptapod/model/parameter_layout.h"
@@ -153,15 +155,49 @@ Activation activation_from_name(const std::string& name, const std::string& wher
                       "and gelu_tanh, also called gelu_new and gelu_pytorch_tanh)");
 }
 
+namespace {
+
+// The pooling modes in sentence-transformers' order of concatenation, with their names.
+constexpr std::pair<Pooling, const char*> kPoolings[] = {
+    {Pooling::Cls, "cls"},           {Pooling::Max, "max"},
+    {Pooling::Mean, "mean"},         {Pooling::MeanSqrtLen, "mean_sqrt_len"},
+    {Pooling::WeightedMean, "weightedmean"}, {Pooling::LastToken, "lasttoken"}};
+
+std::size_t pooling_rank(Pooling pooling) {
+  for (std::size_t i = 0; i < std::size(kPoolings); ++i)
+    if (kPoolings[i].first == pooling) return i;
+  return std::size(kPoolings);
+}
+
+}  // namespace
+
 const char* pooling_name(Pooling pooling) {
-  return pooling == Pooling::Cls ? "cls" : pooling == Pooling::Max ? "max" : "mean";
+  return kPoolings[pooling_rank(pooling)].second;
 }
 
 Pooling pooling_from_name(const std::string& name, const std::string& where) {
-  if (name == "mean") return Pooling::Mean;
-  if (name == "cls") return Pooling::Cls;
-  if (name == "max") return Pooling::Max;
-  throw Error(where + ": pooling \"" + name + "\" is not one of mean, cls, max");
+  for (const auto& [pooling, n] : kPoolings)
+    if (name == n) return pooling;
+  throw Error(where + ": pooling \"" + name + "\" is not one of mean, cls, max, mean_sqrt_len, weightedmean, lasttoken");
+}
+
+std::string pooling_names(const std::vector<Pooling>& poolings) {
+  std::string out;
+  for (const Pooling p : poolings) out += (out.empty() ? "" : "+") + std::string(pooling_name(p));
+  return out;
+}
+
+std::vector<Pooling> poolings_from_names(const std::string& names, const std::string& where) {
+  std::vector<Pooling> out;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = names.find('+', start);
+    out.push_back(pooling_from_name(names.substr(start, end == std::string::npos ? end : end - start), where));
+    require(out.size() == 1 || pooling_rank(out[out.size() - 2]) < pooling_rank(out.back()),
+            where + ": pooling modes \"" + names + "\" must each be named once, in the order cls, max, mean, "
+                    "mean_sqrt_len, weightedmean, lasttoken");
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
 }
 
 std::vector<int> banned_output_ids(const ModelConfig& c) {
@@ -281,14 +317,22 @@ void validate(const ModelConfig& c) {
   require(!c.pooler || (encoder_only && c.labels == 0),
           "model config: pooler (a pre-trained encoder's [CLS] pooler) belongs to an encoder-only model without a "
           "classifier (a classifier's pooling says whether it has one)");
-  require(!c.sentence_pairs || c.token_types >= 2 || c.double_separator,
-          "model config: a classifier of sentence pairs (sentence_pairs) needs token_types >= 2 (or "
-          "double_separator)");
-  require(c.pooling != Pooling::Max, "model config: a classifier's pooling is mean or cls (max pools embeddings)");
-  require(encoder_only || (!c.double_separator && !c.relu_pooler && c.embed_pooling == Pooling::Mean &&
-                           !c.embed_normalize && c.max_input_tokens == 0),
-          "model config: double_separator, relu_pooler, embed_pooling, embed_normalize and max_input_tokens are an "
-          "encoder-only model's");
+  require(c.pooling == Pooling::Mean || c.pooling == Pooling::Cls,
+          "model config: a classifier's pooling is mean or cls (the other modes pool embeddings)");
+  require(encoder_only || (!c.double_separator && !c.relu_pooler && c.embed_pooling == ModelConfig{}.embed_pooling &&
+                           !c.embed_normalize && c.max_input_tokens == 0 && c.embed_dense_features == 0),
+          "model config: double_separator, relu_pooler, embed_pooling, embed_normalize, max_input_tokens and "
+          "embed_dense_features are an encoder-only model's");
+  require(!c.embed_pooling.empty() &&
+              std::adjacent_find(c.embed_pooling.begin(), c.embed_pooling.end(), [](Pooling a, Pooling b) {
+                return pooling_rank(a) >= pooling_rank(b);
+              }) == c.embed_pooling.end(),
+          "model config: embed_pooling names each mode once, in the order cls, max, mean, mean_sqrt_len, "
+          "weightedmean, lasttoken");
+  require(c.embed_dense_features >= 0 && c.embed_dense_features <= 1 << 20,
+          "model config: embed_dense_features must be in [0, 1048576]");
+  require(c.embed_dense_features > 0 || (c.embed_dense_bias && !c.embed_dense_tanh),
+          "model config: embed_dense_bias and embed_dense_tanh belong to embed_dense_features");
   require(c.max_input_tokens == 0 || c.max_input_tokens >= 3,
           "model config: max_input_tokens must be 0 (the learned positions) or at least 3");
   require(c.mlm_head == (c.mask_id >= 0), "model config: the masked-language-model head (mlm_head) and its mask_id "
@@ -352,9 +396,12 @@ std::string to_json(const ModelConfig& c) {
   if (c.pooler != paper.pooler) j["pooler"] = c.pooler;
   if (c.double_separator != paper.double_separator) j["double_separator"] = c.double_separator;
   if (c.relu_pooler != paper.relu_pooler) j["relu_pooler"] = c.relu_pooler;
-  if (c.embed_pooling != paper.embed_pooling) j["embed_pooling"] = pooling_name(c.embed_pooling);
+  if (c.embed_pooling != paper.embed_pooling) j["embed_pooling"] = pooling_names(c.embed_pooling);
   if (c.embed_normalize != paper.embed_normalize) j["embed_normalize"] = c.embed_normalize;
   if (c.max_input_tokens != paper.max_input_tokens) j["max_input_tokens"] = c.max_input_tokens;
+  if (c.embed_dense_features != paper.embed_dense_features) j["embed_dense_features"] = c.embed_dense_features;
+  if (c.embed_dense_bias != paper.embed_dense_bias) j["embed_dense_bias"] = c.embed_dense_bias;
+  if (c.embed_dense_tanh != paper.embed_dense_tanh) j["embed_dense_tanh"] = c.embed_dense_tanh;
   if (c.relative_positions != paper.relative_positions) j["relative_positions"] = c.relative_positions;
   if (c.clamp_length != paper.clamp_length) j["clamp_length"] = c.clamp_length;
   if (c.untie_relative != paper.untie_relative) j["untie_relative"] = c.untie_relative;
@@ -483,9 +530,12 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("double_separator")) get_bool("double_separator", c.double_separator);
   if (j.contains("relu_pooler")) get_bool("relu_pooler", c.relu_pooler);
   if (j.contains("embed_pooling"))
-    c.embed_pooling = pooling_from_name(get_string("embed_pooling"), where + ": model config field \"embed_pooling\"");
+    c.embed_pooling = poolings_from_names(get_string("embed_pooling"), where + ": model config field \"embed_pooling\"");
   if (j.contains("embed_normalize")) get_bool("embed_normalize", c.embed_normalize);
   if (j.contains("max_input_tokens")) get_int("max_input_tokens", c.max_input_tokens);
+  if (j.contains("embed_dense_features")) get_int("embed_dense_features", c.embed_dense_features);
+  if (j.contains("embed_dense_bias")) get_bool("embed_dense_bias", c.embed_dense_bias);
+  if (j.contains("embed_dense_tanh")) get_bool("embed_dense_tanh", c.embed_dense_tanh);
   if (j.contains("relative_positions")) get_bool("relative_positions", c.relative_positions);
   if (j.contains("clamp_length")) get_int("clamp_length", c.clamp_length);
   if (j.contains("untie_relative")) get_bool("untie_relative", c.untie_relative);

@@ -28,8 +28,10 @@ enum class Architecture { EncoderDecoder, DecoderOnly, EncoderOnly };
 enum class NormType { Layer, Rms };
 
 // How an encoder's output rows become one vector per sentence: their mean, or the start token's row ([CLS]);
-// or (embeddings alone, sentence-transformers' max_tokens) each dimension's largest value over the rows.
-enum class Pooling { Mean, Cls, Max };
+// or (embeddings alone, sentence-transformers' modes) each dimension's largest value over the rows (max), their
+// sum over the square root of their count (mean_sqrt_len), their mean weighted by position 1..n
+// (weightedmean), the last row (lasttoken).
+enum class Pooling { Mean, Cls, Max, MeanSqrtLen, WeightedMean, LastToken };
 
 struct ModelConfig {
   Architecture architecture = Architecture::EncoderDecoder;
@@ -97,13 +99,20 @@ struct ModelConfig {
   bool double_separator = false;
   // DistilBERT's classifier: the pooler (its pre_classifier) through ReLU instead of BERT's tanh.
   bool relu_pooler = false;
-  // How an encoder embeds by default (a converted sentence-transformers model's 1_Pooling and Normalize: what
-  // `embed`, the Python Encoder and /v1/embeddings do unless told otherwise): mean, cls (the start token's row,
-  // no pooler) or max pooling, L2-normalised or not; max_input_tokens > 0 cuts every input of the encoder to
-  // that many tokens (its max_seq_length), below position_limit().
-  Pooling embed_pooling = Pooling::Mean;
+  // How an encoder embeds by default (a converted sentence-transformers model's 1_Pooling, Dense and Normalize:
+  // what `embed`, the Python Encoder and /v1/embeddings do unless told otherwise): one pooling mode, or several
+  // concatenated in sentence-transformers' order (cls, max, mean, mean_sqrt_len, weightedmean, lasttoken;
+  // written "cls+mean"), L2-normalised or not; max_input_tokens > 0 cuts every input of the encoder to that
+  // many tokens (its max_seq_length), below position_limit().
+  std::vector<Pooling> embed_pooling{Pooling::Mean};
   bool embed_normalize = false;
   int max_input_tokens = 0;
+  // sentence-transformers' Dense module between the pooling and the normalisation: the pooled vector v
+  // (pooled_width()) becomes act(W v + b), W (embed_dense_features, pooled_width()) the parameter
+  // "embed_dense", with a bias or not, act tanh or the identity (0 features: no Dense).
+  int embed_dense_features = 0;
+  bool embed_dense_bias = true;
+  bool embed_dense_tanh = false;
   // The LLaMA family's pieces (each absent from the paper's model, which the defaults keep):
   // - norm_type: every norm of the model a layer norm or an RMSNorm;
   // - kv_heads: grouped-query attention, the keys and values in kv_heads heads that n_heads / kv_heads query
@@ -176,6 +185,10 @@ struct ModelConfig {
   int head_size() const { return head_dim > 0 ? head_dim : d_model / n_heads; }
   int query_width() const { return n_heads * head_size(); }
   int key_value_width() const { return key_value_heads() * head_size(); }
+  // An embedding's widths: the pooled vector's (d_model per pooling mode), the vector embed returns (after the
+  // Dense module, where there is one).
+  int pooled_width() const { return d_model * static_cast<int>(embed_pooling.size()); }
+  int embedding_width() const { return embed_dense_features > 0 ? embed_dense_features : pooled_width(); }
   // The most tokens an encoder's input holds: max_input_tokens where set, else position_limit().
   int encoder_input_limit() const {
     return max_input_tokens > 0 && max_input_tokens < position_limit() ? max_input_tokens : position_limit();
@@ -212,9 +225,12 @@ const char* tying_name(EmbeddingTying tying);
 NormPosition norm_from_name(const std::string& name, const std::string& where);
 EmbeddingTying tying_from_name(const std::string& name, const std::string& where);
 
-// "mean", "cls" and "max"; anything else is an Error naming `where`.
+// "mean", "cls", "max", "mean_sqrt_len", "weightedmean" and "lasttoken"; anything else is an Error naming `where`.
 const char* pooling_name(Pooling pooling);
 Pooling pooling_from_name(const std::string& name, const std::string& where);
+// Several modes joined by "+" ("cls+mean"), and back: the modes in sentence-transformers' order, each once.
+std::string pooling_names(const std::vector<Pooling>& poolings);
+std::vector<Pooling> poolings_from_names(const std::string& names, const std::string& where);
 
 // "relu", "silu" (or "swish"), "gelu" (the exact one) and "gelu_tanh" (or Hugging Face's "gelu_new" and
 // "gelu_pytorch_tanh"); anything else is an Error naming `where`.

@@ -116,6 +116,8 @@ std::vector<ParamSpec> parameter_layout(const ModelConfig& c) {
   }
   if (c.has_pooler()) linear(Module::Pooler, C, C);  // BERT's, for [CLS] pooling
   if (c.labels > 0) linear(Module::Classifier, c.labels, C);  // a classifier: one logit per class
+  if (c.embed_dense_features > 0)  // sentence-transformers' Dense, after the embedding's pooling
+    linear(Module::EmbedDense, c.embed_dense_features, c.pooled_width(), c.embed_dense_bias);
   if (c.lora.enabled()) {
     const std::vector<Module> targets = lora_modules(c.lora, c.gated_ffn);
     const std::size_t base = specs.size();

@@ -27,6 +27,7 @@ constexpr ModuleEntry kModules[] = {
     {Module::MlmOutputBias, Scope::Model, "encoder/mlm/output_bias"},
     {Module::Pooler, Scope::Model, "encoder/pooler"},
     {Module::Classifier, Scope::Model, "encoder/classifier"},
+    {Module::EmbedDense, Scope::Model, "encoder/embed_dense"},
     {Module::Embedding, Scope::Stack, "embedding"},
     {Module::Positions, Scope::Stack, "positions"},
     {Module::EmbeddingNorm, Scope::Stack, "embedding_norm"},

@@ -25,6 +25,7 @@ enum class Module {
   MlmOutputBias,
   Pooler,            // a classifier's or a pre-trained encoder's [CLS] pooler
   Classifier,        // a classifier's output layer, (labels, C)
+  EmbedDense,        // sentence-transformers' Dense module after an embedding's pooling, (features, pooled width)
   // A stack's: "<stack>/<entry>".
   Embedding,         // the stack's token table (untied)
   Positions,         // learned positions

@@ -75,8 +75,9 @@ EncoderCall parse_classify(const json& body, const ServerOptions& server) {
 std::vector<EncoderInput> encoder_inputs(const EncoderCall& call, const Encoder& encoder, bool strict,
                                          const json& body) {
   const ModelConfig& c = encoder.config();
-  if (has_field(body, "dimensions") && body["dimensions"] != json(c.d_model))
-    throw field_error("dimensions", "this model's vectors have " + std::to_string(c.d_model) + " dimensions");
+  if (has_field(body, "dimensions") && body["dimensions"] != json(encoder.embedding_width(call.task.embed)))
+    throw field_error("dimensions", "this model's vectors have " + std::to_string(encoder.embedding_width(call.task.embed)) +
+                                        " dimensions");
   const std::string field = call.task.classify ? "text" : "input";
   std::vector<EncoderInput> inputs;
   if (call.inputs.tokens_given) {

@@ -630,6 +630,12 @@ void ModelServer::Impl::encode(HttpExchange& exchange, bool embeddings) {
     const ServedModel& model = find_model(call.model, kinds, req.path);
     const std::vector<EncoderInput> inputs = encoder_inputs(call, *model.encoder, embeddings, body);
     exchange.set_log_note(std::to_string(inputs.size()) + " texts, model " + model.id());
+    for (std::size_t i = 0; i < inputs.size(); ++i)  // cut as the model cuts them (max_seq_length), visibly
+      if (inputs[i].truncated)
+        std::fprintf(stderr, "%s heptapod serve: warning: %s input %zu is longer than model %s's %d tokens; %s the %zu "
+                             "that fit\n",
+                     utc_now().c_str(), req.path.c_str(), i, model.id().c_str(), model.config.encoder_input_limit(),
+                     embeddings ? "embedded" : "classified", inputs[i].tokens.size());
     const std::vector<EncoderResult> out =
         run_queued(*model.encodings, inputs, call.task, call.timeout, "queue full", "Encoding");
     exchange.reply(json_response(200, embeddings ? embeddings_reply(call, inputs, out, model.id())
@@ -652,7 +658,7 @@ json ModelServer::Impl::model_json(const ServedModel& m) const {
   }
   if (m.kind == ModelKind::Classification && ready) j["labels"] = m.encoder->labels().names();
   if (m.kind == ModelKind::Generation && ready) j["chat"] = m.generator->chat() != nullptr;  // /v1/chat/completions
-  if (m.kind != ModelKind::Translation && m.kind != ModelKind::Generation) j["dimensions"] = m.config.d_model;
+  if (m.kind != ModelKind::Translation && m.kind != ModelKind::Generation) j["dimensions"] = m.config.embedding_width();
   return j;
 }
 

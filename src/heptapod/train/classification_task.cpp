@@ -65,7 +65,7 @@ ClassificationTask::Examples ClassificationTask::read_examples(const std::string
     if (config_.sentence_pairs) {
       const auto [first, second] = split_pair(texts[i], text_path + ":" + std::to_string(i + 1));
       input = layout_pair(vocabs_.source.encode(first), vocabs_.source.encode(second), config_.context, bos, eos,
-                          m.double_separator);
+                          m.double_separator, m.token_types >= 2);
     } else {
       input = layout_text(vocabs_.source.encode(texts[i]), config_.context, bos, eos);
     }
@@ -99,8 +99,6 @@ ModelConfig ClassificationTask::resolve_model(const ModelConfig& requested) cons
   m.multi_label = multi || requested.multi_label;
   m.pooling = config_.pooling;
   m.pooler = false;  // a pre-trained encoder's pooler becomes this classifier's when its pooling is cls
-  require(!config_.sentence_pairs || m.token_types >= 2 || m.double_separator,
-          "train: --pairs needs a model with token types (the second segment's), which this one lacks");
   m.sentence_pairs = config_.sentence_pairs;
   return m;
 }

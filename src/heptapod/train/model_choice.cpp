@@ -62,6 +62,9 @@ ModelConfig fresh_config(const ModelChoice& m, const Layout& o, Architecture kin
   if (o.decoder_layers) c.decoder_layers = *o.decoder_layers;
   if (m.norm) c.norm = *m.norm;
   if (m.tie) c.tie_embeddings = *m.tie;
+  require(c.tie_embeddings != EmbeddingTying::Embeddings || kind == Architecture::EncoderDecoder,
+          "--tie embeddings shares an encoder-decoder's two embeddings; a " + std::string(architecture_name(kind)) +
+              " model has one");
   if (o.learned_positions) c.learned_positions = *o.learned_positions;
   if (kind != Architecture::EncoderDecoder) {
     const bool decoder = kind == Architecture::DecoderOnly;

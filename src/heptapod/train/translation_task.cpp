@@ -121,6 +121,9 @@ ModelConfig TranslationTask::resolve_model(const ModelConfig& requested) const {
   // Marian model) two SentencePiece models under one id table.
   const bool same = v.source.fingerprint() == v.target.fingerprint() ||
                     (v.source.ids() && v.target.ids() && v.source.serialized_ids() == v.target.serialized_ids());
+  require(m.tie_embeddings != EmbeddingTying::Embeddings || same,
+          "--tie embeddings shares one table between the source and target embeddings: it needs one vocabulary "
+          "(no --separate-vocab)");
   if (m.tie_embeddings == EmbeddingTying::All && !same) {
     log_line("separate vocabularies: tying only the target embedding and the output projection");
     m.tie_embeddings = EmbeddingTying::TargetOutput;
