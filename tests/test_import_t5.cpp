@@ -64,6 +64,7 @@ void check_family(const std::string& family, bool tied) {
   EXPECT_EQ(c.scale_output, tied);
   EXPECT_EQ(c.tie_embeddings, tied ? EmbeddingTying::All : EmbeddingTying::Embeddings);
   EXPECT_EQ(c.bos_id, c.pad_id);
+  EXPECT_TRUE(c.final_norm_dropout);  // T5Stack drops out after its final norm (training only)
 
   // Encoder states and teacher-forced logits of every real position.
   const Batch batch = reference_batch(ref, c);
