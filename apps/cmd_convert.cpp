@@ -205,7 +205,7 @@ int run_convert(const ConvertOptions& o) {
     model = import_seq2seq(o.input, mbart ? Seq2SeqFamily::Mbart : Seq2SeqFamily::M2m100);
     Seq2SeqVocabularies imported = seq2seq_vocabularies(o.input, mbart, model->config());
     vocabs = std::move(imported.vocabs);
-    metadata[kLanguagesMetadata] = imported.languages.to_json();
+    imported.languages.add_metadata(metadata);
     std::fprintf(stderr, "note: %zu language codes (translate --source-lang and --target-lang take them)\n",
                  imported.languages.codes().size());
   } else if (o.from == "fairseq") {

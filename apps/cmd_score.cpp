@@ -33,6 +33,7 @@ namespace {
 
 struct ScoreFlags {
   std::string model, source, target, input, output, labels, summary;
+  std::string source_language, target_language;  // a multilingual model's pairs tagged as translate tags them
   bool per_token = false, normalize = false, pairs = false;
   ModelLoadOptions translator;
   MaskingOptions masking;
@@ -274,6 +275,9 @@ int run_score(const ScoreFlags& f) {
   require(!(f.segment || f.memory || f.sliding_window) || kind == Architecture::DecoderOnly,
           "score: --segment, --memory and --sliding-window score a language model's text as one stream; " + f.model +
               " is " + (kind == Architecture::EncoderOnly ? "an encoder-only" : "an encoder-decoder") + " model");
+  require(kind == Architecture::EncoderDecoder || (f.source_language.empty() && f.target_language.empty()),
+          "score: --source-lang and --target-lang tag a multilingual translation model's pairs; " + f.model + " is " +
+              (kind == Architecture::EncoderOnly ? "an encoder-only" : "a decoder-only") + " model");
   if (kind == Architecture::EncoderOnly) return score_encoder(f);
   require(f.labels.empty(), "score: --labels is for a classifier (an encoder-only model)");
   require(!f.pairs, "score: --pairs is for an encoder-only model's sentence pairs");
@@ -281,6 +285,8 @@ int run_score(const ScoreFlags& f) {
   require(f.input.empty() && !f.source.empty() && !f.target.empty(),
           "score: a translation model scores --source and --target (line-aligned); --input is a language model's text");
   Translator translator(f.model, f.translator);
+  // Language codes the model lacks fail here, before any input is read.
+  translator.languages().tags(f.source_language, f.target_language, "--source-lang", "--target-lang");
   LineWindows sources(f.source), targets(f.target);
   LineProgress progress(f.source, f.output);
   double log_prob = 0;
@@ -288,7 +294,7 @@ int run_score(const ScoreFlags& f) {
   stream_output(f.output, [&](const std::function<void(const std::string&)>& emit) {
     std::vector<std::string> src, tgt;
     while (next_aligned(sources, targets, f.source, f.target, static_cast<std::size_t>(f.window), src, tgt)) {
-      const std::vector<SentenceScore> scores = translator.score(src, tgt);
+      const std::vector<SentenceScore> scores = translator.score(src, tgt, 4096, f.source_language, f.target_language);
       for (const SentenceScore& s : scores) {
         log_prob += s.log_prob;
         tokens += s.tokens;
@@ -346,6 +352,12 @@ Runner add_score_command(CLI::App& root) {
                   "A language model: score the input as one token stream, every token from the this many tokens "
                   "before it, one forward pass per token (the vanilla baseline of Transformer-XL's evaluation)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--source-lang", f->source_language,
+                  "A multilingual translation model's source language: one of its codes (heptapod info lists them) "
+                  "or an ISO 639-1 code; each source is tagged with it, as translate tags it");
+  cmd->add_option("--target-lang", f->target_language,
+                  "A multilingual translation model's target language, as --source-lang: each target is scored "
+                  "with its code first, as translate forces it (the code's log-probability included)");
   cmd->add_flag("--per-token", f->per_token, "Also print each target token's log-probability (end token last)");
   cmd->add_flag("--normalize", f->normalize, "Print the log-probability per target token instead of the total");
   add_precision_options(cmd, f->translator);

@@ -56,8 +56,7 @@ int run_translate(const TranslateFlags& f) {
   set_num_threads(f.threads);
   Translator translator(f.model, f.translator);
   // Language codes the model lacks fail here, before any input is read.
-  if (!f.options.source_language.empty()) translator.languages().id_of(f.options.source_language, "--source-lang");
-  if (!f.options.target_language.empty()) translator.languages().id_of(f.options.target_language, "--target-lang");
+  translator.languages().tags(f.options.source_language, f.options.target_language, "--source-lang", "--target-lang");
   LineWindows input(f.input);
   std::optional<LineWindows> prefixes;  // line-aligned with the input
   const auto is_stdin = [](const std::string& path) { return path.empty() || path == "-"; };

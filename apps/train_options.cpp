@@ -110,6 +110,12 @@ void add_train_options(CLI::App* cmd, const std::shared_ptr<TrainFlags>& f) {
   cmd->add_option("--init", f->model.init_model,
                   "Fine-tune this model file: its architecture, weights and vocabularies, a fresh optimizer")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--source-lang", c.source_language,
+                  "With --init of a multilingual model: the source language, one of its codes (heptapod info lists "
+                  "them) or an ISO 639-1 code; every source is tagged with it, as translate tags it");
+  cmd->add_option("--target-lang", c.target_language,
+                  "With --init of a multilingual model: the target language, as --source-lang; every target "
+                  "begins with its code, as translate forces it");
   cmd->add_option("--freeze", c.freeze, "With --init: leave parameter groups as they are (embeddings, encoder, "
                                         "decoder; comma-separated)")
       ->delimiter(',');

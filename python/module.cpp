@@ -148,11 +148,13 @@ class PyTranslator {
     return results;
   }
 
-  py::list score(const std::vector<std::string>& sources, const std::vector<std::string>& targets, int batch_tokens) {
+  py::list score(const std::vector<std::string>& sources, const std::vector<std::string>& targets, int batch_tokens,
+                 const std::string& source_lang, const std::string& target_lang) {
     require(sources.size() == targets.size(), "score: " + std::to_string(sources.size()) + " sources but " +
                                                   std::to_string(targets.size()) + " targets");
     require(batch_tokens >= 1, "batch_tokens must be >= 1");
-    return score_dicts(calls_.run([&] { return translator_.score(sources, targets, batch_tokens); }));
+    return score_dicts(
+        calls_.run([&] { return translator_.score(sources, targets, batch_tokens, source_lang, target_lang); }));
   }
 
   py::object config() const { return json_to_python(nlohmann::json::parse(to_json(translator_.config()))); }
@@ -548,7 +550,10 @@ PYBIND11_MODULE(heptapod, m) {
            "target_lang: a multilingual model's language codes (its `languages`, or ISO 639-1 codes), as "
            "`heptapod translate --source-lang/--target-lang`")
       .def("score", &PyTranslator::score, py::arg("sources"), py::arg("targets"), py::arg("batch_tokens") = 4096,
-           "One dict per pair: {'log_prob', 'tokens', 'token_log_probs'} (natural log, end token included)")
+           py::arg("source_lang") = std::string(), py::arg("target_lang") = std::string(),
+           "One dict per pair: {'log_prob', 'tokens', 'token_log_probs'} (natural log, end token included); "
+           "source_lang and target_lang: a multilingual model's languages, the pair tagged as `heptapod score "
+           "--source-lang/--target-lang` tags it (the target's code scored first)")
       .def("encode", &PyTranslator::encode, py::arg("text"), py::arg("target") = false)
       .def("decode", &PyTranslator::decode, py::arg("ids"), py::arg("target") = true)
       .def_property_readonly("config", &PyTranslator::config)

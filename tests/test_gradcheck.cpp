@@ -1168,5 +1168,14 @@ TEST(GradCheck, ModelT5SharedEmbeddingsUntiedOutputWithDropout) {
   check_model(c, true);
 }
 
+// T5's dropout after each stack's final norm (final_norm_dropout, as converted T5 models train): the backward
+// pass applies the forward pass's mask, before the tied output's scale.
+TEST(GradCheck, ModelT5WithFinalNormDropoutTiedScaledOutput) {
+  ModelConfig c = t5_like(EmbeddingTying::All);
+  c.dropout = c.attention_dropout = c.activation_dropout = c.embedding_dropout = 0.3f;
+  c.final_norm_dropout = true;
+  check_model(c, true);
+}
+
 }  // namespace
 }  // namespace heptapod

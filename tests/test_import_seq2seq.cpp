@@ -4,18 +4,24 @@
 // file whose encoder states and logits match to 1e-5, whose greedy and beam translations with the forced
 // target language code are the reference's token for token (and text for text), whose tokenizer gives the
 // reference layout's ids on varied text, whose language codes are the tokenizer's, and whose training
-// gradients match to 1e-4. And the bad inputs: an unknown language code (the model's listed), a model type
+// gradients match to 1e-4 on the pairs tagged as `train --source-lang/--target-lang` tags them, as `score`
+// scores them. And the bad inputs: an unknown language code (the model's listed), a model type
 // the converter does not take, a missing tokenizer file.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "heptapod/data/batcher.h"
 #include "heptapod/data/language_codes.h"
 #include "heptapod/data/model_vocab.h"
 #include "heptapod/decode/translator.h"
@@ -48,6 +54,91 @@ std::string convert(const std::string& family, const std::string& from, TempDir&
 template <typename T>
 T metadata_json(const SafetensorsFile& ref, const std::string& key) {
   return nlohmann::json::parse(ref.metadata(key)).get<T>();
+}
+
+std::unique_ptr<Transformer<float>> import_family(const std::string& from, const std::string& checkpoint) {
+  return import_seq2seq(checkpoint, from == "mbart" ? Seq2SeqFamily::Mbart : Seq2SeqFamily::M2m100);
+}
+
+// Fine-tuning and scoring with the codes: the reference's pairs tagged as `train --source-lang/--target-lang`
+// tags them (make_corpus_batch over the parallel corpus) are the reference's batch, and a training step on them
+// gives its loss and gradients; `score` (the Translator's and the command's) gives each pair the reference's
+// log-probability of the tagged target ([code] Y </s> after the decoder's start token); train and score name
+// the model's codes when given an unknown one.
+void check_tagged_pairs(const std::string& family, const std::string& from, const std::string& path,
+                        const SafetensorsFile& ref, Transformer<float>& model, TempDir& dir, Arena& arena) {
+  const auto sources = metadata_json<std::vector<std::string>>(ref, "texts");
+  const auto targets = metadata_json<std::vector<std::string>>(ref, "targets");
+  const std::string source_lang = ref.metadata("source_lang"), target_lang = ref.metadata("target_lang");
+  std::string source_lines, target_lines;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    source_lines += sources[i] + "\n";
+    target_lines += targets[i] + "\n";
+  }
+  const std::string src_file = dir.write("pairs.src", source_lines), tgt_file = dir.write("pairs.tgt", target_lines);
+  const SafetensorsFile file = SafetensorsFile::read(path);
+  const LanguageCodes codes = read_language_codes(file);
+  const auto vocabs = read_vocabularies(file, model.config());
+  ASSERT_TRUE(vocabs.has_value());
+  const ParallelCorpus corpus = ParallelCorpus::build(src_file, tgt_file, vocabs->source, vocabs->target, LengthFilter{250, 0.0});
+  ASSERT_EQ(corpus.size(), sources.size()) << family;
+  const LanguageTags tags = codes.tags(source_lang, target_lang, "--source-lang", "--target-lang");
+  const Batch batch = make_corpus_batch(corpus, {0, 1, 2}, model.config(), tags);
+  const Batch want = test::fixture_batch(ref);
+  EXPECT_EQ(batch.src, want.src) << family;
+  EXPECT_EQ(batch.src_len, want.src_len) << family;
+  EXPECT_EQ(batch.tgt_in, want.tgt_in) << family;
+  EXPECT_EQ(batch.tgt_out, want.tgt_out) << family;
+  EXPECT_EQ(batch.tgt_len, want.tgt_len) << family;
+  test::expect_reference_training_step(model, batch, ref, family, dir, arena,
+                                       [&](const std::string& checkpoint) { return import_family(from, checkpoint); });
+
+  // The reference's log-probability of each tagged target, from its float64 logits (stored as float32).
+  const std::vector<float> logits = ref.floats<float>("expect/logits");  // (B, T, V)
+  const std::size_t V = logits.size() / (static_cast<std::size_t>(want.B) * want.T);
+  std::vector<double> expect(sources.size(), 0.0);
+  for (int i = 0; i < want.B; ++i)
+    for (int t = 0; t < want.tgt_len[i]; ++t) {
+      const float* row = logits.data() + (static_cast<std::size_t>(i) * want.T + t) * V;  // (V)
+      const double top = *std::max_element(row, row + V);
+      double sum = 0;
+      for (std::size_t v = 0; v < V; ++v) sum += std::exp(row[v] - top);
+      expect[i] += row[want.tgt_out[static_cast<std::size_t>(i) * want.T + t]] - top - std::log(sum);
+    }
+  Translator translator(path);
+  const std::vector<SentenceScore> scores = translator.score(sources, targets, 4096, source_lang, target_lang);
+  std::string score_lines;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    EXPECT_EQ(scores[i].tokens, want.tgt_len[i]) << family << " pair " << i;
+    EXPECT_NEAR(scores[i].log_prob, expect[i], 1e-5 * std::abs(expect[i]) + 1e-5) << family << " pair " << i;
+  }
+  std::string log;
+  const std::string out = dir.file("scores.txt");
+  ASSERT_EQ(test::run_heptapod("score -m " + quoted(path) + " --source " + quoted(src_file) + " --target " +
+                                   quoted(tgt_file) + " --source-lang " + source_lang + " --target-lang " + target_lang +
+                                   " -o " + quoted(out),
+                               dir, log),
+            0)
+      << log;
+  std::istringstream printed(read_file(out));
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    double value = 0;
+    ASSERT_TRUE(printed >> value) << family;
+    EXPECT_NEAR(value, expect[i], 1e-5 * std::abs(expect[i]) + 1e-5) << family << " score line " << i + 1;
+  }
+
+  // The command line's fine-tuning takes the codes; an unknown one is refused with the model's listed.
+  const std::string train = "train --init " + quoted(path) + " --source " + quoted(src_file) + " --target " +
+                            quoted(tgt_file) + " --steps 1 --batch-tokens 512 --max-length 40 --max-ratio 0 "
+                            "--valid-every 100 --seed 3 --source-lang " + source_lang + " --target-lang ";
+  EXPECT_EQ(test::run_heptapod(train + target_lang + " -o " + quoted(dir.file("tuned")), dir, log), 0) << log;
+  EXPECT_NE(test::run_heptapod(train + "klingon -o " + quoted(dir.file("refused")), dir, log), 0);
+  EXPECT_HAS_SUBSTR(log, "--target-lang: unknown language code \"klingon\"; the model's codes are " + codes.listing());
+  EXPECT_NE(test::run_heptapod("score -m " + quoted(path) + " --source " + quoted(src_file) + " --target " +
+                                   quoted(tgt_file) + " --source-lang klingon",
+                               dir, log),
+            0);
+  EXPECT_HAS_SUBSTR(log, "--source-lang: unknown language code \"klingon\"; the model's codes are " + codes.listing());
 }
 
 void check_family(const std::string& family, const std::string& from, const std::string& source_iso,
@@ -112,10 +203,8 @@ void check_family(const std::string& family, const std::string& from, const std:
     }
   }
 
-  // Training: the loss and every gradient.
-  test::expect_reference_training_step(*model, batch, ref, family, dir, arena, [&](const std::string& checkpoint) {
-    return import_seq2seq(checkpoint, from == "mbart" ? Seq2SeqFamily::Mbart : Seq2SeqFamily::M2m100);
-  });
+  // Training and scoring on the pairs tagged with the codes: the loss, every gradient, the log-probabilities.
+  check_tagged_pairs(family, from, path, ref, *model, dir, arena);
 
   // The command line: info lists the codes; translate takes them.
   std::string log;
@@ -192,6 +281,176 @@ TEST(ImportSeq2Seq, ConvertedModelsFineTuneKeepingTheirCodes) {
       << log;
 }
 
+// A copy of fixture `family` in `dir` with each JSON file of `edits` changed by its edit.
+std::string edited_fixture(const std::string& family, const std::string& name, TempDir& dir,
+                           const std::map<std::string, std::function<void(nlohmann::json&)>>& edits) {
+  const std::string copy = dir.file(name);
+  std::filesystem::copy(test::fixture(family), copy);
+  for (const auto& [file, edit] : edits) {
+    nlohmann::json j = nlohmann::json::parse(read_file(copy + "/" + file));
+    edit(j);
+    write_file_atomic(copy + "/" + file, [&](std::ostream& out) { out << j.dump(); });
+  }
+  return copy;
+}
+
+bool python_with_torch() { return std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0; }
+
+// NLLB's legacy layout (tokenizer_config.json's legacy_behaviour true): the model file records it (and a
+// fine-tuned one keeps it), and translate, score and train read each source as X </s> [code]; the greedy
+// outputs and the tagged targets' log-probabilities are those of the float64 reference
+// (tools/seq2seq_reference.py), which lays the checkpoint's tokens out from its own files.
+TEST(ImportSeq2Seq, NllbLegacyLayoutMatchesItsReference) {
+  if (!python_with_torch()) GTEST_SKIP() << "needs /usr/bin/python3 with torch";
+  TempDir dir;
+  const std::string checkpoint = edited_fixture("nllb", "nllb-legacy", dir, {{"tokenizer_config.json", [](nlohmann::json& j) {
+                                                  j["legacy_behaviour"] = true;
+                                                }}});
+  const std::string path = dir.file("legacy.htp");
+  std::string log;
+  ASSERT_EQ(test::run_heptapod("convert " + quoted(checkpoint) + " --from m2m100 -o " + quoted(path), dir, log), 0) << log;
+  EXPECT_EQ(SafetensorsFile::read(path).metadata(kSourceCodeAfterMetadata), "2");
+  EXPECT_EQ(SafetensorsFile::read(convert("nllb", "m2m100", dir)).metadata().count(kSourceCodeAfterMetadata), 0u)
+      << "the default layout writes no key";
+
+  const SafetensorsFile ref = SafetensorsFile::read(test::fixture("nllb") + "/reference.safetensors");
+  const auto texts = metadata_json<std::vector<std::string>>(ref, "texts");
+  const auto targets = metadata_json<std::vector<std::string>>(ref, "targets");
+  const std::string source_lang = ref.metadata("source_lang"), target_lang = ref.metadata("target_lang");
+  Translator translator(path);
+  EXPECT_FALSE(translator.config().source_eos) << "the tags add the end token before the code";
+  nlohmann::json request = {{"family", "m2m100"}, {"source_lang", source_lang}, {"target_lang", target_lang}};
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    request["sources"].push_back(translator.vocabularies().source.encode(texts[i]));
+    request["targets"].push_back(translator.vocabularies().target.encode(targets[i]));
+  }
+  const std::string request_file = dir.write("request.json", request.dump()), answer = dir.file("answer.json");
+  const std::string command = "/usr/bin/python3 " + quoted(std::string(HEPTAPOD_FIXTURES) + "/../../tools/seq2seq_reference.py") +
+                              " " + quoted(checkpoint) + " " + quoted(request_file) + " > " + quoted(answer);
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const nlohmann::json expect = nlohmann::json::parse(read_file(answer));
+
+  // The tags, the greedy translations and the scores.
+  const LanguageTags tags = translator.languages().tags(source_lang, target_lang, "--source-lang", "--target-lang");
+  TranslateOptions o;
+  o.search.beam = 1;
+  o.search.cache = CachePrecision::Float32;
+  o.source_language = source_lang;
+  o.target_language = target_lang;
+  const std::vector<Translation> out = translator.translate(texts, o);
+  const std::vector<SentenceScore> scores = translator.score(texts, targets, 4096, source_lang, target_lang);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    EXPECT_EQ(tags.tag_source(request["sources"][i].get<std::vector<int>>()), expect["sources"][i].get<std::vector<int>>())
+        << "sentence " << i;
+    ASSERT_FALSE(out[i].hypotheses.empty());
+    EXPECT_GT(expect["margins"][i].get<double>(), 0.05) << "the reference's decisions are clear";
+    EXPECT_EQ(out[i].hypotheses[0].tokens, expect["greedy"][i].get<std::vector<int>>()) << "sentence " << i;
+    const double want = expect["log_probs"][i].get<double>();
+    EXPECT_NEAR(scores[i].log_prob, want, 1e-5 * std::abs(want) + 1e-5) << "sentence " << i;
+  }
+
+  // Training reads the pairs the same way, and the fine-tuned model keeps the layout.
+  std::string source_lines, target_lines;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    source_lines += texts[i] + "\n";
+    target_lines += targets[i] + "\n";
+  }
+  const std::string src_file = dir.write("pairs.src", source_lines), tgt_file = dir.write("pairs.tgt", target_lines);
+  const ParallelCorpus corpus = ParallelCorpus::build(src_file, tgt_file, translator.vocabularies().source,
+                                                      translator.vocabularies().target, LengthFilter{250, 0.0});
+  const Batch batch = make_corpus_batch(corpus, {0, 1, 2}, translator.config(), tags);
+  for (int i = 0; i < batch.B; ++i) {
+    const std::vector<int> row(batch.src.begin() + static_cast<long>(i) * batch.S,
+                               batch.src.begin() + static_cast<long>(i) * batch.S + batch.src_len[i]);
+    EXPECT_EQ(row, expect["sources"][i].get<std::vector<int>>()) << "training pair " << i;
+  }
+  const std::string tuned = dir.file("tuned");
+  ASSERT_EQ(test::run_heptapod("train --init " + quoted(path) + " --source " + quoted(src_file) + " --target " +
+                                   quoted(tgt_file) + " --steps 1 --batch-tokens 512 --max-length 40 --max-ratio 0 "
+                                   "--valid-every 100 --seed 3 --source-lang " + source_lang + " --target-lang " +
+                                   target_lang + " -o " + quoted(tuned),
+                               dir, log),
+            0)
+      << log;
+  EXPECT_EQ(SafetensorsFile::read(tuned + "/model.htp").metadata(kSourceCodeAfterMetadata), "2");
+}
+
+// Older snapshots whose tokenizer files list no codes: NLLB's 202 built-in codes after the pieces, M2M100's
+// set named by "language_codes" (m2m100's 100, or wmt21's 8) after vocab.json's ids; the embedding must hold
+// them (a checkpoint whose rows do not fit is refused).
+TEST(ImportSeq2Seq, TokenizersWithoutCodeListsUseTheBuiltInLists) {
+  TempDir dir;
+  std::string log;
+  const auto drop_codes = [](nlohmann::json& j) { j.erase("additional_special_tokens"); };
+  // NLLB: the fixture's first code (eng_Latn) follows the pieces; its embedding grown to the 202 codes.
+  const SafetensorsFile nllb_ref = SafetensorsFile::read(test::fixture("nllb") + "/reference.safetensors");
+  const int first = metadata_json<std::map<std::string, int>>(nllb_ref, "codes").at("eng_Latn");
+  const int rows = first + 202 + 1;  // the pieces, the codes, <mask>
+  const std::string unfit = edited_fixture("nllb", "nllb-unfit", dir,
+                                           {{"tokenizer_config.json", drop_codes}, {"special_tokens_map.json", drop_codes}});
+  EXPECT_NE(test::run_heptapod("convert " + quoted(unfit) + " --from m2m100 -o " + quoted(dir.file("a.htp")), dir, log), 0);
+  EXPECT_HAS_SUBSTR(log, "ids with its language codes, but the model's embedding has");
+  const std::string nllb = edited_fixture("nllb", "nllb-builtin", dir,
+                                          {{"tokenizer_config.json", drop_codes},
+                                           {"special_tokens_map.json", drop_codes},
+                                           {"config.json", [&](nlohmann::json& j) { j["vocab_size"] = rows; }}});
+  {
+    const SafetensorsFile weights = SafetensorsFile::read(test::fixture("nllb") + "/model.safetensors");
+    SafetensorsWriter w;
+    for (const TensorEntry& e : weights.tensors()) {
+      std::vector<float> values = weights.floats<float>(e.name);
+      std::vector<std::int64_t> shape = e.shape;
+      if (e.name == "model.shared.weight") {
+        values.resize(static_cast<std::size_t>(rows) * shape[1], 0.01f);
+        shape[0] = rows;
+      }
+      w.add(e.name, DType::F32, shape, values.data());
+    }
+    w.write(nllb + "/model.safetensors");
+  }
+  const std::string nllb_out = dir.file("nllb-builtin.htp");
+  ASSERT_EQ(test::run_heptapod("convert " + quoted(nllb) + " --from m2m100 -o " + quoted(nllb_out), dir, log), 0) << log;
+  EXPECT_HAS_SUBSTR(log, "202 language codes");
+  const LanguageCodes nllb_codes = read_language_codes(SafetensorsFile::read(nllb_out));
+  ASSERT_EQ(nllb_codes.codes().size(), 202u);
+  EXPECT_EQ(nllb_codes.codes().front(), (std::pair<std::string, int>{"ace_Arab", first}));
+  EXPECT_EQ(nllb_codes.codes()[46], (std::pair<std::string, int>{"eng_Latn", first + 46}));
+  EXPECT_EQ(nllb_codes.codes()[160], (std::pair<std::string, int>{"spa_Latn", first + 160}));
+  EXPECT_EQ(nllb_codes.codes().back(), (std::pair<std::string, int>{"zul_Latn", first + 201}));
+  Translator translator(nllb_out);  // the pieces keep their ids
+  const auto tokenizer_texts = metadata_json<std::vector<std::string>>(nllb_ref, "tokenizer_texts");
+  const auto tokenizer_ids = metadata_json<std::vector<std::vector<int>>>(nllb_ref, "tokenizer_ids");
+  for (std::size_t i = 0; i < tokenizer_texts.size(); ++i)
+    EXPECT_EQ(translator.vocabularies().source.encode(tokenizer_texts[i]), tokenizer_ids[i]) << tokenizer_texts[i];
+
+  // M2M100: wmt21's 8 codes after vocab.json's ids (the fixture's embedding holds 4 codes and 8 made-up words).
+  const SafetensorsFile m2m_ref = SafetensorsFile::read(test::fixture("m2m100") + "/reference.safetensors");
+  const int vocab_json = metadata_json<std::map<std::string, int>>(m2m_ref, "codes").at("__en__");
+  const auto code_set = [&](const std::string& set) {
+    return edited_fixture("m2m100", "m2m100-" + set, dir,
+                          {{"special_tokens_map.json", drop_codes},
+                           {"tokenizer_config.json", [set](nlohmann::json& j) { j["language_codes"] = set; }}});
+  };
+  const std::string wmt21_out = dir.file("wmt21.htp");
+  ASSERT_EQ(test::run_heptapod("convert " + quoted(code_set("wmt21")) + " --from m2m100 -o " + quoted(wmt21_out), dir, log),
+            0)
+      << log;
+  const LanguageCodes wmt21 = read_language_codes(SafetensorsFile::read(wmt21_out));
+  const std::vector<std::string> expect = {"__en__", "__ha__", "__is__", "__ja__", "__cs__", "__ru__", "__zh__", "__de__"};
+  ASSERT_EQ(wmt21.codes().size(), expect.size());
+  for (std::size_t i = 0; i < expect.size(); ++i)
+    EXPECT_EQ(wmt21.codes()[i], (std::pair<std::string, int>{expect[i], vocab_json + static_cast<int>(i)}));
+  // m2m100's 100 codes do not fit the fixture's embedding; an unknown set is refused by name.
+  EXPECT_NE(test::run_heptapod("convert " + quoted(code_set("m2m100")) + " --from m2m100 -o " + quoted(dir.file("b.htp")),
+                               dir, log),
+            0);
+  EXPECT_HAS_SUBSTR(log, "ids with its language codes, but the model's embedding has");
+  EXPECT_NE(test::run_heptapod("convert " + quoted(code_set("wmt19")) + " --from m2m100 -o " + quoted(dir.file("c.htp")),
+                               dir, log),
+            0);
+  EXPECT_HAS_SUBSTR(log, "\"language_codes\" is \"wmt19\", not a code set of M2M100's tokenizer (m2m100 or wmt21)");
+}
+
 // The wrong converter for a model type, and a checkpoint without its tokenizer files.
 TEST(ImportSeq2Seq, BadCheckpointsAreRefusedByName) {
   TempDir dir;
@@ -219,8 +478,10 @@ TEST(ImportSeq2Seq, BadCheckpointsAreRefusedByName) {
     }
     EXPECT_NE(test::run_heptapod("convert " + quoted(copy) + " --from m2m100 -o " + quoted(dir.file("c.htp")), dir, log),
               0);
+    // Without special_tokens_map.json the tokenizer falls back on M2M100's 100 built-in codes, which the
+    // fixture's embedding does not hold.
     EXPECT_HAS_SUBSTR(log, missing == "sentencepiece.bpe.model" ? copy + "/sentencepiece.bpe.model: missing"
-                                                                : "lists the language codes");
+                                                                : "ids with its language codes, but the model's embedding has");
   }
 }
 

@@ -64,6 +64,7 @@ void check_family(const std::string& family, bool tied) {
   EXPECT_EQ(c.scale_output, tied);
   EXPECT_EQ(c.tie_embeddings, tied ? EmbeddingTying::All : EmbeddingTying::Embeddings);
   EXPECT_EQ(c.bos_id, c.pad_id);
+  EXPECT_TRUE(c.final_norm_dropout);  // T5Stack drops out after its final norm (training only)
 
   // Encoder states and teacher-forced logits of every real position.
   const Batch batch = reference_batch(ref, c);
@@ -128,13 +129,10 @@ TEST(ImportT5, RelativeBucketsAreHuggingFaces) {
           << (side == 0 ? "bidirectional" : "causal") << " distance " << r;
 }
 
-// The vocabulary: spiece.model's ids, the sentinels after them counted down from the end, </s> after the
-// source; decoding the greedy outputs gives the reference's text; translate, score, train and quantize take the
-// model.
-TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
-  TempDir dir;
-  std::string log;
-  Converted converted = convert("t5", dir);
+// The vocabulary of a converted fixture: spiece.model's ids, the sentinels after them counted down from the
+// end, </s> after the source (the reference's ids of varied text); decoding the greedy outputs gives the
+// reference's text.
+void check_vocabulary(const Converted& converted) {
   const ModelConfig& c = converted.model->config();
   const SafetensorsFile file = SafetensorsFile::read(converted.path);
   const auto vocabs = read_vocabularies(file, c);
@@ -159,6 +157,21 @@ TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
   const auto greedy = test::length_rows(converted.reference, "expect/greedy");
   for (std::size_t i = 0; i < greedy.size(); ++i)
     EXPECT_EQ(vocabs->target.decode(greedy[i]), greedy_text[i].get<std::string>()) << "sentence " << i;
+}
+
+// mT5 (model_type mt5): T5 v1.1's architecture with its own spiece.model.
+TEST(ImportT5, Mt5MatchesItsReference) {
+  check_family("mt5", false);
+  TempDir dir;
+  check_vocabulary(convert("mt5", dir));
+}
+
+// T5's vocabulary; translate, score, train and quantize take the model.
+TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
+  TempDir dir;
+  std::string log;
+  Converted converted = convert("t5", dir);
+  check_vocabulary(converted);
 
   const std::string in = dir.write("in.txt", "translate English to Spanish: twenty thousand\nthree\n");
   const std::string ref_out = dir.write("ref.txt", "veinte mil\ntres\n");
@@ -184,8 +197,10 @@ TEST(ImportT5, VocabularyAndCommandsWorkOnTheConvertedModel) {
             0)
       << log;
   const SafetensorsFile tuned = SafetensorsFile::read(dir.file("tuned/model.htp"));
+  const ModelConfig& c = converted.model->config();
   EXPECT_EQ(to_json(read_model_config(tuned)), to_json(c));
-  EXPECT_EQ(read_vocabularies(tuned, c)->source.serialized_ids(), v.serialized_ids());
+  EXPECT_EQ(read_vocabularies(tuned, c)->source.serialized_ids(),
+            read_vocabularies(SafetensorsFile::read(converted.path), c)->source.serialized_ids());
   for (const char* type : {"int8", "bfloat16"}) {
     const std::string quantized = dir.file(std::string("t5-") + type + ".htp");
     ASSERT_EQ(test::run_heptapod("quantize -m " + test::quoted(converted.path) + " --to " + type + " -o " + test::quoted(quantized),

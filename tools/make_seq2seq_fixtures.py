@@ -17,7 +17,7 @@
 #                           learned positions (max_position_embeddings 64 + 2 rows), layernorm_embedding,
 #                           final_logits_bias, lm_head.weight stored beside model.shared.weight
 # and reference.safetensors (metadata format "heptapod-seq2seq-fixture", family, source_lang, target_lang,
-# texts (JSON: the source sentences), greedy_text, codes (JSON {code: id}), tokenizer_texts / tokenizer_ids
+# texts (JSON: the source sentences), targets (JSON: the batch's target sentences), greedy_text, codes (JSON {code: id}), tokenizer_texts / tokenizer_ids
 # (JSON: varied text and its ids by the reference layout, without tags), label_smoothing):
 #   batch/src I32 (B, S)       [source code] text ids </s>, right-padded with pad (1); batch/src_len I32 (B)
 #   batch/tgt_in I32 (B, T)    </s> (the decoder start), [target code], target ids; batch/tgt_len I32 (B)
@@ -265,6 +265,7 @@ def make(name, spec, out):
     ref += [("grad/" + n, P[n].grad) for n, _ in tensor_shapes]
     meta = {"format": "heptapod-seq2seq-fixture", "family": name, "source_lang": spec["source"],
             "target_lang": spec["target"], "texts": json.dumps(TEXTS, ensure_ascii=False),
+            "targets": json.dumps(TARGETS, ensure_ascii=False),
             "greedy_text": json.dumps([layout.decode(g[1:]) for g in greedy], ensure_ascii=False),
             "codes": json.dumps(layout.code_ids), "label_smoothing": str(LABEL_SMOOTHING),
             "tokenizer_texts": json.dumps(TOKENIZER_TEXTS, ensure_ascii=False),

@@ -3,7 +3,7 @@
 # reference outputs from tools/t5_reference.py (an independent float64 implementation of the published math),
 # for the tests of `heptapod convert DIR --from t5` (tests/test_import_t5.cpp).
 #
-#   /usr/bin/python3 tools/make_t5_fixtures.py [t5] [t5_v1_1]
+#   /usr/bin/python3 tools/make_t5_fixtures.py [t5] [t5_v1_1] [mt5]
 #
 # Each directory is what a downloaded snapshot holds: config.json, model.safetensors, spiece.model (a
 # SentencePiece unigram model trained here by spm_train with T5's special ids: <pad> 0, </s> 1, <unk> 2, no
@@ -17,6 +17,10 @@
 #   tests/fixtures/t5_v1_1/  T5 v1.1 / flan-T5: "gated-gelu", untied lm_head.weight, 16 buckets, max_distance 24,
 #                            d_kv 16 with 4 heads and d_model 32 (heads wider than d_model / num_heads), 3 decoder
 #                            layers over 2 encoder layers; no embed_tokens copies in the file
+#   tests/fixtures/mt5/      mT5: model_type "mt5" (MT5ForConditionalGeneration), T5 v1.1's architecture
+#                            ("gated-gelu", untied lm_head.weight), 16 buckets, max_distance 32, and its own
+#                            spiece.model (140 pieces of both languages' plain text); the output rows of the
+#                            ids no text reaches (sentinels, unused rows) scaled down, so outputs are pieces
 #
 # The </s> row of the output layer is scaled (eos_boost) so that some outputs end.
 # The vocabulary (config vocab_size) is the spm pieces + 100 sentinels + 8 rows no token has (as t5-small's
@@ -68,15 +72,25 @@ FAMILIES = {
                 "num_heads": 4, "d_ff": 40, "num_layers": 2, "num_decoder_layers": 3,
                 "relative_attention_num_buckets": 16, "relative_attention_max_distance": 24,
                 "architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "eos_boost": 1.5},
+    "mt5": {"feed_forward_proj": "gated-gelu", "tie_word_embeddings": False, "d_model": 32, "d_kv": 8,
+            "num_heads": 4, "d_ff": 44, "num_layers": 2, "num_decoder_layers": 2,
+            "relative_attention_num_buckets": 16, "relative_attention_max_distance": 32,
+            "architectures": ["MT5ForConditionalGeneration"], "model_type": "mt5", "eos_boost": 1.5,
+            "quiet_rows": True},
 }
 
+
 CORPUS_PREFIX = "translate English to Spanish: "
+# Each family's spiece.model: T5's with the task prefix in its corpus (120 pieces); mT5's its own, of both
+# languages' plain text (140 pieces).
+SPM = {"t5": (CORPUS_PREFIX, 120), "t5_v1_1": (CORPUS_PREFIX, 120), "mt5": ("", 140)}
 TEXTS = ["translate English to Spanish: twenty thousand", "one hundred <extra_id_0> three",
          "<extra_id_5> seven<extra_id_99>", "veinte mil y tres", "translate English to Spanish: ninety-nine!"]
 
 
-def train_spm(out):
-    """spiece.model: a unigram model of the numbers corpus (with the task prefix), T5's special ids."""
+def train_spm(out, prefix, size):
+    """spiece.model: a unigram model of `size` pieces of the numbers corpus (the English lines after `prefix`),
+    T5's special ids."""
     path = os.path.join(out, "spiece.model")
     if os.path.exists(path):
         return path
@@ -85,11 +99,11 @@ def train_spm(out):
         text = os.path.join(tmp, "corpus.txt")
         with open(text, "w", encoding="utf-8") as f:
             for line in open(os.path.join(data, "numbers.train.en"), encoding="utf-8"):
-                f.write(CORPUS_PREFIX + line)
+                f.write(prefix + line)
             for line in open(os.path.join(data, "numbers.train.es"), encoding="utf-8"):
                 f.write(line)
         subprocess.run(["spm_train", "--input=" + text, "--model_prefix=" + os.path.join(tmp, "spiece"),
-                        "--vocab_size=120", "--model_type=unigram", "--pad_id=0", "--eos_id=1", "--unk_id=2",
+                        "--vocab_size=%d" % size, "--model_type=unigram", "--pad_id=0", "--eos_id=1", "--unk_id=2",
                         "--bos_id=-1", "--character_coverage=1.0", "--num_threads=1", "--minloglevel=2"],
                        check=True)
         os.replace(os.path.join(tmp, "spiece.model"), path)
@@ -127,7 +141,9 @@ def state_shapes(c, family):
     return shapes
 
 
-def random_params(shapes, gen, eos, boost):
+def random_params(shapes, gen, eos, boost, quiet=()):
+    """quiet: ids whose output rows are scaled down (as a trained model leaves the rows no text reaches), so that
+    the outputs are ordinary pieces."""
     P = {}
     for name, shape in shapes:
         if name.endswith("layer_norm.weight"):
@@ -144,6 +160,8 @@ def random_params(shapes, gen, eos, boost):
     # Random models loop on one token; a larger </s> row lets some outputs end.
     head = "lm_head.weight" if "lm_head.weight" in P else "shared.weight"
     P[head][eos] *= boost
+    for v in quiet:
+        P[head][v] *= 0.1
     return P
 
 
@@ -196,12 +214,12 @@ def spm_encode(spm_path):
 def make(name, out):
     family = FAMILIES[name]
     os.makedirs(out, exist_ok=True)
-    spm = train_spm(out)
+    spm = train_spm(out, *SPM[name])
     pieces = spm_pieces(spm)
     vocab = [p for p, _ in pieces]
     assert vocab[:3] == ["<pad>", "</s>", "<unk>"], vocab[:3]
     V = len(vocab) + EXTRA_IDS + UNUSED_ROWS
-    config = dict({k: v for k, v in family.items() if k != "eos_boost"}, vocab_size=V, dropout_rate=0.1, layer_norm_epsilon=1e-6,
+    config = dict({k: v for k, v in family.items() if k not in ("eos_boost", "quiet_rows")}, vocab_size=V, dropout_rate=0.1, layer_norm_epsilon=1e-6,
                   initializer_factor=1.0, is_encoder_decoder=True, pad_token_id=0, eos_token_id=1,
                   decoder_start_token_id=0, use_cache=True, transformers_version="4.40.0", n_positions=512)
     c = t5.parse_config(config)
@@ -212,7 +230,8 @@ def make(name, out):
     sources = [draw(n) + [1] for n in (6, 11, 2)]
     targets = [draw(n) for n in (4, 1, 9)]
     for seed in range(1, 400):
-        P32 = random_params(shapes, torch.Generator().manual_seed(seed), 1, family["eos_boost"])
+        quiet = [v for v in range(V) if v not in ordinary_ids and v != 1] if family.get("quiet_rows") else ()
+        P32 = random_params(shapes, torch.Generator().manual_seed(seed), 1, family["eos_boost"], quiet)
         model = model_of(P32, c)
         margins = []
         greedy = [search(model, s, 1, 0, 1, {0}, margins, extra=EXTRA_LENGTH) for s in sources]

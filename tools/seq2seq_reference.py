@@ -17,6 +17,7 @@
 # - mBART: tokens (x sqrt(d_model) when scale_embedding) plus a learned table read at row t + 2 for the t-th
 #   token (not padding-aware), then a layer norm over that sum ("layernorm_embedding"); exact GELU; the output
 #   adds "final_logits_bias".
+import json
 import math
 import os
 import sys
@@ -170,3 +171,74 @@ class M2M100Layout(FairseqSpmLayout):
         if i in self.inverse:
             return self.inverse[i]
         return [c for c, ci in self.code_ids.items() if ci == i][0]
+
+
+# ------------------------------------------------------------------------------------ the command-line check
+#
+#   /usr/bin/python3 tools/seq2seq_reference.py CHECKPOINT_DIR REQUEST.json
+#
+# REQUEST: {"family": "m2m100" | "mbart", "sources": [[ids]], "targets": [[ids]], "source_lang", "target_lang"}
+# with the sentences' untagged ids. The checkpoint's own files say how they are tagged: the codes'
+# ids (NLLB / mBART-50: after the SentencePiece pieces, config vocab_size - 2 - len(codes) + 1 + i with <mask>
+# last; M2M100: len(vocab.json) + i), and NllbTokenizer's legacy_behaviour (tokenizer_config.json): sources
+# X </s> [code] instead of [code] X </s>. Prints JSON: "sources" (the tagged encoder inputs), "greedy" (each
+# source's greedy output from </s> with the target code forced first, code included, as make_seq2seq_fixtures
+# searches), "margins" (the smallest gap of each search's decisions) and "log_probs" (each [code] Y </s>'s
+# natural log-probability given its source).
+
+
+def _tokenizer_json(directory):
+    out = {}
+    for name in ("special_tokens_map.json", "tokenizer_config.json"):  # the second wins, as the tokenizer reads
+        path = os.path.join(directory, name)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                out.update({k: v for k, v in json.load(f).items() if v is not None})
+    return out
+
+
+def code_ids(directory, vocab_size):
+    tok = _tokenizer_json(directory)
+    codes = [c["content"] if isinstance(c, dict) else c for c in tok["additional_special_tokens"]]
+    vocab_path = os.path.join(directory, "vocab.json")
+    if os.path.exists(vocab_path):
+        with open(vocab_path, encoding="utf-8") as f:
+            first = len(json.load(f))
+    else:
+        first = vocab_size - 1 - len(codes)  # the pieces, the codes, then <mask>
+    return {c: first + i for i, c in enumerate(codes)}, bool(tok.get("legacy_behaviour", False))
+
+
+def check(directory, request):
+    from make_import_fixtures import next_log_probs, search  # noqa: E402
+    from make_parity_fixtures import read_safetensors  # noqa: E402
+    with open(os.path.join(directory, "config.json")) as f:
+        config = json.load(f)
+    tensors, _ = read_safetensors(os.path.join(directory, "model.safetensors"))
+    P = {name: t.to(D) for name, t in tensors}
+    V = config["vocab_size"]
+    model = Seq2Seq(request["family"], P, dict(config, vocab_tgt=V))
+    ids, legacy = code_ids(directory, V)
+    src_code, tgt_code = ids[request["source_lang"]], ids[request["target_lang"]]
+    eos, pad = config["eos_token_id"], config["pad_token_id"]
+    sources = [s + [eos, src_code] if legacy else [src_code] + s + [eos] for s in request["sources"]]
+    greedy, margins, log_probs = [], [], []
+    limit = config["max_position_embeddings"] if request["family"] == "mbart" else None
+    with torch.no_grad():
+        for s in sources:
+            gaps = []
+            greedy.append(search(model, s, 1, eos, eos, {pad}, gaps, forced=[tgt_code], positions=limit))
+            margins.append(min(gaps) if gaps else float("inf"))
+        for s, t in zip(sources, request["targets"]):
+            tagged = [tgt_code] + t + [eos]
+            total = 0.0
+            for n, token in enumerate(tagged):
+                total += float(next_log_probs(model, s, tagged[:n], eos)[token])
+            log_probs.append(total)
+    return {"sources": sources, "greedy": greedy, "margins": margins, "log_probs": log_probs}
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    with open(sys.argv[2], encoding="utf-8") as f:
+        print(json.dumps(check(sys.argv[1], json.load(f))))

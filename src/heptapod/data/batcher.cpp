@@ -68,13 +68,14 @@ std::vector<std::vector<std::uint32_t>> plan_in_order(const ParallelCorpus& c, i
   return batches;
 }
 
-Batch make_corpus_batch(const ParallelCorpus& c, const std::vector<std::uint32_t>& indices, const ModelConfig& config) {
+Batch make_corpus_batch(const ParallelCorpus& c, const std::vector<std::uint32_t>& indices, const ModelConfig& config,
+                        const LanguageTags& tags) {
   std::vector<std::vector<int>> src, tgt;
   src.reserve(indices.size());
   tgt.reserve(indices.size());
   for (std::uint32_t i : indices) {
-    src.emplace_back(c.source(i).begin(), c.source(i).end());
-    tgt.emplace_back(c.target(i).begin(), c.target(i).end());
+    src.push_back(tags.tag_source({c.source(i).begin(), c.source(i).end()}));
+    tgt.push_back(tags.tag_target({c.target(i).begin(), c.target(i).end()}));
   }
   return make_batch(src, tgt, config);
 }

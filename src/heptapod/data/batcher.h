@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "heptapod/data/language_codes.h"
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/model/batch.h"
 
@@ -24,8 +25,8 @@ std::vector<std::vector<std::uint32_t>> plan_epoch(const ParallelCorpus& corpus,
 // Sentence indices in corpus order cut into batches (for validation and scoring; no shuffling).
 std::vector<std::vector<std::uint32_t>> plan_in_order(const ParallelCorpus& corpus, int max_tokens);
 
-// The model batch for the given sentences.
+// The model batch for the given sentences, each pair tagged by `tags` (a multilingual model's languages).
 Batch make_corpus_batch(const ParallelCorpus& corpus, const std::vector<std::uint32_t>& indices,
-                        const ModelConfig& config);
+                        const ModelConfig& config, const LanguageTags& tags = {});
 
 }  // namespace heptapod

@@ -93,6 +93,33 @@ int LanguageCodes::id_of(const std::string& code, const std::string& role) const
   throw Error(role + ": unknown language code \"" + code + "\"; the model's codes are " + listing());
 }
 
+std::vector<int> LanguageTags::tag_source(const std::vector<int>& tokens) const {
+  std::vector<int> tagged = source_prefix;
+  tagged.insert(tagged.end(), tokens.begin(), tokens.end());
+  tagged.insert(tagged.end(), source_suffix.begin(), source_suffix.end());
+  return tagged;
+}
+
+std::vector<int> LanguageTags::tag_target(const std::vector<int>& tokens) const {
+  std::vector<int> tagged = target_prefix;
+  tagged.insert(tagged.end(), tokens.begin(), tokens.end());
+  return tagged;
+}
+
+LanguageTags LanguageCodes::tags(const std::string& source, const std::string& target, const std::string& source_role,
+                                 const std::string& target_role) const {
+  LanguageTags t;
+  if (source_code_after_ >= 0) t.source_suffix = {source_code_after_};
+  if (!source.empty()) (source_code_after_ >= 0 ? t.source_suffix : t.source_prefix).push_back(id_of(source, source_role));
+  if (!target.empty()) t.target_prefix = {id_of(target, target_role)};
+  return t;
+}
+
+void LanguageCodes::add_metadata(std::map<std::string, std::string>& metadata) const {
+  metadata[kLanguagesMetadata] = to_json();
+  if (source_code_after_ >= 0) metadata[kSourceCodeAfterMetadata] = std::to_string(source_code_after_);
+}
+
 std::string LanguageCodes::client_code(const std::string& code) const {
   std::string two = two_letter_of(code);
   if (two.empty())
@@ -111,7 +138,15 @@ std::string LanguageCodes::listing() const {
 LanguageCodes read_language_codes(const SafetensorsFile& file) {
   const auto it = file.metadata().find(kLanguagesMetadata);
   if (it == file.metadata().end()) return {};
-  return LanguageCodes::from_json(it->second, file.where());
+  LanguageCodes codes = LanguageCodes::from_json(it->second, file.where());
+  const auto after = file.metadata().find(kSourceCodeAfterMetadata);
+  if (after != file.metadata().end()) {
+    const nlohmann::json id = nlohmann::json::parse(after->second, nullptr, false);
+    require(id.is_number_integer() && id.get<long long>() >= 0 && id.get<long long>() < (1LL << 31),
+            file.where() + ": \"" + kSourceCodeAfterMetadata + "\" must be a token id");
+    codes.place_source_code_after(id.get<int>());
+  }
+  return codes;
 }
 
 }  // namespace heptapod

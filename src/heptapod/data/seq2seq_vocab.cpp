@@ -8,11 +8,13 @@
 #include <filesystem>
 
 #include "heptapod/core/error.h"
+#include "heptapod/data/builtin_language_codes.h"
 #include "heptapod/data/pretrained_vocab.h"
 #include "heptapod/data/tokenizer.h"
 #include "heptapod/data/vocabulary.h"
 #include "heptapod/io/atomic_file.h"
 #include "heptapod/io/hf_config.h"
+#include "heptapod/io/seq2seq_import.h"
 
 namespace heptapod {
 
@@ -41,8 +43,31 @@ const char* example_code(Seq2SeqTokenizer layout) {
   return layout == Seq2SeqTokenizer::Nllb ? "fra_Latn" : layout == Seq2SeqTokenizer::M2m100 ? "__fr__" : "fr_XX";
 }
 
+// The codes NLLB's and M2M100's tokenizers fall back on when no file lists them: NLLB's 202, M2M100's set named
+// by tokenizer_config.json's "language_codes" ("m2m100", the default, or "wmt21"); an Error for mBART-50 (whose
+// files list them) or an unknown set.
+std::vector<std::string> builtin_code_list(const std::string& dir, Seq2SeqTokenizer layout) {
+  if (layout == Seq2SeqTokenizer::Nllb) return nllb_builtin_codes();
+  require(layout == Seq2SeqTokenizer::M2m100,
+          dir + ": neither tokenizer_config.json nor special_tokens_map.json lists the language codes "
+                "(\"additional_special_tokens\", such as " + example_code(layout) + ")");
+  std::string set = "m2m100";
+  const std::string path = dir + "/tokenizer_config.json";
+  if (std::filesystem::exists(path)) {
+    const nlohmann::json j = parse_config_object(read_file(path), path);
+    if (j.contains("language_codes") && !j["language_codes"].is_null()) {
+      require(j["language_codes"].is_string(), path + ": \"language_codes\" must be a string (m2m100 or wmt21)");
+      set = j["language_codes"].get<std::string>();
+    }
+  }
+  std::vector<std::string> codes = m2m100_builtin_codes(set);
+  require(!codes.empty(), path + ": \"language_codes\" is \"" + set + "\", not a code set of M2M100's tokenizer (m2m100 "
+                          "or wmt21)");
+  return codes;
+}
+
 // The tokenizer's language codes in order: the additional special tokens of tokenizer_config.json, else of
-// special_tokens_map.json (strings, or AddedToken objects with "content").
+// special_tokens_map.json (strings, or AddedToken objects with "content"), else the tokenizer's built-in list.
 std::vector<std::string> language_code_list(const std::string& dir, Seq2SeqTokenizer layout) {
   for (const char* name : {"tokenizer_config.json", "special_tokens_map.json"}) {
     const std::string path = dir + "/" + name;
@@ -64,8 +89,7 @@ std::vector<std::string> language_code_list(const std::string& dir, Seq2SeqToken
     require(!codes.empty(), path + ": \"additional_special_tokens\" is empty: the model's language codes are missing");
     return codes;
   }
-  throw Error(dir + ": neither tokenizer_config.json nor special_tokens_map.json lists the language codes "
-                    "(\"additional_special_tokens\", such as " + example_code(layout) + ")");
+  return builtin_code_list(dir, layout);
 }
 
 std::string required_file(const std::string& dir, const char* name) {
@@ -115,6 +139,7 @@ Seq2SeqVocabularies seq2seq_vocabularies(const std::string& dir, bool mbart, con
           where + ": the tokenizer has " + std::to_string(ids.pieces.size()) + " ids with its language codes, but the "
                   "model's embedding has " + std::to_string(c.src_vocab_size) + " rows: not this model's tokenizer");
   out.languages = LanguageCodes(std::move(codes), where);
+  if (out.layout == Seq2SeqTokenizer::Nllb && nllb_legacy_layout(dir)) out.languages.place_source_code_after(c.eos_id);
   Vocabulary vocabulary = Vocabulary::from_serialized(blob, std::move(ids), where);
   out.vocabs = ModelVocabularies{vocabulary, vocabulary, {}};
   check_vocabularies(out.vocabs, c, dir);

@@ -5,7 +5,8 @@
 //   the tokenizer's order, then <mask>;
 // - M2M100: vocab.json (piece -> id) over sentencepiece.bpe.model, the codes ("__fr__") after its ids.
 // The codes and their order are the tokenizer's additional special tokens (tokenizer_config.json, else
-// special_tokens_map.json). Ids past the tokenizer's that the embedding still has (M2M100's eight) are
+// special_tokens_map.json), else (older NLLB and M2M100 snapshots) the tokenizer's built-in list
+// (data/builtin_language_codes.h). Ids past the tokenizer's that the embedding still has (M2M100's eight) are
 // fairseq's "madeupwordNNNN" pieces, which text never produces.
 #pragma once
 

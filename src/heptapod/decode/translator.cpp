@@ -27,16 +27,13 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     out[i].warning += (out[i].warning.empty() ? "" : "; ") + text;
   };
   // A multilingual model's language tags: the source's code before its tokens, the target's forced first.
-  const int source_code = o.source_language.empty() ? -1 : languages_.id_of(o.source_language, "source language");
-  const int target_code = o.target_language.empty() ? -1 : languages_.id_of(o.target_language, "target language");
-  const std::vector<int> source_tag = source_code < 0 ? std::vector<int>() : std::vector<int>{source_code};
-  const std::vector<int> target_tag = target_code < 0 ? std::vector<int>() : std::vector<int>{target_code};
+  const LanguageTags tags = languages_.tags(o.source_language, o.target_language, "source language", "target language");
   // Inputs and prefixes no longer than the options allow, nor than a model with learned positions reaches.
   const ModelConfig& c = model_->config();
-  const int max_input = std::max(std::min(o.max_input_tokens, c.max_source_tokens()) - static_cast<int>(source_tag.size()), 0);
-  const int max_prefix = std::max(std::min(o.max_input_tokens, c.max_target_tokens()) - static_cast<int>(target_tag.size()), 0);
+  const int max_input = std::max(std::min(o.max_input_tokens, c.max_source_tokens()) - tags.source_extra(), 0);
+  const int max_prefix = std::max(std::min(o.max_input_tokens, c.max_target_tokens()) - tags.target_extra(), 0);
   // Each line's prefix tokens, no longer than an input may be, after the target's code.
-  std::vector<std::vector<int>> prefixes(target_prefixes.empty() && target_tag.empty() ? 0 : sentences.size());
+  std::vector<std::vector<int>> prefixes(target_prefixes.empty() && tags.target_extra() == 0 ? 0 : sentences.size());
   for (std::size_t i = 0; i < prefixes.size(); ++i) {
     if (!target_prefixes.empty()) prefixes[i] = vocabs_.target.encode(target_prefixes[i]);
     if (static_cast<int>(prefixes[i].size()) > max_prefix) {
@@ -44,7 +41,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
                   std::to_string(max_prefix) + " tokens");
       prefixes[i].resize(max_prefix);
     }
-    prefixes[i].insert(prefixes[i].begin(), target_tag.begin(), target_tag.end());
+    prefixes[i] = tags.tag_target(prefixes[i]);
   }
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     if (sentences[i].empty()) {
@@ -64,7 +61,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       tokens[i].resize(max_input);
     }
     if (tokens[i].empty()) continue;
-    tokens[i].insert(tokens[i].begin(), source_tag.begin(), source_tag.end());
+    tokens[i] = tags.tag_source(tokens[i]);
     lengths[i] = tokens[i].size();
     todo.push_back(i);
   }
@@ -87,7 +84,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       Translation& t = out[todo[group[k]]];
       for (const Hypothesis& h : results[k]) {
         TranslatedHypothesis th;
-        th.text = vocabs_.target.decode(std::vector<int>(h.tokens.begin() + static_cast<long>(std::min(target_tag.size(), h.tokens.size())),
+        th.text = vocabs_.target.decode(std::vector<int>(h.tokens.begin() + static_cast<long>(std::min(tags.target_prefix.size(), h.tokens.size())),
                                                          h.tokens.end()));
         th.tokens = h.tokens;
         th.score = h.score;
@@ -106,13 +103,15 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
 }
 
 std::vector<SentenceScore> Translator::score(const std::vector<std::string>& sources, const std::vector<std::string>& targets,
-                                             int batch_tokens) {
+                                             int batch_tokens, const std::string& source_language,
+                                             const std::string& target_language) {
   require(sources.size() == targets.size(), "score: " + std::to_string(sources.size()) + " sources but " +
                                                 std::to_string(targets.size()) + " targets");
+  const LanguageTags tags = languages_.tags(source_language, target_language, "source language", "target language");
   std::vector<std::vector<int>> src(sources.size()), tgt(targets.size());
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    src[i] = vocabs_.source.encode(sources[i]);
-    tgt[i] = vocabs_.target.encode(targets[i]);
+    src[i] = tags.tag_source(vocabs_.source.encode(sources[i]));
+    tgt[i] = tags.tag_target(vocabs_.target.encode(targets[i]));
   }
   return score_tokens(*model_, src, tgt, batch_tokens);
 }

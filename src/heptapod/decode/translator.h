@@ -58,9 +58,12 @@ class Translator {
   // forces nothing); the translation is the prefix and the model's continuation.
   std::vector<Translation> translate(const std::vector<std::string>& sentences, const TranslateOptions& options,
                                      const std::vector<std::string>& target_prefixes = {});
-  // Log-probabilities of target sentences given source sentences (same count).
+  // Log-probabilities of target sentences given source sentences (same count); with a multilingual model's
+  // languages (as TranslateOptions names them) the pairs tagged as translate tags them, the target's code
+  // scored as its first token.
   std::vector<SentenceScore> score(const std::vector<std::string>& sources, const std::vector<std::string>& targets,
-                                   int batch_tokens = 4096);
+                                   int batch_tokens = 4096, const std::string& source_language = "",
+                                   const std::string& target_language = "");
 
   const ModelConfig& config() const { return model_->config(); }
   const ModelVocabularies& vocabularies() const { return vocabs_; }

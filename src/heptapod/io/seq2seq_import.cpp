@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "heptapod/core/error.h"
 #include "heptapod/io/atomic_file.h"
@@ -57,9 +58,17 @@ ModelConfig seq2seq_model_config(const std::string& text, Seq2SeqFamily family, 
   return c;
 }
 
+bool nllb_legacy_layout(const std::string& dir) {
+  const std::string path = dir + "/tokenizer_config.json";
+  if (!std::filesystem::exists(path) || std::filesystem::exists(dir + "/vocab.json")) return false;
+  const nlohmann::json j = parse_config_object(read_file(path), path);
+  return ConfigReader{j, path}.boolean("legacy_behaviour", false);
+}
+
 std::unique_ptr<Transformer<float>> import_seq2seq(const std::string& dir, Seq2SeqFamily family) {
   const std::string config_path = dir + "/config.json";
-  const ModelConfig c = seq2seq_model_config(read_file(config_path), family, config_path);
+  ModelConfig c = seq2seq_model_config(read_file(config_path), family, config_path);
+  c.source_eos = family == Seq2SeqFamily::Mbart || !nllb_legacy_layout(dir);
   const std::vector<SafetensorsFile> files = read_checkpoint_files(dir);
   std::vector<const SafetensorsFile*> parts;
   for (const SafetensorsFile& f : files) parts.push_back(&f);

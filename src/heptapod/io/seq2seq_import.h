@@ -22,6 +22,11 @@ enum class Seq2SeqFamily { M2m100, Mbart };
 // The model config a config.json of the family describes; `where` names the file in errors.
 ModelConfig seq2seq_model_config(const std::string& config_json, Seq2SeqFamily family, const std::string& where);
 
+// Whether the directory holds NLLB's tokenizer in its legacy layout (tokenizer_config.json's
+// "legacy_behaviour" true, no vocab.json): sources read X </s> [code], the code after the end token. Its model
+// reads no end token of its own (source_eos false): the language tags add it (data/language_codes.h).
+bool nllb_legacy_layout(const std::string& directory);
+
 // The model of the checkpoint directory.
 std::unique_ptr<Transformer<float>> import_seq2seq(const std::string& directory, Seq2SeqFamily family);
 

@@ -87,6 +87,7 @@ ModelConfig t5_model_config(const std::string& text, const std::string& where) {
   c.tie_embeddings = tied ? EmbeddingTying::All : EmbeddingTying::Embeddings;
   c.scale_output = tied;
   c.dropout = c.embedding_dropout = c.attention_dropout = c.activation_dropout = r.number("dropout_rate", 0.1f);
+  c.final_norm_dropout = true;  // T5Stack: dropout(final_layer_norm(x)), in both stacks
   c.layer_norm_eps = r.number("layer_norm_epsilon", 1e-6f);
   c.norm = NormPosition::Pre;
   c.norm_type = NormType::Rms;

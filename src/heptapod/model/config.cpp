@@ -308,6 +308,7 @@ void validate(const ModelConfig& c) {
   require(c.relative_buckets > 0 || c.relative_max_distance == ModelConfig{}.relative_max_distance,
           "model config: relative_max_distance belongs to relative_buckets");
   require(!c.scale_output || c.has_decoder(), "model config: scale_output scales a decoder's output");
+  require(!c.final_norm_dropout || c.has_final_norm(), "model config: final_norm_dropout needs a final norm");
   require(c.tie_embeddings != EmbeddingTying::Embeddings || (c.architecture == Architecture::EncoderDecoder &&
                                                              c.src_vocab_size == c.tgt_vocab_size),
           "model config: tie_embeddings \"embeddings\" shares an encoder-decoder's two embeddings (src_vocab_size "
@@ -432,6 +433,7 @@ std::string to_json(const ModelConfig& c) {
   if (c.relative_max_distance != paper.relative_max_distance) j["relative_max_distance"] = c.relative_max_distance;
   if (c.scale_attention != paper.scale_attention) j["scale_attention"] = c.scale_attention;
   if (c.scale_output != paper.scale_output) j["scale_output"] = c.scale_output;
+  if (c.final_norm_dropout != paper.final_norm_dropout) j["final_norm_dropout"] = c.final_norm_dropout;
   if (!c.extra_eos_ids.empty()) j["extra_eos_ids"] = c.extra_eos_ids;
   if (c.lora.enabled()) {
     j["lora"] = json{{"rank", c.lora.rank}, {"alpha", c.lora.alpha}, {"targets", c.lora.targets}};
@@ -560,6 +562,7 @@ ModelConfig model_config_from_json(const std::string& text, const std::string& w
   if (j.contains("relative_max_distance")) get_int("relative_max_distance", c.relative_max_distance);
   if (j.contains("scale_attention")) get_bool("scale_attention", c.scale_attention);
   if (j.contains("scale_output")) get_bool("scale_output", c.scale_output);
+  if (j.contains("final_norm_dropout")) get_bool("final_norm_dropout", c.final_norm_dropout);
   if (j.contains("extra_eos_ids")) {
     const json& ids = field("extra_eos_ids");
     require(ids.is_array(), where + ": model config field \"extra_eos_ids\" must be an array of token ids");

@@ -159,6 +159,9 @@ struct ModelConfig {
   int relative_max_distance = 128;
   bool scale_attention = true;
   bool scale_output = false;
+  // - final_norm_dropout: residual dropout (rate `dropout`) on each stack's final norm output, as T5's stacks
+  //   apply it (needs a final norm).
+  bool final_norm_dropout = false;
   // LoRA adapters beside the targeted matrices (model/lora_config.h): a model fine-tuned with them, whose base
   // is frozen (rank 0: none).
   LoraConfig lora;

@@ -10,7 +10,9 @@
 
 namespace heptapod {
 
-enum class DropoutKind : std::uint64_t { Embedding = 1, Residual = 2, Attention = 3, Activation = 4, Adapter = 5 };
+enum class DropoutKind : std::uint64_t {
+  Embedding = 1, Residual = 2, Attention = 3, Activation = 4, Adapter = 5, FinalNorm = 6
+};
 enum class SublayerSlot : std::uint64_t { SelfAttention = 0, CrossAttention = 1, FeedForward = 2 };
 
 // The per-step dropout state: off outside training; seed changes every step and micro-batch.
@@ -20,7 +22,8 @@ struct DropoutContext {
 
   // The site's rate comes from the config field for its kind.
   DropoutSite site(const ModelConfig& config, Stack stack, int layer, SublayerSlot slot, DropoutKind kind) const {
-    const float rate = kind == DropoutKind::Attention    ? config.attention_dropout
+    const float rate = kind == DropoutKind::FinalNorm    ? (config.final_norm_dropout ? config.dropout : 0.0f)
+                       : kind == DropoutKind::Attention  ? config.attention_dropout
                        : kind == DropoutKind::Activation ? config.activation_dropout
                        : kind == DropoutKind::Embedding  ? config.embedding_dropout
                                                          : config.dropout;

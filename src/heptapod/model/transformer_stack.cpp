@@ -71,6 +71,11 @@ DropoutSite TransformerStack<T>::embedding_site(const DropoutContext& ctx) const
 }
 
 template <typename T>
+DropoutSite TransformerStack<T>::final_norm_site(const DropoutContext& ctx) const {
+  return ctx.site(config_, stack_, -1, SublayerSlot::SelfAttention, DropoutKind::FinalNorm);
+}
+
+template <typename T>
 const T* TransformerStack<T>::position_rows(int length) {
   // The attention carries the positions: none added here.
   if (config_.relative_positions || config_.rotary || config_.relative_buckets > 0) {
@@ -146,7 +151,11 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
     x = keep(y);
   }
   if (memory) memory->commit(seq);
-  if (has_final_norm_) x = keep(layer_norm_forward(final_norm_, x, N, layer_arena, final_saved_));
+  if (has_final_norm_) {
+    x = keep(layer_norm_forward(final_norm_, x, N, layer_arena, final_saved_));
+    const DropoutSite drop = final_norm_site(ctx);
+    kernels::dropout(x, N * config_.d_model, drop.rate, drop.seed, drop.stream);
+  }
   scale_output(x, N);
   return x;  // (N, C)
 }
@@ -163,6 +172,12 @@ T* TransformerStack<T>::backward_layers(const T* dy, const AttentionShape& self_
     dy = scaled;
   }
   if (has_final_norm_) {
+    const DropoutSite drop = final_norm_site(ctx);
+    if (drop.rate > 0) {  // the forward pass's mask on the gradient
+      T* dropped = arena.alloc<T>(count);  // (N, C)
+      kernels::dropout_copy(dy, dropped, static_cast<long>(count), drop.rate, drop.seed, drop.stream);
+      dy = dropped;
+    }
     T* d = arena.alloc<T>(count);  // (N, C)
     layer_norm_backward(final_norm_, dy, N, final_saved_, d, false);
     dy = d;

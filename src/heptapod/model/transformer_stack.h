@@ -64,6 +64,7 @@ class TransformerStack {
 
  private:
   DropoutSite embedding_site(const DropoutContext& ctx) const;
+  DropoutSite final_norm_site(const DropoutContext& ctx) const;  // final_norm_dropout's (rate 0 without it)
   // The embedding sum before dropout: E[token] * scale + positions (+ token types), through the embedding
   // norm when the stack has one (its input kept in `saved`) -> (N, C) from the arena.
   T* embed_input(const int* tokens, const int* types, long N, const int* positions, const T* pe,

@@ -71,6 +71,13 @@ void validate(const TrainConfig& c) {
   require(!translation || c.filter.max_tokens + 1 <= c.batch_tokens / 2,
           "train: --batch-tokens (" + std::to_string(c.batch_tokens) + ") is too small for sentences of --max-length " +
               std::to_string(c.filter.max_tokens));
+  // A language code tags each side of a pair: one token more than --max-length on that side.
+  require(c.source_language.empty() || c.filter.max_tokens + 1 <= c.model.max_source_tokens(),
+          "train: --max-length " + std::to_string(c.filter.max_tokens) + " and --source-lang's code do not fit the "
+              "model's learned positions (" + std::to_string(c.model.position_limit()) + ")");
+  require(c.target_language.empty() || c.filter.max_tokens + 1 <= c.model.max_target_tokens(),
+          "train: --max-length " + std::to_string(c.filter.max_tokens) + " and --target-lang's code do not fit the "
+              "model's learned positions (" + std::to_string(c.model.position_limit()) + ")");
   std::set<std::string> groups = {"embeddings"};  // the model's parameter groups
   if (c.model.has_encoder()) groups.insert("encoder");
   if (c.model.has_decoder()) groups.insert("decoder");
@@ -84,6 +91,8 @@ void validate(const TrainConfig& c) {
   require(!c.init || (c.vocab.empty() && c.source_vocab.empty()),
           "train: --init brings the model's own vocabularies; --vocab/--source-vocab/--target-vocab contradict it");
   require(c.freeze.empty() || c.init, "train: --freeze needs --init (a model to fine-tune)");
+  require((c.source_language.empty() && c.target_language.empty()) || (c.init && translation),
+          "train: --source-lang and --target-lang tag the translation pairs of a multilingual --init model");
   require(c.freeze.empty() || !c.model.lora.enabled(),
           "train: --freeze and --lora conflict: LoRA freezes the whole base already (and trains its adapters)");
   require(c.model.n_heads <= 0 || c.model.head_dim > 0 || c.model.d_model % c.model.n_heads == 0,
@@ -118,6 +127,8 @@ std::string resume_key(const TrainConfig& c) {
   // Only where used, so the keys of runs that do not fine-tune stay as earlier versions wrote them.
   if (c.init) j["init_model"] = c.init->path;
   if (!c.freeze.empty()) j["freeze"] = c.freeze;
+  if (!c.source_language.empty()) j["source_language"] = c.source_language;
+  if (!c.target_language.empty()) j["target_language"] = c.target_language;
   if (c.schedule.cooldown_steps > 0) j["schedule"]["cooldown"] = c.schedule.cooldown_steps;
   if (!c.train_text.empty()) {
     j["train_text"] = c.train_text;

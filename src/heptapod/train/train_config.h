@@ -57,6 +57,9 @@ struct TrainConfig {
   VocabConfig vocab_config;                 // used to train vocabularies when none is given
   bool joint_vocab = true;
   LengthFilter filter;
+  // A multilingual --init model's translation direction (its codes or ISO 639-1 codes; empty: untagged): every
+  // pair tagged as translate tags it (data/language_codes.h).
+  std::string source_language, target_language;
   std::string output_dir = "runs/train";
 
   // Model, settled by resolve_model (train/model_choice.h): its config (before the task fixes the vocabulary

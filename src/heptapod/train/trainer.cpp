@@ -122,7 +122,7 @@ struct Trainer::Run {
       // A multilingual model's language codes go on with it (its tokens and ids are the fine-tuned model's).
       std::map<std::string, std::string> metadata;
       if (c.init && c.init->file.metadata().count(kLanguagesMetadata))
-        metadata[kLanguagesMetadata] = c.init->file.metadata().at(kLanguagesMetadata);
+        read_language_codes(c.init->file).add_metadata(metadata);
       save_model(path, *model, metadata, vocabularies);
       return;
     }

@@ -84,6 +84,9 @@ void TranslationTask::prepare(int rank) {
   } else {
     vocabs_ = shared_vocabularies(c, rank);
   }
+  if (c.init)  // the --init model's codes; an unknown one is an Error listing them
+    tags_ = read_language_codes(c.init->file).tags(c.source_language, c.target_language, "--source-lang",
+                                                   "--target-lang");
   const auto t0 = std::chrono::steady_clock::now();
   corpus_ = std::make_unique<ParallelCorpus>(ParallelCorpus::build(c.train_source, c.train_target, vocabs_.source,
                                                                    vocabs_.target, c.filter,
@@ -96,7 +99,7 @@ void TranslationTask::prepare_validation() {
   const TrainConfig& c = config_;
   if (c.valid_source.empty()) return;
   // Every pair that fits the model (with learned positions, sentences at most one token shorter than them).
-  const LengthFilter keep_all{std::min(1 << 20, c.model.max_target_tokens()), 0.0};
+  const LengthFilter keep_all{std::min(1 << 20, c.model.max_target_tokens() - tags_.target_extra()), 0.0};
   dev_ = DevSet{ParallelCorpus::build(c.valid_source, c.valid_target, vocabs_.source, vocabs_.target, keep_all,
                                       (fs::path(cache_dir_) / "valid.cache").string()),
                 {}};
@@ -143,7 +146,7 @@ bool TranslationTask::next_batch(TrainState& state, int max_epochs, const ModelC
       planned_epoch_ = static_cast<std::int64_t>(at.epoch);
     }
     if (at.batch_in_epoch >= plan_.size()) return false;
-    batch = make_corpus_batch(*corpus_, plan_[at.batch_in_epoch], model);
+    batch = make_corpus_batch(*corpus_, plan_[at.batch_in_epoch], model, tags_);
     return true;
   });
 }
@@ -151,7 +154,7 @@ bool TranslationTask::next_batch(TrainState& state, int max_epochs, const ModelC
 ValidationReport TranslationTask::validate(Transformer<float>& model, Arena& arena) {
   const TrainConfig& c = config_;
   const ValidationResult v =
-      validate_model(model, *dev_, vocabs_, c.batch_tokens, c.valid_bleu_sentences, c.valid_search, arena);
+      validate_model(model, *dev_, vocabs_, c.batch_tokens, c.valid_bleu_sentences, c.valid_search, arena, tags_);
   ValidationReport report;
   report.criterion = v.cross_entropy;
   report.metrics = {{"ce", v.cross_entropy}, {"ppl", v.perplexity}, {"tokens", v.tokens}};

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "heptapod/data/batcher.h"
+#include "heptapod/data/language_codes.h"
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/train/training_task.h"
 #include "heptapod/train/validation.h"
@@ -35,6 +36,7 @@ class TranslationTask final : public TrainingTask {
   TrainConfig config_;
   std::string cache_dir_;
   ModelVocabularies vocabs_;
+  LanguageTags tags_;  // a multilingual --init model's languages (--source-lang, --target-lang)
   std::unique_ptr<ParallelCorpus> corpus_;
   double tokenize_seconds_ = 0;
   std::optional<DevSet> dev_;

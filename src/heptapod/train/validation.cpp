@@ -11,12 +11,13 @@
 namespace heptapod {
 
 ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, const ModelVocabularies& vocabs,
-                                int batch_tokens, int bleu_sentences, const SearchOptions& search, Arena& arena) {
+                                int batch_tokens, int bleu_sentences, const SearchOptions& search, Arena& arena,
+                                const LanguageTags& tags) {
   ValidationResult r;
   double nll = 0;
   for (const auto& indices : plan_in_order(dev.corpus, batch_tokens)) {
     arena.reset();
-    const LossTotals t = model.evaluate(make_corpus_batch(dev.corpus, indices, model.config()), 0.0f, arena);
+    const LossTotals t = model.evaluate(make_corpus_batch(dev.corpus, indices, model.config(), tags), 0.0f, arena);
     nll += t.nll;
     r.tokens += t.tokens;
   }
@@ -29,13 +30,17 @@ ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, co
   IncrementalDecoder decoder(model);
   const std::size_t chunk = 32;
   for (std::size_t start = 0; start < n; start += chunk) {
-    std::vector<std::vector<int>> sources;
+    std::vector<std::vector<int>> sources, prefixes;
     for (std::size_t i = start; i < std::min(n, start + chunk); ++i) {
-      sources.emplace_back(dev.corpus.source(i).begin(), dev.corpus.source(i).end());
+      sources.push_back(tags.tag_source({dev.corpus.source(i).begin(), dev.corpus.source(i).end()}));
+      if (tags.target_extra() > 0) prefixes.push_back(tags.target_prefix);
       references.push_back(dev.references[i]);
     }
-    for (const auto& out : beam_search(decoder, sources, search))
-      hypotheses.push_back(out.empty() ? std::string() : vocabs.target.decode(out[0].tokens));
+    for (const auto& out : beam_search(decoder, sources, search, prefixes)) {
+      const std::vector<int> tokens = out.empty() ? std::vector<int>() : out[0].tokens;
+      const auto tag = static_cast<long>(std::min<std::size_t>(tokens.size(), tags.target_prefix.size()));
+      hypotheses.push_back(vocabs.target.decode({tokens.begin() + tag, tokens.end()}));
+    }
   }
   r.bleu = eval::corpus_bleu(hypotheses, {references}).score;
   r.bleu_sentences = static_cast<int>(n);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heptapod/core/arena.h"
+#include "heptapod/data/language_codes.h"
 #include "heptapod/data/parallel_corpus.h"
 #include "heptapod/decode/beam_search.h"
 #include "heptapod/data/model_vocab.h"
@@ -26,7 +27,10 @@ struct DevSet {
   std::vector<std::string> references;  // raw target line of each corpus pair
 };
 
+// `tags`: a multilingual model's languages, each pair tagged as in training (the translations forced to begin
+// with the target's code, which their text leaves out).
 ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, const ModelVocabularies& vocabs,
-                                int batch_tokens, int bleu_sentences, const SearchOptions& search, Arena& arena);
+                                int batch_tokens, int bleu_sentences, const SearchOptions& search, Arena& arena,
+                                const LanguageTags& tags = {});
 
 }  // namespace heptapod
