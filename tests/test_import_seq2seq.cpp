@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -375,53 +376,70 @@ TEST(ImportSeq2Seq, NllbLegacyLayoutMatchesItsReference) {
   EXPECT_EQ(SafetensorsFile::read(tuned + "/model.htp").metadata(kSourceCodeAfterMetadata), "2");
 }
 
-// Older snapshots whose tokenizer files list no codes: NLLB's 202 built-in codes after the pieces, M2M100's
-// set named by "language_codes" (m2m100's 100, or wmt21's 8) after vocab.json's ids; the embedding must hold
-// them (a checkpoint whose rows do not fit is refused).
+// Older snapshots whose tokenizer files list no codes: NLLB's 202 and mBART-50's 52 built-in codes after the
+// pieces, M2M100's set named by "language_codes" (m2m100's 100, or wmt21's 8) after vocab.json's ids; the
+// embedding must hold them (a checkpoint whose rows do not fit is refused).
 TEST(ImportSeq2Seq, TokenizersWithoutCodeListsUseTheBuiltInLists) {
   TempDir dir;
   std::string log;
   const auto drop_codes = [](nlohmann::json& j) { j.erase("additional_special_tokens"); };
-  // NLLB: the fixture's first code (eng_Latn) follows the pieces; its embedding grown to the 202 codes.
-  const SafetensorsFile nllb_ref = SafetensorsFile::read(test::fixture("nllb") + "/reference.safetensors");
-  const int first = metadata_json<std::map<std::string, int>>(nllb_ref, "codes").at("eng_Latn");
-  const int rows = first + 202 + 1;  // the pieces, the codes, <mask>
-  const std::string unfit = edited_fixture("nllb", "nllb-unfit", dir,
-                                           {{"tokenizer_config.json", drop_codes}, {"special_tokens_map.json", drop_codes}});
-  EXPECT_NE(test::run_heptapod("convert " + quoted(unfit) + " --from m2m100 -o " + quoted(dir.file("a.htp")), dir, log), 0);
-  EXPECT_HAS_SUBSTR(log, "ids with its language codes, but the model's embedding has");
-  const std::string nllb = edited_fixture("nllb", "nllb-builtin", dir,
-                                          {{"tokenizer_config.json", drop_codes},
-                                           {"special_tokens_map.json", drop_codes},
-                                           {"config.json", [&](nlohmann::json& j) { j["vocab_size"] = rows; }}});
-  {
-    const SafetensorsFile weights = SafetensorsFile::read(test::fixture("nllb") + "/model.safetensors");
-    SafetensorsWriter w;
-    for (const TensorEntry& e : weights.tensors()) {
-      std::vector<float> values = weights.floats<float>(e.name);
-      std::vector<std::int64_t> shape = e.shape;
-      if (e.name == "model.shared.weight") {
-        values.resize(static_cast<std::size_t>(rows) * shape[1], 0.01f);
-        shape[0] = rows;
+  // NLLB and mBART-50: the fixture's first code follows the pieces; with its embedding grown to the built-in
+  // codes, they take the ids after the pieces in the built-in order and the pieces keep theirs.
+  struct BuiltIn {
+    std::string family, first, probe, last;
+    int count, probe_at;
+  };
+  for (const BuiltIn& t : {BuiltIn{"nllb", "ace_Arab", "spa_Latn", "zul_Latn", 202, 160},
+                           BuiltIn{"mbart", "ar_AR", "fr_XX", "sl_SI", 52, 7}}) {
+    SCOPED_TRACE(t.family);
+    const SafetensorsFile ref = SafetensorsFile::read(test::fixture(t.family) + "/reference.safetensors");
+    int first = std::numeric_limits<int>::max();
+    for (const auto& [code, id] : metadata_json<std::map<std::string, int>>(ref, "codes")) first = std::min(first, id);
+    const int rows = first + t.count + 1;  // the pieces, the codes, <mask>
+    const std::string unfit = edited_fixture(t.family, t.family + "-unfit", dir,
+                                             {{"tokenizer_config.json", drop_codes}, {"special_tokens_map.json", drop_codes}});
+    const std::string from = t.family == "mbart" ? "mbart" : "m2m100";
+    EXPECT_NE(test::run_heptapod("convert " + quoted(unfit) + " --from " + from + " -o " + quoted(dir.file("a.htp")), dir, log),
+              0);
+    EXPECT_HAS_SUBSTR(log, "ids with its language codes, but the model's embedding has");
+    const std::string grown = edited_fixture(t.family, t.family + "-builtin", dir,
+                                             {{"tokenizer_config.json", drop_codes},
+                                              {"special_tokens_map.json", drop_codes},
+                                              {"config.json", [&](nlohmann::json& j) { j["vocab_size"] = rows; }}});
+    {
+      const SafetensorsFile weights = SafetensorsFile::read(test::fixture(t.family) + "/model.safetensors");
+      SafetensorsWriter w;
+      for (const TensorEntry& e : weights.tensors()) {
+        std::vector<float> values = weights.floats<float>(e.name);
+        std::vector<std::int64_t> shape = e.shape;
+        // The embedding and its tied copies (the same padding keeps them equal); mBART's final_logits_bias (1, V).
+        const bool table = e.name == "model.shared.weight" || e.name == "lm_head.weight" ||
+                           e.name.ends_with("embed_tokens.weight");
+        if (table) {
+          values.resize(static_cast<std::size_t>(rows) * shape[1], 0.01f);
+          shape[0] = rows;
+        } else if (e.name == "final_logits_bias") {
+          values.resize(static_cast<std::size_t>(rows), 0.0f);
+          shape[1] = rows;
+        }
+        w.add(e.name, DType::F32, shape, values.data());
       }
-      w.add(e.name, DType::F32, shape, values.data());
+      w.write(grown + "/model.safetensors");
     }
-    w.write(nllb + "/model.safetensors");
+    const std::string out = dir.file(t.family + "-builtin.htp");
+    ASSERT_EQ(test::run_heptapod("convert " + quoted(grown) + " --from " + from + " -o " + quoted(out), dir, log), 0) << log;
+    EXPECT_HAS_SUBSTR(log, std::to_string(t.count) + " language codes");
+    const LanguageCodes codes = read_language_codes(SafetensorsFile::read(out));
+    ASSERT_EQ(codes.codes().size(), static_cast<std::size_t>(t.count));
+    EXPECT_EQ(codes.codes().front(), (std::pair<std::string, int>{t.first, first}));
+    EXPECT_EQ(codes.codes()[t.probe_at], (std::pair<std::string, int>{t.probe, first + t.probe_at}));
+    EXPECT_EQ(codes.codes().back(), (std::pair<std::string, int>{t.last, first + t.count - 1}));
+    Translator translator(out);  // the pieces keep their ids
+    const auto tokenizer_texts = metadata_json<std::vector<std::string>>(ref, "tokenizer_texts");
+    const auto tokenizer_ids = metadata_json<std::vector<std::vector<int>>>(ref, "tokenizer_ids");
+    for (std::size_t i = 0; i < tokenizer_texts.size(); ++i)
+      EXPECT_EQ(translator.vocabularies().source.encode(tokenizer_texts[i]), tokenizer_ids[i]) << tokenizer_texts[i];
   }
-  const std::string nllb_out = dir.file("nllb-builtin.htp");
-  ASSERT_EQ(test::run_heptapod("convert " + quoted(nllb) + " --from m2m100 -o " + quoted(nllb_out), dir, log), 0) << log;
-  EXPECT_HAS_SUBSTR(log, "202 language codes");
-  const LanguageCodes nllb_codes = read_language_codes(SafetensorsFile::read(nllb_out));
-  ASSERT_EQ(nllb_codes.codes().size(), 202u);
-  EXPECT_EQ(nllb_codes.codes().front(), (std::pair<std::string, int>{"ace_Arab", first}));
-  EXPECT_EQ(nllb_codes.codes()[46], (std::pair<std::string, int>{"eng_Latn", first + 46}));
-  EXPECT_EQ(nllb_codes.codes()[160], (std::pair<std::string, int>{"spa_Latn", first + 160}));
-  EXPECT_EQ(nllb_codes.codes().back(), (std::pair<std::string, int>{"zul_Latn", first + 201}));
-  Translator translator(nllb_out);  // the pieces keep their ids
-  const auto tokenizer_texts = metadata_json<std::vector<std::string>>(nllb_ref, "tokenizer_texts");
-  const auto tokenizer_ids = metadata_json<std::vector<std::vector<int>>>(nllb_ref, "tokenizer_ids");
-  for (std::size_t i = 0; i < tokenizer_texts.size(); ++i)
-    EXPECT_EQ(translator.vocabularies().source.encode(tokenizer_texts[i]), tokenizer_ids[i]) << tokenizer_texts[i];
 
   // M2M100: wmt21's 8 codes after vocab.json's ids (the fixture's embedding holds 4 codes and 8 made-up words).
   const SafetensorsFile m2m_ref = SafetensorsFile::read(test::fixture("m2m100") + "/reference.safetensors");

@@ -34,6 +34,16 @@ const std::vector<std::string>& nllb_builtin_codes() {
   return codes;
 }
 
+const std::vector<std::string>& mbart50_builtin_codes() {
+  static const std::vector<std::string> codes = {
+      "ar_AR", "cs_CZ", "de_DE", "en_XX", "es_XX", "et_EE", "fi_FI", "fr_XX", "gu_IN", "hi_IN", "it_IT",
+      "ja_XX", "kk_KZ", "ko_KR", "lt_LT", "lv_LV", "my_MM", "ne_NP", "nl_XX", "ro_RO", "ru_RU", "si_LK",
+      "tr_TR", "vi_VN", "zh_CN", "af_ZA", "az_AZ", "bn_IN", "fa_IR", "he_IL", "hr_HR", "id_ID", "ka_GE",
+      "km_KH", "mk_MK", "ml_IN", "mn_MN", "mr_IN", "pl_PL", "ps_AF", "pt_XX", "sv_SE", "sw_KE", "ta_IN",
+      "te_IN", "th_TH", "tl_XX", "uk_UA", "ur_PK", "xh_ZA", "gl_ES", "sl_SI"};
+  return codes;
+}
+
 std::vector<std::string> m2m100_builtin_codes(const std::string& set) {
   // Two-letter (or three-letter) codes, each written "__xx__" as the tokenizer's token.
   static const std::vector<std::string> m2m100 = {

@@ -43,14 +43,11 @@ const char* example_code(Seq2SeqTokenizer layout) {
   return layout == Seq2SeqTokenizer::Nllb ? "fra_Latn" : layout == Seq2SeqTokenizer::M2m100 ? "__fr__" : "fr_XX";
 }
 
-// The codes NLLB's and M2M100's tokenizers fall back on when no file lists them: NLLB's 202, M2M100's set named
-// by tokenizer_config.json's "language_codes" ("m2m100", the default, or "wmt21"); an Error for mBART-50 (whose
-// files list them) or an unknown set.
+// The codes the tokenizers fall back on when no file lists them: NLLB's 202, mBART-50's 52, M2M100's set named
+// by tokenizer_config.json's "language_codes" ("m2m100", the default, or "wmt21"); an Error for an unknown set.
 std::vector<std::string> builtin_code_list(const std::string& dir, Seq2SeqTokenizer layout) {
   if (layout == Seq2SeqTokenizer::Nllb) return nllb_builtin_codes();
-  require(layout == Seq2SeqTokenizer::M2m100,
-          dir + ": neither tokenizer_config.json nor special_tokens_map.json lists the language codes "
-                "(\"additional_special_tokens\", such as " + example_code(layout) + ")");
+  if (layout == Seq2SeqTokenizer::Mbart50) return mbart50_builtin_codes();
   std::string set = "m2m100";
   const std::string path = dir + "/tokenizer_config.json";
   if (std::filesystem::exists(path)) {

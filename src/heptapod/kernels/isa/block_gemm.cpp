@@ -85,25 +85,27 @@ void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float*
   V c00 = L::zero(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00,
     c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00, c81 = c00,
     c90 = c00, c91 = c00, ca0 = c00, ca1 = c00, cb0 = c00, cb1 = c00;
-  if (accumulate) {
-    auto load = [&](int r, V& lo, V& hi) {
+  // f(r, lo, hi) for each row r of the tile with its two accumulators.
+  auto each_row = [&](auto&& f) {
+    f(0, c00, c01);
+    if constexpr (MR > 1) f(1, c10, c11);
+    if constexpr (MR > 2) f(2, c20, c21);
+    if constexpr (MR > 3) f(3, c30, c31);
+    if constexpr (MR > 4) f(4, c40, c41);
+    if constexpr (MR > 5) f(5, c50, c51);
+    if constexpr (MR > 6) f(6, c60, c61);
+    if constexpr (MR > 7) f(7, c70, c71);
+    if constexpr (MR > 8) f(8, c80, c81);
+    if constexpr (MR > 9) f(9, c90, c91);
+    if constexpr (MR > 10) f(10, ca0, ca1);
+    if constexpr (MR > 11) f(11, cb0, cb1);
+  };
+  if (accumulate)
+    each_row([&](int r, V& lo, V& hi) {
       const float* c = C + static_cast<long>(r) * ldc;
       lo = Full ? L::load(c) : L::load(c, m0);
       hi = Full ? L::load(c + L::kWidth) : L::load(c + L::kWidth, m1);
-    };
-    load(0, c00, c01);
-    if constexpr (MR > 1) load(1, c10, c11);
-    if constexpr (MR > 2) load(2, c20, c21);
-    if constexpr (MR > 3) load(3, c30, c31);
-    if constexpr (MR > 4) load(4, c40, c41);
-    if constexpr (MR > 5) load(5, c50, c51);
-    if constexpr (MR > 6) load(6, c60, c61);
-    if constexpr (MR > 7) load(7, c70, c71);
-    if constexpr (MR > 8) load(8, c80, c81);
-    if constexpr (MR > 9) load(9, c90, c91);
-    if constexpr (MR > 10) load(10, ca0, ca1);
-    if constexpr (MR > 11) load(11, cb0, cb1);
-  }
+    });
   const float* a = A;
   const long ld = lda;
   for (int k = 0; k < K; ++k, ++a) {
@@ -128,7 +130,7 @@ void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float*
     if constexpr (MR > 10) step(a + 10 * ld, ca0, ca1);
     if constexpr (MR > 11) step(a + 11 * ld, cb0, cb1);
   }
-  auto store = [&](int r, V lo, V hi) {
+  each_row([&](int r, V& lo, V& hi) {
     float* c = C + static_cast<long>(r) * ldc;
     if (Full) {
       L::store(c, lo);
@@ -137,19 +139,7 @@ void tile(int n, int K, const float* A, int lda, const float* B, int ldb, float*
       L::store(c, m0, lo);
       L::store(c + L::kWidth, m1, hi);
     }
-  };
-  store(0, c00, c01);
-  if constexpr (MR > 1) store(1, c10, c11);
-  if constexpr (MR > 2) store(2, c20, c21);
-  if constexpr (MR > 3) store(3, c30, c31);
-  if constexpr (MR > 4) store(4, c40, c41);
-  if constexpr (MR > 5) store(5, c50, c51);
-  if constexpr (MR > 6) store(6, c60, c61);
-  if constexpr (MR > 7) store(7, c70, c71);
-  if constexpr (MR > 8) store(8, c80, c81);
-  if constexpr (MR > 9) store(9, c90, c91);
-  if constexpr (MR > 10) store(10, ca0, ca1);
-  if constexpr (MR > 11) store(11, cb0, cb1);
+  });
 }
 
 template <int MR>
