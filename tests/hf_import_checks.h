@@ -31,6 +31,27 @@ inline std::string convert_fixture(const std::string& fixture, const std::string
 // The model's class logits and pooled vectors on the reference's batch `b` (B sentences, 3 classes) within
 // 1e-5 of expect/class_logits and expect/pooled; the Encoder's label names (metadata labels) and its
 // probabilities of the reference's texts (metadata texts: a text or a pair each) within 1e-5 of expect/probs.
+// The reference's texts (metadata "texts": one text or a pair each) as the model's Encoder lays them out: the
+// batch's ids, and its token types (all 0 where the batch holds none: a model with one token type).
+inline void expect_tokenized_as_reference(const Encoder& encoder, const SafetensorsFile& ref, const Batch& b) {
+  const auto texts = nlohmann::json::parse(ref.metadata("texts"));
+  ASSERT_EQ(static_cast<int>(texts.size()), b.B);
+  for (int i = 0; i < b.B; ++i) {
+    const auto& t = texts[static_cast<std::size_t>(i)];
+    const EncoderInput in = t.size() == 1 ? encoder.encode_text(t[0].get<std::string>())
+                                          : encoder.encode_pair(t[0].get<std::string>(), t[1].get<std::string>());
+    const auto first = b.src.begin() + static_cast<long>(i) * b.S;
+    const int length = b.src_len[static_cast<std::size_t>(i)];
+    EXPECT_EQ(in.tokens, std::vector<int>(first, first + length)) << "text " << i;
+    if (b.src_types.empty()) {
+      EXPECT_EQ(in.types, std::vector<int>(in.tokens.size(), 0)) << "text " << i;
+    } else {
+      const auto types = b.src_types.begin() + static_cast<long>(i) * b.S;
+      EXPECT_EQ(in.types, std::vector<int>(types, types + length)) << "text " << i;
+    }
+  }
+}
+
 inline void expect_classifier_as_reference(Transformer<float>& model, const Batch& b, Encoder& encoder,
                                            const SafetensorsFile& ref) {
   const int L = 3;

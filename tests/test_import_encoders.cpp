@@ -142,17 +142,8 @@ void expect_gradients(Transformer<float>& model, const Batch& batch, const Safet
 
 // The texts as the model's Encoder lays them out give the reference's batch, and the varied texts the
 // reference tokenizer's ids.
-void expect_tokenized_as_reference(const Encoder& encoder, const SafetensorsFile& ref, const Batch& b) {
-  const auto texts = nlohmann::json::parse(ref.metadata("texts"));
-  ASSERT_EQ(static_cast<int>(texts.size()), b.B);
-  for (int i = 0; i < b.B; ++i) {
-    const auto& t = texts[static_cast<std::size_t>(i)];
-    const EncoderInput in = t.size() == 1 ? encoder.encode_text(t[0].get<std::string>())
-                                          : encoder.encode_pair(t[0].get<std::string>(), t[1].get<std::string>());
-    const auto first = b.src.begin() + static_cast<long>(i) * b.S;
-    EXPECT_EQ(in.tokens, std::vector<int>(first, first + b.src_len[static_cast<std::size_t>(i)])) << "text " << i;
-    EXPECT_EQ(in.types, std::vector<int>(in.tokens.size(), 0)) << "text " << i;
-  }
+void expect_tokenizer_as_reference(const Encoder& encoder, const SafetensorsFile& ref, const Batch& b) {
+  test::expect_tokenized_as_reference(encoder, ref, b);
   const auto varied = nlohmann::json::parse(ref.metadata("tokenizer_texts")).get<std::vector<std::string>>();
   const auto ids = nlohmann::json::parse(ref.metadata("tokenizer_ids")).get<std::vector<std::vector<int>>>();
   ASSERT_EQ(varied.size(), ids.size());
@@ -173,7 +164,7 @@ ModelConfig expect_masked_lm(const std::string& fixture, const std::string& from
   EXPECT_TRUE(c.mlm_head);
   const Batch b = batch_of(ref);
   test::expect_bert_masked_lm(*model, b, ref);
-  expect_tokenized_as_reference(Encoder(path), ref, b);
+  expect_tokenizer_as_reference(Encoder(path), ref, b);
   Batch train = batch_of(ref, "batch/masked_ids");
   train.mlm_targets = ref.ints("batch/mlm_targets");
   expect_gradients(*model, train, ref, names);
@@ -194,7 +185,7 @@ ModelConfig expect_classifier(const std::string& fixture, const std::string& fro
   Batch b = batch_of(ref);
   b.labels = ref.ints("batch/labels");
   Encoder encoder(path);
-  expect_tokenized_as_reference(encoder, ref, b);
+  expect_tokenizer_as_reference(encoder, ref, b);
   test::expect_classifier_as_reference(*model, b, encoder, ref);
   expect_gradients(*model, b, ref, names);
   return c;

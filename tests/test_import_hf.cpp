@@ -30,6 +30,7 @@ namespace {
 
 using test::quoted;
 using test::convert_fixture;
+using test::expect_tokenized_as_reference;
 using test::TempDir;
 
 // A fixture converted into `dir`, its reference, and the model file loaded.
@@ -80,21 +81,6 @@ TEST(ImportHf, Gpt2MatchesItsReference) {
     want.insert(want.end(), greedy.begin() + static_cast<long>(i * steps), greedy.begin() + static_cast<long>((i + 1) * steps));
     EXPECT_EQ(outputs[i].outputs[0].tokens, want) << "prompt " << i;
     EXPECT_EQ(outputs[i].outputs[0].text, texts[i]) << "prompt " << i;
-  }
-}
-
-// The texts through the model's own WordPiece tokenizer, laid out as BERT lays them out: the batch's ids.
-void expect_tokenized_as_reference(const Encoder& encoder, const SafetensorsFile& ref, const Batch& b) {
-  const auto texts = nlohmann::json::parse(ref.metadata("texts"));
-  ASSERT_EQ(static_cast<int>(texts.size()), b.B);
-  for (int i = 0; i < b.B; ++i) {
-    const auto& t = texts[static_cast<std::size_t>(i)];
-    const EncoderInput in = t.size() == 1 ? encoder.encode_text(t[0].get<std::string>())
-                                          : encoder.encode_pair(t[0].get<std::string>(), t[1].get<std::string>());
-    const auto first = b.src.begin() + static_cast<long>(i) * b.S;
-    EXPECT_EQ(in.tokens, std::vector<int>(first, first + b.src_len[i])) << "text " << i;
-    const auto types = b.src_types.begin() + static_cast<long>(i) * b.S;
-    EXPECT_EQ(in.types, std::vector<int>(types, types + b.src_len[i])) << "text " << i;
   }
 }
 

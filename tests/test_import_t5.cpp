@@ -37,18 +37,11 @@ using Converted = test::ConvertedFixture;
 
 Converted convert(const std::string& family, TempDir& dir) { return test::convert_fixture(family, "t5", dir); }
 
-// The reference's batch: sources end with </s>; targets start with the decoder's start token (<pad>).
+// The reference's batch: sources end with </s>; targets start with the decoder's start token (<pad>); the
+// reference's ignored target positions (-1) read as padding.
 Batch reference_batch(const SafetensorsFile& f, const ModelConfig& c) {
-  Batch b;
-  b.B = static_cast<int>(f.at("batch/src").shape[0]);
-  b.S = static_cast<int>(f.at("batch/src").shape[1]);
-  b.T = static_cast<int>(f.at("batch/tgt_in").shape[1]);
-  b.src = f.ints("batch/src");
-  b.src_len = f.ints("batch/src_len");
-  b.tgt_in = f.ints("batch/tgt_in");
-  b.tgt_out = f.ints("batch/tgt_out");
+  Batch b = test::fixture_batch(f);
   std::replace(b.tgt_out.begin(), b.tgt_out.end(), -1, c.pad_id);
-  b.tgt_len = f.ints("batch/tgt_len");
   return b;
 }
 

@@ -82,7 +82,7 @@ void tile_probabilities(const TileRun<T>& run, int bh, const Block& blk, int i0,
   const AttentionSaved<T>& saved = run.saved;
   const long ld = blk.lk;
   block_gemm<T>(Trans::No, Trans::Yes, rows, width, run.D, saved.q + blk.q_off + static_cast<long>(i0) * saved.ldq,
-                saved.ldq, saved.k + blk.k_off, saved.ldkv, p, blk.lk);
+                saved.ldq, saved.k + blk.k_off, saved.ldkv, p, static_cast<int>(ld));
   if (run.term)  // whole blocks only (tile_rows): i0 == 0, rows == lq, width == lk
     run.term->add(bh / run.H, bh % run.H, saved.q + blk.q_off, saved.ldq, saved.k + blk.k_off, saved.ldkv, blk.lq,
                   blk.lk, p);
@@ -106,6 +106,23 @@ struct TileBuffers {
     return v.data();
   }
 };
+
+// Where rows [i0, i0 + rows) of a block's probabilities and dropped probabilities live, rows lk apart: in the
+// kept blocks (saved.probs set), else in this thread's room (the dropped ones the same as the others without
+// dropout).
+template <typename T>
+struct TileProbabilities {
+  T* p;
+  T* pd;
+};
+template <typename T>
+TileProbabilities<T> tile_storage(const AttentionSaved<T>& saved, TileBuffers<T>& room, const Block& blk, int i0,
+                                  int rows, float dropout) {
+  const long at = blk.s_off + static_cast<long>(i0) * blk.lk, n = static_cast<long>(rows) * blk.lk;
+  if (saved.probs) return {saved.probs + at, saved.dropped + at};
+  T* p = TileBuffers<T>::fit(room.p, n);
+  return {p, dropout > 0 ? TileBuffers<T>::fit(room.pd, n) : p};
+}
 
 // Columns [n0, n0 + n) of a packed projection over x (N rows) -> y (N, n): the columns alone where the packing
 // allows, else all of them and a copy.
@@ -202,12 +219,10 @@ void attention_forward(const MultiHeadAttention<T>& attn, const T* xq, const T* 
     // A sentence without keys (an empty source) gets a zero context: its products have no inner terms.
     for (int i0 = 0; i0 < blk.lq; i0 += step) {
       const int rows = std::min(step, blk.lq - i0), width = tile_width(blk, s.causal(), i0, rows);
-      const long at = static_cast<long>(i0) * blk.lk, n = static_cast<long>(rows) * blk.lk;
-      T* p = keep ? saved.probs + blk.s_off + at : TileBuffers<T>::fit(room.p, n);  // (rows, width), rows lk apart
-      T* pd = keep ? saved.dropped + blk.s_off + at : drop.rate > 0 ? TileBuffers<T>::fit(room.pd, n) : p;
-      tile_probabilities(run, bh, blk, i0, rows, width, p, pd);
+      const TileProbabilities<T> tile = tile_storage(saved, room, blk, i0, rows, drop.rate);  // (rows, width) each
+      tile_probabilities(run, bh, blk, i0, rows, width, tile.p, tile.pd);
       // context rows (rows, D), leading dimension Q
-      block_gemm<T>(Trans::No, Trans::No, rows, D, width, pd, blk.lk, saved.v + blk.k_off, saved.ldkv,
+      block_gemm<T>(Trans::No, Trans::No, rows, D, width, tile.pd, blk.lk, saved.v + blk.k_off, saved.ldkv,
                     saved.context + blk.c_off + static_cast<long>(i0) * Q, Q);
     }
   }
@@ -260,18 +275,11 @@ void attention_backward(const MultiHeadAttention<T>& attn, const T* dy, const T*
       const int step = tile_rows(blk.lq, term != nullptr);
       for (int i0 = 0; i0 < blk.lq; i0 += step) {
         const int rows = std::min(step, blk.lq - i0), width = tile_width(blk, s.causal(), i0, rows);
-        const long at = static_cast<long>(i0) * blk.lk, n = static_cast<long>(rows) * blk.lk;
         // The tile's probabilities before and after dropout, (rows, width), rows lk apart: kept or remade.
-        const T* p = saved.probs + blk.s_off + at;
-        const T* pd = saved.dropped + blk.s_off + at;
-        if (!saved.probs) {
-          T* made = TileBuffers<T>::fit(room.p, n);
-          T* made_dropped = drop.rate > 0 ? TileBuffers<T>::fit(room.pd, n) : made;
-          tile_probabilities(run, bh, blk, i0, rows, width, made, made_dropped);
-          p = made;
-          pd = made_dropped;
-        }
-        T* ds = TileBuffers<T>::fit(room.ds, n);                                // (rows, width), rows lk apart
+        const TileProbabilities<T> tile = tile_storage(saved, room, blk, i0, rows, drop.rate);
+        if (!saved.probs) tile_probabilities(run, bh, blk, i0, rows, width, tile.p, tile.pd);
+        const T *p = tile.p, *pd = tile.pd;
+        T* ds = TileBuffers<T>::fit(room.ds, static_cast<long>(rows) * blk.lk);  // (rows, width), rows lk apart
         const T* dctx = dcontext + blk.c_off + static_cast<long>(i0) * Q;      // (rows, D), leading dimension Q
         const T* q_tile = saved.q + blk.q_off + static_cast<long>(i0) * ldq;   // (rows, D), leading dimension ldq
         T* dq_tile = dq + blk.q_off + static_cast<long>(i0) * ldq;             // (rows, D), leading dimension ldq
