@@ -91,15 +91,16 @@ inline Reply get(httplib::Client& client, const std::string& path) {
 }
 
 // The servers' reference: numbers() and what `heptapod translate` prints for them with int8_server()'s
-// settings, one line each (a test failure, and no translations, when it fails).
+// settings (with `adapter`, a LoRA adapter file over `model`: --adapter), one line each (a test failure, and no
+// translations, when it fails).
 struct CliReference {
   std::vector<std::string> sources, translations;
 };
-inline CliReference cli_reference(const TempDir& dir, const std::string& model) {
+inline CliReference cli_reference(const TempDir& dir, const std::string& model, const std::string& adapter = "") {
   std::string log;
   const std::string input = data_file("numbers.dev.es"), out = dir.file("cli-translations.txt");
-  const int rc = run_heptapod("translate -m " + quoted(model) + " --compute-type int8 --max-extra-length 8 -i " +
-                                  quoted(input) + " -o " + quoted(out),
+  const int rc = run_heptapod("translate -m " + quoted(model) + (adapter.empty() ? "" : " --adapter " + quoted(adapter)) +
+                                  " --compute-type int8 --max-extra-length 8 -i " + quoted(input) + " -o " + quoted(out),
                               dir, log);
   EXPECT_EQ(rc, 0) << log;
   CliReference r{numbers(), rc == 0 ? read_lines(out) : std::vector<std::string>{}};

@@ -3,7 +3,9 @@
 // `heptapod generate --scores` with that adapter (the base's name: without one), also with clients of every
 // name at once (a batch never mixes adapters); /v1/models lists them with their parent; an unknown name is a
 // 404; bad adapters are refused before the server listens. The base's file served again under another name is
-// a model of its own.
+// a model of its own. A translation model's adapter is named by its base's pair and a variant (es-en:software):
+// the native API's model field picks it, the pair alone the base, and each translates as `heptapod translate`
+// does with that adapter (or none).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -134,6 +136,59 @@ TEST_F(ServeAdapters, ModelsListsTheAdaptersAndUnknownNamesAre404) {
   EXPECT_EQ(unknown.body["error"]["code"], "model_not_found") << unknown.text;
   // With several models, a request names one.
   EXPECT_EQ(test::post_json(c, "/v1/completions", {{"prompt", "uno"}, {"max_tokens", 2}}).status, 400);
+}
+
+TEST(ServeTranslationAdapters, EachVariantTranslatesAsTheCommandWithItsAdapter) {
+  test::TempDir dir;
+  const std::string mt = test::make_model(dir.file("mt.htp"));
+  const std::string software = test::make_adapter(mt, dir.file("software.htp"), {"q", "v", "xq", "xv", "ffn"}, 2);
+  const test::CliReference base = test::cli_reference(dir, mt), adapted = test::cli_reference(dir, mt, software);
+  ASSERT_NE(base.translations, adapted.translations);  // so that an answer by the other model's weights fails
+  test::RunningServer server({parse_model_spec("es-en=" + mt), parse_adapter_spec("es-en:software=" + software)},
+                             test::int8_server());
+  httplib::Client c = server.client();
+  for (std::size_t i = 0; i < base.sources.size(); i += 7) {
+    for (const auto& [name, expected] : {std::pair{"es-en", &base}, std::pair{"es-en:software", &adapted}}) {
+      const test::Reply r = test::post_json(c, "/v1/translate", {{"model", name}, {"text", base.sources[i]}});
+      ASSERT_EQ(r.status, 200) << r.text;
+      EXPECT_EQ(r.body["model"], name);
+      EXPECT_EQ(r.body["translations"][0]["hypotheses"][0]["text"], expected->translations[i]) << name;
+    }
+    // LibreTranslate's pair alone: the model without a variant.
+    const test::Reply r = test::post_json(c, "/translate", {{"q", base.sources[i]}, {"source", "es"}, {"target", "en"}});
+    ASSERT_EQ(r.status, 200) << r.text;
+    EXPECT_EQ(r.body["translatedText"], base.translations[i]);
+  }
+  const test::Reply unknown = test::post_json(c, "/v1/translate", {{"model", "es-en:legal"}, {"text", "uno"}});
+  EXPECT_EQ(unknown.status, 404) << unknown.text;
+  const test::Reply models = test::get(c, "/v1/models");
+  EXPECT_HAS_SUBSTR(models.text, "\"parent\":\"es-en\"");
+}
+
+TEST(ServeTranslationAdapters, NamesThatAreNotTheBasesPairAreRefused) {
+  test::TempDir dir;
+  const std::string mt = test::make_model(dir.file("mt.htp"));
+  const std::string adapter = test::make_adapter(mt, dir.file("a.htp"));
+  auto refused = [&](const std::string& base_name, const std::string& adapter_name, const std::string& words) {
+    try {
+      ModelServer server({parse_model_spec(base_name + "=" + mt), parse_adapter_spec(adapter_name + "=" + adapter)},
+                         test::int8_server());
+      ADD_FAILURE() << "accepted " << adapter_name << "; expected: " << words;
+    } catch (const Error& e) {
+      EXPECT_HAS_SUBSTR(std::string(e.what()), words);
+    }
+  };
+  refused("es-en", "software", "named by its language pair");
+  refused("es-en", "es-en:", "named by its language pair");
+  refused("es-en", "fr-en:software", "name the adapter es-en:VARIANT");
+  refused("es-en", "es-en", "given twice");
+  // Two models of one pair without a plain one: a request by the pair alone must name one.
+  test::RunningServer server({parse_model_spec("es-en:bible=" + mt), parse_adapter_spec("es-en:software=" + adapter)},
+                             test::int8_server());
+  httplib::Client c = server.client();
+  const test::Reply r = test::post_json(c, "/translate", {{"q", "uno"}, {"source", "es"}, {"target", "en"}});
+  EXPECT_EQ(r.status, 400) << r.text;
+  EXPECT_HAS_SUBSTR(r.text, "es-en:bible, es-en:software");
 }
 
 TEST(ServeAdapterSpecs, BadAdaptersAreRefusedBeforeListening) {

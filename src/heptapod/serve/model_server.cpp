@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -212,7 +213,13 @@ ModelServer::ModelServer(std::vector<ModelSpec> specs, const ServerOptions& opti
     m.kind = model_kind(m.config);
     m.base_id = base.id();
     spec.path = base.spec.path;
-    if (m.kind == ModelKind::Translation) check_translation_name(spec);
+    if (m.kind == ModelKind::Translation) {
+      check_translation_name(spec);
+      require(spec.source == base.spec.source && spec.target == base.spec.target,
+              "--adapter " + spec.name + "=" + spec.adapter + ": its base " + base.id() + " translates " +
+                  base.spec.source + " into " + base.spec.target + "; name the adapter " + base.spec.source + "-" +
+                  base.spec.target + ":VARIANT");
+    }
     m.created = modified_time(spec.adapter);
     m.spec = std::move(spec);
     impl_->models.push_back(std::move(m));
@@ -367,6 +374,12 @@ const ServedModel& ModelServer::Impl::find_translation(const TranslationCall& ca
   const std::vector<const ServedModel*> translators = of_kind(ModelKind::Translation);
   if (translators.empty()) throw HttpError(400, "This server holds no translation model");
   const bool any_source = call.source.empty() || call.source == "auto";
+  if (!call.model.empty()) {  // the native API names a model: that one if served under its name
+    for (const ServedModel* m : translators)
+      if (m->spec.id() == call.model) return *m;
+    if (call.model.find(':') != std::string::npos)
+      throw HttpError(404, "The model '" + call.model + "' does not exist", 0, "model");
+  }
   if (translators.size() == 1) {
     const ServedModel& m = *translators[0];
     if (!m.spec.named()) return m;
@@ -375,18 +388,30 @@ const ServedModel& ModelServer::Impl::find_translation(const TranslationCall& ca
     return m;
   }
   if (call.target.empty()) throw HttpError(400, "Invalid request: missing target parameter");
-  const ServedModel* found = nullptr;
-  int candidates = 0;
+  std::vector<const ServedModel*> candidates;
   bool source_known = false;
   for (const ServedModel* m : translators) {
     source_known |= m->spec.source == call.source;
-    if (m->spec.target == call.target && (any_source || m->spec.source == call.source)) {
-      found = m;
-      ++candidates;
-    }
+    if (m->spec.target == call.target && (any_source || m->spec.source == call.source)) candidates.push_back(m);
   }
-  if (candidates == 1) return *found;
-  if (candidates > 1)
+  // Several models of one pair (es-en, es-en:software): the pair alone means the one without a variant.
+  if (candidates.size() > 1) {
+    std::vector<const ServedModel*> plain;
+    for (const ServedModel* m : candidates)
+      if (m->spec.variant.empty()) plain.push_back(m);
+    const bool one_pair = std::all_of(candidates.begin(), candidates.end(), [&](const ServedModel* m) {
+      return m->spec.source == candidates[0]->spec.source;
+    });
+    if (one_pair && plain.size() != 1) {
+      std::string names;
+      for (const ServedModel* m : candidates) names += (names.empty() ? "" : ", ") + m->spec.id();
+      throw HttpError(400, "Invalid request: several models translate " + candidates[0]->spec.source + " into " +
+                               call.target + " (" + names + "); name one in the field model");
+    }
+    if (one_pair) return *plain[0];
+  }
+  if (candidates.size() == 1) return *candidates[0];
+  if (candidates.size() > 1)
     throw HttpError(400, "Invalid request: several models translate into " + call.target + "; give the source language");
   if (!any_source && !source_known) throw HttpError(400, call.source + " is not supported");
   throw HttpError(400, call.target + " is not supported");

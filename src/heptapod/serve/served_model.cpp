@@ -34,8 +34,8 @@ ModelKind model_kind(const ModelConfig& c) {
 
 namespace {
 
-// "NAME=FILE" or "FILE" of `option` (--model, --adapter): the name checked and read as a language pair when it
-// reads as one, and the file.
+// "NAME=FILE" or "FILE" of `option` (--model, --adapter): the name checked and read as a language pair (with
+// its variant) when it reads as one, and the file.
 ModelSpec parse_named_file(const std::string& text, const std::string& option) {
   ModelSpec spec;
   const std::size_t eq = text.find('=');
@@ -47,11 +47,14 @@ ModelSpec parse_named_file(const std::string& text, const std::string& option) {
                          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' || c == '-';
                        });
     require(valid, option + " " + text + ": a model's name is 1-64 letters, digits or _ . : - (e.g. writer=lm.htp)");
-    const std::size_t dash = spec.name.find('-');
-    if (dash != std::string::npos && valid_language_code(spec.name.substr(0, dash)) &&
-        valid_language_code(spec.name.substr(dash + 1))) {
-      spec.source = spec.name.substr(0, dash);
-      spec.target = spec.name.substr(dash + 1);
+    const std::size_t colon = spec.name.find(':');
+    const std::string pair = spec.name.substr(0, colon);
+    const std::size_t dash = pair.find('-');
+    if (dash != std::string::npos && valid_language_code(pair.substr(0, dash)) &&
+        valid_language_code(pair.substr(dash + 1))) {
+      spec.source = pair.substr(0, dash);
+      spec.target = pair.substr(dash + 1);
+      if (colon != std::string::npos) spec.variant = spec.name.substr(colon + 1);
     }
   }
   require(!spec.path.empty(), option + " " + text + ": no " + (option == "--adapter" ? "adapter" : "model") + " file");
@@ -73,9 +76,11 @@ ModelSpec parse_adapter_spec(const std::string& text) {
 void check_translation_name(const ModelSpec& spec) {
   const std::string given = spec.adapter.empty() ? "--model " + spec.name + "=" + spec.path
                                                  : "--adapter " + spec.name + "=" + spec.adapter;
-  require(!spec.named() || !spec.source.empty(),
-          given + ": a translation model is named by its language pair SOURCE-TARGET (e.g. es-en=model.htp); "
-                  "language codes are 1-16 letters, digits or '_'");
+  const bool colon = spec.name.find(':') != std::string::npos;
+  require(!spec.named() || (!spec.source.empty() && (!colon || !spec.variant.empty())),
+          given + ": a translation model is named by its language pair SOURCE-TARGET, optionally with a variant "
+                  "after a colon (e.g. es-en=model.htp, es-en:software=adapter.htp); language codes are 1-16 letters, "
+                  "digits or '_'");
   require(!spec.named() || spec.source != spec.target, given + ": source and target languages are the same");
 }
 

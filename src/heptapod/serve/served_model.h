@@ -1,7 +1,8 @@
 // Which models a server serves, and as what: `-m NAME=FILE` names a model (`-m es-en=mt.htp`,
 // `-m writer=lm.htp`); a bare `-m FILE` (allowed for a single model) is "default". The file says the model's
-// kind: a translation model (encoder-decoder) is named by its language pair SRC-TGT (or left unnamed, to
-// answer whatever codes a client sends); a language model generates, an encoder-only model classifies (when
+// kind: a translation model (encoder-decoder) is named by its language pair SRC-TGT, optionally with a variant
+// after a colon (`-m es-en:bible=mt.htp`, `--adapter es-en:software=adapter.htp`: several models of one pair,
+// told apart by the variant), or left unnamed (to answer whatever codes a client sends); a language model generates, an encoder-only model classifies (when
 // it has classes) or embeds. Language codes are ISO 639 style (letters, digits, '_'); names for the common
 // ones are built in.
 #pragma once
@@ -21,7 +22,8 @@ ModelKind model_kind(const ModelConfig& config);
 
 struct ModelSpec {
   std::string name;            // as given; empty: unnamed
-  std::string source, target;  // the name read as a language pair SRC-TGT, when it reads as one
+  std::string source, target;  // the name read as a language pair SRC-TGT[:VARIANT], when it reads as one
+  std::string variant;         // what follows the pair's colon ("software" of es-en:software); empty: none
   std::string path;            // the model file (an adapter's: its base's, which the server finds)
   // `--adapter NAME=FILE`: a LoRA adapter file served over its base model (one of the -m models, whose weights
   // it shares); empty: none.
@@ -36,8 +38,8 @@ ModelSpec parse_model_spec(const std::string& text);
 // "NAME=FILE" of --adapter: a named spec whose `adapter` is FILE and whose path (the base's) is left empty.
 // Throws Error naming the text for a missing name or file, or a malformed name.
 ModelSpec parse_adapter_spec(const std::string& text);
-// Throws Error naming the spec unless it may serve a translation model: unnamed, or named SRC-TGT by two
-// different language codes.
+// Throws Error naming the spec unless it may serve a translation model: unnamed, or named SRC-TGT or
+// SRC-TGT:VARIANT by two different language codes.
 void check_translation_name(const ModelSpec& spec);
 // 1-16 characters of [A-Za-z0-9_].
 bool valid_language_code(const std::string& code);

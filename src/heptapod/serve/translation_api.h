@@ -20,6 +20,7 @@ namespace heptapod {
 // One request, whichever API it came in through.
 struct TranslationCall {
   std::string source, target;       // as sent (empty when left out; LibreTranslate's source may be "auto")
+  std::string model;                // the native API's model field as sent (SRC-TGT[:VARIANT]); empty: none
   std::vector<std::string> texts;   // as sent
   bool texts_array = false;         // texts came as an array (LibreTranslate replies in kind)
   std::vector<std::string> lines;   // what is translated: the texts' lines, in order
