@@ -2,11 +2,13 @@
 // from fixed logits follow softmax(logits / T) cut by top-k and top-p and renormalised (a chi-square test at
 // a fixed seed, whose threshold a wrong temperature, an off-by-one top-p cut or a missing renormalisation
 // exceed); temperature 0 and top-k 1 are greedy; the repetition penalty and the n-gram ban change exactly the
-// logits they name.
+// logits they name. The warpers, which sort only the head of a row, leave every logit as sorting the whole row
+// does (written out here as the earlier version did it), so the draws of a seed are unchanged.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -184,6 +186,61 @@ TEST(Sampling, NoRepeatNgramBansTheTokensThatWouldRepeatAnNgram) {
   EXPECT_EQ(banned({5, 1, 5}, 1), (std::vector<int>{1, 5}));          // unigrams: everything seen
   EXPECT_EQ(banned({1, 2}, 3), std::vector<int>{});                    // too short for a trigram
   EXPECT_EQ(banned({1, 2, 1, 2}, 0), std::vector<int>{});              // off
+}
+
+// Temperature, top-k and top-p by sorting the whole row: the warpers' earlier version, the reference for the
+// bits the one-pass version must leave.
+void warp_by_whole_sort(std::vector<float>& logits, const SamplingOptions& o) {
+  const int V = static_cast<int>(logits.size());
+  if (o.temperature != 1.0f) {
+    const float top = *std::max_element(logits.begin(), logits.end());
+    for (float& l : logits) l = (l - top) / o.temperature;
+  }
+  if (o.top_k > 0 && o.top_k < V) {
+    std::vector<float> sorted = logits;
+    std::nth_element(sorted.begin(), sorted.begin() + (o.top_k - 1), sorted.end(), std::greater<float>());
+    for (float& l : logits)
+      if (l < sorted[o.top_k - 1]) l = -kInf;
+  }
+  if (o.top_p < 1.0f) {
+    std::vector<int> order(V);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
+    const double top = *std::max_element(logits.begin(), logits.end());
+    double z = 0;
+    for (float l : logits) z += std::exp(static_cast<double>(l) - top);
+    double before = 0;
+    for (int v : order) {
+      if (before >= o.top_p) {
+        logits[v] = -kInf;
+        continue;
+      }
+      before += std::exp(static_cast<double>(logits[v]) - top) / z;
+    }
+  }
+}
+
+TEST(Sampling, WarpersLeaveTheBitsOfSortingTheWholeRow) {
+  Rng rng(5);
+  int compared = 0;
+  for (const int V : {7, 300, 50257}) {
+    for (const float spread : {0.5f, 4.0f, 12.0f}) {  // flat rows (a long nucleus) to peaked ones
+      std::vector<float> logits(V);
+      // Values on a grid of 1/8, so that many tie (at the k-th largest and inside the nucleus too).
+      for (float& l : logits) l = std::round(static_cast<float>(rng.normal()) * spread * 8) / 8;
+      for (const SamplingOptions o : {SamplingOptions{1.0f, 40, 1.0f, 0}, SamplingOptions{0.8f, 40, 0.95f, 0},
+                                      SamplingOptions{1.0f, 0, 0.9f, 0}, SamplingOptions{0.7f, 0, 0.5f, 0},
+                                      SamplingOptions{1.3f, 5, 0.3f, 0}, SamplingOptions{1.0f, 0, 0.999f, 0}}) {
+        std::vector<float> fast = logits, reference = logits;
+        apply_sampling_warpers(fast.data(), V, o);
+        warp_by_whole_sort(reference, o);
+        ASSERT_EQ(std::memcmp(fast.data(), reference.data(), sizeof(float) * V), 0)
+            << "V " << V << " spread " << spread << " T " << o.temperature << " k " << o.top_k << " p " << o.top_p;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 54);
 }
 
 TEST(Sampling, LogSoftmaxIsNormalised) {

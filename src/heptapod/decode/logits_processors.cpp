@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "heptapod/core/error.h"
@@ -20,18 +20,84 @@ void keep_best(float* logits, int V) {
     if (v != best) logits[v] = kRemovedLogit;
 }
 
-// The largest logit of a row (V) and sum of exp(logit - largest), in double; -infinity and 0 when every
-// token was removed. With `terms` (V), each term of the sum is kept there.
-std::pair<double, double> max_and_sum(const float* logits, int V, double* terms = nullptr) {
+// The largest logit of a row (V) and sum of exp(logit - largest), in double, in id order; -infinity and 0
+// when every token was removed. A removed token's term is 0 and is skipped, which leaves the sum's bits as
+// they are. With `terms` (V), each term of the sum is kept there (removed tokens' left unwritten); with
+// `exps`, terms it already holds are read from it.
+std::pair<double, double> max_and_sum(const float* logits, int V, double* terms = nullptr, const RowExps* exps = nullptr) {
   const double top = *std::max_element(logits, logits + V);
   if (!std::isfinite(top)) return {top, 0.0};
   double z = 0;
   for (int v = 0; v < V; ++v) {
-    const double term = std::exp(static_cast<double>(logits[v]) - top);
+    if (logits[v] == kRemovedLogit) continue;
+    const double term = exps ? exps->term(v, logits[v], top) : std::exp(static_cast<double>(logits[v]) - top);
     if (terms) terms[v] = term;
     z += term;
   }
   return {top, z};
+}
+
+// The k-th largest logit of a row (V), counting equal values (0 < k < V): one pass keeping the k largest seen
+// in a min-heap, what sorting the whole row would give at position k - 1.
+float kth_largest(const float* logits, int V, int k) {
+  thread_local std::vector<float> heap;  // (k) the k largest so far, smallest first
+  heap.assign(logits, logits + k);
+  std::make_heap(heap.begin(), heap.end(), std::greater<float>());
+  for (int v = k; v < V; ++v) {
+    if (!(logits[v] > heap.front())) continue;
+    std::pop_heap(heap.begin(), heap.end(), std::greater<float>());
+    heap.back() = logits[v];
+    std::push_heap(heap.begin(), heap.end(), std::greater<float>());
+  }
+  return heap.front();
+}
+
+// Top-p on a row (V) whose tokens still in play are `kept` (ids ascending): most likely first (the smaller id
+// first among equals), a token stays while the probability of the tokens before it is still under p, so the
+// one that reaches p stays too; the rest are removed. Only the head of that order is sorted: the tokens above
+// the m-th largest logit (a prefix of the whole order), m doubling until the probability reaches p within
+// them, which is the whole sort's result without sorting every token.
+void keep_nucleus(float* logits, const std::vector<int>& kept, float p, const RowExps* exps) {
+  double top = kRemovedLogit, z = 0;
+  for (int v : kept) top = std::max<double>(top, logits[v]);
+  if (!std::isfinite(top)) return;  // nothing left to cut
+  auto term = [&](int v) { return exps ? exps->term(v, logits[v], top) : std::exp(static_cast<double>(logits[v]) - top); };
+  for (int v : kept) z += term(v);
+  const auto n = static_cast<int>(kept.size());
+  thread_local std::vector<int> head;
+  thread_local std::vector<float> values;
+  auto most_likely_first = [&](int a, int b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
+  for (int m = std::min(n, 256);; m = std::min(n, 2 * m)) {
+    head.clear();
+    if (m == n) {
+      head = kept;
+    } else {  // the tokens strictly above the m-th largest logit: a prefix of the order
+      values.clear();
+      for (int v : kept) values.push_back(logits[v]);
+      std::nth_element(values.begin(), values.begin() + (m - 1), values.end(), std::greater<float>());
+      const float mth = values[m - 1];
+      for (int v : kept)
+        if (logits[v] > mth) head.push_back(v);
+    }
+    std::sort(head.begin(), head.end(), most_likely_first);
+    double before = 0;
+    std::size_t reached = head.size();  // where the probability before a token reaches p
+    for (std::size_t i = 0; i < head.size(); ++i) {
+      if (before >= p) {
+        reached = i;
+        break;
+      }
+      before += term(head[i]) / z;
+    }
+    const bool cut_within = reached < head.size() || (before >= p && head.size() < kept.size());
+    if (!cut_within && m < n) continue;  // p not reached within the head: a longer head
+    // Everything after the cut goes: the head's tail and every token below the head.
+    std::vector<char> stays(kept.empty() ? 0 : static_cast<std::size_t>(kept.back()) + 1, 0);
+    for (std::size_t i = 0; i < reached; ++i) stays[head[i]] = 1;
+    for (int v : kept)
+      if (!stays[v]) logits[v] = kRemovedLogit;
+    return;
+  }
 }
 
 }  // namespace
@@ -65,7 +131,16 @@ void apply_repetition_guards(float* logits, int V, const std::vector<int>& histo
     }
 }
 
-void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o) {
+void RowExps::compute(const float* logits, int V) {
+  logits_ = nullptr;  // nothing read from an earlier row while computing
+  terms_.resize(static_cast<std::size_t>(V));
+  std::tie(top_, sum_) = max_and_sum(logits, V, terms_.data());
+  logits_ = logits;
+}
+
+double RowExps::log_normalizer() const { return top_ + std::log(sum_); }
+
+void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o, const RowExps* exps) {
   if (o.temperature == 0 || o.top_k == 1) {
     keep_best(logits, V);
     return;
@@ -77,37 +152,25 @@ void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o) {
       for (int v = 0; v < V; ++v) logits[v] = (logits[v] - top) / o.temperature;
   }
   if (o.top_k > 0 && o.top_k < V) {
-    std::vector<float> sorted(logits, logits + V);
-    std::nth_element(sorted.begin(), sorted.begin() + (o.top_k - 1), sorted.end(), std::greater<float>());
-    const float kth = sorted[o.top_k - 1];
+    const float kth = kth_largest(logits, V, o.top_k);
     for (int v = 0; v < V; ++v)
       if (logits[v] < kth) logits[v] = kRemovedLogit;
   }
   if (o.top_p < 1.0f) {
-    // Most likely first (the smaller id first among equals); a token stays while the probability of the
-    // tokens before it is still under p, so the one that reaches p stays too.
-    std::vector<int> order(V);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
-    const auto [top, z] = max_and_sum(logits, V);
-    if (z == 0) return;  // nothing left to cut
-    double before = 0;
-    for (int v : order) {
-      if (before >= o.top_p) {
-        logits[v] = kRemovedLogit;
-        continue;
-      }
-      before += std::exp(static_cast<double>(logits[v]) - top) / z;
-    }
+    thread_local std::vector<int> kept;  // the tokens still in play, ids ascending
+    kept.clear();
+    for (int v = 0; v < V; ++v)
+      if (logits[v] != kRemovedLogit) kept.push_back(v);
+    keep_nucleus(logits, kept, o.top_p, exps);
   }
 }
 
-int draw_token(const float* logits, int V, double u) {
+int draw_token(const float* logits, int V, double u, const RowExps* exps) {
   // max_and_sum's terms, kept: the walk below adds the same exp() values in the same order (a removed token's
   // is 0 and adds nothing), so each is computed once.
   thread_local std::vector<double> terms;  // (V)
   terms.resize(static_cast<std::size_t>(V));
-  const double z = max_and_sum(logits, V, terms.data()).second;
+  const double z = max_and_sum(logits, V, terms.data(), exps).second;
   if (z == 0) return -1;
   const double target = u * z;
   double sum = 0;

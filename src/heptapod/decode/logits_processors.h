@@ -4,6 +4,7 @@
 // a removed token gets -infinity.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -39,13 +40,39 @@ void validate(const SamplingOptions& sampling);
 // logits: (V) one row; history: the tokens the row has produced so far.
 void apply_repetition_guards(float* logits, int V, const std::vector<int>& history, const RepetitionGuards& guards);
 
+// A row's exp(logit - largest logit) in double, computed once over the vocabulary and read again by the steps
+// after it: sampling computes them for the model's distribution (its log-probabilities), and the warpers and
+// the draw take a token's term from here wherever its logit and the row's largest are still the ones they
+// were computed from, which gives the same bits as computing it again.
+class RowExps {
+ public:
+  // logits: (V), kept by pointer until the next compute -> the largest, each term, and their sum in id order
+  // (removed tokens skipped).
+  void compute(const float* logits, int V);
+  double top() const { return top_; }
+  double sum() const { return sum_; }
+  // log sum exp(logits): what log_normalizer gives for the same row.
+  double log_normalizer() const;
+  // exp(value - top) for token v: the kept term when value and top are the ones it was computed from.
+  double term(int v, float value, double top) const {
+    if (logits_ && top == top_ && value == logits_[v]) return terms_[static_cast<std::size_t>(v)];
+    return std::exp(static_cast<double>(value) - top);
+  }
+
+ private:
+  const float* logits_ = nullptr;
+  std::vector<double> terms_;  // (V)
+  double top_ = 0, sum_ = 0;
+};
+
 // Temperature, top-k and top-p on one row's logits (V), in place; with temperature 0 or top-k 1 only the
-// most likely token (the smallest id among equals) is left.
-void apply_sampling_warpers(float* logits, int V, const SamplingOptions& options);
+// most likely token (the smallest id among equals) is left. Top-k keeps the k largest seen in one pass;
+// top-p sorts only the head of the row it keeps. `exps`, when given, supplies terms already computed.
+void apply_sampling_warpers(float* logits, int V, const SamplingOptions& options, const RowExps* exps = nullptr);
 
 // A token drawn from softmax(logits) (V), where -infinity entries have probability 0; u: uniform in [0, 1).
-// -1 when every token was removed.
-int draw_token(const float* logits, int V, double u);
+// -1 when every token was removed. `exps`, when given, supplies terms already computed.
+int draw_token(const float* logits, int V, double u, const RowExps* exps = nullptr);
 
 // In place: logits (V) -> natural log-probabilities log softmax(logits), each logits[v] - log_normalizer.
 void log_softmax(float* logits, int V);

@@ -20,24 +20,24 @@ std::uint64_t sample_stream(const std::vector<int>& source, const std::vector<in
 
 int draw_sample(const float* logits, int V, SampleRow& row, int forced, bool end_allowed, const SampleDraw& d,
                 std::vector<float>& model, std::vector<float>& warped) {
+  thread_local RowExps exps;  // the model's terms: one pass of exp over the vocabulary serves every step below
   model.assign(logits, logits + V);
   int token = forced;
+  if (token < 0) apply_repetition_guards(model.data(), V, row.tokens, d.guards);
+  exps.compute(model.data(), V);
   if (token < 0) {  // drawn, under the guards
-    apply_repetition_guards(model.data(), V, row.tokens, d.guards);
     warped = model;
     for (int id : d.banned) warped[id] = kRemovedLogit;
     if (!end_allowed) {
       warped[d.config.eos_id] = kRemovedLogit;
       for (int id : d.config.extra_eos_ids) warped[id] = kRemovedLogit;
     }
-    apply_sampling_warpers(warped.data(), V, d.sampling);
+    apply_sampling_warpers(warped.data(), V, d.sampling, &exps);
     const auto step = static_cast<std::uint64_t>(row.tokens.size());  // tokens made: the draw's counter
-    token = draw_token(warped.data(), V, counter_uniform(d.sampling.seed, row.stream, step));
+    token = draw_token(warped.data(), V, counter_uniform(d.sampling.seed, row.stream, step), &exps);
   }
-  if (token >= 0) {
-    log_softmax(model.data(), V);
-    row.log_prob += model[token];
-  }
+  if (token >= 0)  // the token's log-probability, as log_softmax gives it
+    row.log_prob += static_cast<float>(model[token] - exps.log_normalizer());
   return token;
 }
 
