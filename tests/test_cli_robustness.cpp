@@ -218,7 +218,7 @@ std::vector<BadValue> bad_values(Kind kind, const Files& f) {
       return inputs({f.empty, f.nul, f.random, f.in});
     case Kind::NamedAdapterFile: {
       std::vector<BadValue> named = inputs({f.empty, f.nul, f.random, f.in, f.model});
-      for (BadValue& b : named) b.value = "es-fr=" + b.value;
+      for (BadValue& b : named) b.value = "es-en:fr=" + b.value;
       return with(named, {f.adapter, ""});
     }
     case Kind::VocabFile:
@@ -571,7 +571,7 @@ std::vector<Subcommand> table(const Files& f) {
        "",
        true},
       {"serve --adapter",
-       {{"--model", "es-en=" + f.model}, {"--adapter", "es-fr=" + f.adapter}, {"--port", "0"}, {"--threads", "1"}},
+       {{"--model", "es-en=" + f.model}, {"--adapter", "es-en:fr=" + f.adapter}, {"--port", "0"}, {"--threads", "1"}},
        {{"--adapter", K::NamedAdapterFile}},
        "",
        true},

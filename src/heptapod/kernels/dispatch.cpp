@@ -80,6 +80,21 @@ void bias_backward(const T* dy, T* dbias, int N, int C) {
 }
 
 template <typename T>
+void bias_activation_forward(T* pre, const T* bias, T* out, int N, int F, Activation act) {
+  typed<T>().bias_activation_forward(pre, bias, out, N, F, act);
+}
+
+template <typename T>
+void activation_forward(T* x, long n, Activation act) {
+  typed<T>().activation_forward(x, n, act);
+}
+
+template <typename T>
+void activation_backward(T* grad, const T* pre, T* dbias, int N, int F, Activation act) {
+  typed<T>().activation_backward(grad, pre, dbias, N, F, act);
+}
+
+template <typename T>
 void relu_forward(T* x, long n) {
   typed<T>().relu_forward(x, n);
 }
@@ -165,6 +180,9 @@ void transpose(const T* in, int rows, int cols, int ld_in, T* out, int ld_out) {
   template void dropout_backward_from_output<T>(T*, const T*, long, float);                                        \
   template void add_bias<T>(T*, const T*, int, int);                                                               \
   template void bias_backward<T>(const T*, T*, int, int);                                                          \
+  template void bias_activation_forward<T>(T*, const T*, T*, int, int, Activation);                               \
+  template void activation_forward<T>(T*, long, Activation);                                                      \
+  template void activation_backward<T>(T*, const T*, T*, int, int, Activation);                                   \
   template void relu_forward<T>(T*, long);                                                                         \
   template void add<T>(const T*, const T*, T*, long);                                                              \
   template void embedding_forward<T>(const int*, long, const int*, const T*, int, T, const T*, T*);                \

@@ -5,6 +5,7 @@
 
 #include <span>
 
+#include "heptapod/kernels/activation.h"
 #include "heptapod/kernels/adam_update.h"
 #include "heptapod/kernels/block_gemm.h"
 #include "heptapod/kernels/block_weights.h"
@@ -30,6 +31,9 @@ namespace heptapod::kernels {
 // The kernels written once over the element type (float for the model, double for gradient checks).
 template <typename T>
 struct TypedKernels {
+  decltype(&kernels::bias_activation_forward<T>) bias_activation_forward;
+  decltype(&kernels::activation_forward<T>) activation_forward;
+  decltype(&kernels::activation_backward<T>) activation_backward;
   decltype(&kernels::adam_update<T>) adam_update;
   decltype(&kernels::block_gemm<T>) block_gemm;
   decltype(&kernels::cross_entropy<T>) cross_entropy;

@@ -20,6 +20,7 @@
 
 namespace heptapod::kernels::HEPTAPOD_ISA {
 
+void register_activation(KernelTable& t);
 void register_adam_update(KernelTable& t);
 void register_bf16_gemm(KernelTable& t);
 void register_block_gemm(KernelTable& t);
