@@ -6,8 +6,9 @@
 # fine-tuned on software messages (the Spanish gettext catalogues of a few Debian packages,
 # extract_pairs.py), against the same architecture trained on those messages alone, with the same number of
 # updates and the same batch size, and against LoRA adapters over the frozen pre-trained model (rank LORA_RANK,
-# default 16, on every attention and feed-forward matrix, peak learning rate LORA_LR, default 1e-3: adapters
-# start from zero and take larger steps). Prints BLEU and chrF of each on the held-out messages with each run's
+# default 16, alpha LORA_ALPHA, default 32 (a scale of 2, as examples/bible-lm/fine-tune.sh's), on every
+# attention and feed-forward matrix, peak learning rate LORA_LR, default 2e-3: adapters start from zero and take
+# larger steps). Prints BLEU and chrF of each on the held-out messages with each run's
 # time and peak memory, and the unknown-token rate of the pre-trained vocabulary on them.
 #   examples/fine-tune-gettext/run.sh            # OUT (default runs/fine-tune-gettext), STEPS (default 1200)
 set -euo pipefail
@@ -52,7 +53,8 @@ timed() {
 echo "== fine-tuning $pretrained for $steps updates" >&2
 timed fine-tuned --init "$pretrained" --lr 5e-4
 echo "== LoRA adapters over $pretrained for $steps updates" >&2
-timed lora --init "$pretrained" --lora "${LORA_RANK:-16}" --lora-targets q,k,v,o,xq,xk,xv,xo,ffn --lr "${LORA_LR:-1e-3}"
+timed lora --init "$pretrained" --lora "${LORA_RANK:-16}" --lora-alpha "${LORA_ALPHA:-32}" \
+  --lora-targets q,k,v,o,xq,xk,xv,xo,ffn --lr "${LORA_LR:-2e-3}"
 # From scratch: the pre-trained model's architecture, its own vocabulary trained on the messages.
 arch=$(/usr/bin/python3 -c "
 import json, struct, sys

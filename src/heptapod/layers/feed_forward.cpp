@@ -1,11 +1,16 @@
 // Feed-forward network: two linear layers around the activation (a gated network's times its `up` product)
 // and activation dropout. ReLU runs fused with
-// the bias and the dropout (and, packed for inference, inside the product); SiLU and GELU keep their input for
-// the backward pass and regenerate the dropout mask there.
+// the bias and the dropout (and, packed for inference, inside the product) and keeps its output for the
+// backward pass; SiLU and GELU keep their input alone, and the backward pass makes the activation's output
+// again from it (the same operations, the same bits) in rows of the thread's own, as it regenerates the dropout
+// mask: an (N, F) tensor per layer less to keep until backward.
 #include "heptapod/layers/feed_forward.h"
+
+#include <vector>
 
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/dropout.h"
+#include "heptapod/kernels/elementwise.h"
 #include "heptapod/kernels/parallel.h"
 #include "heptapod/kernels/relu_dropout.h"
 
@@ -13,22 +18,31 @@ namespace heptapod {
 
 namespace {
 
-// The gated network's hidden rows: saved.pre = x W1^T + b1 and saved.gate_pre = x Wg^T + bg kept (training),
-// saved.hidden = drop(act(gate_pre) * pre).
+// Room for one layer's (N, F) hidden rows while they are used (the forward's second product, the backward's
+// first), reused by every layer: a smooth activation's rows are not kept between the passes.
 template <typename T>
-void gated_hidden(const FeedForward<T>& ffn, const T* x, int N, const DropoutSite& drop, Arena& arena,
-                  FeedForwardSaved<T>& saved) {
-  const long count = static_cast<long>(N) * ffn.fc1.out;
-  T* up = arena.alloc<T>(count);    // (N, F)
-  T* gate = arena.alloc<T>(count);  // (N, F)
-  linear_forward(ffn.fc1, x, N, up);
-  linear_forward(ffn.gate, x, N, gate);
-  kernels::bias_activation_forward(gate, static_cast<const T*>(nullptr), saved.hidden, N, ffn.fc1.out, ffn.activation);
+T* transient_rows(long count) {
+  thread_local std::vector<T> rows;
+  if (rows.size() < static_cast<std::size_t>(count)) rows.resize(static_cast<std::size_t>(count));
+  return rows.data();
+}
+
+// The hidden rows of a smooth activation from the kept pre-activations, into hidden (N, F): drop(act(pre)),
+// or for a gated network drop(act(gate_pre) * pre) with act(gate_pre) also left in `gate_act` (when not null).
+template <typename T>
+void smooth_hidden(const FeedForward<T>& ffn, const FeedForwardSaved<T>& saved, int N, const DropoutSite& drop,
+                   T* hidden, T* gate_act = nullptr) {
+  const int F = ffn.fc1.out;
+  const long count = static_cast<long>(N) * F;
+  if (ffn.gated()) {
+    T* act = gate_act ? gate_act : hidden;
+    kernels::bias_activation_forward(saved.gate_pre, static_cast<const T*>(nullptr), act, N, F, ffn.activation);
 #pragma omp parallel for schedule(static) if (count > kernels::kParallelMinWork)
-  for (long i = 0; i < count; ++i) saved.hidden[i] *= up[i];
-  kernels::dropout(saved.hidden, count, drop.rate, drop.seed, drop.stream);
-  saved.pre = up;
-  saved.gate_pre = gate;
+    for (long i = 0; i < count; ++i) hidden[i] = act[i] * saved.pre[i];
+  } else {
+    kernels::bias_activation_forward(saved.pre, static_cast<const T*>(nullptr), hidden, N, F, ffn.activation);
+  }
+  kernels::dropout(hidden, count, drop.rate, drop.seed, drop.stream);
 }
 
 }  // namespace
@@ -39,29 +53,45 @@ void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const Dr
   const int F = ffn.fc1.out;
   const long count = static_cast<long>(N) * F;
   const bool relu = ffn.activation == Activation::Relu;
-  saved.hidden = arena.alloc<T>(count);  // (N, F)
-  saved.pre = saved.gate_pre = nullptr;
-  if (ffn.gated()) {
-    require(!ffn.fc1.packed || drop.rate == 0, "feed_forward: dropout with weights packed for inference");
-    gated_hidden(ffn, x, N, drop, arena, saved);
-  } else if (ffn.fc1.packed) {  // inference: the bias (and ReLU) inside the packed product, no dropout
+  saved = {};
+  if (ffn.fc1.packed) {  // inference: the bias (and ReLU) inside the packed product, no dropout
     require(drop.rate == 0, "feed_forward: dropout with weights packed for inference");
-    if (relu) {
+    saved.hidden = arena.alloc<T>(count);  // (N, F)
+    if (ffn.gated()) {
+      T* up = arena.alloc<T>(count);  // (N, F)
+      linear_forward(ffn.fc1, x, N, up);
+      linear_forward(ffn.gate, x, N, saved.hidden);
+      kernels::activation_forward(saved.hidden, count, ffn.activation);
+#pragma omp parallel for schedule(static) if (count > kernels::kParallelMinWork)
+      for (long i = 0; i < count; ++i) saved.hidden[i] *= up[i];
+    } else if (relu) {
       linear_relu_forward(ffn.fc1, x, N, saved.hidden);
     } else {
       linear_forward(ffn.fc1, x, N, saved.hidden);
       kernels::activation_forward(saved.hidden, count, ffn.activation);
     }
-  } else if (relu) {
+    linear_forward(ffn.fc2, saved.hidden, N, y, out_bias);
+    return;
+  }
+  if (relu && !ffn.gated()) {
+    saved.hidden = arena.alloc<T>(count);  // (N, F)
     linear_product(ffn.fc1, x, N, saved.hidden);
     kernels::bias_relu_dropout_forward(saved.hidden, ffn.fc1.b, N, F, drop.rate, drop.seed, drop.stream);
-  } else {
-    saved.pre = arena.alloc<T>(count);  // (N, F)
-    linear_product(ffn.fc1, x, N, saved.pre);
-    kernels::bias_activation_forward(saved.pre, ffn.fc1.b, saved.hidden, N, F, ffn.activation);
-    kernels::dropout(saved.hidden, count, drop.rate, drop.seed, drop.stream);
+    linear_forward(ffn.fc2, saved.hidden, N, y, out_bias);
+    return;
   }
-  linear_forward(ffn.fc2, saved.hidden, N, y, out_bias);
+  saved.pre = arena.alloc<T>(count);  // (N, F)
+  if (ffn.gated()) {
+    saved.gate_pre = arena.alloc<T>(count);  // (N, F)
+    linear_forward(ffn.fc1, x, N, saved.pre);
+    linear_forward(ffn.gate, x, N, saved.gate_pre);
+  } else {
+    linear_product(ffn.fc1, x, N, saved.pre);
+    if (ffn.fc1.b) kernels::add_bias(saved.pre, ffn.fc1.b, N, F);
+  }
+  T* hidden = transient_rows<T>(count);  // (N, F)
+  smooth_hidden(ffn, saved, N, drop, hidden);
+  linear_forward(ffn.fc2, hidden, N, y, out_bias);
 }
 
 template <typename T>
@@ -71,30 +101,33 @@ void feed_forward_backward(const FeedForward<T>& ffn, const T* dy, const T* x, i
   const int F = ffn.fc1.out;
   const long count = static_cast<long>(N) * F;
   T* dhidden = arena.alloc<T>(count);  // (N, F)
-  linear_backward(ffn.fc2, dy, saved.hidden, N, dhidden, false, out_bias);
+  if (ffn.activation == Activation::Relu && !ffn.gated()) {
+    require(saved.hidden != nullptr, "feed_forward: backward pass without a training forward pass");
+    linear_backward(ffn.fc2, dy, saved.hidden, N, dhidden, false, out_bias);
+    kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate);
+    linear_backward(ffn.fc1, dhidden, x, N, dx, accumulate_dx, BiasGrad::Done);
+    return;
+  }
+  require(saved.pre != nullptr && (saved.gate_pre != nullptr || !ffn.gated()),
+          "feed_forward: backward pass without a training forward pass");
+  T* hidden = transient_rows<T>(count);                               // (N, F) the forward's, made again
+  T* gate_act = ffn.gated() ? arena.alloc<T>(count) : nullptr;        // (N, F) act(gate_pre)
+  smooth_hidden(ffn, saved, N, drop, hidden, gate_act);
+  linear_backward(ffn.fc2, dy, hidden, N, dhidden, false, out_bias);
+  kernels::dropout(dhidden, count, drop.rate, drop.seed, drop.stream);  // the same mask
   if (ffn.gated()) {
-    require(saved.gate_pre != nullptr, "feed_forward: backward pass without a training forward pass");
-    kernels::dropout(dhidden, count, drop.rate, drop.seed, drop.stream);  // the same mask
     // hidden = act(g) * u: du = dhidden * act(g), then dg = act'(g) * dhidden * u.
-    T* dup = arena.alloc<T>(count);  // (N, F)
-    kernels::bias_activation_forward(saved.gate_pre, static_cast<const T*>(nullptr), dup, N, F, ffn.activation);
 #pragma omp parallel for schedule(static) if (count > kernels::kParallelMinWork)
     for (long i = 0; i < count; ++i) {
-      dup[i] *= dhidden[i];
+      gate_act[i] *= dhidden[i];
       dhidden[i] *= saved.pre[i];
     }
     kernels::activation_backward(dhidden, saved.gate_pre, ffn.gate.db, N, F, ffn.activation);
     linear_backward(ffn.gate, dhidden, x, N, dx, accumulate_dx, BiasGrad::Done);
-    linear_backward(ffn.fc1, dup, x, N, dx, true);
+    linear_backward(ffn.fc1, gate_act, x, N, dx, true);
     return;
   }
-  if (ffn.activation == Activation::Relu) {
-    kernels::relu_dropout_backward(dhidden, saved.hidden, ffn.fc1.db, N, F, drop.rate);
-  } else {
-    require(saved.pre != nullptr, "feed_forward: backward pass without a training forward pass");
-    kernels::dropout(dhidden, static_cast<long>(N) * F, drop.rate, drop.seed, drop.stream);  // the same mask
-    kernels::activation_backward(dhidden, saved.pre, ffn.fc1.db, N, F, ffn.activation);
-  }
+  kernels::activation_backward(dhidden, saved.pre, ffn.fc1.db, N, F, ffn.activation);
   linear_backward(ffn.fc1, dhidden, x, N, dx, accumulate_dx, BiasGrad::Done);
 }
 

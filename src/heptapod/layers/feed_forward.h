@@ -23,8 +23,12 @@ struct FeedForward {
 
 template <typename T>
 struct FeedForwardSaved {
-  T* hidden = nullptr;  // (N, F) after bias, activation (and gate) and activation dropout
-  T* pre = nullptr;     // (N, F) x W1^T + b1, kept for the backward pass of SiLU and GELU (null for ReLU)
+  // (N, F) after bias, activation (and gate) and activation dropout: ReLU's and packed inference's, from the
+  // arena; null after a training forward of SiLU and GELU, whose backward pass makes it again from `pre` (and
+  // `gate_pre`) by the same operations, so that a layer keeps one (N, F) tensor (two when gated), not two
+  // (three).
+  T* hidden = nullptr;
+  T* pre = nullptr;       // (N, F) x W1^T + b1, kept for the backward pass of SiLU and GELU (null for ReLU)
   T* gate_pre = nullptr;  // (N, F) a gated network's x Wg^T + bg
 };
 
