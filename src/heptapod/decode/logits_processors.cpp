@@ -20,6 +20,11 @@ void keep_best(float* logits, int V) {
     if (v != best) logits[v] = kRemovedLogit;
 }
 
+// exp(value - top) for token v, in double: from `exps` when it holds that term.
+double exp_term(const RowExps* exps, int v, float value, double top) {
+  return exps ? exps->term(v, value, top) : std::exp(static_cast<double>(value) - top);
+}
+
 // The largest logit of a row (V) and sum of exp(logit - largest), in double, in id order; -infinity and 0
 // when every token was removed. A removed token's term is 0 and is skipped, which leaves the sum's bits as
 // they are. With `terms` (V), each term of the sum is kept there (removed tokens' left unwritten); with
@@ -30,7 +35,7 @@ std::pair<double, double> max_and_sum(const float* logits, int V, double* terms 
   double z = 0;
   for (int v = 0; v < V; ++v) {
     if (logits[v] == kRemovedLogit) continue;
-    const double term = exps ? exps->term(v, logits[v], top) : std::exp(static_cast<double>(logits[v]) - top);
+    const double term = exp_term(exps, v, logits[v], top);
     if (terms) terms[v] = term;
     z += term;
   }
@@ -61,7 +66,7 @@ void keep_nucleus(float* logits, const std::vector<int>& kept, float p, const Ro
   double top = kRemovedLogit, z = 0;
   for (int v : kept) top = std::max<double>(top, logits[v]);
   if (!std::isfinite(top)) return;  // nothing left to cut
-  auto term = [&](int v) { return exps ? exps->term(v, logits[v], top) : std::exp(static_cast<double>(logits[v]) - top); };
+  auto term = [&](int v) { return exp_term(exps, v, logits[v], top); };
   for (int v : kept) z += term(v);
   const auto n = static_cast<int>(kept.size());
   thread_local std::vector<int> head;
