@@ -1,6 +1,8 @@
 // Language codes: the metadata form, lookups, and ISO 639-1 codes resolved to a model's own.
 #include "heptapod/data/language_codes.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -104,6 +106,11 @@ std::vector<int> LanguageTags::tag_target(const std::vector<int>& tokens) const 
   std::vector<int> tagged = target_prefix;
   tagged.insert(tagged.end(), tokens.begin(), tokens.end());
   return tagged;
+}
+
+std::vector<int> LanguageTags::untag_target(const std::vector<int>& tokens) const {
+  const auto tag = static_cast<long>(std::min(target_prefix.size(), tokens.size()));
+  return std::vector<int>(tokens.begin() + tag, tokens.end());
 }
 
 LanguageTags LanguageCodes::tags(const std::string& source, const std::string& target, const std::string& source_role,

@@ -33,6 +33,8 @@ struct LanguageTags {
   int target_extra() const { return static_cast<int>(target_prefix.size()); }
   std::vector<int> tag_source(const std::vector<int>& tokens) const;
   std::vector<int> tag_target(const std::vector<int>& tokens) const;
+  // A translation's tokens without the target's code that tag_target put first (what its text is made of).
+  std::vector<int> untag_target(const std::vector<int>& tokens) const;
 };
 
 class LanguageCodes {

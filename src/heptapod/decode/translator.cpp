@@ -84,8 +84,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       Translation& t = out[todo[group[k]]];
       for (const Hypothesis& h : results[k]) {
         TranslatedHypothesis th;
-        th.text = vocabs_.target.decode(std::vector<int>(h.tokens.begin() + static_cast<long>(std::min(tags.target_prefix.size(), h.tokens.size())),
-                                                         h.tokens.end()));
+        th.text = vocabs_.target.decode(tags.untag_target(h.tokens));
         th.tokens = h.tokens;
         th.score = h.score;
         th.log_prob = h.log_prob;

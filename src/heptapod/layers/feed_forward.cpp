@@ -10,7 +10,6 @@
 
 #include "heptapod/core/error.h"
 #include "heptapod/kernels/dropout.h"
-#include "heptapod/kernels/elementwise.h"
 #include "heptapod/kernels/parallel.h"
 #include "heptapod/kernels/relu_dropout.h"
 
@@ -80,14 +79,11 @@ void feed_forward_forward(const FeedForward<T>& ffn, const T* x, int N, const Dr
     linear_forward(ffn.fc2, saved.hidden, N, y, out_bias);
     return;
   }
-  saved.pre = arena.alloc<T>(count);  // (N, F)
+  saved.pre = arena.alloc<T>(count);  // (N, F) x W1^T + b1
+  linear_forward(ffn.fc1, x, N, saved.pre);
   if (ffn.gated()) {
-    saved.gate_pre = arena.alloc<T>(count);  // (N, F)
-    linear_forward(ffn.fc1, x, N, saved.pre);
+    saved.gate_pre = arena.alloc<T>(count);  // (N, F) x Wg^T + bg
     linear_forward(ffn.gate, x, N, saved.gate_pre);
-  } else {
-    linear_product(ffn.fc1, x, N, saved.pre);
-    if (ffn.fc1.b) kernels::add_bias(saved.pre, ffn.fc1.b, N, F);
   }
   T* hidden = transient_rows<T>(count);  // (N, F)
   smooth_hidden(ffn, saved, N, drop, hidden);

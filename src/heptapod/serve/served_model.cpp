@@ -16,6 +16,15 @@ bool valid_language_code(const std::string& code) {
   return true;
 }
 
+std::optional<PairName> split_pair_name(const std::string& name) {
+  const std::size_t colon = name.find(':');
+  const std::string pair = name.substr(0, colon);
+  const std::size_t dash = pair.find('-');
+  if (dash == std::string::npos) return std::nullopt;
+  return PairName{pair.substr(0, dash), pair.substr(dash + 1),
+                  colon == std::string::npos ? std::string() : name.substr(colon + 1)};
+}
+
 const char* kind_name(ModelKind kind) {
   switch (kind) {
     case ModelKind::Translation: return "translation";
@@ -47,14 +56,11 @@ ModelSpec parse_named_file(const std::string& text, const std::string& option) {
                          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' || c == '-';
                        });
     require(valid, option + " " + text + ": a model's name is 1-64 letters, digits or _ . : - (e.g. writer=lm.htp)");
-    const std::size_t colon = spec.name.find(':');
-    const std::string pair = spec.name.substr(0, colon);
-    const std::size_t dash = pair.find('-');
-    if (dash != std::string::npos && valid_language_code(pair.substr(0, dash)) &&
-        valid_language_code(pair.substr(dash + 1))) {
-      spec.source = pair.substr(0, dash);
-      spec.target = pair.substr(dash + 1);
-      if (colon != std::string::npos) spec.variant = spec.name.substr(colon + 1);
+    const std::optional<PairName> pair = split_pair_name(spec.name);
+    if (pair && valid_language_code(pair->source) && valid_language_code(pair->target)) {
+      spec.source = pair->source;
+      spec.target = pair->target;
+      spec.variant = pair->variant;
     }
   }
   require(!spec.path.empty(), option + " " + text + ": no " + (option == "--adapter" ? "adapter" : "model") + " file");

@@ -7,6 +7,7 @@
 // ones are built in.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "heptapod/model/config.h"
@@ -43,6 +44,12 @@ ModelSpec parse_adapter_spec(const std::string& text);
 void check_translation_name(const ModelSpec& spec);
 // 1-16 characters of [A-Za-z0-9_].
 bool valid_language_code(const std::string& code);
+// A name read as SRC-TGT[:VARIANT]: before and after the first '-' of the part before the first ':', and what
+// follows the ':' (empty: none); nullopt when that part has no '-'. The codes are not checked.
+struct PairName {
+  std::string source, target, variant;
+};
+std::optional<PairName> split_pair_name(const std::string& name);
 // The English name of an ISO 639-1 code ("es" -> "Spanish"); the code itself when not in the table.
 std::string language_name(const std::string& code);
 

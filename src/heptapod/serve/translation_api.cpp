@@ -115,13 +115,12 @@ json libretranslate_reply(const TranslationCall& call, const std::vector<Transla
 TranslationCall parse_native(const json& body, const ServerOptions& server) {
   TranslationCall call = call_from(body, "text", server);
   if (const std::optional<std::string> model = string_field(body, "model")) {
-    const std::string pair = model->substr(0, model->find(':'));
-    const std::size_t dash = pair.find('-');
-    if (dash == std::string::npos)
+    const std::optional<PairName> pair = split_pair_name(*model);
+    if (!pair)
       throw HttpError(400, "Invalid request: field model: must read SOURCE-TARGET or SOURCE-TARGET:VARIANT, e.g. es-en");
     call.model = *model;
-    call.source = pair.substr(0, dash);
-    call.target = pair.substr(dash + 1);
+    call.source = pair->source;
+    call.target = pair->target;
   }
   for (std::size_t i = 0; i < call.texts.size(); ++i)
     if (call.texts[i].find('\n') != std::string::npos)

@@ -36,11 +36,8 @@ ValidationResult validate_model(Transformer<float>& model, const DevSet& dev, co
       if (tags.target_extra() > 0) prefixes.push_back(tags.target_prefix);
       references.push_back(dev.references[i]);
     }
-    for (const auto& out : beam_search(decoder, sources, search, prefixes)) {
-      const std::vector<int> tokens = out.empty() ? std::vector<int>() : out[0].tokens;
-      const auto tag = static_cast<long>(std::min<std::size_t>(tokens.size(), tags.target_prefix.size()));
-      hypotheses.push_back(vocabs.target.decode({tokens.begin() + tag, tokens.end()}));
-    }
+    for (const auto& out : beam_search(decoder, sources, search, prefixes))
+      hypotheses.push_back(out.empty() ? std::string() : vocabs.target.decode(tags.untag_target(out[0].tokens)));
   }
   r.bleu = eval::corpus_bleu(hypotheses, {references}).score;
   r.bleu_sentences = static_cast<int>(n);
