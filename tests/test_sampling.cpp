@@ -3,7 +3,8 @@
 // a fixed seed, whose threshold a wrong temperature, an off-by-one top-p cut or a missing renormalisation
 // exceed); temperature 0 and top-k 1 are greedy; the repetition penalty and the n-gram ban change exactly the
 // logits they name. The warpers, which sort only the head of a row, leave every logit as sorting the whole row
-// does (written out here as the earlier version did it), so the draws of a seed are unchanged.
+// does (written out here as the earlier version did it), so the draws of a seed are unchanged; a draw from a
+// row's kept running sums is the token a walk adding its terms stops at.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -241,6 +242,60 @@ TEST(Sampling, WarpersLeaveTheBitsOfSortingTheWholeRow) {
     }
   }
   EXPECT_EQ(compared, 54);
+}
+
+// A draw by walking the row: the terms exp(logit - largest) added in id order until the sum exceeds u z.
+int draw_by_walking(const std::vector<float>& logits, double u) {
+  const double top = *std::max_element(logits.begin(), logits.end());
+  double z = 0;
+  for (float l : logits)
+    if (l != -kInf) z += std::exp(static_cast<double>(l) - top);
+  double sum = 0;
+  int last = -1;
+  for (int v = 0; v < static_cast<int>(logits.size()); ++v) {
+    if (logits[v] == -kInf) continue;
+    sum += std::exp(static_cast<double>(logits[v]) - top);
+    last = v;
+    if (sum > u * z) return v;
+  }
+  return last;
+}
+
+TEST(Sampling, DrawsFromKeptTermsAreTheWalksTokens) {
+  Rng rng(9);
+  int compared = 0;
+  for (const int V : {7, 300, 8000}) {
+    std::vector<float> logits(V);
+    for (float& l : logits) l = std::round(static_cast<float>(rng.normal()) * 3 * 8) / 8;
+    logits[0] = logits[V - 1] = logits[V / 2] = -kInf;  // removed tokens, at both ends too
+    RowExps exps;
+    exps.compute(logits.data(), V);
+    ASSERT_TRUE(exps.holds(logits.data(), V));
+    // Random draws, then u exactly at and around every running sum of the first tokens (where the walk stops).
+    std::vector<double> us = {0.0, std::nextafter(1.0, 0.0)};
+    for (int i = 0; i < 200; ++i) us.push_back(rng.uniform());
+    const double top = *std::max_element(logits.begin(), logits.end());
+    double z = 0, sum = 0;
+    for (float l : logits)
+      if (l != -kInf) z += std::exp(static_cast<double>(l) - top);
+    for (int v = 0; v < std::min(V, 40); ++v) {
+      if (logits[v] == -kInf) continue;
+      sum += std::exp(static_cast<double>(logits[v]) - top);
+      for (const double u : {sum / z, std::nextafter(sum / z, 0.0), std::nextafter(sum / z, 1.0)})
+        if (u < 1) us.push_back(u);
+    }
+    for (const double u : us) {
+      const int expected = draw_by_walking(logits, u);
+      ASSERT_EQ(draw_token(logits.data(), V, u, &exps), expected) << "V " << V << " u " << u;
+      ASSERT_EQ(draw_token(logits.data(), V, u), expected) << "V " << V << " u " << u;
+      ++compared;
+    }
+    std::vector<float> changed = logits;  // a row other than the terms' is walked, not searched
+    changed[1] = -kInf;
+    EXPECT_FALSE(exps.holds(changed.data(), V));
+    EXPECT_EQ(draw_token(changed.data(), V, 0.3, &exps), draw_by_walking(changed, 0.3));
+  }
+  EXPECT_GT(compared, 700);
 }
 
 TEST(Sampling, LogSoftmaxIsNormalised) {

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
-#include <tuple>
 #include <vector>
 
 #include "heptapod/core/error.h"
@@ -138,9 +138,37 @@ void apply_repetition_guards(float* logits, int V, const std::vector<int>& histo
 
 void RowExps::compute(const float* logits, int V) {
   logits_ = nullptr;  // nothing read from an earlier row while computing
+  V_ = V;
   terms_.resize(static_cast<std::size_t>(V));
-  std::tie(top_, sum_) = max_and_sum(logits, V, terms_.data());
+  running_.resize(static_cast<std::size_t>(V));
+  top_ = *std::max_element(logits, logits + V);
+  // max_and_sum's sum: the same terms added in the same order, each partial sum kept.
+  double z = 0;
+  for (int v = 0; v < V; ++v) {
+    const bool removed = logits[v] == kRemovedLogit || !std::isfinite(top_);
+    terms_[v] = removed ? 0.0 : std::exp(static_cast<double>(logits[v]) - top_);
+    if (!removed) z += terms_[v];
+    running_[v] = z;
+  }
+  sum_ = z;
   logits_ = logits;
+}
+
+bool RowExps::holds(const float* logits, int V) const {
+  return logits_ && V == V_ && std::isfinite(sum_) &&
+         std::memcmp(logits, logits_, static_cast<std::size_t>(V) * sizeof(float)) == 0;
+}
+
+int RowExps::draw(double u) const {
+  if (sum_ == 0) return -1;
+  // draw_token's walk stops at the first token whose running sum exceeds u z; the running sums never fall (a
+  // removed token repeats the one before it, so it is never the first to exceed).
+  const double target = u * sum_;
+  const auto first = std::upper_bound(running_.begin(), running_.end(), target) - running_.begin();
+  if (first < V_) return static_cast<int>(first);
+  int last = V_ - 1;  // u within rounding of 1: the last token in play
+  while (last > 0 && logits_[last] == kRemovedLogit) --last;
+  return last;
 }
 
 double RowExps::log_normalizer() const { return top_ + std::log(sum_); }
@@ -171,6 +199,7 @@ void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o, cons
 }
 
 int draw_token(const float* logits, int V, double u, const RowExps* exps) {
+  if (exps && exps->holds(logits, V)) return exps->draw(u);
   // max_and_sum's terms, kept: the walk below adds the same exp() values in the same order (a removed token's
   // is 0 and adds nothing), so each is computed once.
   thread_local std::vector<double> terms;  // (V)

@@ -53,6 +53,11 @@ class RowExps {
   double sum() const { return sum_; }
   // log sum exp(logits): what log_normalizer gives for the same row.
   double log_normalizer() const;
+  // Whether `logits` (V) is, bit for bit, the row the terms were computed from, with a finite sum.
+  bool holds(const float* logits, int V) const;
+  // draw_token on the row the terms were computed from (holds() true): the same token, found by a binary
+  // search of the running sums instead of a walk adding the terms again.
+  int draw(double u) const;
   // exp(value - top) for token v: the kept term when value and top are the ones it was computed from.
   double term(int v, float value, double top) const {
     if (logits_ && top == top_ && value == logits_[v]) return terms_[static_cast<std::size_t>(v)];
@@ -61,7 +66,9 @@ class RowExps {
 
  private:
   const float* logits_ = nullptr;
-  std::vector<double> terms_;  // (V)
+  int V_ = 0;
+  std::vector<double> terms_;    // (V) exp(logit - top), 0 for a removed token
+  std::vector<double> running_;  // (V) the sum of terms up to and including each token, added in id order
   double top_ = 0, sum_ = 0;
 };
 
