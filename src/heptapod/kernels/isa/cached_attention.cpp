@@ -1,12 +1,12 @@
 // See cached_attention.h.
 //
-// With AVX-512 (head size a multiple of 16, row width a multiple of 64): position by position, every head's
-// score from the position's whole key vector, then a vectorised softmax per head, then the values position by
-// position in blocks of 256 (or 64) columns held in registers. Each cached vector is thus read front to back,
-// and the vectors a few positions ahead are requested meanwhile. The cached vectors lie apart and far outside
-// the caches, so waiting for memory had dominated: base greedy decoding of the benchmark's batches spent
-// 150-163 ms in cross-attention and 88-101 ms in self-attention with the per-head path below, 107-112 and 70-78
-// with this one (three alternating runs each).
+// With AVX-512 (head size a multiple of 16, row width a multiple of 64): eight positions at a time, each head's
+// eight scores from the positions' key vectors, their lane sums reduced together (the order of a sum per key,
+// with an eighth of the shuffles); then a vectorised softmax per head, then the values position by position in
+// blocks of 256 (or 64) columns held in registers. The next eight positions' vectors are requested meanwhile:
+// the cached vectors lie apart and far outside the caches, so waiting for memory had dominated (base greedy
+// decoding of the benchmark's batches spent 150-163 ms in cross-attention and 88-101 ms in self-attention with
+// the per-head path below, 107-112 and 70-78 with position-by-position scoring, three alternating runs each).
 //
 // Otherwise per head: scores four keys at a time (four accumulators reduced together, instead of a horizontal
 // sum per key), a vectorised softmax, then the values in 32-wide column strips, each strip's four accumulators
@@ -113,8 +113,6 @@ inline __m512 load16(const half* p) {
   return _mm512_maskz_cvtph_ps(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
 
-constexpr int kPrefetchAhead = 4;  // positions whose key and value are requested ahead of their use
-
 // out[c0, c0 + 16 G) = sum_j p[head(c), j] v_j[source(c)]; p: (H, stride) probabilities, head(c) = c / D; a
 // query head h reads value head h / group: source(c) = (head(c) / group) D + c mod D.
 template <int G, typename E>
@@ -136,6 +134,41 @@ void values_block(const float* p, int stride, const E* values, const long* offse
   for (int g = 0; g < G; ++g) _mm512_storeu_ps(out + c0 + 16 * g, acc[g]);
 }
 
+// q_h . k for one head (D a multiple of 16): sixteen lanes, the first product then fused multiply-adds.
+template <typename E>
+inline __m512 head_dot(const float* qh, const E* kh, int D) {
+  __m512 acc = _mm512_mul_ps(_mm512_loadu_ps(qh), load16(kh));
+  for (int d = 16; d < D; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(qh + d), load16(kh + d), acc);
+  return acc;
+}
+
+// The eight lane sums of a[0..7], in one vector: each sum added in simd::horizontal_sum's order ((0 + low
+// half) + high half, then lanes i and i + 4, then i and i + 2, then the last two), so each equals
+// horizontal_sum(a[i]) bit for bit, but eight sums share each shuffle and add.
+// (The zero-masked forms of the shuffles: the unmasked ones warn in GCC 12.)
+inline __m256 horizontal_sums8(const __m512 a[8]) {
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 t[4];  // t[i]: the half sums (0 + low) + high of a[2i] (low 256 bits) and a[2i + 1] (high)
+  for (int i = 0; i < 4; ++i) {
+    const __m512 low = _mm512_maskz_shuffle_f32x4(0xFFFF, a[2 * i], a[2 * i + 1], 0x44);   // blocks 0 1 | 0 1
+    const __m512 high = _mm512_maskz_shuffle_f32x4(0xFFFF, a[2 * i], a[2 * i + 1], 0xEE);  // blocks 2 3 | 2 3
+    t[i] = _mm512_add_ps(_mm512_add_ps(zero, low), high);
+  }
+  __m512 s[2];  // s[i]: lanes i and i + 4 of the half sums: block b of s[0] holds a[b]'s, of s[1] a[4 + b]'s
+  for (int i = 0; i < 2; ++i) {
+    const __m512 first = _mm512_maskz_shuffle_f32x4(0xFFFF, t[2 * i], t[2 * i + 1], 0x88);  // blocks 0 2 | 0 2
+    const __m512 second = _mm512_maskz_shuffle_f32x4(0xFFFF, t[2 * i], t[2 * i + 1], 0xDD);  // blocks 1 3 | 1 3
+    s[i] = _mm512_add_ps(first, second);
+  }
+  // Per 128-bit block b: [s0 + s2, s1 + s3] of a[b], then of a[4 + b].
+  const __m512 r = _mm512_add_ps(_mm512_shuffle_ps(s[0], s[1], 0x44), _mm512_shuffle_ps(s[0], s[1], 0xEE));
+  // Per block: [a[b] sum, a[4 + b] sum, (the same again)].
+  const __m512 sums = _mm512_add_ps(_mm512_shuffle_ps(r, r, 0x88), _mm512_shuffle_ps(r, r, 0xDD));
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512d ordered = _mm512_castps_pd(_mm512_maskz_permutexvar_ps(0xFFFF, order, sums));
+  return _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, ordered, 0));
+}
+
 template <typename E>
 void attend_avx512(const float* q, const E* keys, const E* values, const long* offsets, int count, int H, int KH,
                    int D, float scale, float* scores, int score_stride, float* out, const float* bias) {
@@ -144,17 +177,27 @@ void attend_avx512(const float* q, const E* keys, const E* values, const long* o
     prefetch_vectors(keys, offsets + first, n, KH * D);
     prefetch_vectors(values, offsets + first, n, KH * D);
   };
-  request(0, std::min(count, kPrefetchAhead));
-  for (int j = 0; j < count; ++j) {
-    if (j + kPrefetchAhead < count) request(j + kPrefetchAhead, 1);
-    const E* k = keys + offsets[j];
+  constexpr int kKeys = 8;  // positions scored together, their sums reduced together
+  request(0, std::min(count, kKeys));
+  int j = 0;
+  for (; j + kKeys <= count; j += kKeys) {
+    if (j + kKeys < count) request(j + kKeys, std::min(kKeys, count - j - kKeys));
     for (int h = 0; h < H; ++h) {
       const float* qh = q + h * D;
-      const E* kh = k + (h / group) * D;
-      __m512 acc = _mm512_mul_ps(_mm512_loadu_ps(qh), load16(kh));
-      for (int d = 16; d < D; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(qh + d), load16(kh + d), acc);
+      const long kv = static_cast<long>(h / group) * D;
+      __m512 acc[kKeys];
+      for (int i = 0; i < kKeys; ++i) acc[i] = head_dot(qh, keys + offsets[j + i] + kv, D);
+      __m256 sums = horizontal_sums8(acc);
       const long at = static_cast<long>(h) * score_stride + j;
-      scores[at] = simd::horizontal_sum(acc) + (bias ? bias[at] : 0.0f);
+      sums = _mm256_add_ps(sums, bias ? _mm256_loadu_ps(bias + at) : _mm256_setzero_ps());
+      _mm256_storeu_ps(scores + at, sums);
+    }
+  }
+  for (; j < count; ++j) {
+    const E* k = keys + offsets[j];
+    for (int h = 0; h < H; ++h) {
+      const long at = static_cast<long>(h) * score_stride + j;
+      scores[at] = simd::horizontal_sum(head_dot(q + h * D, k + (h / group) * D, D)) + (bias ? bias[at] : 0.0f);
     }
   }
   for (int h = 0; h < H; ++h) {
