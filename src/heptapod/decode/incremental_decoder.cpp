@@ -306,7 +306,7 @@ const float* IncrementalDecoder::advance(const int* tokens, const int* counts) {
   query_length_.resize(queries_);
   for (int i = 0; i < queries_; ++i) query_length_[i] = length_[query_row_[i]];
   const float* x = model_.decode_step(tokens, query_position_.data(), queries_, *this, step_arena_,
-                                      query_length_.data());  // (queries, C)
+                                      query_length_.data(), &layer_arena_);  // (queries, C)
   if (one_each) return x;
   last_hidden_.assign(static_cast<std::size_t>(rows_) * C, 0.0f);
   for (int r = 0; r < rows_; ++r)

@@ -117,7 +117,8 @@ class IncrementalDecoder final : private AttentionCache<float> {
   Transformer<float>& model_;
   ModelConfig config_;
   Arena encode_arena_;  // the encoder output of the sentences being added
-  Arena step_arena_;    // one call's activations
+  Arena step_arena_;    // one call's activations that outlive a layer
+  Arena layer_arena_;   // one layer's transients within a call
 
   CachePrecision cache_ = CachePrecision::Float32;
   int S_ = 0, rows_ = 0, max_steps_ = 0;

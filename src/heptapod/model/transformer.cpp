@@ -156,7 +156,7 @@ void Transformer<T>::source_keys_values(int layer, const T* encoder_output, int 
 
 template <typename T>
 T* Transformer<T>::decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache,
-                               Arena& arena, const int* lengths) {
+                               Arena& arena, const int* lengths, Arena* layer_scratch) {
   require(decoder_ != nullptr, "decode_step: an encoder-only model has no decoder");
   std::vector<int> next;  // (rows) position + 1, where no lengths are given
   if (!lengths) {
@@ -164,7 +164,7 @@ T* Transformer<T>::decode_step(const int* tokens, const int* positions, int rows
     for (int& p : next) ++p;
     lengths = next.data();
   }
-  return decoder_->step(tokens, positions, lengths, rows, cache, arena);
+  return decoder_->step(tokens, positions, lengths, rows, cache, arena, layer_scratch);
 }
 
 template <typename T>

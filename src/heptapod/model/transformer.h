@@ -89,8 +89,9 @@ class Transformer {
   // One position for each of `rows` hypotheses: tokens and positions (rows) -> the decoder's output (rows, C)
   // (final norm applied), carved from the arena; attention reads cached keys and values through `cache`.
   // lengths: (rows) each row's sequence length after this call (dynamic rotary scaling's), or null: position + 1.
+  // layer_scratch: where each layer's transients live, freed layer by layer (see TransformerStack::step).
   T* decode_step(const int* tokens, const int* positions, int rows, AttentionCache<T>& cache, Arena& arena,
-                 const int* lengths = nullptr);
+                 const int* lengths = nullptr, Arena* layer_scratch = nullptr);
   // A model with relative positions: decoder layer `layer`'s position terms (Transformer-XL's u, v, W_r), which
   // cached decoding adds itself; null for other models.
   const RelativePositionParams<T>* relative_positions(int layer) const {

@@ -230,7 +230,7 @@ void TransformerStack<T>::prepare_steps() {
 
 template <typename T>
 T* TransformerStack<T>::step(const int* tokens, const int* positions, const int* lengths, int rows,
-                             AttentionCache<T>& cache, Arena& arena) {
+                             AttentionCache<T>& cache, Arena& arena, Arena* layer_scratch) {
   require(rows > 0, "transformer stack: a step of no rows");
   const int longest = *std::max_element(positions, positions + rows) + 1;
   LayerNormSaved<T> unused_saved;
@@ -238,7 +238,15 @@ T* TransformerStack<T>::step(const int* tokens, const int* positions, const int*
   const RotaryAngles<T> rotary =
       config_.rotary ? rotary_angles<T>(config_.rope, config_.head_size(), positions, lengths, rows, arena)
                      : RotaryAngles<T>{};
-  for (auto& layer : layers_) x = layer->step(x, rows, cache, arena, config_.rotary ? &rotary : nullptr);
+  for (auto& layer : layers_) {
+    if (!layer_scratch) {
+      x = layer->step(x, rows, cache, arena, config_.rotary ? &rotary : nullptr);
+      continue;
+    }
+    const T* y = layer->step(x, rows, cache, *layer_scratch, config_.rotary ? &rotary : nullptr);  // (rows, C)
+    if (y != x) std::copy_n(y, static_cast<std::size_t>(rows) * config_.d_model, x);
+    layer_scratch->reset();
+  }
   if (has_final_norm_) {
     LayerNormSaved<T> unused;
     x = layer_norm_forward(final_norm_, x, rows, arena, unused);

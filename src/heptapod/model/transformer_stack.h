@@ -56,10 +56,11 @@ class TransformerStack {
 
   // Cached decoding: one token per row at its position -> the stack's output (rows, C) (final norm applied),
   // from the arena; the layers read their keys and values through `cache`. lengths: (rows) the length of each
-  // row's sequence after this call (what dynamic rotary scaling reads; unused by other models). prepare_steps()
-  // first.
+  // row's sequence after this call (what dynamic rotary scaling reads; unused by other models). With
+  // `layer_scratch`, each layer's transients come from it and are freed once its output is copied out, so the
+  // call holds one layer's activations at a time, not every layer's. prepare_steps() first.
   T* step(const int* tokens, const int* positions, const int* lengths, int rows, AttentionCache<T>& cache,
-          Arena& arena);
+          Arena& arena, Arena* layer_scratch = nullptr);
   void prepare_steps();
 
  private:
