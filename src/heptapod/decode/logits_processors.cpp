@@ -136,38 +136,46 @@ void apply_repetition_guards(float* logits, int V, const std::vector<int>& histo
     }
 }
 
-void RowExps::compute(const float* logits, int V) {
+void RowExps::compute(const float* logits, int V, const float* drawn) {
   logits_ = nullptr;  // nothing read from an earlier row while computing
   V_ = V;
   terms_.resize(static_cast<std::size_t>(V));
   running_.resize(static_cast<std::size_t>(V));
+  drawn_.assign(drawn ? drawn : logits, (drawn ? drawn : logits) + V);
   top_ = *std::max_element(logits, logits + V);
-  // max_and_sum's sum: the same terms added in the same order, each partial sum kept.
-  double z = 0;
+  // The drawn row's terms are the model's where it keeps a token, when its largest value is the same.
+  draws_ready_ = !drawn || *std::max_element(drawn, drawn + V) == top_;
+  // max_and_sum's sums, of both rows: the same terms added in the same order, each partial sum kept.
+  double z = 0, z_drawn = 0;
   for (int v = 0; v < V; ++v) {
     const bool removed = logits[v] == kRemovedLogit || !std::isfinite(top_);
     terms_[v] = removed ? 0.0 : std::exp(static_cast<double>(logits[v]) - top_);
     if (!removed) z += terms_[v];
-    running_[v] = z;
+    if (drawn && drawn[v] != kRemovedLogit) {
+      if (drawn[v] != logits[v]) draws_ready_ = false;  // a changed value, not a removal: not served
+      z_drawn += terms_[v];
+    }
+    running_[v] = drawn ? z_drawn : z;
   }
   sum_ = z;
+  drawn_sum_ = drawn ? z_drawn : z;
+  draws_ready_ = draws_ready_ && std::isfinite(drawn_sum_);
   logits_ = logits;
 }
 
-bool RowExps::holds(const float* logits, int V) const {
-  return logits_ && V == V_ && std::isfinite(sum_) &&
-         std::memcmp(logits, logits_, static_cast<std::size_t>(V) * sizeof(float)) == 0;
+bool RowExps::holds(const float* row, int V) const {
+  return draws_ready_ && V == V_ && std::memcmp(row, drawn_.data(), static_cast<std::size_t>(V) * sizeof(float)) == 0;
 }
 
 int RowExps::draw(double u) const {
-  if (sum_ == 0) return -1;
+  if (drawn_sum_ == 0) return -1;
   // draw_token's walk stops at the first token whose running sum exceeds u z; the running sums never fall (a
   // removed token repeats the one before it, so it is never the first to exceed).
-  const double target = u * sum_;
+  const double target = u * drawn_sum_;
   const auto first = std::upper_bound(running_.begin(), running_.end(), target) - running_.begin();
   if (first < V_) return static_cast<int>(first);
   int last = V_ - 1;  // u within rounding of 1: the last token in play
-  while (last > 0 && logits_[last] == kRemovedLogit) --last;
+  while (last > 0 && drawn_[last] == kRemovedLogit) --last;
   return last;
 }
 

@@ -47,16 +47,18 @@ void apply_repetition_guards(float* logits, int V, const std::vector<int>& histo
 class RowExps {
  public:
   // logits: (V), kept by pointer until the next compute -> the largest, each term, and their sum in id order
-  // (removed tokens skipped).
-  void compute(const float* logits, int V);
+  // (removed tokens skipped). drawn: (V) the row draws will be made from (copied), or null for `logits`
+  // itself; when it is `logits` with some tokens removed (banned) and the same largest value, its running sums
+  // come from the same pass, so draw() serves it too.
+  void compute(const float* logits, int V, const float* drawn = nullptr);
   double top() const { return top_; }
   double sum() const { return sum_; }
   // log sum exp(logits): what log_normalizer gives for the same row.
   double log_normalizer() const;
-  // Whether `logits` (V) is, bit for bit, the row the terms were computed from, with a finite sum.
-  bool holds(const float* logits, int V) const;
-  // draw_token on the row the terms were computed from (holds() true): the same token, found by a binary
-  // search of the running sums instead of a walk adding the terms again.
+  // Whether `row` (V) is, bit for bit, the row compute() prepared draws for, with a finite sum.
+  bool holds(const float* row, int V) const;
+  // draw_token on that row (holds() true): the same token, found by a binary search of the running sums
+  // instead of a pass adding the terms again and a walk.
   int draw(double u) const;
   // exp(value - top) for token v: the kept term when value and top are the ones it was computed from.
   double term(int v, float value, double top) const {
@@ -68,8 +70,11 @@ class RowExps {
   const float* logits_ = nullptr;
   int V_ = 0;
   std::vector<double> terms_;    // (V) exp(logit - top), 0 for a removed token
-  std::vector<double> running_;  // (V) the sum of terms up to and including each token, added in id order
+  std::vector<float> drawn_;     // (V) the row draws are prepared for
+  std::vector<double> running_;  // (V) its terms' sum up to and including each token, added in id order
   double top_ = 0, sum_ = 0;
+  double drawn_sum_ = 0;  // the drawn row's sum of terms
+  bool draws_ready_ = false;
 };
 
 // Temperature, top-k and top-p on one row's logits (V), in place; with temperature 0 or top-k 1 only the

@@ -23,15 +23,17 @@ int draw_sample(const float* logits, int V, SampleRow& row, int forced, bool end
   thread_local RowExps exps;  // the model's terms: one pass of exp over the vocabulary serves every step below
   model.assign(logits, logits + V);
   int token = forced;
-  if (token < 0) apply_repetition_guards(model.data(), V, row.tokens, d.guards);
-  exps.compute(model.data(), V);
-  if (token < 0) {  // drawn, under the guards
+  if (token < 0) {  // drawn, under the guards, from the row without the tokens it may not take
+    apply_repetition_guards(model.data(), V, row.tokens, d.guards);
     warped = model;
     for (int id : d.banned) warped[id] = kRemovedLogit;
     if (!end_allowed) {
       warped[d.config.eos_id] = kRemovedLogit;
       for (int id : d.config.extra_eos_ids) warped[id] = kRemovedLogit;
     }
+  }
+  exps.compute(model.data(), V, token < 0 ? warped.data() : nullptr);
+  if (token < 0) {
     apply_sampling_warpers(warped.data(), V, d.sampling, &exps);
     const auto step = static_cast<std::uint64_t>(row.tokens.size());  // tokens made: the draw's counter
     token = draw_token(warped.data(), V, counter_uniform(d.sampling.seed, row.stream, step), &exps);

@@ -184,9 +184,11 @@ T* TransformerStack<T>::backward_layers(const T* dy, const AttentionShape& self_
     stage_done();
   }
   T* dx = nullptr;
+  T* between[2] = {arena.alloc<T>(count), arena.alloc<T>(count)};  // (N, C) each: the layers' gradients, in turn
   for (int i = layer_count() - 1; i >= 0; --i) {
-    dx = arena.alloc<T>(count);  // (N, C)
-    layers_[i]->backward(dy, self_shape, cross.empty() ? nullptr : &cross[i], ctx, arena, dx);
+    dx = between[i % 2];
+    layers_[i]->backward(dy, self_shape, cross.empty() ? nullptr : &cross[i], ctx, backward_scratch_, dx);
+    backward_scratch_.reset();
     dy = dx;
     stage_done();
   }

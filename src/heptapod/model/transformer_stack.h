@@ -46,6 +46,8 @@ class TransformerStack {
   // The forward pass in reverse down to the embedding: dy (N, C), the gradient at the stack's output ->
   // returns the gradient at the embedding's output (N, C), from the arena. stage_done() runs after the final
   // norm (when there is one) and after each layer, last layer first: the gradients they write are complete.
+  // Each layer's transients come from a scratch arena of the stack's, freed once the layer is done, so the
+  // pass holds one layer's at a time; only the gradients between layers (two (N, C) rows) use `arena`.
   T* backward_layers(const T* dy, const AttentionShape& self_shape, std::span<const CrossInput<T>> cross,
                      const DropoutContext& ctx, Arena& arena, const std::function<void()>& stage_done);
   // dx (N, C) from backward_layers (changed in place), tokens, types (or null) and positions (N) as forward
@@ -92,6 +94,7 @@ class TransformerStack {
   std::unique_ptr<Sequences> memory_rows_, key_runs_;
   std::unique_ptr<AttentionShape> memory_shape_;
   RotaryAngles<T> rotary_;  // the last forward's rows' angles (in its arena), with rotary positions
+  Arena backward_scratch_;  // one layer's backward transients
   // The decoder's output scale before the output layer (T5's tied d_model^-0.5, config.scale_output), else 1.
   T output_scale_ = T(1);
   // x (N, C) times output_scale_, in place.
