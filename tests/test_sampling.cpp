@@ -4,7 +4,8 @@
 // exceed); temperature 0 and top-k 1 are greedy; the repetition penalty and the n-gram ban change exactly the
 // logits they name. The warpers, which sort only the head of a row, leave every logit as sorting the whole row
 // does (written out here as the earlier version did it), so the draws of a seed are unchanged; a draw from a
-// row's kept running sums is the token a walk adding its terms stops at.
+// row's kept running sums is the token a walk adding its terms stops at. The terms are the project's
+// exp_term_of (kernels::exp_terms), the draws' reference; tests/test_exp_terms.cpp holds it to the C library.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -209,14 +210,14 @@ void warp_by_whole_sort(std::vector<float>& logits, const SamplingOptions& o) {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[a] > logits[b]; });
     const double top = *std::max_element(logits.begin(), logits.end());
     double z = 0;
-    for (float l : logits) z += std::exp(static_cast<double>(l) - top);
+    for (float l : logits) z += exp_term_of(l, top);
     double before = 0;
     for (int v : order) {
       if (before >= o.top_p) {
         logits[v] = -kInf;
         continue;
       }
-      before += std::exp(static_cast<double>(logits[v]) - top) / z;
+      before += exp_term_of(logits[v], top) / z;
     }
   }
 }
@@ -249,12 +250,12 @@ int draw_by_walking(const std::vector<float>& logits, double u) {
   const double top = *std::max_element(logits.begin(), logits.end());
   double z = 0;
   for (float l : logits)
-    if (l != -kInf) z += std::exp(static_cast<double>(l) - top);
+    if (l != -kInf) z += exp_term_of(l, top);
   double sum = 0;
   int last = -1;
   for (int v = 0; v < static_cast<int>(logits.size()); ++v) {
     if (logits[v] == -kInf) continue;
-    sum += std::exp(static_cast<double>(logits[v]) - top);
+    sum += exp_term_of(logits[v], top);
     last = v;
     if (sum > u * z) return v;
   }
@@ -277,10 +278,10 @@ TEST(Sampling, DrawsFromKeptTermsAreTheWalksTokens) {
     const double top = *std::max_element(logits.begin(), logits.end());
     double z = 0, sum = 0;
     for (float l : logits)
-      if (l != -kInf) z += std::exp(static_cast<double>(l) - top);
+      if (l != -kInf) z += exp_term_of(l, top);
     for (int v = 0; v < std::min(V, 40); ++v) {
       if (logits[v] == -kInf) continue;
-      sum += std::exp(static_cast<double>(logits[v]) - top);
+      sum += exp_term_of(logits[v], top);
       for (const double u : {sum / z, std::nextafter(sum / z, 0.0), std::nextafter(sum / z, 1.0)})
         if (u < 1) us.push_back(u);
     }
@@ -294,8 +295,26 @@ TEST(Sampling, DrawsFromKeptTermsAreTheWalksTokens) {
     changed[1] = -kInf;
     EXPECT_FALSE(exps.holds(changed.data(), V));
     EXPECT_EQ(draw_token(changed.data(), V, 0.3, &exps), draw_by_walking(changed, 0.3));
+    // Draws prepared for the row with banned tokens, in the model row's pass.
+    const int best = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    std::vector<float> banned = logits;
+    for (int v = 1; v < V; v += 3)
+      if (v != best) banned[v] = -kInf;
+    RowExps both;
+    both.compute(logits.data(), V, banned.data());
+    ASSERT_TRUE(both.holds(banned.data(), V));
+    EXPECT_FALSE(both.holds(logits.data(), V));
+    EXPECT_EQ(both.log_normalizer(), exps.log_normalizer());  // the model row's still
+    for (const double u : us) {
+      ASSERT_EQ(draw_token(banned.data(), V, u, &both), draw_by_walking(banned, u)) << "V " << V << " u " << u;
+      ++compared;
+    }
+    banned[best] = -kInf;  // the largest banned: its terms are not the model's, so nothing is prepared
+    both.compute(logits.data(), V, banned.data());
+    EXPECT_FALSE(both.holds(banned.data(), V));
+    EXPECT_EQ(draw_token(banned.data(), V, 0.6, &both), draw_by_walking(banned, 0.6));
   }
-  EXPECT_GT(compared, 700);
+  EXPECT_GT(compared, 1400);
 }
 
 TEST(Sampling, LogSoftmaxIsNormalised) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "heptapod/core/error.h"
+#include "heptapod/kernels/vector_math.h"
 
 namespace heptapod {
 
@@ -22,23 +23,18 @@ void keep_best(float* logits, int V) {
 
 // exp(value - top) for token v, in double: from `exps` when it holds that term.
 double exp_term(const RowExps* exps, int v, float value, double top) {
-  return exps ? exps->term(v, value, top) : std::exp(static_cast<double>(value) - top);
+  return exps ? exps->term(v, value, top) : exp_term_of(value, top);
 }
 
 // The largest logit of a row (V) and sum of exp(logit - largest), in double, in id order; -infinity and 0
-// when every token was removed. A removed token's term is 0 and is skipped, which leaves the sum's bits as
-// they are. With `terms` (V), each term of the sum is kept there (removed tokens' left unwritten); with
-// `exps`, terms it already holds are read from it.
-std::pair<double, double> max_and_sum(const float* logits, int V, double* terms = nullptr, const RowExps* exps = nullptr) {
+// when every token was removed. Each term (V) is written to `terms` (0 for a removed token, which adds
+// nothing to the sum's bits).
+std::pair<double, double> max_and_sum(const float* logits, int V, double* terms) {
   const double top = *std::max_element(logits, logits + V);
   if (!std::isfinite(top)) return {top, 0.0};
+  kernels::exp_terms(logits, V, top, terms);
   double z = 0;
-  for (int v = 0; v < V; ++v) {
-    if (logits[v] == kRemovedLogit) continue;
-    const double term = exp_term(exps, v, logits[v], top);
-    if (terms) terms[v] = term;
-    z += term;
-  }
+  for (int v = 0; v < V; ++v) z += terms[v];
   return {top, z};
 }
 
@@ -143,17 +139,19 @@ void RowExps::compute(const float* logits, int V, const float* drawn) {
   running_.resize(static_cast<std::size_t>(V));
   drawn_.assign(drawn ? drawn : logits, (drawn ? drawn : logits) + V);
   top_ = *std::max_element(logits, logits + V);
+  if (std::isfinite(top_))
+    kernels::exp_terms(logits, V, top_, terms_.data());  // a removed token's term is 0
+  else
+    std::fill(terms_.begin(), terms_.end(), 0.0);
   // The drawn row's terms are the model's where it keeps a token, when its largest value is the same.
   draws_ready_ = !drawn || *std::max_element(drawn, drawn + V) == top_;
   // max_and_sum's sums, of both rows: the same terms added in the same order, each partial sum kept.
   double z = 0, z_drawn = 0;
   for (int v = 0; v < V; ++v) {
-    const bool removed = logits[v] == kRemovedLogit || !std::isfinite(top_);
-    terms_[v] = removed ? 0.0 : std::exp(static_cast<double>(logits[v]) - top_);
-    if (!removed) z += terms_[v];
-    if (drawn && drawn[v] != kRemovedLogit) {
-      if (drawn[v] != logits[v]) draws_ready_ = false;  // a changed value, not a removal: not served
-      z_drawn += terms_[v];
+    z += terms_[v];
+    if (drawn) {
+      if (drawn[v] != kRemovedLogit && drawn[v] != logits[v]) draws_ready_ = false;  // changed, not removed
+      z_drawn += drawn[v] != kRemovedLogit ? terms_[v] : 0.0;
     }
     running_[v] = drawn ? z_drawn : z;
   }
@@ -180,6 +178,12 @@ int RowExps::draw(double u) const {
 }
 
 double RowExps::log_normalizer() const { return top_ + std::log(sum_); }
+
+double exp_term_of(float value, double top) {
+  double term = 0;
+  kernels::exp_terms(&value, 1, top, &term);
+  return term;
+}
 
 void apply_sampling_warpers(float* logits, int V, const SamplingOptions& o, const RowExps* exps) {
   if (o.temperature == 0 || o.top_k == 1) {
@@ -212,7 +216,7 @@ int draw_token(const float* logits, int V, double u, const RowExps* exps) {
   // is 0 and adds nothing), so each is computed once.
   thread_local std::vector<double> terms;  // (V)
   terms.resize(static_cast<std::size_t>(V));
-  const double z = max_and_sum(logits, V, terms.data(), exps).second;
+  const double z = max_and_sum(logits, V, terms.data()).second;
   if (z == 0) return -1;
   const double target = u * z;
   double sum = 0;
@@ -227,7 +231,9 @@ int draw_token(const float* logits, int V, double u, const RowExps* exps) {
 }
 
 double log_normalizer(const float* logits, int V) {
-  const auto [top, z] = max_and_sum(logits, V);
+  thread_local std::vector<double> terms;  // (V)
+  terms.resize(static_cast<std::size_t>(V));
+  const auto [top, z] = max_and_sum(logits, V, terms.data());
   return top + std::log(z);
 }
 

@@ -40,6 +40,10 @@ void validate(const SamplingOptions& sampling);
 // logits: (V) one row; history: the tokens the row has produced so far.
 void apply_repetition_guards(float* logits, int V, const std::vector<int>& history, const RepetitionGuards& guards);
 
+// exp(value - top) in double, as every term of a row's softmax is computed here (kernels::exp_terms, within
+// about 1 ulp of exp; its bits, not the C library's, are the draws' reference).
+double exp_term_of(float value, double top);
+
 // A row's exp(logit - largest logit) in double, computed once over the vocabulary and read again by the steps
 // after it: sampling computes them for the model's distribution (its log-probabilities), and the warpers and
 // the draw take a token's term from here wherever its logit and the row's largest are still the ones they
@@ -63,7 +67,7 @@ class RowExps {
   // exp(value - top) for token v: the kept term when value and top are the ones it was computed from.
   double term(int v, float value, double top) const {
     if (logits_ && top == top_ && value == logits_[v]) return terms_[static_cast<std::size_t>(v)];
-    return std::exp(static_cast<double>(value) - top);
+    return exp_term_of(value, top);
   }
 
  private:

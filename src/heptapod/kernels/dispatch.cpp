@@ -249,6 +249,7 @@ SumMax<float> sum_and_max(const float* x, long n) { return active_kernels().sum_
 float exp_sum(const float* x, long n, float shift, float scale, float* out) {
   return active_kernels().exp_sum(x, n, shift, scale, out);
 }
+void exp_terms(const float* x, long n, double shift, double* out) { active_kernels().exp_terms(x, n, shift, out); }
 float dot(const float* a, const float* b, long n) { return active_kernels().dot_f32(a, b, n); }
 
 void int8_gemm(const Int8Panels& w, const float* x, int rows, int n0, int n, const float* bias, bool relu, float* y) {

@@ -78,6 +78,7 @@ struct KernelTable {
   decltype(&kernels::sum_value) sum_value;
   decltype(&kernels::sum_and_max) sum_and_max;
   decltype(&kernels::exp_sum) exp_sum;
+  decltype(&kernels::exp_terms) exp_terms;
   float (*dot_f32)(const float*, const float*, long);
   decltype(&kernels::int8_gemm) int8_gemm;  // the first of int8_variants()
   decltype(&kernels::bf16_gemm) bf16_gemm;  // the first of bf16_variants()

@@ -18,6 +18,9 @@ float sum_value(const float* x, long n);
 SumMax<float> sum_and_max(const float* x, long n);
 // x: (n) -> out (n, may be x, or null to only sum) = exp(scale * (x - shift)); returns the sum of those.
 float exp_sum(const float* x, long n, float shift, float scale, float* out);
+// x: (n) -> out (n) = exp(x[i] - shift) in double (within about 1 ulp; see isa/exp_terms.cpp). Sampling's
+// terms of a softmax over the vocabulary.
+void exp_terms(const float* x, long n, double shift, double* out);
 // a, b: (n) -> sum_i a[i] b[i].
 float dot(const float* a, const float* b, long n);
 

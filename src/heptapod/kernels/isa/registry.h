@@ -29,6 +29,7 @@ void register_cross_entropy(KernelTable& t);
 void register_dropout(KernelTable& t);
 void register_elementwise(KernelTable& t);
 void register_embedding(KernelTable& t);
+void register_exp_terms(KernelTable& t);
 void register_few_rows_gemm(KernelTable& t);
 void register_ggml_dot(KernelTable& t);
 void register_ggml_gemm(KernelTable& t);

@@ -13,7 +13,7 @@ KernelTable filled_table() {
   KernelTable t;
   std::memset(static_cast<void*>(&t), 0, sizeof t);
   for (auto fill : {register_activation, register_adam_update, register_bf16_gemm, register_block_gemm, register_cached_attention,
-                    register_cross_entropy, register_dropout, register_elementwise, register_embedding,
+                    register_cross_entropy, register_dropout, register_elementwise, register_embedding, register_exp_terms,
                     register_few_rows_gemm, register_ggml_dot, register_ggml_gemm, register_int8_gemm, register_layer_norm, register_logits_top,
                     register_panel_gemm, register_relu_dropout,
                     register_row_math, register_softmax, register_transpose})
