@@ -22,6 +22,7 @@
 #include "heptapod/core/cpu_info.h"
 #include "heptapod/kernels/isa/panel_product.h"
 #include "heptapod/kernels/isa/registry.h"
+#include "heptapod/kernels/isa/simd.h"
 
 namespace heptapod::kernels::HEPTAPOD_ISA {
 
@@ -34,6 +35,31 @@ constexpr int kPanelBytes = kLowPrecisionPanel * kInt8Group;  // one k-group of 
 // (64) the panel's column scales and compensation; out, where the panel's results go; y (R, out.ldy) from
 // the block's first row and the panel's first column. The finish functions take one row's y the same way.
 
+// The largest |x[i]| of a row (n), and whether any is infinite or NaN (then the largest is not used). Exact
+// in any order, so eight lanes at a time give the scalar loop's value.
+inline float largest_magnitude(const float* x, int n, int& bad) {
+  float m = 0.0f;
+  bad = 0;
+  int i = 0;
+#ifdef HEPTAPOD_HAVE_AVX2
+  const __m256 sign = _mm256_set1_ps(-0.0f), largest_finite = _mm256_set1_ps(FLT_MAX);
+  __m256 mv = _mm256_setzero_ps(), not_finite = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i));
+    mv = _mm256_max_ps(mv, v);
+    not_finite = _mm256_or_ps(not_finite, _mm256_cmp_ps(v, largest_finite, _CMP_NLE_UQ));
+  }
+  m = simd::horizontal_max(mv);
+  bad = _mm256_movemask_ps(not_finite) != 0;
+#endif
+  for (; i < n; ++i) {
+    const float v = std::fabs(x[i]);
+    m = v > m ? v : m;
+    bad |= !(v <= FLT_MAX);
+  }
+  return m;
+}
+
 // Rows [r0, r1) of x (rows, in) quantized: q (rows, kp) as Q, value + kOffset (zero values past in), a
 // (rows) the row scales.
 template <typename Q, int kOffset>
@@ -41,13 +67,8 @@ void quantize_rows(const float* x, int in, long kp, int r0, int r1, Q* q, float*
   for (int r = r0; r < r1; ++r) {
     const float* xr = x + static_cast<long>(r) * in;
     Q* qr = q + r * kp;
-    float m = 0.0f;
     int bad = 0;
-    for (int i = 0; i < in; ++i) {
-      const float v = std::fabs(xr[i]);
-      m = v > m ? v : m;
-      bad |= !(v <= FLT_MAX);
-    }
+    const float m = largest_magnitude(xr, in, bad);
     const float scale = bad ? NAN : m / 127.0f;
     std::fill(qr, qr + kp, static_cast<Q>(kOffset));
     a[r] = scale;
