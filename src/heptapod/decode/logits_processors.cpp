@@ -30,7 +30,7 @@ double exp_term(const RowExps* exps, int v, float value, double top) {
 // when every token was removed. Each term (V) is written to `terms` (0 for a removed token, which adds
 // nothing to the sum's bits).
 std::pair<double, double> max_and_sum(const float* logits, int V, double* terms) {
-  const double top = *std::max_element(logits, logits + V);
+  const double top = kernels::max_value(logits, V);
   if (!std::isfinite(top)) return {top, 0.0};
   kernels::exp_terms(logits, V, top, terms);
   double z = 0;
@@ -138,25 +138,31 @@ void RowExps::compute(const float* logits, int V, const float* drawn) {
   terms_.resize(static_cast<std::size_t>(V));
   running_.resize(static_cast<std::size_t>(V));
   drawn_.assign(drawn ? drawn : logits, (drawn ? drawn : logits) + V);
-  top_ = *std::max_element(logits, logits + V);
+  top_ = kernels::max_value(logits, V);
   if (std::isfinite(top_))
     kernels::exp_terms(logits, V, top_, terms_.data());  // a removed token's term is 0
   else
     std::fill(terms_.begin(), terms_.end(), 0.0);
   // The drawn row's terms are the model's where it keeps a token, when its largest value is the same.
-  draws_ready_ = !drawn || *std::max_element(drawn, drawn + V) == top_;
+  draws_ready_ = !drawn || kernels::max_value(drawn, V) == top_;
   // max_and_sum's sums, of both rows: the same terms added in the same order, each partial sum kept.
   double z = 0, z_drawn = 0;
-  for (int v = 0; v < V; ++v) {
-    z += terms_[v];
-    if (drawn) {
-      if (drawn[v] != kRemovedLogit && drawn[v] != logits[v]) draws_ready_ = false;  // changed, not removed
-      z_drawn += drawn[v] != kRemovedLogit ? terms_[v] : 0.0;
+  if (drawn) {
+    bool changed = false;  // a value other than the model's, not a removal: draws not served
+    for (int v = 0; v < V; ++v) {
+      const bool kept = drawn[v] != kRemovedLogit;
+      changed |= kept && drawn[v] != logits[v];
+      z += terms_[v];
+      z_drawn += kept ? terms_[v] : 0.0;
+      running_[v] = z_drawn;
     }
-    running_[v] = drawn ? z_drawn : z;
+    draws_ready_ = draws_ready_ && !changed;
+  } else {
+    for (int v = 0; v < V; ++v) running_[v] = z += terms_[v];
+    z_drawn = z;
   }
   sum_ = z;
-  drawn_sum_ = drawn ? z_drawn : z;
+  drawn_sum_ = z_drawn;
   draws_ready_ = draws_ready_ && std::isfinite(drawn_sum_);
   logits_ = logits;
 }
