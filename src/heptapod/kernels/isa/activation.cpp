@@ -1,7 +1,7 @@
 // SiLU, GELU and its tanh approximation, element-wise, forward and backward (kernels/activation.h). Double
-// rows and builds without AVX2 call the C library (std::exp, std::erfc, std::tanh). With AVX2 (the AVX-512 build runs the same eight-lane code, so both give
-// the same bits), float rows go eight at a time, a ragged end through masked loads and stores, every element
-// by the same operations:
+// rows and builds without AVX2 call the C library (std::exp, std::erfc, std::tanh). With AVX2, float rows go
+// eight at a time (sixteen in the AVX-512 build, the same operations lane by lane, so both give the same
+// bits), a ragged end through masked loads and stores, every element by the same operations:
 // - sigmoid(a) = 1 / (1 + exp(-a)) on isa/simd.h's exp; SiLU is x sigmoid(x), and the tanh GELU is
 //   x sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3), since (1 + tanh(u)) / 2 = sigmoid(2u): no cancellation
 //   near -1;
@@ -66,78 +66,158 @@ T slope(T x, Activation act) {
 #ifdef HEPTAPOD_HAVE_AVX2
 namespace lanes {
 
-inline __m256 set(double v) { return _mm256_set1_ps(static_cast<float>(v)); }
+// The operations the activations need, on eight lanes (AVX2) and, in the AVX-512 build, sixteen: the same
+// operations lane by lane, so both widths give the same bits (as the eight-lane code did in both builds).
+struct Lanes8 {
+  using Vec = __m256;
+  static constexpr long kWidth = 8;
+  static Vec set(double v) { return _mm256_set1_ps(static_cast<float>(v)); }
+  static Vec zero() { return _mm256_setzero_ps(); }
+  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
+  static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+  static Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  static Vec fmsub(Vec a, Vec b, Vec c) { return _mm256_fmsub_ps(a, b, c); }
+  static Vec abs(Vec a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+  static Vec relu(Vec a) { return _mm256_max_ps(a, _mm256_setzero_ps()); }
+  static Vec exp(Vec a) { return simd::exp8(a); }
+  // if_nonnegative where x >= 0, else if_negative.
+  static Vec choose(Vec x, Vec if_negative, Vec if_nonnegative) {
+    return _mm256_blendv_ps(if_negative, if_nonnegative, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
+  }
+  static Vec step(Vec x) {  // 1 where x > 0, else 0
+    return _mm256_and_ps(_mm256_set1_ps(1.0f), _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
+  }
+  // f(i, v) over x (n) a vector at a time, the last group through a lane mask: v the loaded lanes, the
+  // result stored to out (n). load(p, i) reads another row's lanes at the same place.
+  template <typename F>
+  static void each(const float* x, float* out, long n, F f) {
+    long i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, f(i, _mm256_loadu_ps(x + i)));
+    if (i == n) return;
+    const __m256i mask = simd::lane_mask(static_cast<int>(n - i));
+    _mm256_maskstore_ps(out + i, mask, f(i, _mm256_maskload_ps(x + i, mask)));
+  }
+  static Vec load(const float* p, long i, long n) {
+    return _mm256_maskload_ps(p + i, simd::lane_mask(static_cast<int>(std::min<long>(8, n - i))));
+  }
+  static void store(float* p, long i, long n, Vec v) {
+    _mm256_maskstore_ps(p + i, simd::lane_mask(static_cast<int>(std::min<long>(8, n - i))), v);
+  }
+};
+
+#if defined(__AVX512F__)
+// (The zero-masked forms where GCC 12 warns about the unmasked ones' undefined pass-through operand.)
+struct Lanes16 {
+  using Vec = __m512;
+  static constexpr long kWidth = 16;
+  static constexpr __mmask16 kAll = 0xFFFF;
+  static Vec set(double v) { return _mm512_set1_ps(static_cast<float>(v)); }
+  static Vec zero() { return _mm512_setzero_ps(); }
+  static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
+  static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+  static Vec div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  static Vec fmsub(Vec a, Vec b, Vec c) { return _mm512_fmsub_ps(a, b, c); }
+  static Vec abs(Vec a) {
+    return _mm512_castsi512_ps(
+        _mm512_maskz_andnot_epi32(kAll, _mm512_castps_si512(_mm512_set1_ps(-0.0f)), _mm512_castps_si512(a)));
+  }
+  static Vec relu(Vec a) { return _mm512_maskz_max_ps(kAll, a, _mm512_setzero_ps()); }
+  static Vec exp(Vec a) { return simd::exp16(a); }
+  static Vec choose(Vec x, Vec if_negative, Vec if_nonnegative) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ), if_negative, if_nonnegative);
+  }
+  static Vec step(Vec x) {
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), _mm512_set1_ps(1.0f));
+  }
+  static __mmask16 mask(long i, long n) {
+    return static_cast<__mmask16>((1u << std::min<long>(16, n - i)) - 1u);
+  }
+  template <typename F>
+  static void each(const float* x, float* out, long n, F f) {
+    long i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, f(i, _mm512_loadu_ps(x + i)));
+    if (i == n) return;
+    const __mmask16 m = mask(i, n);
+    _mm512_mask_storeu_ps(out + i, m, f(i, _mm512_maskz_loadu_ps(m, x + i)));
+  }
+  static Vec load(const float* p, long i, long n) { return _mm512_maskz_loadu_ps(mask(i, n), p + i); }
+  static void store(float* p, long i, long n, Vec v) { _mm512_mask_storeu_ps(p + i, mask(i, n), v); }
+};
+using Lanes = Lanes16;
+#else
+using Lanes = Lanes8;
+#endif
+
+template <typename W>
+using V = typename W::Vec;
 
 // 1 / (1 + exp(-a)): 1 above 87.3, about 1e-38 (and then 0) far below -87.
-inline __m256 sigmoid(__m256 a) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  return _mm256_div_ps(one, _mm256_add_ps(one, simd::exp8(_mm256_sub_ps(_mm256_setzero_ps(), a))));
+template <typename W>
+inline V<W> sigmoid(V<W> a) {
+  const V<W> one = W::set(1.0);
+  return W::div(one, W::add(one, W::exp(W::sub(W::zero(), a))));
 }
 
 // Phi(x), the standard normal's distribution function, by erfc (see the file's comment).
-inline __m256 normal_cdf(__m256 x) {
-  const __m256 z = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), set(M_SQRT1_2));  // |x| / sqrt 2
-  const __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_fmadd_ps(z, _mm256_set1_ps(0.5f), _mm256_set1_ps(1.0f)));
-  __m256 p = set(0.17087277);
+template <typename W>
+inline V<W> normal_cdf(V<W> x) {
+  const V<W> z = W::mul(W::abs(x), W::set(M_SQRT1_2));  // |x| / sqrt 2
+  const V<W> t = W::div(W::set(1.0), W::fmadd(z, W::set(0.5), W::set(1.0)));
+  V<W> p = W::set(0.17087277);
   for (const double c : {-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
                          1.00002368, -1.26551223})
-    p = _mm256_fmadd_ps(p, t, set(c));
+    p = W::fmadd(p, t, W::set(c));
   // z^2 = x^2 / 2 = z2 + z2_error exactly (z itself is rounded, and the tail's exp would magnify that).
-  const __m256 half = _mm256_set1_ps(0.5f), x2 = _mm256_mul_ps(x, x);
-  const __m256 z2 = _mm256_mul_ps(half, x2), z2_error = _mm256_mul_ps(half, _mm256_fmsub_ps(x, x, x2));
-  const __m256 erfc = _mm256_mul_ps(t, simd::exp8(_mm256_sub_ps(_mm256_sub_ps(p, z2), z2_error)));
-  const __m256 half_erfc = _mm256_mul_ps(_mm256_set1_ps(0.5f), erfc);
-  const __m256 upper = _mm256_sub_ps(_mm256_set1_ps(1.0f), half_erfc);
-  return _mm256_blendv_ps(half_erfc, upper, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ));
+  const V<W> half = W::set(0.5), x2 = W::mul(x, x);
+  const V<W> z2 = W::mul(half, x2), z2_error = W::mul(half, W::fmsub(x, x, x2));
+  const V<W> erfc = W::mul(t, W::exp(W::sub(W::sub(p, z2), z2_error)));
+  const V<W> half_erfc = W::mul(half, erfc);
+  return W::choose(x, half_erfc, W::sub(W::set(1.0), half_erfc));
 }
 
 // sigmoid(2u) of the tanh GELU: (1 + tanh(u)) / 2.
-inline __m256 gelu_tanh_gate(__m256 x) {
-  const __m256 x2 = _mm256_mul_ps(x, x);
-  const __m256 u = _mm256_mul_ps(set(kGeluTanhScale), _mm256_fmadd_ps(_mm256_mul_ps(set(kGeluTanhCubic), x2), x, x));
-  return sigmoid(_mm256_add_ps(u, u));
+template <typename W>
+inline V<W> gelu_tanh_gate(V<W> x) {
+  const V<W> x2 = W::mul(x, x);
+  const V<W> u = W::mul(W::set(kGeluTanhScale), W::fmadd(W::mul(W::set(kGeluTanhCubic), x2), x, x));
+  return sigmoid<W>(W::add(u, u));
 }
 
-inline __m256 apply(__m256 x, Activation act) {
+template <typename W>
+inline V<W> apply(V<W> x, Activation act) {
   switch (act) {
-    case Activation::Relu: return _mm256_max_ps(x, _mm256_setzero_ps());
-    case Activation::Silu: return _mm256_mul_ps(x, sigmoid(x));
-    case Activation::Gelu: return _mm256_mul_ps(x, normal_cdf(x));
-    case Activation::GeluTanh: return _mm256_mul_ps(x, gelu_tanh_gate(x));
+    case Activation::Relu: return W::relu(x);
+    case Activation::Silu: return W::mul(x, sigmoid<W>(x));
+    case Activation::Gelu: return W::mul(x, normal_cdf<W>(x));
+    case Activation::GeluTanh: return W::mul(x, gelu_tanh_gate<W>(x));
   }
   return x;
 }
 
-inline __m256 slope(__m256 x, Activation act) {
-  const __m256 one = _mm256_set1_ps(1.0f);
+template <typename W>
+inline V<W> slope(V<W> x, Activation act) {
+  const V<W> one = W::set(1.0);
   switch (act) {
-    case Activation::Relu: return _mm256_and_ps(one, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
+    case Activation::Relu: return W::step(x);
     case Activation::Silu: {  // s (1 + x (1 - s))
-      const __m256 s = sigmoid(x);
-      return _mm256_mul_ps(s, _mm256_fmadd_ps(x, _mm256_sub_ps(one, s), one));
+      const V<W> s = sigmoid<W>(x);
+      return W::mul(s, W::fmadd(x, W::sub(one, s), one));
     }
     case Activation::Gelu: {  // Phi(x) + x exp(-x^2 / 2) / sqrt(2 pi)
-      const __m256 pdf = _mm256_mul_ps(simd::exp8(_mm256_mul_ps(_mm256_set1_ps(-0.5f), _mm256_mul_ps(x, x))), set(kInvSqrt2Pi));
-      return _mm256_fmadd_ps(x, pdf, normal_cdf(x));
+      const V<W> pdf = W::mul(W::exp(W::mul(W::set(-0.5), W::mul(x, x))), W::set(kInvSqrt2Pi));
+      return W::fmadd(x, pdf, normal_cdf<W>(x));
     }
     case Activation::GeluTanh: {  // s + 2 x s (1 - s) sqrt(2/pi) (1 + 3 0.044715 x^2), s = sigmoid(2u)
-      const __m256 s = gelu_tanh_gate(x);
-      const __m256 du = _mm256_mul_ps(set(2 * kGeluTanhScale), _mm256_fmadd_ps(set(3 * kGeluTanhCubic), _mm256_mul_ps(x, x), one));
-      return _mm256_fmadd_ps(_mm256_mul_ps(x, _mm256_mul_ps(s, _mm256_sub_ps(one, s))), du, s);
+      const V<W> s = gelu_tanh_gate<W>(x);
+      const V<W> du = W::mul(W::set(2 * kGeluTanhScale), W::fmadd(W::set(3 * kGeluTanhCubic), W::mul(x, x), one));
+      return W::fmadd(W::mul(x, W::mul(s, W::sub(one, s))), du, s);
     }
   }
   return one;
-}
-
-// f(i, v) over x (n) eight at a time, the last group through a lane mask: v the loaded lanes, the result
-// stored to out (n).
-template <typename F>
-inline void each_eight(const float* x, float* out, long n, F f) {
-  long i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, f(i, _mm256_loadu_ps(x + i)));
-  if (i == n) return;
-  const __m256i mask = simd::lane_mask(static_cast<int>(n - i));
-  _mm256_maskstore_ps(out + i, mask, f(i, _mm256_maskload_ps(x + i, mask)));
 }
 
 }  // namespace lanes
@@ -148,13 +228,13 @@ template <typename T>
 void activate_row(T* pre, const T* bias, T* out, int F, Activation act) {
 #ifdef HEPTAPOD_HAVE_AVX2
   if constexpr (std::is_same_v<T, float>) {
-    lanes::each_eight(pre, out, F, [&](long i, __m256 p) {
+    using W = lanes::Lanes;
+    W::each(pre, out, F, [&](long i, W::Vec p) {
       if (bias) {
-        const __m256i mask = simd::lane_mask(static_cast<int>(std::min<long>(8, F - i)));
-        p = _mm256_add_ps(p, _mm256_maskload_ps(bias + i, mask));
-        _mm256_maskstore_ps(pre + i, mask, p);
+        p = W::add(p, W::load(bias, i, F));
+        W::store(pre, i, F, p);
       }
-      return lanes::apply(p, act);
+      return lanes::apply<W>(p, act);
     });
     return;
   }
@@ -170,10 +250,8 @@ template <typename T>
 void scale_by_slope(T* grad, const T* pre, long n, Activation act) {
 #ifdef HEPTAPOD_HAVE_AVX2
   if constexpr (std::is_same_v<T, float>) {
-    lanes::each_eight(pre, grad, n, [&](long i, __m256 p) {
-      const __m256i mask = simd::lane_mask(static_cast<int>(std::min<long>(8, n - i)));
-      return _mm256_mul_ps(_mm256_maskload_ps(grad + i, mask), lanes::slope(p, act));
-    });
+    using W = lanes::Lanes;
+    W::each(pre, grad, n, [&](long i, W::Vec p) { return W::mul(W::load(grad, i, n), lanes::slope<W>(p, act)); });
     return;
   }
 #endif
