@@ -1,4 +1,4 @@
-// See page_buffer.h: one private anonymous mapping, kept while it is large enough.
+// See page_buffer.h: one private anonymous mapping, kept while it is large enough and grown by mremap.
 #include "heptapod/core/page_buffer.h"
 
 #include <sys/mman.h>
@@ -27,6 +27,15 @@ PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
 }
 
 void PageBuffer::reset(std::size_t bytes) {
+  if (bytes > capacity_ && data_) {
+    // Grown in place or moved with its pages: those already touched are not faulted in (and zeroed) again.
+    void* p = ::mremap(data_, capacity_, bytes, MREMAP_MAYMOVE);
+    if (p != MAP_FAILED) {
+      data_ = p;
+      capacity_ = bytes;
+      return;
+    }
+  }
   if (bytes > capacity_) {
     this->~PageBuffer();
     data_ = nullptr;

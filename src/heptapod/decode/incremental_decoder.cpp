@@ -302,6 +302,18 @@ const float* IncrementalDecoder::advance(const int* tokens, const int* counts) {
   log_z_.resize(std::max<std::size_t>(log_z_.size(), rows_));
   top_count_.resize(std::max<std::size_t>(top_count_.size(), rows_));
   step_arena_.reset();
+  layer_arena_.reset();
+  // Room planned from the call's rows before it runs: a call that outgrows an arena faults its pages twice
+  // (in overflow blocks, then again in the block they are merged into), which on a virtual machine costs
+  // more than the work of a long prompt's pass. Pages are faulted only as they are used, so the plan can be
+  // generous: per row, a layer's activations (q|k|v, context, norms, residuals, the feed-forward's rows),
+  // and the call's own rows (embedding, rotary angles, final norm); a quarter more when an arena grows, so
+  // that the next batch's slightly longer prompts fit.
+  const auto wide = static_cast<std::size_t>(std::max(C, config_.n_heads * config_.head_size()));
+  const std::size_t row_floats = 10 * wide + 3 * static_cast<std::size_t>(config_.d_ff);
+  for (const auto& [arena, bytes] : {std::pair{&layer_arena_, sizeof(float) * row_floats * queries_},
+                                     std::pair{&step_arena_, sizeof(float) * 4 * wide * queries_}})
+    if (bytes > arena->capacity()) arena->reserve(bytes + bytes / 4);
   // Each query's sequence length after this call (its row's), which dynamic rotary scaling reads.
   query_length_.resize(queries_);
   for (int i = 0; i < queries_; ++i) query_length_[i] = length_[query_row_[i]];
