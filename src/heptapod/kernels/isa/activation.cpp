@@ -68,17 +68,9 @@ namespace lanes {
 
 // The operations the activations need, on eight lanes (AVX2) and, in the AVX-512 build, sixteen: the same
 // operations lane by lane, so both widths give the same bits (as the eight-lane code did in both builds).
-struct Lanes8 {
-  using Vec = __m256;
-  static constexpr long kWidth = 8;
-  static Vec set(double v) { return _mm256_set1_ps(static_cast<float>(v)); }
-  static Vec zero() { return _mm256_setzero_ps(); }
-  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
-  static Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
-  static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
-  static Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
-  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-  static Vec fmsub(Vec a, Vec b, Vec c) { return _mm256_fmsub_ps(a, b, c); }
+// Those exp's lanes already name (isa/simd.h's Width8 and Width16) come from there.
+struct Lanes8 : simd::Width8 {
+  static Vec set(double v) { return set1(static_cast<float>(v)); }
   static Vec abs(Vec a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
   static Vec relu(Vec a) { return _mm256_max_ps(a, _mm256_setzero_ps()); }
   static Vec exp(Vec a) { return simd::exp8(a); }
@@ -109,18 +101,8 @@ struct Lanes8 {
 
 #if defined(__AVX512F__)
 // (The zero-masked forms where GCC 12 warns about the unmasked ones' undefined pass-through operand.)
-struct Lanes16 {
-  using Vec = __m512;
-  static constexpr long kWidth = 16;
-  static constexpr __mmask16 kAll = 0xFFFF;
-  static Vec set(double v) { return _mm512_set1_ps(static_cast<float>(v)); }
-  static Vec zero() { return _mm512_setzero_ps(); }
-  static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
-  static Vec sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
-  static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
-  static Vec div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
-  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-  static Vec fmsub(Vec a, Vec b, Vec c) { return _mm512_fmsub_ps(a, b, c); }
+struct Lanes16 : simd::Width16 {
+  static Vec set(double v) { return set1(static_cast<float>(v)); }
   static Vec abs(Vec a) {
     return _mm512_castsi512_ps(
         _mm512_maskz_andnot_epi32(kAll, _mm512_castps_si512(_mm512_set1_ps(-0.0f)), _mm512_castps_si512(a)));

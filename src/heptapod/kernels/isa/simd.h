@@ -87,8 +87,12 @@ struct Width8 {
   static Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
   static Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
   static Vec round(Vec a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static Vec zero() { return _mm256_setzero_ps(); }
   static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
   static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
+  static Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+  static Vec fmsub(Vec a, Vec b, Vec c) { return _mm256_fmsub_ps(a, b, c); }
   static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
   static Vec fnmadd(Vec a, Vec b, Vec c) { return _mm256_fnmadd_ps(a, b, c); }
   // p * 2^n, 0 where `zero` is set.
@@ -111,8 +115,12 @@ struct Width16 {
   static Vec min(Vec a, Vec b) { return _mm512_maskz_min_ps(kAll, a, b); }
   static Vec max(Vec a, Vec b) { return _mm512_maskz_max_ps(kAll, a, b); }
   static Vec round(Vec a) { return _mm512_maskz_roundscale_ps(kAll, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static Vec zero() { return _mm512_setzero_ps(); }
   static Vec mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
   static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
+  static Vec div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
+  static Vec fmsub(Vec a, Vec b, Vec c) { return _mm512_fmsub_ps(a, b, c); }
   static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
   static Vec fnmadd(Vec a, Vec b, Vec c) { return _mm512_fnmadd_ps(a, b, c); }
   static Vec times_pow2_unless(Vec p, Vec n, __mmask16 zero) {
