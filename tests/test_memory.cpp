@@ -1,5 +1,5 @@
 // Memory helpers: an arena gives its idle pages back on trim() and keeps what it was asked to keep, and a page
-// buffer keeps its mapping (and contents) while it is large enough.
+// buffer keeps its mapping (and contents) while it is large enough, and its pages when it grows.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -55,6 +55,18 @@ TEST(PageBuffer, KeepsItsMappingWhileLargeEnough) {
   buffer.reset(8 << 20);  // larger: a fresh mapping
   buffer.as<char>()[(8 << 20) - 1] = 1;
   EXPECT_EQ(buffer.as<char>()[(8 << 20) - 1], 1);
+}
+
+TEST(PageBuffer, GrowsWithTheBytesItHad) {
+  // Growing moves the mapping's pages instead of mapping fresh ones: what was written is still there, so
+  // the pages were not faulted in (and zeroed) again.
+  PageBuffer buffer;
+  buffer.reset(4 << 20);
+  std::memset(buffer.as<char>(), 5, 4 << 20);
+  buffer.reset(64 << 20);
+  for (std::size_t i = 0; i < (4u << 20); i += 4096) ASSERT_EQ(buffer.as<char>()[i], 5) << i;
+  buffer.as<char>()[(64 << 20) - 1] = 1;  // and the new room is usable
+  EXPECT_EQ(buffer.as<char>()[(64 << 20) - 1], 1);
 }
 
 }  // namespace
