@@ -12,6 +12,20 @@
 
 namespace heptapod {
 
+namespace {
+
+// A layer's output y (count values) where the next layer reads it: y itself, or, when the layer's transients
+// came from a scratch arena, copied into x (outside the scratch) and the scratch freed.
+template <typename T>
+T* keep_layer_output(T* y, T* x, std::size_t count, Arena* layer_scratch) {
+  if (!layer_scratch) return y;
+  if (y != x) std::copy_n(y, count, x);
+  layer_scratch->reset();
+  return x;
+}
+
+}  // namespace
+
 template <typename T>
 TransformerStack<T>::TransformerStack(ParameterStore<T>& params, const ModelConfig& c, Stack stack,
                                       const std::string& embedding_name, PositionalTable<T>& positions,
@@ -130,12 +144,7 @@ T* TransformerStack<T>::forward(const int* tokens, const int* types, const Seque
                                static_cast<int>(N), arena);
     rotary = &rotary_;
   }
-  auto keep = [&](T* y) {  // y: (N, C), a layer's output
-    if (!layer_scratch) return y;
-    std::copy_n(y, N * config_.d_model, x);
-    layer_scratch->reset();
-    return x;
-  };
+  auto keep = [&](T* y) { return keep_layer_output(y, x, static_cast<std::size_t>(N) * config_.d_model, layer_scratch); };
   for (int i = 0; i < layer_count(); ++i) {
     const bool keys_values = memory && memory->content() == MemoryContent::KeysValues;
     const MemoryInput<T> input{remembers ? memory->layer(i) : nullptr, keys_values, memory_rows_.get(),
@@ -240,14 +249,10 @@ T* TransformerStack<T>::step(const int* tokens, const int* positions, const int*
   const RotaryAngles<T> rotary =
       config_.rotary ? rotary_angles<T>(config_.rope, config_.head_size(), positions, lengths, rows, arena)
                      : RotaryAngles<T>{};
+  Arena& layer_arena = layer_scratch ? *layer_scratch : arena;
   for (auto& layer : layers_) {
-    if (!layer_scratch) {
-      x = layer->step(x, rows, cache, arena, config_.rotary ? &rotary : nullptr);
-      continue;
-    }
-    const T* y = layer->step(x, rows, cache, *layer_scratch, config_.rotary ? &rotary : nullptr);  // (rows, C)
-    if (y != x) std::copy_n(y, static_cast<std::size_t>(rows) * config_.d_model, x);
-    layer_scratch->reset();
+    T* y = layer->step(x, rows, cache, layer_arena, config_.rotary ? &rotary : nullptr);  // (rows, C)
+    x = keep_layer_output(y, x, static_cast<std::size_t>(rows) * config_.d_model, layer_scratch);
   }
   if (has_final_norm_) {
     LayerNormSaved<T> unused;
