@@ -27,25 +27,14 @@ PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
 }
 
 void PageBuffer::reset(std::size_t bytes) {
-  if (bytes > capacity_ && data_) {
-    // Grown in place or moved with its pages: those already touched are not faulted in (and zeroed) again.
-    void* p = ::mremap(data_, capacity_, bytes, MREMAP_MAYMOVE);
-    if (p != MAP_FAILED) {
-      data_ = p;
-      capacity_ = bytes;
-      return;
-    }
-  }
-  if (bytes > capacity_) {
-    this->~PageBuffer();
-    data_ = nullptr;
-    capacity_ = 0;
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                     -1, 0);
-    require(p != MAP_FAILED, "out of memory for a " + std::to_string(bytes >> 20) + " MB buffer");
-    data_ = p;
-    capacity_ = bytes;
-  }
+  if (bytes <= capacity_) return;
+  // A first mapping, or the mapping grown in place or moved with its pages: those already touched keep their
+  // contents and are not faulted in (and zeroed) again.
+  void* p = data_ ? ::mremap(data_, capacity_, bytes, MREMAP_MAYMOVE)
+                  : ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  require(p != MAP_FAILED, "out of memory for a " + std::to_string(bytes >> 20) + " MB buffer");
+  data_ = p;
+  capacity_ = bytes;
 }
 
 }  // namespace heptapod

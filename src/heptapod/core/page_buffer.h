@@ -16,9 +16,9 @@ class PageBuffer {
   PageBuffer(const PageBuffer&) = delete;
   PageBuffer& operator=(const PageBuffer&) = delete;
 
-  // Room for `bytes` bytes, contents undefined. The mapping is kept while it is large enough, and grown (in
-  // place or moved, its pages with it) when not, so pages touched before are reused rather than faulted in
-  // again.
+  // Room for `bytes` bytes, keeping the contents it had (fresh bytes read as zeros). The mapping is kept
+  // while it is large enough, and grown (in place or moved, its pages with it) when not, so pages touched
+  // before are reused rather than faulted in again.
   void reset(std::size_t bytes);
 
   template <typename T>

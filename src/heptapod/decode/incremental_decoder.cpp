@@ -166,16 +166,13 @@ int IncrementalDecoder::take_slot() {
     free_slots_.pop_back();
     return slot;
   }
-  if (slots_made_ == slot_capacity_) {  // joined rows outgrew start()'s room: twice the room, slots copied
+  if (slots_made_ == slot_capacity_) {  // joined rows outgrew start()'s room: twice the room, slots kept
     const std::size_t slot_bytes =
         static_cast<std::size_t>(config_.decoder_layers) * 2 * config_.key_value_width() * element_bytes();
     require(slot_capacity_ <= (1 << 29), "decoder: more cached positions than it holds");
     const int capacity = std::max(2 * slot_capacity_, 64);
-    PageBuffer grown;
-    grown.reset(capacity * slot_bytes);
-    advise_huge_pages(grown.as<void>(), capacity * slot_bytes);
-    std::memcpy(grown.as<void>(), self_cache_.as<void>(), slots_made_ * slot_bytes);
-    self_cache_ = std::move(grown);
+    self_cache_.reset(capacity * slot_bytes);
+    advise_huge_pages(self_cache_.as<void>(), capacity * slot_bytes);
     slot_capacity_ = capacity;
   }
   slot_refs_.push_back(0);
